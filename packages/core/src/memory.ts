@@ -1,0 +1,228 @@
+import { systemClock, type Clock } from './model/clock.ts';
+import { IssueList, checkKnownKeys, checkName, describe, isPlainObject } from './model/checks.ts';
+import { ZeromemError, invalidInput } from './model/errors.ts';
+import { createUlidGenerator } from './model/ids.ts';
+import { DEFAULT_LIMITS, type Limits } from './model/limits.ts';
+import type {
+  AuditEntry,
+  ListOptions,
+  ListPage,
+  MemoryRecord,
+  Namespace,
+  NamespaceStats,
+  RecordFilter,
+  RememberInput,
+  RememberManyOptions,
+  RememberManyResult,
+  RememberResult,
+  UpdateOptions,
+  UpdatePatch,
+  WriteOptions,
+} from './model/types.ts';
+import { MemoryDatabase, type DatabaseOptions } from './store/database.ts';
+import { withStorage } from './store/storage-errors.ts';
+import { audit } from './verbs/audit.ts';
+import { count } from './verbs/count.ts';
+import { forgetNamespace } from './verbs/forget-namespace.ts';
+import { forgetUser } from './verbs/forget-user.ts';
+import { forgetWhere } from './verbs/forget-where.ts';
+import { forget } from './verbs/forget.ts';
+import { get } from './verbs/get.ts';
+import { list } from './verbs/list.ts';
+import { remember, rememberMany } from './verbs/remember.ts';
+import { stats } from './verbs/stats.ts';
+import { sweep } from './verbs/sweep.ts';
+import { update } from './verbs/update.ts';
+import type { VerbContext } from './verbs/verb-context.ts';
+import { watch, type WatchListener } from './verbs/watch.ts';
+
+/** Options of {@link openMemory}. Everything is optional. */
+export interface OpenMemoryOptions extends DatabaseOptions {
+  /** IndexedDB database name. Default `"zeromem"`. Two memories with one name share the data (like two tabs). */
+  name?: string;
+  /** Where time comes from. Default: the wall clock. */
+  clock?: Clock;
+  /** Size limits; unspecified ones keep their defaults. */
+  limits?: Partial<Limits>;
+  /** Who acts, for the audit log, unless a call says otherwise. Default `"local"`. */
+  actor?: string;
+  /** Run `sweep()` this often (ms). Default: never (call `sweep()` yourself). */
+  sweepEveryMs?: number;
+  /** Receives errors of background work (the sweep timer). Default: rethrown as an uncaught error. */
+  onBackgroundError?: (err: ZeromemError) => void;
+}
+
+const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBackgroundError', 'indexedDB', 'IDBKeyRange', 'durability'] as const;
+
+/**
+ * Opens (creating if needed) a memory backed by IndexedDB and resolves once it is ready.
+ *
+ * @example
+ * const memory = await openMemory({ name: 'my-agent' });
+ * await memory.remember({ namespace: { userId: 'u1' }, content: 'Prefers phone calls' });
+ */
+export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memory> {
+  const issues = new IssueList();
+  const raw: unknown = options;
+  if (!isPlainObject(raw)) {
+    issues.add('', `must be an object, got ${describe(raw)}`);
+    throw invalidInput('openMemory options', issues.items);
+  }
+  checkKnownKeys(raw, OPTION_FIELDS, '', issues);
+  const name = options.name === undefined ? 'zeromem' : checkName(options.name, 'name', 256, issues);
+  const actor = options.actor === undefined ? 'local' : checkName(options.actor, 'actor', DEFAULT_LIMITS.maxNameLength, issues);
+  const limits = checkLimits(options.limits, issues);
+  if (options.clock !== undefined && typeof options.clock?.now !== 'function') issues.add('clock', 'must be an object with a now() method');
+  if (options.sweepEveryMs !== undefined && !(typeof options.sweepEveryMs === 'number' && options.sweepEveryMs >= 10 && Number.isFinite(options.sweepEveryMs))) {
+    issues.add('sweepEveryMs', 'must be a number of milliseconds, 10 or more');
+  }
+  if (options.durability !== undefined && !(['default', 'strict', 'relaxed'] as unknown[]).includes(options.durability)) {
+    issues.add('durability', 'must be "default", "strict" or "relaxed"');
+  }
+  if (!issues.ok) throw invalidInput('openMemory options', issues.items);
+  if (!options.indexedDB && typeof indexedDB === 'undefined') {
+    throw new ZeromemError('STORAGE_FAILED', 'No IndexedDB here. In Node, import "fake-indexeddb/auto" first or pass { indexedDB, IDBKeyRange }.');
+  }
+  const db = new MemoryDatabase(name!, options);
+  await withStorage(() => db.open());
+  const ctx: VerbContext = { db, clock: options.clock ?? systemClock, limits, actor: actor!, newId: createUlidGenerator() };
+  return new Memory(ctx, options.sweepEveryMs, options.onBackgroundError);
+}
+
+function checkLimits(value: unknown, issues: IssueList): Limits {
+  if (value === undefined) return { ...DEFAULT_LIMITS };
+  if (!isPlainObject(value)) {
+    issues.add('limits', 'must be an object of numbers');
+    return { ...DEFAULT_LIMITS };
+  }
+  checkKnownKeys(value, Object.keys(DEFAULT_LIMITS), 'limits', issues);
+  const limits = { ...DEFAULT_LIMITS };
+  for (const [key, limit] of Object.entries(value)) {
+    if (!(key in limits)) continue;
+    if (typeof limit !== 'number' || !(limit >= 1) || (!Number.isInteger(limit) && limit !== Number.POSITIVE_INFINITY)) {
+      issues.add(`limits.${key}`, `must be a whole number, 1 or more, got ${describe(limit)}`);
+    } else limits[key as keyof Limits] = limit;
+  }
+  return limits;
+}
+
+/**
+ * A memory: durable, namespaced records on this device. Every verb validates its input
+ * (a bad one throws a {@link ZeromemError} and writes nothing), names its namespace,
+ * and never calls an LLM or the network.
+ */
+export class Memory {
+  readonly #ctx: VerbContext;
+  readonly #timer: ReturnType<typeof setInterval> | undefined;
+
+  /** @internal Use {@link openMemory}. */
+  constructor(ctx: VerbContext, sweepEveryMs?: number, onBackgroundError?: (err: ZeromemError) => void) {
+    this.#ctx = ctx;
+    if (sweepEveryMs !== undefined) {
+      this.#timer = setInterval(() => {
+        sweep(ctx).catch((err: ZeromemError) => {
+          if (err.code === 'CLOSED') return; // closed between ticks: nothing to sweep
+          if (onBackgroundError) onBackgroundError(err);
+          else throw err;
+        });
+      }, sweepEveryMs);
+      // Node: a sweep timer must not keep the process alive on its own.
+      (this.#timer as { unref?: () => void }).unref?.();
+    }
+  }
+
+  /** The IndexedDB database name. */
+  get name(): string {
+    return this.#ctx.db.name;
+  }
+
+  /**
+   * Stores a memory; resolves once it is durable. An exact duplicate in the namespace
+   * returns the existing id with `deduplicated: true` (keeping the higher importance).
+   * @throws ZeromemError INVALID_INPUT, NAMESPACE_REQUIRED, CONFLICT (your `id` holds other content), QUOTA_EXCEEDED
+   */
+  remember(input: RememberInput, options?: WriteOptions): Promise<RememberResult> {
+    return remember(this.#ctx, input, options);
+  }
+
+  /**
+   * Stores many memories atomically: all or nothing, unless `skipInvalid` writes the
+   * valid ones and returns the rest as `failures` (by position).
+   * @throws ZeromemError INVALID_INPUT listing every bad item in `details.items`
+   */
+  rememberMany(inputs: RememberInput[], options?: RememberManyOptions): Promise<RememberManyResult> {
+    return rememberMany(this.#ctx, inputs, options);
+  }
+
+  /** The record, or `undefined` when there is none (or it expired). */
+  get(namespace: Namespace, id: string): Promise<MemoryRecord | undefined> {
+    return get(this.#ctx, namespace, id);
+  }
+
+  /**
+   * Changes some fields; returns the updated record.
+   * @throws ZeromemError NOT_FOUND, CONFLICT (`ifVersion` mismatch or duplicate content), INVALID_INPUT
+   */
+  update(namespace: Namespace, id: string, patch: UpdatePatch, options?: UpdateOptions): Promise<MemoryRecord> {
+    return update(this.#ctx, namespace, id, patch, options);
+  }
+
+  /** A page of records, newest first by default; continue with `nextCursor`. */
+  list(namespace: Namespace, options?: ListOptions): Promise<ListPage> {
+    return list(this.#ctx, namespace, options);
+  }
+
+  /** How many live records match (all without a filter). */
+  count(namespace: Namespace, filter?: RecordFilter): Promise<number> {
+    return count(this.#ctx, namespace, filter);
+  }
+
+  /** Counts, sizes and time span of the namespace. */
+  stats(namespace: Namespace): Promise<NamespaceStats> {
+    return stats(this.#ctx, namespace);
+  }
+
+  /** Deletes one record; true when a live one was forgotten. */
+  forget(namespace: Namespace, id: string, options?: WriteOptions): Promise<boolean> {
+    return forget(this.#ctx, namespace, id, options);
+  }
+
+  /** Deletes the records that match a (non-empty) filter; returns their ids. */
+  forgetWhere(namespace: Namespace, filter: RecordFilter, options?: WriteOptions): Promise<string[]> {
+    return forgetWhere(this.#ctx, namespace, filter, options);
+  }
+
+  /** Deletes every record of exactly this namespace; returns how many. */
+  forgetNamespace(namespace: Namespace, options?: WriteOptions): Promise<number> {
+    return forgetNamespace(this.#ctx, namespace, options);
+  }
+
+  /** Deletes every record of a user, in all of their namespaces; returns how many. */
+  forgetUser(userId: string, options?: WriteOptions): Promise<number> {
+    return forgetUser(this.#ctx, userId, options);
+  }
+
+  /** Deletes every expired record now; returns how many. */
+  sweep(): Promise<number> {
+    return sweep(this.#ctx);
+  }
+
+  /** The namespace's audit log (no content), oldest first. */
+  audit(namespace: Namespace, options?: { after?: number; limit?: number }): Promise<AuditEntry[]> {
+    return audit(this.#ctx, namespace, options);
+  }
+
+  /**
+   * Watches a list: `listener` gets the page now and after every change to it, from this
+   * or any other instance or tab on the same database. Returns the function that stops it.
+   */
+  watch(namespace: Namespace, options: ListOptions | undefined, listener: WatchListener | ((page: ListPage) => void)): () => void {
+    return watch(this.#ctx, namespace, options, listener);
+  }
+
+  /** Stops the sweep timer and closes the database. Later calls fail with CLOSED. */
+  close(): void {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#ctx.db.close();
+  }
+}

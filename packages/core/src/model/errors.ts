@@ -1,0 +1,79 @@
+/**
+ * Stable error codes. Catch by `err.code`; the set only grows, a code never changes meaning.
+ */
+export const ERROR_CODES = [
+  'INVALID_INPUT',
+  'NOT_FOUND',
+  'CONFLICT',
+  'NAMESPACE_REQUIRED',
+  'QUOTA_EXCEEDED',
+  'CLOSED',
+  'STORAGE_FAILED',
+] as const;
+
+/** One of {@link ERROR_CODES}. */
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** One thing wrong with an input: where (a dotted path) and what to fix. */
+export interface InputIssue {
+  /** Dotted path into the input, e.g. `tags.3` or `metadata.color`; `""` is the input itself. */
+  path: string;
+  /** What is wrong and what to do about it. */
+  message: string;
+}
+
+/** A failed item of a batch, by its position in the batch. */
+export interface ItemFailure {
+  /** Position of the item in the array that was passed. */
+  index: number;
+  code: ErrorCode;
+  issues: InputIssue[];
+}
+
+/** Structured details that travel with a {@link ZeromemError}. */
+export interface ErrorDetails {
+  /** Problems with a single input. */
+  issues?: InputIssue[];
+  /** Problems with the items of a batch, by position. */
+  items?: ItemFailure[];
+  /** For CONFLICT: the record that is in the way. */
+  existingId?: string;
+  /** For CONFLICT on `ifVersion`: the version that is stored. */
+  currentVersion?: number;
+  /** The underlying storage error, when there is one. */
+  cause?: unknown;
+}
+
+/**
+ * The one error class of zeromem. Every failure a caller can provoke is a
+ * `ZeromemError` with a stable {@link ErrorCode}; nothing is written when one is thrown
+ * by a write.
+ *
+ * @example
+ * try { await memory.remember({ namespace: { userId: 'u1' }, content: '' }) }
+ * catch (err) { if (err instanceof ZeromemError && err.code === 'INVALID_INPUT') console.log(err.details.issues) }
+ */
+export class ZeromemError extends Error {
+  override readonly name = 'ZeromemError';
+  readonly code: ErrorCode;
+  readonly details: ErrorDetails;
+
+  constructor(code: ErrorCode, message: string, details: ErrorDetails = {}) {
+    super(message);
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/** True when `err` is a {@link ZeromemError}, optionally with the given code. */
+export function isZeromemError(err: unknown, code?: ErrorCode): err is ZeromemError {
+  return err instanceof ZeromemError && (code === undefined || err.code === code);
+}
+
+/** Builds the INVALID_INPUT error for a single input from its issues. */
+export function invalidInput(what: string, issues: InputIssue[]): ZeromemError {
+  const first = issues[0];
+  const where = first && first.path ? `${first.path}: ` : '';
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''})` : '';
+  return new ZeromemError('INVALID_INPUT', `Invalid ${what}: ${where}${first?.message ?? 'invalid'}${more}`, { issues });
+}

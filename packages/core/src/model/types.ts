@@ -1,0 +1,189 @@
+/** Who produced a memory. */
+export type Source = 'user' | 'assistant' | 'tool' | 'system' | 'memory';
+/** All {@link Source} values. */
+export const SOURCES: readonly Source[] = ['user', 'assistant', 'tool', 'system', 'memory'];
+
+/** Which context layer a memory feeds. */
+export type Layer = 'session' | 'long_term' | 'knowledge';
+/** All {@link Layer} values. */
+export const LAYERS: readonly Layer[] = ['session', 'long_term', 'knowledge'];
+
+/** A JSON value: what `metadata` may hold (no `undefined`, `NaN`, `Infinity`, functions, cycles). */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+/** A JSON object. */
+export type JsonObject = { [key: string]: JsonValue };
+
+/**
+ * Where a record lives. `{ userId }` is the user's own namespace; adding `agentId`
+ * makes an agent-private one; `scope` separates further (a project, a thread).
+ * Namespaces are isolated: nothing is ever read or written across them.
+ */
+export interface Namespace {
+  userId: string;
+  agentId?: string;
+  scope?: string;
+}
+
+/** A point in time: epoch milliseconds, a `Date`, or an ISO 8601 string. */
+export type TimeInput = number | Date | string;
+
+/** A duration: milliseconds, or a string such as `"90s"`, `"30m"`, `"2d"`, `"1h30m"`, `"1w"`. */
+export type Duration = number | string;
+
+/** A stored memory, as every read returns it. Times are epoch milliseconds. */
+export interface MemoryRecord {
+  /** ULID unless the caller chose the id; unique within its namespace. */
+  id: string;
+  namespace: Namespace;
+  /** The stable string key the namespace resolves to. */
+  namespaceKey: string;
+  content: string;
+  source: Source;
+  layer: Layer;
+  tags: string[];
+  metadata: JsonObject;
+  /** 0..1, default 0.5. */
+  importance: number;
+  createdAt: number;
+  updatedAt: number;
+  /** Absolute expiry, or `null` for never. */
+  expiresAt: number | null;
+  accessCount: number;
+  lastAccessedAt: number | null;
+  /** SHA-256 (hex) of the normalized content; equal hashes in one namespace are duplicates. */
+  contentHash: string;
+  /** Starts at 1, grows by one with every change; pass it as `ifVersion` for optimistic concurrency. */
+  version: number;
+}
+
+/** What `remember` takes. Only `namespace` and `content` are required. */
+export interface RememberInput {
+  namespace: Namespace;
+  content: string;
+  /** Your own id (letters, digits, `_ - . :`, at most 128); a ULID otherwise. */
+  id?: string;
+  /** Default `"user"`. */
+  source?: Source;
+  /** Default `"long_term"`. */
+  layer?: Layer;
+  tags?: string[];
+  metadata?: JsonObject;
+  /** 0..1, default 0.5. */
+  importance?: number;
+  /** For imports: when it really happened. Defaults to now. */
+  createdAt?: TimeInput;
+  /** Absolute expiry. Give this or `ttl`, not both. */
+  expiresAt?: TimeInput;
+  /** Expiry relative to now (or to `createdAt` when given). */
+  ttl?: Duration;
+}
+
+/** A partial change to a record. Fields left out stay as they are; `metadata` and `tags` are replaced whole. */
+export interface UpdatePatch {
+  content?: string;
+  source?: Source;
+  layer?: Layer;
+  tags?: string[];
+  metadata?: JsonObject;
+  importance?: number;
+  /** `null` removes the expiry. Give this or `ttl`, not both. */
+  expiresAt?: TimeInput | null;
+  /** New expiry relative to now. */
+  ttl?: Duration;
+}
+
+/** Filters shared by `list`, `count` and `forgetWhere`. Every given filter must match. */
+export interface RecordFilter {
+  /** `any`: at least one of these tags; `all`: every one of them. */
+  tags?: { any?: string[]; all?: string[] };
+  /** Top-level metadata keys that must equal these values (deep equality). */
+  metadata?: JsonObject;
+  source?: Source | Source[];
+  layer?: Layer | Layer[];
+  /** `from` inclusive, `to` exclusive. */
+  createdAt?: { from?: TimeInput; to?: TimeInput };
+  /** `from` inclusive, `to` exclusive. */
+  updatedAt?: { from?: TimeInput; to?: TimeInput };
+}
+
+/** Options of `list`. */
+export interface ListOptions extends RecordFilter {
+  /** Default `"createdAt"`. */
+  orderBy?: 'createdAt' | 'updatedAt';
+  /** Default `"desc"` (newest first). */
+  order?: 'asc' | 'desc';
+  /** 1..1000, default 50. */
+  limit?: number;
+  /** `nextCursor` of the previous page, with the same `orderBy` and `order`. */
+  cursor?: string;
+}
+
+/** A page of `list`. */
+export interface ListPage {
+  items: MemoryRecord[];
+  /** Pass as `cursor` for the next page; `null` when this was the last. */
+  nextCursor: string | null;
+}
+
+/** What `remember` returns. */
+export interface RememberResult {
+  id: string;
+  /** True when an equal record already existed and no new one was created. */
+  deduplicated: boolean;
+  record: MemoryRecord;
+}
+
+/** Per-call options of writes. */
+export interface WriteOptions {
+  /** Who is acting, for the audit log. Defaults to the memory's `actor`. */
+  actor?: string;
+}
+
+/** Options of `rememberMany`. */
+export interface RememberManyOptions extends WriteOptions {
+  /** Write the valid items and report the invalid ones instead of rejecting the whole batch. */
+  skipInvalid?: boolean;
+  /** Called as the batch is staged (nothing is durable before the promise resolves). */
+  onProgress?: (progress: { done: number; total: number }) => void;
+}
+
+/** What `rememberMany` returns. */
+export interface RememberManyResult {
+  /** One per written (or deduplicated) item, in input order, each with its input position. */
+  results: Array<RememberResult & { index: number }>;
+  /** Only with `skipInvalid`: the items that were not written. */
+  failures: import('./errors.ts').ItemFailure[];
+}
+
+/** Options of `update`. */
+export interface UpdateOptions extends WriteOptions {
+  /** Refuse with CONFLICT unless the stored record has this version. */
+  ifVersion?: number;
+}
+
+/** Per-namespace statistics (expired records not counted). */
+export interface NamespaceStats {
+  count: number;
+  bySource: Record<Source, number>;
+  byLayer: Record<Layer, number>;
+  /** UTF-8 bytes of all contents. */
+  contentBytes: number;
+  oldestCreatedAt: number | null;
+  newestCreatedAt: number | null;
+  /** Records past their expiry that `sweep()` has not deleted yet (never returned by reads). */
+  expiredPendingSweep: number;
+}
+
+/** The kinds of change the audit log records. */
+export type AuditOp = 'remember' | 'update' | 'forget' | 'expire';
+
+/** An audit log entry. It never holds content. */
+export interface AuditEntry {
+  /** Increasing sequence number, for paging. */
+  seq: number;
+  op: AuditOp;
+  id: string;
+  namespace: Namespace;
+  at: number;
+  actor: string;
+}

@@ -1,0 +1,151 @@
+import { invalidInput } from './errors.ts';
+import {
+  IssueList,
+  checkEnum,
+  checkKnownKeys,
+  checkMetadata,
+  checkTags,
+  checkTime,
+  describe,
+  isPlainObject,
+  join,
+} from './checks.ts';
+import type { Limits } from './limits.ts';
+import { LAYERS, SOURCES, type Layer, type Source } from './types.ts';
+
+const FILTER_FIELDS = ['tags', 'metadata', 'source', 'layer', 'createdAt', 'updatedAt'] as const;
+const LIST_FIELDS = [...FILTER_FIELDS, 'orderBy', 'order', 'limit', 'cursor'] as const;
+
+/** A validated {@link RecordFilter}. Times are epoch ms; `to` is exclusive. */
+export interface PreparedFilter {
+  tagsAny?: string[];
+  tagsAll?: string[];
+  /** Metadata key and canonical JSON of the value it must equal. */
+  metadata?: Array<[string, string]>;
+  sources?: ReadonlySet<Source>;
+  layers?: ReadonlySet<Layer>;
+  created?: { from: number; to: number };
+  updated?: { from: number; to: number };
+}
+
+/** Validated {@link ListOptions}. */
+export interface PreparedList extends PreparedFilter {
+  orderBy: 'createdAt' | 'updatedAt';
+  order: 'asc' | 'desc';
+  limit: number;
+  /** Position after which the page starts: `<16-digit time>\u0000<id>`. */
+  after?: string;
+}
+
+/** Most items one `list` page returns. */
+export const MAX_PAGE_SIZE = 1000;
+
+/** Validates a filter; throws INVALID_INPUT listing every problem. */
+export function validateFilter(value: unknown, limits: Limits, what = 'filter'): PreparedFilter {
+  const issues = new IssueList();
+  const filter = checkFilter(value, FILTER_FIELDS, limits, issues);
+  if (!issues.ok) throw invalidInput(what, issues.items);
+  return filter;
+}
+
+/** Validates list options; throws INVALID_INPUT listing every problem. */
+export function validateListOptions(value: unknown, limits: Limits): PreparedList {
+  const issues = new IssueList();
+  const filter = checkFilter(value, LIST_FIELDS, limits, issues);
+  const options = (isPlainObject(value) ? value : {}) as Record<string, unknown>;
+  const orderBy = options.orderBy === undefined ? 'createdAt' : checkEnum(options.orderBy, ['createdAt', 'updatedAt'] as const, 'orderBy', issues);
+  const order = options.order === undefined ? 'desc' : checkEnum(options.order, ['asc', 'desc'] as const, 'order', issues);
+  let limit = 50;
+  if (options.limit !== undefined) {
+    if (typeof options.limit === 'number' && Number.isInteger(options.limit) && options.limit >= 1 && options.limit <= MAX_PAGE_SIZE) limit = options.limit;
+    else issues.add('limit', `must be a whole number from 1 to ${MAX_PAGE_SIZE}, got ${describe(options.limit)}`);
+  }
+  let after: string | undefined;
+  if (options.cursor !== undefined && orderBy && order) {
+    after = decodeCursor(options.cursor, orderBy, order);
+    if (after === undefined) issues.add('cursor', 'is not a cursor from a previous page with the same orderBy and order');
+  }
+  if (!issues.ok) throw invalidInput('list options', issues.items);
+  return { ...filter, orderBy: orderBy!, order: order!, limit, ...(after === undefined ? {} : { after }) };
+}
+
+/** Makes the opaque cursor that continues a list after `position`. */
+export function encodeCursor(position: string, orderBy: string, order: string): string {
+  // Positions are ASCII (digits, NUL, id characters), so plain base64 of the JSON is safe.
+  return btoa(JSON.stringify([1, orderBy, order, position]));
+}
+
+function decodeCursor(cursor: unknown, orderBy: string, order: string): string | undefined {
+  if (typeof cursor !== 'string' || cursor.length > 2048) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(atob(cursor));
+    if (!Array.isArray(parsed) || parsed.length !== 4) return undefined;
+    const [version, by, dir, position] = parsed;
+    if (version !== 1 || by !== orderBy || dir !== order || typeof position !== 'string') return undefined;
+    return /^\d{16}\u0000[A-Za-z0-9_.:-]+$/.test(position) ? position : undefined;
+  } catch {
+    return undefined; // not base64 or not JSON: the caller reports an invalid cursor
+  }
+}
+
+function checkFilter(value: unknown, known: readonly string[], limits: Limits, issues: IssueList): PreparedFilter {
+  if (value === undefined) return {};
+  if (!isPlainObject(value)) {
+    issues.add('', `must be an object, got ${describe(value)}`);
+    return {};
+  }
+  checkKnownKeys(value, known, '', issues);
+  const filter: PreparedFilter = {};
+  if (value.tags !== undefined) {
+    if (!isPlainObject(value.tags)) issues.add('tags', 'must be an object like { any: [...] } or { all: [...] }');
+    else {
+      checkKnownKeys(value.tags, ['any', 'all'], 'tags', issues);
+      for (const mode of ['any', 'all'] as const) {
+        const list = value.tags[mode];
+        if (list === undefined) continue;
+        const tags = checkTags(list, join('tags', mode), limits.maxTags, limits.maxTagLength, issues);
+        if (tags && tags.length === 0) issues.add(join('tags', mode), 'must name at least one tag (leave it out to not filter)');
+        else if (tags) filter[mode === 'any' ? 'tagsAny' : 'tagsAll'] = tags;
+      }
+    }
+  }
+  if (value.metadata !== undefined) {
+    const metadata = checkMetadata(value.metadata, 'metadata', limits.maxMetadataBytes, limits.maxMetadataDepth, issues);
+    if (metadata) filter.metadata = Object.entries(metadata).map(([key, v]) => [key, canonicalJson(v)]);
+  }
+  if (value.source !== undefined) {
+    const sources = Array.isArray(value.source) ? value.source : [value.source];
+    if (sources.length === 0) issues.add('source', 'must name at least one source');
+    filter.sources = new Set(sources.map((s, i) => checkEnum(s, SOURCES, Array.isArray(value.source) ? join('source', i) : 'source', issues)!));
+  }
+  if (value.layer !== undefined) {
+    const layers = Array.isArray(value.layer) ? value.layer : [value.layer];
+    if (layers.length === 0) issues.add('layer', 'must name at least one layer');
+    filter.layers = new Set(layers.map((l, i) => checkEnum(l, LAYERS, Array.isArray(value.layer) ? join('layer', i) : 'layer', issues)!));
+  }
+  for (const field of ['createdAt', 'updatedAt'] as const) {
+    const range = value[field];
+    if (range === undefined) continue;
+    if (!isPlainObject(range)) {
+      issues.add(field, 'must be an object like { from?, to? }');
+      continue;
+    }
+    checkKnownKeys(range, ['from', 'to'], field, issues);
+    const from = range.from === undefined ? 0 : checkTime(range.from, join(field, 'from'), issues);
+    const to = range.to === undefined ? Number.POSITIVE_INFINITY : checkTime(range.to, join(field, 'to'), issues);
+    if (from !== undefined && to !== undefined) filter[field === 'createdAt' ? 'created' : 'updated'] = { from, to };
+  }
+  return filter;
+}
+
+/** JSON with object keys sorted, so equal values have equal text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value);
+}

@@ -1,0 +1,106 @@
+import type { InputIssue } from './errors.ts';
+import {
+  IssueList,
+  checkContent,
+  checkEnum,
+  checkId,
+  checkKnownKeys,
+  checkMetadata,
+  checkTags,
+  checkTime,
+  checkUnitInterval,
+  describe,
+  isPlainObject,
+} from './checks.ts';
+import { parseDuration } from './duration.ts';
+import type { Limits } from './limits.ts';
+import { checkNamespace } from './namespace.ts';
+import { LAYERS, SOURCES, type JsonObject, type Layer, type Namespace, type Source } from './types.ts';
+
+const REMEMBER_FIELDS = [
+  'namespace',
+  'content',
+  'id',
+  'source',
+  'layer',
+  'tags',
+  'metadata',
+  'importance',
+  'createdAt',
+  'expiresAt',
+  'ttl',
+] as const;
+
+/** A `remember` input after validation, with defaults applied. */
+export interface PreparedRemember {
+  namespace: Namespace;
+  namespaceKey: string;
+  id: string | undefined;
+  content: string;
+  source: Source;
+  layer: Layer;
+  tags: string[];
+  metadata: JsonObject;
+  importance: number;
+  createdAt: number;
+  expiresAt: number | null;
+}
+
+/** The outcome of validating one input. */
+export type Checked<T> =
+  | { ok: true; value: T }
+  | { ok: false; code: 'INVALID_INPUT' | 'NAMESPACE_REQUIRED'; issues: InputIssue[] };
+
+/** Validates a `remember` input against the limits; `now` anchors defaults and `ttl`. */
+export function validateRemember(input: unknown, limits: Limits, now: number): Checked<PreparedRemember> {
+  const issues = new IssueList();
+  if (!isPlainObject(input)) {
+    issues.add('', `must be an object like { namespace, content }, got ${describe(input)}`);
+    return { ok: false, code: 'INVALID_INPUT', issues: issues.items };
+  }
+  checkKnownKeys(input, REMEMBER_FIELDS, '', issues);
+  const ns = checkNamespace(input.namespace, 'namespace', limits.maxNameLength, issues);
+  const missingNamespace = input.namespace === undefined || input.namespace === null || (isPlainObject(input.namespace) && input.namespace.userId === undefined);
+  if (input.namespace === undefined || input.namespace === null) issues.add('namespace', 'is required: pass { userId } (and agentId or scope)');
+  const content = checkContent(input.content, 'content', limits.maxContentBytes, issues);
+  const id = input.id === undefined ? undefined : checkId(input.id, 'id', limits.maxIdLength, issues);
+  const source = input.source === undefined ? 'user' : checkEnum(input.source, SOURCES, 'source', issues);
+  const layer = input.layer === undefined ? 'long_term' : checkEnum(input.layer, LAYERS, 'layer', issues);
+  const tags = input.tags === undefined ? [] : checkTags(input.tags, 'tags', limits.maxTags, limits.maxTagLength, issues);
+  const metadata =
+    input.metadata === undefined ? {} : checkMetadata(input.metadata, 'metadata', limits.maxMetadataBytes, limits.maxMetadataDepth, issues);
+  const importance = input.importance === undefined ? 0.5 : checkUnitInterval(input.importance, 'importance', issues);
+  const createdAt = input.createdAt === undefined ? now : checkTime(input.createdAt, 'createdAt', issues);
+  let expiresAt: number | null | undefined = null;
+  if (input.expiresAt !== undefined && input.ttl !== undefined) {
+    issues.add('ttl', 'give either expiresAt (absolute) or ttl (relative), not both');
+  } else if (input.expiresAt !== undefined) {
+    expiresAt = checkTime(input.expiresAt, 'expiresAt', issues);
+  } else if (input.ttl !== undefined) {
+    const ttl = parseDuration(input.ttl);
+    if (ttl === undefined) issues.add('ttl', `must be a positive duration in milliseconds or like "30m", "2d", "1h30m", got ${describe(input.ttl)}`);
+    else expiresAt = (createdAt ?? now) + ttl;
+  }
+  if (expiresAt !== null && expiresAt !== undefined && expiresAt <= now) {
+    issues.add(input.ttl !== undefined ? 'ttl' : 'expiresAt', 'is already past: the memory would be expired before it is stored');
+  }
+  if (!issues.ok || !ns) {
+    return { ok: false, code: missingNamespace ? 'NAMESPACE_REQUIRED' : 'INVALID_INPUT', issues: issues.items };
+  }
+  return {
+    ok: true,
+    value: {
+      namespace: ns.namespace,
+      namespaceKey: ns.key,
+      id,
+      content: content!,
+      source: source!,
+      layer: layer!,
+      tags: tags!,
+      metadata: metadata!,
+      importance: importance!,
+      createdAt: createdAt!,
+      expiresAt: expiresAt!,
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import { Dexie, type Table } from 'dexie';
+import type { AuditOp, Namespace } from '../model/types.ts';
+import type { RecordRow } from './row.ts';
+
+/** An audit row. It never holds content or its hash. */
+export interface AuditRow {
+  seq?: number;
+  ns: string;
+  op: AuditOp;
+  id: string;
+  namespace: Namespace;
+  at: number;
+  actor: string;
+}
+
+/** Options to open the IndexedDB database. */
+export interface DatabaseOptions {
+  /** An IndexedDB factory (e.g. from fake-indexeddb); the global one otherwise. */
+  indexedDB?: IDBFactory;
+  /** The IDBKeyRange that goes with `indexedDB`. */
+  IDBKeyRange?: typeof IDBKeyRange;
+  /** IndexedDB transaction durability; see the README on what "acknowledged" means. */
+  durability?: 'default' | 'strict' | 'relaxed';
+}
+
+/**
+ * The Dexie database: the source of truth on a device.
+ * Schema history (append a version, never edit one):
+ * - v1: records keyed by [ns+id]; dedupe index [ns+contentHash]; sort-key multi-entry
+ *   indexes for ordered, tag-filtered pages; expiry indexes for TTL; audit log.
+ */
+export class MemoryDatabase extends Dexie {
+  records!: Table<RecordRow, [string, string]>;
+  audit!: Table<AuditRow, number>;
+
+  constructor(name: string, options: DatabaseOptions = {}) {
+    super(name, {
+      ...(options.indexedDB ? { indexedDB: options.indexedDB } : {}),
+      ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
+      chromeTransactionDurability: options.durability ?? 'default',
+    });
+    this.version(1).stores({
+      records: '[ns+id], [ns+contentHash], userId, expiresAt, [ns+expiresAt], *byCreated, *byUpdated',
+      audit: '++seq, [ns+seq]',
+    });
+  }
+}

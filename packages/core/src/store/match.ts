@@ -1,0 +1,24 @@
+import { canonicalJson, type PreparedFilter } from '../model/validate-filter.ts';
+import { isExpired, type RecordRow } from './row.ts';
+
+/** True when a live (unexpired) row passes every part of the filter. */
+export function matchesFilter(row: RecordRow, filter: PreparedFilter, now: number): boolean {
+  if (isExpired(row, now)) return false;
+  if (filter.sources && !filter.sources.has(row.source)) return false;
+  if (filter.layers && !filter.layers.has(row.layer)) return false;
+  if (filter.created && (row.createdAt < filter.created.from || row.createdAt >= filter.created.to)) return false;
+  if (filter.updated && (row.updatedAt < filter.updated.from || row.updatedAt >= filter.updated.to)) return false;
+  if (filter.tagsAny && !filter.tagsAny.some((tag) => row.tags.includes(tag))) return false;
+  if (filter.tagsAll && !filter.tagsAll.every((tag) => row.tags.includes(tag))) return false;
+  if (filter.metadata) {
+    for (const [key, expected] of filter.metadata) {
+      if (!Object.hasOwn(row.metadata, key) || canonicalJson(row.metadata[key]) !== expected) return false;
+    }
+  }
+  return true;
+}
+
+/** True when the filter has no condition at all. */
+export function isEmptyFilter(filter: PreparedFilter): boolean {
+  return !(filter.sources || filter.layers || filter.created || filter.updated || filter.tagsAny || filter.tagsAll || filter.metadata);
+}

@@ -1,0 +1,51 @@
+import type { MemoryRecord } from '../model/types.ts';
+import { sortKeys } from './sort-keys.ts';
+
+/** A record as stored: the record plus the fields its indexes need. */
+export interface RecordRow extends MemoryRecord {
+  /** Namespace key (duplicated from `namespaceKey` for a short index name). */
+  ns: string;
+  userId: string;
+  /** Sort keys for `orderBy: createdAt`, see sort-keys.ts. */
+  byCreated: string[];
+  /** Sort keys for `orderBy: updatedAt`. */
+  byUpdated: string[];
+}
+
+/** The row to store for a record. */
+export function toRow(record: MemoryRecord): RecordRow {
+  return {
+    ...record,
+    ns: record.namespaceKey,
+    userId: record.namespace.userId,
+    byCreated: sortKeys(record.namespaceKey, record.tags, record.createdAt, record.id),
+    byUpdated: sortKeys(record.namespaceKey, record.tags, record.updatedAt, record.id),
+  };
+}
+
+/** The public record of a stored row (index fields removed). */
+export function fromRow(row: RecordRow): MemoryRecord {
+  return {
+    id: row.id,
+    namespace: row.namespace,
+    namespaceKey: row.namespaceKey,
+    content: row.content,
+    source: row.source,
+    layer: row.layer,
+    tags: row.tags,
+    metadata: row.metadata,
+    importance: row.importance,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+    expiresAt: row.expiresAt,
+    accessCount: row.accessCount,
+    lastAccessedAt: row.lastAccessedAt,
+    contentHash: row.contentHash,
+    version: row.version,
+  };
+}
+
+/** True when the record has expired at `now`: expired records are never returned. */
+export function isExpired(row: { expiresAt: number | null }, now: number): boolean {
+  return row.expiresAt !== null && row.expiresAt <= now;
+}

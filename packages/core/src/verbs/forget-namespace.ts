@@ -1,0 +1,23 @@
+import { Dexie } from 'dexie';
+import { requireNamespace } from '../model/namespace.ts';
+import { deleteRows } from '../store/delete-rows.ts';
+import { withStorage } from '../store/storage-errors.ts';
+import { readOptions, resolveActor, type VerbContext } from './verb-context.ts';
+
+/**
+ * Deletes every record of exactly this namespace (not the narrower ones under it:
+ * `{ userId }` does not include `{ userId, agentId }`). Returns how many were deleted.
+ */
+export async function forgetNamespace(ctx: VerbContext, namespace: unknown, options?: unknown): Promise<number> {
+  const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
+  const actor = resolveActor(ctx, readOptions(options, ['actor']));
+  const now = ctx.clock.now();
+  const { db } = ctx;
+  return withStorage(() =>
+    db.transaction('rw', db.records, db.audit, async () => {
+      const rows = await db.records.where('[ns+id]').between([ns.key, Dexie.minKey], [ns.key, Dexie.maxKey]).toArray();
+      await deleteRows(db, rows, 'forget', actor, now);
+      return rows.length;
+    }),
+  );
+}

@@ -1,0 +1,25 @@
+import { IssueList, checkName } from '../model/checks.ts';
+import { invalidInput } from '../model/errors.ts';
+import { deleteRows } from '../store/delete-rows.ts';
+import { withStorage } from '../store/storage-errors.ts';
+import { readOptions, resolveActor, type VerbContext } from './verb-context.ts';
+
+/**
+ * Deletes everything of a user: every namespace with this `userId`, whatever its agent
+ * or scope. Returns how many records were deleted.
+ */
+export async function forgetUser(ctx: VerbContext, userId: unknown, options?: unknown): Promise<number> {
+  const issues = new IssueList();
+  const user = checkName(userId, 'userId', ctx.limits.maxNameLength, issues);
+  if (user === undefined) throw invalidInput('userId', issues.items);
+  const actor = resolveActor(ctx, readOptions(options, ['actor']));
+  const now = ctx.clock.now();
+  const { db } = ctx;
+  return withStorage(() =>
+    db.transaction('rw', db.records, db.audit, async () => {
+      const rows = await db.records.where('userId').equals(user).toArray();
+      await deleteRows(db, rows, 'forget', actor, now);
+      return rows.length;
+    }),
+  );
+}

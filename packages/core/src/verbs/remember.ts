@@ -1,0 +1,261 @@
+import { Dexie } from 'dexie';
+import { contentHash } from '../model/content-hash.ts';
+import { ZeromemError, invalidInput, type ItemFailure } from '../model/errors.ts';
+import type { MemoryRecord, RememberManyResult, RememberResult } from '../model/types.ts';
+import { validateRemember, type PreparedRemember } from '../model/validate-remember.ts';
+import type { AuditRow } from '../store/database.ts';
+import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
+import { withStorage } from '../store/storage-errors.ts';
+import { readOptions, resolveActor, type VerbContext } from './verb-context.ts';
+
+/** Rows written per bulk call; `onProgress` fires after each. */
+const CHUNK = 2000;
+
+interface Item {
+  index: number;
+  value: PreparedRemember;
+  hash: string;
+}
+
+/**
+ * Stores one memory and resolves once it is durable. An exact duplicate (same namespace,
+ * same normalized content) creates nothing: the existing id comes back with
+ * `deduplicated: true`, keeping the higher importance and the later expiry.
+ */
+export async function remember(ctx: VerbContext, input: unknown, options?: unknown): Promise<RememberResult> {
+  const opts = readOptions(options, ['actor']);
+  const actor = resolveActor(ctx, opts);
+  const checked = validateRemember(input, ctx.limits, ctx.clock.now());
+  if (!checked.ok) {
+    if (checked.code === 'NAMESPACE_REQUIRED') {
+      throw new ZeromemError('NAMESPACE_REQUIRED', 'remember() needs input.namespace with a userId: every memory belongs to a namespace.', {
+        issues: checked.issues,
+      });
+    }
+    throw invalidInput('memory', checked.issues);
+  }
+  const item: Item = { index: 0, value: checked.value, hash: await contentHash(checked.value.content) };
+  const { results, failures } = await writeItems(ctx, [item], actor, undefined, false);
+  if (failures[0]) throw conflictError(failures);
+  return stripIndex(results[0]!);
+}
+
+/**
+ * Stores many memories in one atomic transaction. With any invalid item nothing is
+ * written and the INVALID_INPUT error lists every bad item by position; with
+ * `skipInvalid: true` the valid items are written and the bad ones come back as failures.
+ */
+export async function rememberMany(ctx: VerbContext, inputs: unknown, options?: unknown): Promise<RememberManyResult> {
+  const opts = readOptions(options, ['actor', 'skipInvalid', 'onProgress']);
+  const actor = resolveActor(ctx, opts);
+  const optionIssues = [];
+  if (opts.skipInvalid !== undefined && typeof opts.skipInvalid !== 'boolean') optionIssues.push({ path: 'skipInvalid', message: 'must be a boolean' });
+  if (opts.onProgress !== undefined && typeof opts.onProgress !== 'function') optionIssues.push({ path: 'onProgress', message: 'must be a function' });
+  if (optionIssues.length) throw invalidInput('options', optionIssues);
+  if (!Array.isArray(inputs)) throw invalidInput('batch', [{ path: '', message: 'rememberMany() takes an array of memories' }]);
+  const skipInvalid = opts.skipInvalid === true;
+  const onProgress = opts.onProgress as ((p: { done: number; total: number }) => void) | undefined;
+
+  const now = ctx.clock.now();
+  const valid: Array<{ index: number; value: PreparedRemember }> = [];
+  const failures: ItemFailure[] = [];
+  for (let index = 0; index < inputs.length; index++) {
+    const checked = validateRemember(inputs[index], ctx.limits, now);
+    if (checked.ok) valid.push({ index, value: checked.value });
+    else failures.push({ index, code: checked.code, issues: checked.issues });
+  }
+  if (failures.length && !skipInvalid) {
+    throw new ZeromemError(
+      'INVALID_INPUT',
+      `${failures.length} of ${inputs.length} memories are invalid (first at position ${failures[0]!.index}: ${describeFailure(failures[0]!)}); nothing was written. Fix them, or pass { skipInvalid: true } to write the valid ones.`,
+      { items: failures },
+    );
+  }
+  const hashes = await Promise.all(valid.map((item) => contentHash(item.value.content)));
+  const items = valid.map((item, i) => ({ ...item, hash: hashes[i]! }));
+  const written = await writeItems(ctx, items, actor, onProgress, skipInvalid);
+  if (written.failures.length && !skipInvalid) throw conflictError(written.failures);
+  return { results: written.results, failures: [...failures, ...written.failures].sort((a, b) => a.index - b.index) };
+}
+
+function describeFailure(failure: ItemFailure): string {
+  const issue = failure.issues[0];
+  return issue ? `${issue.path ? `${issue.path}: ` : ''}${issue.message}` : failure.code;
+}
+
+function conflictError(failures: ItemFailure[]): ZeromemError {
+  const first = failures[0]!;
+  return new ZeromemError(
+    'CONFLICT',
+    failures.length === 1
+      ? `${describeFailure(first)}. Use update() to change a record, or choose another id.`
+      : `${failures.length} memories conflict with stored records (first at position ${first.index}: ${describeFailure(first)}); nothing was written.`,
+    failures.length === 1 ? { issues: first.issues } : { items: failures },
+  );
+}
+
+function stripIndex(result: RememberResult & { index: number }): RememberResult {
+  return { id: result.id, deduplicated: result.deduplicated, record: result.record };
+}
+
+/**
+ * The transaction: dedupe against stored and in-batch records, refuse id conflicts,
+ * enforce the namespace quota, then write rows and audit entries. Any throw aborts it whole.
+ */
+async function writeItems(
+  ctx: VerbContext,
+  items: Item[],
+  actor: string,
+  onProgress: ((p: { done: number; total: number }) => void) | undefined,
+  skipConflicts: boolean,
+): Promise<{ results: Array<RememberResult & { index: number }>; failures: ItemFailure[] }> {
+  const { db } = ctx;
+  const now = ctx.clock.now();
+  return withStorage(() =>
+    db.transaction('rw', db.records, db.audit, async () => {
+      const byHash = new Map<string, RecordRow>();
+      const hashKeys = uniqueKeys(items.map((item) => [item.value.namespaceKey, item.hash]));
+      for (const row of await db.records.where('[ns+contentHash]').anyOf(hashKeys).toArray()) {
+        // An expired twin may still be stored next to a live one: the live one wins.
+        const previous = byHash.get(key(row.ns, row.contentHash));
+        if (!previous || isExpired(previous, now)) byHash.set(key(row.ns, row.contentHash), row);
+      }
+      const byId = new Map<string, RecordRow>();
+      const idKeys = uniqueKeys(items.filter((item) => item.value.id !== undefined).map((item) => [item.value.namespaceKey, item.value.id!]));
+      const idRows = idKeys.length ? await db.records.bulkGet(idKeys as Array<[string, string]>) : [];
+      for (const row of idRows) if (row) byId.set(key(row.ns, row.id), row);
+
+      const added = new Map<string, RecordRow>(); // key(ns, id) -> new row
+      const changed = new Map<string, RecordRow>(); // key(ns, id) -> existing row with raised importance/expiry
+      const expired = new Map<string, RecordRow>(); // key(ns, id) -> expired row to delete
+      const results: Array<RememberResult & { index: number }> = [];
+      const failures: ItemFailure[] = [];
+      const retire = (row: RecordRow) => {
+        expired.set(key(row.ns, row.id), row);
+        byHash.delete(key(row.ns, row.contentHash));
+        byId.delete(key(row.ns, row.id));
+      };
+
+      for (const item of items) {
+        const { value } = item;
+        const hashKey = key(value.namespaceKey, item.hash);
+        let existing = byHash.get(hashKey);
+        if (existing && isExpired(existing, now) && !added.has(key(existing.ns, existing.id))) {
+          retire(existing);
+          existing = undefined;
+        }
+        if (value.id !== undefined) {
+          let holder = byId.get(key(value.namespaceKey, value.id));
+          if (holder && isExpired(holder, now) && !added.has(key(holder.ns, holder.id))) {
+            retire(holder);
+            holder = undefined;
+          }
+          if (holder && holder.contentHash !== item.hash) {
+            failures.push({
+              index: item.index,
+              code: 'CONFLICT',
+              issues: [{ path: 'id', message: `a different memory already has id "${value.id}" in this namespace` }],
+            });
+            continue;
+          }
+          existing = holder ?? existing;
+        }
+        if (existing) {
+          const raised = raiseOnDuplicate(existing, value, now);
+          if (raised !== existing) {
+            byHash.set(hashKey, raised);
+            byId.set(key(raised.ns, raised.id), raised);
+            if (added.has(key(raised.ns, raised.id))) added.set(key(raised.ns, raised.id), raised);
+            else changed.set(key(raised.ns, raised.id), raised);
+          }
+          results.push({ index: item.index, id: raised.id, deduplicated: true, record: fromRow(raised) });
+          continue;
+        }
+        const record: MemoryRecord = {
+          id: value.id ?? ctx.newId(value.createdAt),
+          namespace: value.namespace,
+          namespaceKey: value.namespaceKey,
+          content: value.content,
+          source: value.source,
+          layer: value.layer,
+          tags: value.tags,
+          metadata: value.metadata,
+          importance: value.importance,
+          createdAt: value.createdAt,
+          updatedAt: value.createdAt,
+          expiresAt: value.expiresAt,
+          accessCount: 0,
+          lastAccessedAt: null,
+          contentHash: item.hash,
+          version: 1,
+        };
+        const row = toRow(record);
+        added.set(key(row.ns, row.id), row);
+        byHash.set(hashKey, row);
+        byId.set(key(row.ns, row.id), row);
+        results.push({ index: item.index, id: row.id, deduplicated: false, record });
+      }
+      if (failures.length && !skipConflicts) return { results: [], failures };
+
+      await enforceQuota(ctx, [...added.values()], now);
+      const audit: AuditRow[] = [];
+      const log = (op: AuditRow['op'], row: RecordRow, by: string) =>
+        audit.push({ ns: row.ns, op, id: row.id, namespace: row.namespace, at: now, actor: by });
+      if (expired.size) {
+        await db.records.bulkDelete([...expired.values()].map((row) => [row.ns, row.id] as [string, string]));
+        for (const row of expired.values()) log('expire', row, 'sweep');
+      }
+      const rows = [...added.values()];
+      for (let start = 0; start < rows.length; start += CHUNK) {
+        await db.records.bulkAdd(rows.slice(start, start + CHUNK));
+        onProgress?.({ done: Math.min(start + CHUNK, rows.length), total: rows.length });
+      }
+      if (changed.size) await db.records.bulkPut([...changed.values()]);
+      for (const row of rows) log('remember', row, actor);
+      for (const row of changed.values()) log('update', row, actor);
+      if (audit.length) await db.audit.bulkAdd(audit);
+      // Results of in-batch duplicates must show the final state of their record.
+      const finalRows = new Map([...added, ...changed]);
+      for (const result of results) {
+        const row = finalRows.get(key(result.record.namespaceKey, result.id));
+        if (row) result.record = fromRow(row);
+      }
+      return { results: results.sort((a, b) => a.index - b.index), failures };
+    }),
+  );
+}
+
+/** A duplicate keeps the higher importance and the later expiry (none beats any); same row if nothing changes. */
+function raiseOnDuplicate(row: RecordRow, value: PreparedRemember, now: number): RecordRow {
+  const importance = Math.max(row.importance, value.importance);
+  const expiresAt = row.expiresAt === null || value.expiresAt === null ? null : Math.max(row.expiresAt, value.expiresAt);
+  if (importance === row.importance && expiresAt === row.expiresAt) return row;
+  return toRow({ ...fromRow(row), importance, expiresAt, updatedAt: Math.max(now, row.updatedAt), version: row.version + 1 });
+}
+
+async function enforceQuota(ctx: VerbContext, added: RecordRow[], now: number): Promise<void> {
+  const max = ctx.limits.maxRecordsPerNamespace;
+  if (!Number.isFinite(max) || added.length === 0) return;
+  const perNamespace = new Map<string, number>();
+  for (const row of added) perNamespace.set(row.ns, (perNamespace.get(row.ns) ?? 0) + 1);
+  for (const [ns, adding] of perNamespace) {
+    const stored = await ctx.db.records.where('[ns+id]').between([ns, Dexie.minKey], [ns, Dexie.maxKey]).count();
+    const expired = await ctx.db.records.where('[ns+expiresAt]').between([ns, 0], [ns, now], true, true).count();
+    if (stored - expired + adding > max) {
+      throw new ZeromemError(
+        'QUOTA_EXCEEDED',
+        `Namespace ${ns} would hold ${stored - expired + adding} memories, over its limit of ${max}; nothing was written. Forget old memories or raise limits.maxRecordsPerNamespace.`,
+      );
+    }
+  }
+}
+
+function key(a: string, b: string): string {
+  return `${a}\u0000${b}`;
+}
+
+function uniqueKeys(pairs: Array<[string, string]> | string[][]): Array<[string, string]> {
+  const seen = new Map<string, [string, string]>();
+  for (const pair of pairs) seen.set(key(pair[0]!, pair[1]!), [pair[0]!, pair[1]!]);
+  return [...seen.values()];
+}

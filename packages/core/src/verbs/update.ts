@@ -1,0 +1,63 @@
+import { contentHash } from '../model/content-hash.ts';
+import { ZeromemError, invalidInput } from '../model/errors.ts';
+import { requireNamespace } from '../model/namespace.ts';
+import type { MemoryRecord } from '../model/types.ts';
+import { validatePatch } from '../model/validate-patch.ts';
+import { fromRow, isExpired, toRow } from '../store/row.ts';
+import { withStorage } from '../store/storage-errors.ts';
+import { requireId } from './get.ts';
+import { readOptions, resolveActor, type VerbContext } from './verb-context.ts';
+
+/**
+ * Changes some fields of a record and returns the new record. `updatedAt` moves to now,
+ * `version` grows by one, and a content change recomputes the hash. NOT_FOUND when there
+ * is no such live record; CONFLICT when `ifVersion` does not match or the new content
+ * equals another record's in the namespace.
+ */
+export async function update(ctx: VerbContext, namespace: unknown, id: unknown, patch: unknown, options?: unknown): Promise<MemoryRecord> {
+  const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
+  const recordId = requireId(ctx, id);
+  const opts = readOptions(options, ['actor', 'ifVersion']);
+  const actor = resolveActor(ctx, opts);
+  if (opts.ifVersion !== undefined && !(typeof opts.ifVersion === 'number' && Number.isInteger(opts.ifVersion) && opts.ifVersion >= 1)) {
+    throw invalidInput('options', [{ path: 'ifVersion', message: 'must be a whole number, 1 or more' }]);
+  }
+  const now = ctx.clock.now();
+  const changes = validatePatch(patch, ctx.limits, now);
+  const hash = changes.content === undefined ? undefined : await contentHash(changes.content);
+  const { db } = ctx;
+  return withStorage(() =>
+    db.transaction('rw', db.records, db.audit, async () => {
+      const row = await db.records.get([ns.key, recordId]);
+      if (!row || isExpired(row, now)) {
+        throw new ZeromemError('NOT_FOUND', `No memory "${recordId}" in namespace ${ns.key} (it may have been forgotten or expired).`);
+      }
+      if (opts.ifVersion !== undefined && row.version !== opts.ifVersion) {
+        throw new ZeromemError('CONFLICT', `Memory "${recordId}" is at version ${row.version}, not ${opts.ifVersion}: it changed since you read it. Read it again and retry.`, {
+          currentVersion: row.version,
+        });
+      }
+      if (hash !== undefined && hash !== row.contentHash) {
+        const twin = await db.records.where('[ns+contentHash]').equals([ns.key, hash]).first();
+        if (twin && isExpired(twin, now)) {
+          await db.records.delete([twin.ns, twin.id]);
+          await db.audit.add({ ns: ns.key, op: 'expire', id: twin.id, namespace: ns.namespace, at: now, actor: 'sweep' });
+        } else if (twin) {
+          throw new ZeromemError('CONFLICT', `Memory "${twin.id}" in this namespace already has this content; forget one of them instead.`, {
+            existingId: twin.id,
+          });
+        }
+      }
+      const record: MemoryRecord = {
+        ...fromRow(row),
+        ...changes,
+        contentHash: hash ?? row.contentHash,
+        updatedAt: Math.max(now, row.updatedAt),
+        version: row.version + 1,
+      };
+      await db.records.put(toRow(record));
+      await db.audit.add({ ns: ns.key, op: 'update', id: recordId, namespace: ns.namespace, at: now, actor });
+      return record;
+    }),
+  );
+}

@@ -1,0 +1,34 @@
+import type { Clock } from '../model/clock.ts';
+import { IssueList, checkKnownKeys, checkName, describe, isPlainObject } from '../model/checks.ts';
+import { invalidInput } from '../model/errors.ts';
+import type { Limits } from '../model/limits.ts';
+import type { MemoryDatabase } from '../store/database.ts';
+
+/** What every verb needs: the database, the clock, the limits, the id generator. */
+export interface VerbContext {
+  db: MemoryDatabase;
+  clock: Clock;
+  limits: Limits;
+  /** Default actor for the audit log. */
+  actor: string;
+  newId: (now: number) => string;
+}
+
+/** Validates a verb's options object (absent is `{}`); unknown keys are INVALID_INPUT. */
+export function readOptions(options: unknown, known: readonly string[]): Record<string, unknown> {
+  if (options === undefined) return {};
+  const issues = new IssueList();
+  if (!isPlainObject(options)) issues.add('', `options must be an object, got ${describe(options)}`);
+  else checkKnownKeys(options, known, '', issues);
+  if (!issues.ok) throw invalidInput('options', issues.items);
+  return options as Record<string, unknown>;
+}
+
+/** The actor of a write: `options.actor` if given (validated), else the memory's. */
+export function resolveActor(ctx: VerbContext, options: Record<string, unknown>): string {
+  if (options.actor === undefined) return ctx.actor;
+  const issues = new IssueList();
+  const name = checkName(options.actor, 'actor', ctx.limits.maxNameLength, issues);
+  if (name === undefined) throw invalidInput('options', issues.items);
+  return name;
+}
