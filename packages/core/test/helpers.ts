@@ -1,5 +1,6 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { openMemory, type Clock, type Memory, type OpenMemoryOptions } from '../src/index.ts';
+import { expect } from 'vitest';
+import { ERROR_CODES, ZeromemError, openMemory, type Clock, type ErrorCode, type Memory, type OpenMemoryOptions } from '../src/index.ts';
 
 /** A clock that only moves when told to. */
 export interface FakeClock extends Clock {
@@ -18,33 +19,120 @@ export function fakeClock(start = Date.UTC(2026, 0, 1)): FakeClock {
 }
 
 /** A fresh, private IndexedDB (fake-indexeddb) so tests never see each other's data. */
-export function freshIndexedDB(): Pick<OpenMemoryOptions, 'indexedDB' | 'IDBKeyRange'> {
+export function freshIndexedDB(): { indexedDB: IDBFactory; IDBKeyRange: typeof IDBKeyRange } {
   return { indexedDB: new IDBFactory(), IDBKeyRange };
 }
 
-/** Opens a memory on a fresh database with a fake clock. */
-export async function openTestMemory(options: OpenMemoryOptions = {}): Promise<{ memory: Memory; clock: FakeClock }> {
-  const clock = (options.clock as FakeClock | undefined) ?? fakeClock();
-  const memory = await openMemory({ ...freshIndexedDB(), name: 'test', ...options, clock });
-  return { memory, clock };
+/** What {@link openTestMemory} gives back: the memory, its clock, and where its data lives. */
+export interface TestMemory {
+  memory: Memory;
+  clock: FakeClock;
+  /** The IndexedDB factory holding the database (pass it to a second memory to share it). */
+  factory: IDBFactory;
+  /** The database name. */
+  name: string;
+  /** Every row of every object store, by store name. */
+  stores: () => Promise<Record<string, unknown[]>>;
+  /** Every string stored anywhere, as JSON text. */
+  dump: () => Promise<string>;
 }
 
-/** Every string stored anywhere in the database, for "is it gone?" checks. */
-export async function dumpDatabase(factory: IDBFactory, name: string): Promise<string> {
+/** Opens a memory on a fresh database (or the given one) with a fake clock. */
+export async function openTestMemory(options: OpenMemoryOptions = {}): Promise<TestMemory> {
+  const clock = (options.clock as FakeClock | undefined) ?? fakeClock();
+  const factory = (options.indexedDB as IDBFactory | undefined) ?? new IDBFactory();
+  const name = options.name ?? 'test';
+  const memory = await openMemory({ IDBKeyRange, ...options, indexedDB: factory, name, clock });
+  return { memory, clock, factory, name, stores: () => readStores(factory, name), dump: () => dumpDatabase(factory, name) };
+}
+
+/** Every row of every object store of a database, by store name. */
+export async function readStores(factory: IDBFactory, name: string): Promise<Record<string, unknown[]>> {
   const db = await new Promise<IDBDatabase>((resolve, reject) => {
     const request = factory.open(name);
     request.onsuccess = () => resolve(request.result);
     request.onerror = () => reject(request.error);
   });
-  const parts: string[] = [];
-  for (const storeName of Array.from(db.objectStoreNames)) {
-    const rows = await new Promise<unknown[]>((resolve, reject) => {
-      const request = db.transaction(storeName).objectStore(storeName).getAll();
-      request.onsuccess = () => resolve(request.result);
-      request.onerror = () => reject(request.error);
-    });
-    parts.push(JSON.stringify(rows));
+  const stores: Record<string, unknown[]> = {};
+  try {
+    for (const storeName of Array.from(db.objectStoreNames)) {
+      stores[storeName] = await new Promise<unknown[]>((resolve, reject) => {
+        const request = db.transaction(storeName).objectStore(storeName).getAll();
+        request.onsuccess = () => resolve(request.result);
+        request.onerror = () => reject(request.error);
+      });
+    }
+  } finally {
+    db.close();
   }
-  db.close();
-  return parts.join('\n');
+  return stores;
 }
+
+/** Every string stored anywhere in the database, for "is it gone?" checks. */
+export async function dumpDatabase(factory: IDBFactory, name: string): Promise<string> {
+  const stores = await readStores(factory, name);
+  return Object.values(stores)
+    .map((rows) => JSON.stringify(rows))
+    .join('\n');
+}
+
+/** Total number of rows over every object store. */
+export async function rowCount(factory: IDBFactory, name: string): Promise<number> {
+  const stores = await readStores(factory, name);
+  return Object.values(stores).reduce((sum, rows) => sum + rows.length, 0);
+}
+
+/** Awaits a promise that must reject (or a function that must throw) with a ZeromemError; returns it. */
+export async function rejection(work: Promise<unknown> | (() => unknown)): Promise<ZeromemError> {
+  let outcome: unknown;
+  try {
+    await (typeof work === 'function' ? work() : work);
+    outcome = undefined;
+  } catch (err) {
+    outcome = err;
+  }
+  if (outcome === undefined) throw new Error('expected a rejection, but the call succeeded');
+  if (!(outcome instanceof ZeromemError)) throw new Error(`expected a ZeromemError, got ${String(outcome)}`, { cause: outcome });
+  expect(ERROR_CODES).toContain(outcome.code);
+  return outcome;
+}
+
+/** Asserts a ZeromemError with this code and, when given, this first issue path. */
+export async function expectCode(work: Promise<unknown> | (() => unknown), code: ErrorCode, path?: string): Promise<ZeromemError> {
+  const err = await rejection(work);
+  expect(err.code, err.message).toBe(code);
+  if (path !== undefined) expect(err.details.issues?.[0]?.path, err.message).toBe(path);
+  return err;
+}
+
+/**
+ * The fast-check seed: `FC_SEED` from the environment to replay a failure, random
+ * otherwise. Printed so a failing run can be replayed.
+ */
+export function fcSeed(label: string): number {
+  const fromEnv = process.env.FC_SEED;
+  const seed = fromEnv !== undefined && fromEnv !== '' ? Number(fromEnv) : Math.floor(Math.random() * 0x7fffffff);
+  if (!Number.isInteger(seed)) throw new Error(`FC_SEED must be an integer, got ${fromEnv}`);
+  console.log(`fast-check seed ${seed} (${label}); replay with FC_SEED=${seed}`);
+  return seed;
+}
+
+/** The fields every public record has, and only these. */
+export const RECORD_FIELDS = [
+  'accessCount',
+  'content',
+  'contentHash',
+  'createdAt',
+  'expiresAt',
+  'id',
+  'importance',
+  'lastAccessedAt',
+  'layer',
+  'metadata',
+  'namespace',
+  'namespaceKey',
+  'source',
+  'tags',
+  'updatedAt',
+  'version',
+] as const;

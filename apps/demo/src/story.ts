@@ -1,0 +1,68 @@
+import { openMemory, type Clock, type Memory, type MemoryRecord, type Namespace } from '@zeromem/core';
+
+const DAY = 86_400_000;
+
+/** What the demo prints through; tests pass their own to read the output. */
+export type Print = (line: string) => void;
+
+/** A clock the story moves by hand: three simulated days take no time. */
+function storyClock(start: number): Clock & { advance(ms: number): void } {
+  let now = start;
+  return { now: () => now, advance: (ms) => void (now += ms) };
+}
+
+/**
+ * Seed story 004: an after-sales agent records, over three simulated days, what it learns
+ * about a user; a marketing agent of the same user then lists what it may know.
+ * The user's facts live in the user's namespace; each agent's working notes in its own.
+ */
+export async function runStory(print: Print, options: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange } = {}): Promise<{
+  userFacts: MemoryRecord[];
+  marketingPrivate: number;
+}> {
+  const clock = storyClock(Date.UTC(2026, 2, 16, 9, 0)); // Monday 16 March 2026, 09:00 UTC
+  const memory = await openMemory({ name: 'zeromem-demo', clock, actor: 'demo', ...options });
+  const user: Namespace = { userId: 'user-1042' };
+  const afterSales: Namespace = { userId: 'user-1042', agentId: 'after-sales' };
+  const marketing: Namespace = { userId: 'user-1042', agentId: 'marketing' };
+  const as = { actor: 'after-sales-agent' };
+  try {
+    print('Day 1 (Monday): the user contacts after-sales.');
+    await memory.remember({ namespace: user, content: "The charging port of the user's phone is loose.", tags: ['device', 'issue'], importance: 0.8, source: 'user' }, as);
+    const order = await memory.remember(
+      { namespace: user, id: 'TS20240315', content: 'Repair work order TS20240315 is open for the charging port.', tags: ['work-order'], metadata: { status: 'open' }, importance: 0.7, source: 'assistant' },
+      as,
+    );
+    await memory.remember({ namespace: afterSales, content: 'Checked warranty: the phone is covered until 2027-01.', tags: ['warranty'], source: 'tool' }, as);
+    await memory.remember({ namespace: user, content: 'The user is travelling today; reply by message only.', layer: 'session', ttl: '1d', source: 'user' }, as);
+    print(`  remembered 3 user facts and 1 after-sales note; work order ${order.id}`);
+
+    clock.advance(DAY);
+    print('Day 2 (Tuesday): the user calls back.');
+    await memory.remember({ namespace: user, content: 'The user prefers phone calls over e-mail.', tags: ['preference', 'contact'], importance: 0.9, source: 'user' }, as);
+    const again = await memory.remember({ namespace: user, content: "The charging port of the user's phone is loose.", tags: ['device', 'issue'], source: 'user' }, as);
+    print(`  the user repeats the charging-port problem: deduplicated=${again.deduplicated}, still one record (${again.id})`);
+
+    clock.advance(DAY);
+    print('Day 3 (Wednesday): after-sales schedules the callback.');
+    await memory.remember({ namespace: user, content: 'Callback scheduled for Wednesday at 15:00, by phone.', tags: ['contact', 'appointment'], importance: 0.8, source: 'assistant' }, as);
+    const updated = await memory.update(user, 'TS20240315', { metadata: { status: 'parts-ordered' } }, as);
+    print(`  work order ${updated.id} is now "${String(updated.metadata.status)}" (version ${updated.version})`);
+    const swept = await memory.sweep();
+    print(`  sweep: ${swept} expired session memory deleted ("travelling today" had a 1-day TTL)`);
+
+    print('');
+    print('The marketing agent asks what it may know about user-1042:');
+    const { items: userFacts } = await memory.list(user, { order: 'asc' });
+    for (const fact of userFacts) print(`  - ${fact.content}  [${fact.tags.join(', ')}]`);
+    const contact = await memory.list(user, { tags: { any: ['preference', 'contact'] }, order: 'asc' });
+    print(`  how to reach the user (tags preference|contact): ${contact.items.map((r) => r.content).join(' / ')}`);
+    const marketingPrivate = await memory.count(marketing);
+    print(`  its own namespace holds ${marketingPrivate} memories; the after-sales notes stay in the after-sales namespace (${await memory.count(afterSales)} there), never mixed in.`);
+    const log = await memory.audit(user);
+    print(`  audit log of the user namespace: ${log.length} entries, e.g. ${log.map((e) => `${e.op} by ${e.actor}`).slice(0, 3).join('; ')} (no content in the log)`);
+    return { userFacts, marketingPrivate };
+  } finally {
+    memory.close();
+  }
+}

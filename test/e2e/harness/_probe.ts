@@ -1,0 +1,2 @@
+import type { Dexie } from '../../../packages/core/node_modules/dexie';
+export type X = Dexie;
