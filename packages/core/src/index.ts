@@ -7,3 +7,8 @@ export { parseDuration } from './model/duration.ts';
 export { normalizeContent } from './model/content-hash.ts';
 export type { WatchListener } from './verbs/watch.ts';
 export * from './model/types.ts';
+export type { Embedder, EmbedKind } from './embed/embedder.ts';
+export { toUnitVector } from './embed/embedder.ts';
+export type { RecallExplain, RecallHit, RecallResult, VectorMode } from './verbs/recall.ts';
+export { DEFAULT_WEIGHTS, type RankingWeights } from './rank/ranking.ts';
+export { tokenize } from './index/tokenize.ts';

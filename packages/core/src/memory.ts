@@ -1,3 +1,6 @@
+import type { Embedder } from './embed/embedder.ts';
+import { EmbedQueue, type EmbedJob } from './embed/embed-queue.ts';
+import { IndexManager } from './index/index-manager.ts';
 import { systemClock, type Clock } from './model/clock.ts';
 import { IssueList, checkKnownKeys, checkName, describe, isPlainObject } from './model/checks.ts';
 import { ZeromemError, invalidInput } from './model/errors.ts';
@@ -5,6 +8,8 @@ import { createUlidGenerator } from './model/ids.ts';
 import { DEFAULT_LIMITS, type Limits } from './model/limits.ts';
 import type {
   AuditEntry,
+  Layer,
+  TimeInput,
   ListOptions,
   ListPage,
   MemoryRecord,
@@ -20,6 +25,7 @@ import type {
   WriteOptions,
 } from './model/types.ts';
 import { MemoryDatabase, type DatabaseOptions } from './store/database.ts';
+import { AccessTracker } from './rank/access-tracker.ts';
 import { withStorage } from './store/storage-errors.ts';
 import { audit } from './verbs/audit.ts';
 import { count } from './verbs/count.ts';
@@ -29,6 +35,8 @@ import { forgetWhere } from './verbs/forget-where.ts';
 import { forget } from './verbs/forget.ts';
 import { get } from './verbs/get.ts';
 import { list } from './verbs/list.ts';
+import { recall, type RecallContext, type RecallResult } from './verbs/recall.ts';
+import type { RankingWeights } from './rank/ranking.ts';
 import { remember, rememberMany } from './verbs/remember.ts';
 import { stats } from './verbs/stats.ts';
 import { sweep } from './verbs/sweep.ts';
@@ -50,9 +58,14 @@ export interface OpenMemoryOptions extends DatabaseOptions {
   sweepEveryMs?: number;
   /** Receives errors of background work (the sweep timer). Default: rethrown as an uncaught error. */
   onBackgroundError?: (err: ZeromemError) => void;
+  /**
+   * Embeds memories on the device for semantic recall (e.g. from `@zeromem/embed-transformers`).
+   * Without one, recall is lexical (BM25) only.
+   */
+  embedder?: Embedder;
 }
 
-const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBackgroundError', 'indexedDB', 'IDBKeyRange', 'durability'] as const;
+const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBackgroundError', 'indexedDB', 'IDBKeyRange', 'durability', 'embedder'] as const;
 
 /**
  * Opens (creating if needed) a memory backed by IndexedDB and resolves once it is ready.
@@ -76,8 +89,26 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
   if (options.sweepEveryMs !== undefined && !(typeof options.sweepEveryMs === 'number' && options.sweepEveryMs >= 10 && Number.isFinite(options.sweepEveryMs))) {
     issues.add('sweepEveryMs', 'must be a number of milliseconds, 10 or more');
   }
+  if (options.onBackgroundError !== undefined && typeof options.onBackgroundError !== 'function') {
+    // Checked now: a bad one would only fail inside a timer, when an error is already being reported.
+    issues.add('onBackgroundError', 'must be a function that receives a ZeromemError');
+  }
   if (options.durability !== undefined && !(['default', 'strict', 'relaxed'] as unknown[]).includes(options.durability)) {
     issues.add('durability', 'must be "default", "strict" or "relaxed"');
+  }
+  const embedder: unknown = options.embedder;
+  if (
+    embedder !== undefined &&
+    !(
+      typeof embedder === 'object' &&
+      embedder !== null &&
+      typeof (embedder as Embedder).modelId === 'string' &&
+      Number.isInteger((embedder as Embedder).dimension) &&
+      (embedder as Embedder).dimension > 0 &&
+      typeof (embedder as Embedder).embed === 'function'
+    )
+  ) {
+    issues.add('embedder', 'must be an Embedder: { modelId: string, dimension: positive integer, embed(texts, kind) }');
   }
   if (!issues.ok) throw invalidInput('openMemory options', issues.items);
   if (!options.indexedDB && typeof indexedDB === 'undefined') {
@@ -86,7 +117,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
   const db = new MemoryDatabase(name!, options);
   await withStorage(() => db.open());
   const ctx: VerbContext = { db, clock: options.clock ?? systemClock, limits, actor: actor!, newId: createUlidGenerator() };
-  return new Memory(ctx, options.sweepEveryMs, options.onBackgroundError);
+  return new Memory(ctx, { sweepEveryMs: options.sweepEveryMs, onBackgroundError: options.onBackgroundError, embedder: options.embedder });
 }
 
 function checkLimits(value: unknown, issues: IssueList): Limits {
@@ -112,23 +143,49 @@ function checkLimits(value: unknown, issues: IssueList): Limits {
  * and never calls an LLM or the network.
  */
 export class Memory {
-  readonly #ctx: VerbContext;
+  readonly #ctx: RecallContext;
   readonly #timer: ReturnType<typeof setInterval> | undefined;
+  readonly #queue: EmbedQueue | undefined;
 
   /** @internal Use {@link openMemory}. */
-  constructor(ctx: VerbContext, sweepEveryMs?: number, onBackgroundError?: (err: ZeromemError) => void) {
-    this.#ctx = ctx;
-    if (sweepEveryMs !== undefined) {
-      this.#timer = setInterval(() => {
-        sweep(ctx).catch((err: ZeromemError) => {
-          if (err.code === 'CLOSED') return; // closed between ticks: nothing to sweep
-          if (onBackgroundError) onBackgroundError(err);
-          else throw err;
-        });
-      }, sweepEveryMs);
+  constructor(
+    ctx: VerbContext,
+    options: { sweepEveryMs?: number | undefined; onBackgroundError?: ((err: ZeromemError) => void) | undefined; embedder?: Embedder | undefined },
+  ) {
+    const report = (err: unknown) => {
+      if ((err as ZeromemError).code === 'CLOSED') return; // closed while background work ran: nothing to do
+      if (options.onBackgroundError) options.onBackgroundError(err as ZeromemError);
+      else throw err; // nobody listens: surface it as an uncaught error rather than lose it
+    };
+    const embedder = options.embedder;
+    const indexes = new IndexManager(
+      ctx.db,
+      () => embedder?.modelId,
+      (jobs) => this.#queue?.enqueue(jobs),
+    );
+    if (embedder) {
+      this.#queue = new EmbedQueue(
+        ctx.db,
+        embedder,
+        (done) => {
+          for (const job of done) indexes.loaded(job.ns)?.setVector(job.id, job.hash, job.vector);
+        },
+        report,
+      );
+    }
+    this.#ctx = { ...ctx, indexes, embedder, access: new AccessTracker(ctx.db, report) };
+    if (options.sweepEveryMs !== undefined) {
+      this.#timer = setInterval(() => void sweep(ctx).catch(report), options.sweepEveryMs);
       // Node: a sweep timer must not keep the process alive on its own.
       (this.#timer as { unref?: () => void }).unref?.();
     }
+  }
+
+  /** Queues the embedding of written records whose content is new. */
+  #embedLater(records: Array<{ namespaceKey: string; id: string; contentHash: string; content: string }>): void {
+    if (!this.#queue || records.length === 0) return;
+    const jobs: EmbedJob[] = records.map((r) => ({ ns: r.namespaceKey, id: r.id, hash: r.contentHash, content: r.content }));
+    this.#queue.enqueue(jobs);
   }
 
   /** The IndexedDB database name. */
@@ -141,8 +198,10 @@ export class Memory {
    * returns the existing id with `deduplicated: true` (keeping the higher importance).
    * @throws ZeromemError INVALID_INPUT, NAMESPACE_REQUIRED, CONFLICT (your `id` holds other content), QUOTA_EXCEEDED
    */
-  remember(input: RememberInput, options?: WriteOptions): Promise<RememberResult> {
-    return remember(this.#ctx, input, options);
+  async remember(input: RememberInput, options?: WriteOptions): Promise<RememberResult> {
+    const result = await remember(this.#ctx, input, options);
+    if (!result.deduplicated) this.#embedLater([result.record]);
+    return result;
   }
 
   /**
@@ -150,8 +209,10 @@ export class Memory {
    * valid ones and returns the rest as `failures` (by position).
    * @throws ZeromemError INVALID_INPUT listing every bad item in `details.items`
    */
-  rememberMany(inputs: RememberInput[], options?: RememberManyOptions): Promise<RememberManyResult> {
-    return rememberMany(this.#ctx, inputs, options);
+  async rememberMany(inputs: RememberInput[], options?: RememberManyOptions): Promise<RememberManyResult> {
+    const result = await rememberMany(this.#ctx, inputs, options);
+    this.#embedLater(result.results.filter((r) => !r.deduplicated).map((r) => r.record));
+    return result;
   }
 
   /** The record, or `undefined` when there is none (or it expired). */
@@ -163,8 +224,46 @@ export class Memory {
    * Changes some fields; returns the updated record.
    * @throws ZeromemError NOT_FOUND, CONFLICT (`ifVersion` mismatch or duplicate content), INVALID_INPUT
    */
-  update(namespace: Namespace, id: string, patch: UpdatePatch, options?: UpdateOptions): Promise<MemoryRecord> {
-    return update(this.#ctx, namespace, id, patch, options);
+  async update(namespace: Namespace, id: string, patch: UpdatePatch, options?: UpdateOptions): Promise<MemoryRecord> {
+    const record = await update(this.#ctx, namespace, id, patch, options);
+    // Unchanged content keeps its stored vector: the queue finds it under [model+hash] and embeds nothing.
+    this.#embedLater([record]);
+    return record;
+  }
+
+  /**
+   * Finds the memories of a namespace that answer `query`: BM25 and vector candidates,
+   * fused, ranked by relevance x importance x recency x heat, each hit with its `explain`.
+   * Filters and `layers` restrict; expired records never come back. Recalled records get
+   * their access statistics raised (in batches) unless `trackAccess: false`.
+   * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT
+   */
+  recall(
+    namespace: Namespace,
+    query: string,
+    options?: {
+      /** How many hits, 1..1000. Default 10. */
+      k?: number;
+      filters?: RecordFilter;
+      layers?: Layer[];
+      /** The time recency and heat are measured from. Default: the clock. */
+      now?: TimeInput;
+      weights?: Partial<RankingWeights>;
+      /** Count these hits as accesses (heat). Default true. */
+      trackAccess?: boolean;
+    },
+  ): Promise<RecallResult> {
+    return recall(this.#ctx, namespace, query, options, () => this.pendingEmbeddings());
+  }
+
+  /** Memories written but not embedded yet (0 without an embedder). */
+  pendingEmbeddings(): number {
+    return this.#queue?.pending ?? 0;
+  }
+
+  /** Resolves when every queued memory is embedded. */
+  whenEmbedded(): Promise<void> {
+    return this.#queue?.whenIdle() ?? Promise.resolve();
   }
 
   /** A page of records, newest first by default; continue with `nextCursor`. */
@@ -215,14 +314,20 @@ export class Memory {
   /**
    * Watches a list: `listener` gets the page now and after every change to it, from this
    * or any other instance or tab on the same database. Returns the function that stops it.
+   * @throws ZeromemError NAMESPACE_REQUIRED or INVALID_INPUT (bad options or listener), synchronously
    */
   watch(namespace: Namespace, options: ListOptions | undefined, listener: WatchListener | ((page: ListPage) => void)): () => void {
     return watch(this.#ctx, namespace, options, listener);
   }
 
-  /** Stops the sweep timer and closes the database. Later calls fail with CLOSED. */
-  close(): void {
+  /** Writes pending access statistics, stops background work and closes the database. Later calls fail with CLOSED. */
+  async close(): Promise<void> {
     if (this.#timer !== undefined) clearInterval(this.#timer);
-    this.#ctx.db.close();
+    this.#queue?.close();
+    try {
+      await this.#ctx.access.flush();
+    } finally {
+      this.#ctx.db.close();
+    }
   }
 }

@@ -199,9 +199,12 @@ function copyJson(
     if (Array.isArray(value)) {
       const out: JsonValue[] = [];
       for (let i = 0; i < value.length && budget.nodes >= 0; i++) {
-        if (!(i in value)) issues.add(join(path, i), 'must not be a hole in the array');
+        // Read the descriptor, not value[i]: an accessor must not run (it may throw or change).
+        const descriptor = Object.getOwnPropertyDescriptor(value, i);
+        if (!descriptor) issues.add(join(path, i), 'must not be a hole in the array');
+        else if (!('value' in descriptor)) issues.add(join(path, i), 'must be a data property, not a getter or setter');
         else {
-          const item = copyJson(value[i], join(path, i), depth + 1, maxDepth, ancestors, budget, issues);
+          const item = copyJson(descriptor.value, join(path, i), depth + 1, maxDepth, ancestors, budget, issues);
           if (item !== undefined) out.push(item);
         }
       }

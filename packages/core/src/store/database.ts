@@ -13,6 +13,16 @@ export interface AuditRow {
   actor: string;
 }
 
+/** A stored embedding, shared by every record with the same content hash. */
+export interface VectorRow {
+  /** The embedder's model id. */
+  model: string;
+  /** Content hash of the embedded text. */
+  hash: string;
+  /** Unit vector, or `null` when the model could not embed the text (found lexically only). */
+  vector: Float32Array | null;
+}
+
 /** Options to open the IndexedDB database. */
 export interface DatabaseOptions {
   /** An IndexedDB factory (e.g. from fake-indexeddb); the global one otherwise. */
@@ -32,6 +42,7 @@ export interface DatabaseOptions {
 export class MemoryDatabase extends Dexie {
   records!: Table<RecordRow, [string, string]>;
   audit!: Table<AuditRow, number>;
+  vectors!: Table<VectorRow, [string, string]>;
 
   constructor(name: string, options: DatabaseOptions = {}) {
     super(name, {
@@ -42,6 +53,10 @@ export class MemoryDatabase extends Dexie {
     this.version(1).stores({
       records: '[ns+id], [ns+contentHash], userId, expiresAt, [ns+expiresAt], *byCreated, *byUpdated',
       audit: '++seq, [ns+seq]',
+    });
+    this.version(2).stores({
+      records: '[ns+id], [ns+contentHash], contentHash, userId, expiresAt, [ns+expiresAt], *byCreated, *byUpdated',
+      vectors: '[model+hash], hash',
     });
   }
 }

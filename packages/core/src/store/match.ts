@@ -1,8 +1,9 @@
 import { canonicalJson, type PreparedFilter } from '../model/validate-filter.ts';
-import { isExpired, type RecordRow } from './row.ts';
+import type { MemoryRecord } from '../model/types.ts';
+import { isExpired } from './row.ts';
 
 /** True when a live (unexpired) row passes every part of the filter. */
-export function matchesFilter(row: RecordRow, filter: PreparedFilter, now: number): boolean {
+export function matchesFilter(row: MemoryRecord, filter: PreparedFilter, now: number): boolean {
   if (isExpired(row, now)) return false;
   if (filter.sources && !filter.sources.has(row.source)) return false;
   if (filter.layers && !filter.layers.has(row.layer)) return false;

@@ -14,7 +14,7 @@ export async function forgetNamespace(ctx: VerbContext, namespace: unknown, opti
   const now = ctx.clock.now();
   const { db } = ctx;
   return withStorage(() =>
-    db.transaction('rw', db.records, db.audit, async () => {
+    db.transaction('rw', db.records, db.audit, db.vectors, async () => {
       const rows = await db.records.where('[ns+id]').between([ns.key, Dexie.minKey], [ns.key, Dexie.maxKey]).toArray();
       await deleteRows(db, rows, 'forget', actor, now);
       return rows.length;

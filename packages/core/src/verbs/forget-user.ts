@@ -16,7 +16,7 @@ export async function forgetUser(ctx: VerbContext, userId: unknown, options?: un
   const now = ctx.clock.now();
   const { db } = ctx;
   return withStorage(() =>
-    db.transaction('rw', db.records, db.audit, async () => {
+    db.transaction('rw', db.records, db.audit, db.vectors, async () => {
       const rows = await db.records.where('userId').equals(user).toArray();
       await deleteRows(db, rows, 'forget', actor, now);
       return rows.length;

@@ -112,7 +112,7 @@ async function writeItems(
   const { db } = ctx;
   const now = ctx.clock.now();
   return withStorage(() =>
-    db.transaction('rw', db.records, db.audit, async () => {
+    db.transaction('rw', db.records, db.audit, db.vectors, async () => {
       const byHash = new Map<string, RecordRow>();
       const hashKeys = uniqueKeys(items.map((item) => [item.value.namespaceKey, item.hash]));
       for (const row of await db.records.where('[ns+contentHash]').anyOf(hashKeys).toArray()) {

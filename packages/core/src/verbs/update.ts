@@ -3,6 +3,7 @@ import { ZeromemError, invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { MemoryRecord } from '../model/types.ts';
 import { validatePatch } from '../model/validate-patch.ts';
+import { dropOrphanVectors } from '../store/delete-rows.ts';
 import { fromRow, isExpired, toRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import { requireId } from './get.ts';
@@ -27,7 +28,7 @@ export async function update(ctx: VerbContext, namespace: unknown, id: unknown, 
   const hash = changes.content === undefined ? undefined : await contentHash(changes.content);
   const { db } = ctx;
   return withStorage(() =>
-    db.transaction('rw', db.records, db.audit, async () => {
+    db.transaction('rw', db.records, db.audit, db.vectors, async () => {
       const row = await db.records.get([ns.key, recordId]);
       if (!row || isExpired(row, now)) {
         throw new ZeromemError('NOT_FOUND', `No memory "${recordId}" in namespace ${ns.key} (it may have been forgotten or expired).`);
@@ -56,6 +57,7 @@ export async function update(ctx: VerbContext, namespace: unknown, id: unknown, 
         version: row.version + 1,
       };
       await db.records.put(toRow(record));
+      if (record.contentHash !== row.contentHash) await dropOrphanVectors(db, [row.contentHash]);
       await db.audit.add({ ns: ns.key, op: 'update', id: recordId, namespace: ns.namespace, at: now, actor });
       return record;
     }),

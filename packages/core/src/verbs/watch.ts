@@ -2,7 +2,7 @@ import { liveQuery } from 'dexie';
 import { requireNamespace } from '../model/namespace.ts';
 import type { ListPage } from '../model/types.ts';
 import { validateListOptions } from '../model/validate-filter.ts';
-import type { ZeromemError } from '../model/errors.ts';
+import { invalidInput, type ZeromemError } from '../model/errors.ts';
 import { list } from './list.ts';
 import type { VerbContext } from './verb-context.ts';
 
@@ -21,13 +21,28 @@ export interface WatchListener {
 export function watch(ctx: VerbContext, namespace: unknown, options: unknown, listener: WatchListener | ((page: ListPage) => void)): () => void {
   requireNamespace(namespace, ctx.limits.maxNameLength);
   validateListOptions(options, ctx.limits);
-  const { next, error } = typeof listener === 'function' ? { next: listener, error: undefined } : listener;
+  const target = checkListener(listener);
   const subscription = liveQuery(() => list(ctx, namespace, options)).subscribe({
-    next,
+    // Called as methods, so a listener object keeps its `this`.
+    next: (page) => target.next(page),
     error: (err: ZeromemError) => {
-      if (error) error(err);
+      if (target.error) target.error(err);
       else throw err; // nobody listens for errors: surface it rather than lose it
     },
   });
   return () => subscription.unsubscribe();
+}
+
+/** A listener is a function or `{ next, error? }`; anything else would fail later, far from the call. */
+function checkListener(listener: unknown): WatchListener {
+  if (typeof listener === 'function') return { next: listener as WatchListener['next'] };
+  if (typeof listener !== 'object' || listener === null) {
+    throw invalidInput('listener', [{ path: 'listener', message: 'must be a function or an object like { next, error? }' }]);
+  }
+  const { next, error } = listener as Record<string, unknown>;
+  if (typeof next !== 'function') throw invalidInput('listener', [{ path: 'listener.next', message: 'must be a function' }]);
+  if (error !== undefined && typeof error !== 'function') {
+    throw invalidInput('listener', [{ path: 'listener.error', message: 'must be a function when given' }]);
+  }
+  return listener as WatchListener;
 }

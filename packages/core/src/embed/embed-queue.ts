@@ -1,0 +1,128 @@
+import type { ZeromemError } from '../model/errors.ts';
+import type { MemoryDatabase } from '../store/database.ts';
+import { withStorage } from '../store/storage-errors.ts';
+import { toUnitVector, type Embedder } from './embedder.ts';
+
+/** A record waiting for its embedding. */
+export interface EmbedJob {
+  ns: string;
+  id: string;
+  hash: string;
+  content: string;
+}
+
+/** What the queue hands on once a job's vector is stored (`null`: the model could not embed it). */
+export type EmbeddedListener = (done: Array<EmbedJob & { vector: Float32Array | null }>) => void;
+
+/** Texts per embedder call. */
+const BATCH = 64;
+/** Longest wait before retrying after the embedder failed. */
+const MAX_BACKOFF_MS = 30_000;
+
+/**
+ * The write-behind embedding queue: writes never wait for it. Jobs are embedded in
+ * batches, one content hash once, and stored under [model+hash], so a reopen or an
+ * unchanged update never embeds again. A failing embedder is retried with backoff; its
+ * errors go to `onError`, jobs are kept.
+ */
+export class EmbedQueue {
+  readonly #db: MemoryDatabase;
+  readonly #embedder: Embedder;
+  readonly #onEmbedded: EmbeddedListener;
+  readonly #onError: (err: ZeromemError | Error) => void;
+  readonly #jobs = new Map<string, EmbedJob>(); // key ns\0id: a newer job for a record replaces the older
+  #running: Promise<void> | undefined;
+  #idle: Array<() => void> = [];
+  #backoff = 0;
+  #closed = false;
+
+  constructor(db: MemoryDatabase, embedder: Embedder, onEmbedded: EmbeddedListener, onError: (err: ZeromemError | Error) => void) {
+    this.#db = db;
+    this.#embedder = embedder;
+    this.#onEmbedded = onEmbedded;
+    this.#onError = onError;
+  }
+
+  /** Jobs not yet embedded. */
+  get pending(): number {
+    return this.#jobs.size;
+  }
+
+  /** Queues jobs and starts working off the caller's path. */
+  enqueue(jobs: Iterable<EmbedJob>): void {
+    for (const job of jobs) this.#jobs.set(`${job.ns}\u0000${job.id}`, job);
+    if (this.#jobs.size && !this.#running && !this.#closed) {
+      this.#running = new Promise<void>((resolve) => setTimeout(resolve, 0)).then(() => this.#work());
+    }
+  }
+
+  /** Resolves when no job is pending. */
+  whenIdle(): Promise<void> {
+    if (this.#jobs.size === 0) return Promise.resolve();
+    return new Promise((resolve) => this.#idle.push(resolve));
+  }
+
+  /** Stops working; pending jobs are dropped (their records get queued again on the next open). */
+  close(): void {
+    this.#closed = true;
+    this.#jobs.clear();
+    this.#settleIdle();
+  }
+
+  async #work(): Promise<void> {
+    while (this.#jobs.size && !this.#closed) {
+      const batch = [...this.#jobs.values()].slice(0, BATCH);
+      try {
+        await this.#embedBatch(batch);
+        this.#backoff = 0;
+      } catch (err) {
+        if (this.#closed) break;
+        this.#onError(err as Error);
+        this.#backoff = Math.min(MAX_BACKOFF_MS, this.#backoff ? this.#backoff * 2 : 250);
+        await new Promise((resolve) => setTimeout(resolve, this.#backoff));
+      }
+    }
+    this.#running = undefined;
+    this.#settleIdle();
+  }
+
+  async #embedBatch(batch: EmbedJob[]): Promise<void> {
+    const model = this.#embedder.modelId;
+    const hashes = [...new Set(batch.map((job) => job.hash))];
+    const stored = await withStorage(() => this.#db.vectors.bulkGet(hashes.map((hash) => [model, hash] as [string, string])));
+    const vectors = new Map<string, Float32Array | null>();
+    const missing: string[] = [];
+    stored.forEach((row, i) => (row ? vectors.set(row.hash, row.vector) : missing.push(hashes[i]!)));
+    if (missing.length) {
+      const textOf = new Map(batch.map((job) => [job.hash, job.content]));
+      const raw = await this.#embedder.embed(
+        missing.map((hash) => textOf.get(hash)!),
+        'document',
+      );
+      const rows = missing.map((hash, i) => ({ model, hash, vector: toUnitVector(raw[i], this.#embedder.dimension) }));
+      await withStorage(() =>
+        this.#db.transaction('rw', this.#db.records, this.#db.vectors, async () => {
+          // A record forgotten while its text was being embedded must not leave its vector behind.
+          const live = await Promise.all(rows.map((row) => this.#db.records.where('contentHash').equals(row.hash).count()));
+          await this.#db.vectors.bulkPut(rows.filter((_, i) => live[i]! > 0));
+        }),
+      );
+      for (const row of rows) vectors.set(row.hash, row.vector);
+    }
+    const done: Array<EmbedJob & { vector: Float32Array | null }> = [];
+    for (const job of batch) {
+      const key = `${job.ns}\u0000${job.id}`;
+      // Only finish the job if no newer one for the record came in meanwhile.
+      if (this.#jobs.get(key) === job) this.#jobs.delete(key);
+      done.push({ ...job, vector: vectors.get(job.hash) ?? null });
+    }
+    this.#onEmbedded(done);
+  }
+
+  #settleIdle(): void {
+    if (this.#jobs.size && !this.#closed) return;
+    const waiting = this.#idle;
+    this.#idle = [];
+    for (const resolve of waiting) resolve();
+  }
+}

@@ -1,0 +1,33 @@
+/** What a text is embedded as: some models (E5, BGE) embed queries and passages differently. */
+export type EmbedKind = 'query' | 'document';
+
+/**
+ * Turns texts into unit vectors, on the device. Implementations live outside core
+ * (`@zeromem/embed-transformers`); core only calls this.
+ */
+export interface Embedder {
+  /** Identifies the model and its settings: vectors are stored per model id. */
+  readonly modelId: string;
+  /** Length of every vector. */
+  readonly dimension: number;
+  /**
+   * One result per text, in order: a unit vector, or `null` when the model has nothing
+   * to say about the text (e.g. every token unknown); such a memory is found lexically only.
+   */
+  embed(texts: readonly string[], kind: EmbedKind): Promise<Array<Float32Array | null>>;
+}
+
+/**
+ * Guards a vector from an embedder: right length, finite, non-zero; returns it scaled to
+ * unit length, or `null` when it carries no direction (zero norm, NaN).
+ */
+export function toUnitVector(vector: ArrayLike<number> | null | undefined, dimension: number): Float32Array | null {
+  if (!vector || vector.length !== dimension) return null;
+  let norm = 0;
+  for (let i = 0; i < dimension; i++) norm += vector[i]! * vector[i]!;
+  if (!Number.isFinite(norm) || norm < 1e-12) return null;
+  const scale = 1 / Math.sqrt(norm);
+  const unit = new Float32Array(dimension);
+  for (let i = 0; i < dimension; i++) unit[i] = vector[i]! * scale;
+  return unit;
+}

@@ -1,0 +1,55 @@
+import type { MemoryRecord } from '../model/types.ts';
+import { TextIndex } from './text-index.ts';
+import { VectorIndex } from './vector-index.ts';
+
+/**
+ * The in-memory search state of one namespace: BM25 over contents, packed vectors, and
+ * the records themselves for filtering and ranking. Rebuilt from the store, kept current
+ * by replaying the namespace's audit log after `lastSeq`.
+ */
+export class NamespaceIndex {
+  readonly text = new TextIndex();
+  readonly records = new Map<string, MemoryRecord>();
+  vectors: VectorIndex | undefined;
+  /** Audit sequence number up to which changes are applied. */
+  lastSeq = 0;
+
+  /** Adds or refreshes a record; returns true when its content is new to the index (it needs a vector). */
+  upsert(record: MemoryRecord): boolean {
+    const previous = this.records.get(record.id);
+    this.records.set(record.id, record);
+    if (previous && previous.contentHash === record.contentHash) return false;
+    if (previous) {
+      this.text.remove(record.id);
+      this.vectors?.remove(record.id);
+    }
+    this.text.addMany([{ id: record.id, content: record.content }]);
+    return true;
+  }
+
+  /** Adds many new records at once (ids not in the index). */
+  addMany(records: MemoryRecord[]): void {
+    for (const record of records) this.records.set(record.id, record);
+    this.text.addMany(records.map((record) => ({ id: record.id, content: record.content })));
+  }
+
+  /** Removes a record and its vector. */
+  remove(id: string): void {
+    if (!this.records.delete(id)) return;
+    this.text.remove(id);
+    this.vectors?.remove(id);
+  }
+
+  /** Sets the vector of a record, if the record still has that content. */
+  setVector(id: string, hash: string, vector: Float32Array | null): void {
+    const record = this.records.get(id);
+    if (!record || record.contentHash !== hash) return;
+    if (!vector) {
+      this.vectors?.remove(id);
+      return;
+    }
+    if (this.vectors && this.vectors.dimension !== vector.length) this.vectors = undefined; // the model changed
+    this.vectors ??= new VectorIndex(vector.length, Math.max(64, this.records.size));
+    this.vectors.set(id, vector);
+  }
+}

@@ -1,0 +1,46 @@
+import { ENGLISH_STOPWORDS } from './stopwords.ts';
+
+/** Han, Hiragana, Katakana and Hangul: scripts written without spaces between words. */
+const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
+const WORD = /[\p{L}\p{N}]+(?:['’][\p{L}]+)?/gu;
+
+let segmenter: Intl.Segmenter | undefined;
+
+/**
+ * Tokens for the BM25 index and for queries. Latin-script text: lower-cased NFKC words
+ * without English stopwords or apostrophes ("I'm" -> "im", dropped). CJK runs: the words
+ * of `Intl.Segmenter('zh')` plus character bigrams, which catch words the segmenter
+ * splits differently in a query and in a memory.
+ */
+export function tokenize(text: string): string[] {
+  const normalized = text.normalize('NFKC').toLowerCase();
+  const tokens: string[] = [];
+  for (const match of normalized.matchAll(WORD)) {
+    const word = match[0].replace(/['’]/g, '');
+    if (!CJK.test(word)) {
+      if (!ENGLISH_STOPWORDS.has(word)) tokens.push(word);
+      continue;
+    }
+    addCjkTokens(word, tokens);
+  }
+  return tokens;
+}
+
+function addCjkTokens(run: string, tokens: string[]): void {
+  segmenter ??= new Intl.Segmenter('zh', { granularity: 'word' });
+  for (const segment of segmenter.segment(run)) {
+    if (!segment.isWordLike) continue;
+    const word = segment.segment;
+    if (!CJK.test(word)) {
+      if (!ENGLISH_STOPWORDS.has(word)) tokens.push(word);
+      continue;
+    }
+    tokens.push(word);
+  }
+  // Bigrams over the whole run, across segment borders: segmenters cut a query and a
+  // memory differently, bigrams still meet.
+  const chars = Array.from(run);
+  for (let i = 0; i + 1 < chars.length; i++) {
+    if (CJK.test(chars[i]!) && CJK.test(chars[i + 1]!)) tokens.push(chars[i]! + chars[i + 1]!);
+  }
+}

@@ -1,0 +1,76 @@
+import { DEFAULT_WEIGHTS, type RankingWeights } from '../rank/ranking.ts';
+import { IssueList, checkEnum, checkKnownKeys, checkTime, describe, isPlainObject, join } from './checks.ts';
+import { invalidInput } from './errors.ts';
+import type { Limits } from './limits.ts';
+import { LAYERS, type Layer } from './types.ts';
+import { validateFilter, type PreparedFilter } from './validate-filter.ts';
+
+const RECALL_FIELDS = ['k', 'filters', 'layers', 'now', 'weights', 'trackAccess'] as const;
+
+/** Most hits one recall returns. */
+export const MAX_RECALL_K = 1000;
+/** Longest query, in characters. */
+export const MAX_QUERY_LENGTH = 32 * 1024;
+
+/** Validated recall options. */
+export interface PreparedRecall {
+  k: number;
+  filter: PreparedFilter;
+  now: number;
+  weights: RankingWeights;
+  trackAccess: boolean;
+}
+
+/** Validates a recall query and its options; throws INVALID_INPUT listing every problem. */
+export function validateRecall(query: unknown, options: unknown, limits: Limits, clockNow: number): PreparedRecall {
+  const issues = new IssueList();
+  if (typeof query !== 'string') issues.add('query', `must be a string, got ${describe(query)}`);
+  else if (query.length > MAX_QUERY_LENGTH) issues.add('query', `must be at most ${MAX_QUERY_LENGTH} characters`);
+  const opts: Record<string, unknown> = options === undefined ? {} : isPlainObject(options) ? options : {};
+  if (options !== undefined && !isPlainObject(options)) issues.add('', `options must be an object, got ${describe(options)}`);
+  checkKnownKeys(opts, RECALL_FIELDS, '', issues);
+  let k = 10;
+  if (opts.k !== undefined) {
+    if (typeof opts.k === 'number' && Number.isInteger(opts.k) && opts.k >= 1 && opts.k <= MAX_RECALL_K) k = opts.k;
+    else issues.add('k', `must be a whole number from 1 to ${MAX_RECALL_K}, got ${describe(opts.k)}`);
+  }
+  const now = opts.now === undefined ? clockNow : checkTime(opts.now, 'now', issues);
+  const weights = { ...DEFAULT_WEIGHTS };
+  if (opts.weights !== undefined) {
+    if (!isPlainObject(opts.weights)) issues.add('weights', 'must be an object of numbers');
+    else {
+      checkKnownKeys(opts.weights, Object.keys(DEFAULT_WEIGHTS), 'weights', issues);
+      for (const [key, value] of Object.entries(opts.weights)) {
+        if (!(key in weights)) continue;
+        const isSpan = key.endsWith('Ms');
+        const ok = typeof value === 'number' && Number.isFinite(value) && (isSpan ? value > 0 : value >= 0 && (key === 'text' || key === 'vector' || value <= 1));
+        if (ok) weights[key as keyof RankingWeights] = value;
+        else issues.add(join('weights', key), isSpan ? 'must be a positive number of milliseconds' : `must be a number from 0${key === 'text' || key === 'vector' ? '' : ' to 1'}, got ${describe(value)}`);
+      }
+      if (weights.text + weights.vector <= 0) issues.add('weights', 'text and vector weights must not both be 0');
+    }
+  }
+  let trackAccess = true;
+  if (opts.trackAccess !== undefined) {
+    if (typeof opts.trackAccess === 'boolean') trackAccess = opts.trackAccess;
+    else issues.add('trackAccess', 'must be a boolean');
+  }
+  let filter: PreparedFilter = {};
+  try {
+    filter = validateFilter(opts.filters, limits, 'recall filters');
+  } catch (err) {
+    for (const issue of (err as { details: { issues?: Array<{ path: string; message: string }> } }).details.issues ?? []) {
+      issues.add(join('filters', issue.path), issue.message);
+    }
+  }
+  if (opts.layers !== undefined) {
+    if (!Array.isArray(opts.layers) || opts.layers.length === 0) issues.add('layers', `must be a non-empty array of ${LAYERS.join(', ')}`);
+    else {
+      const layers = opts.layers.map((layer, i) => checkEnum(layer, LAYERS, join('layers', i), issues)) as Layer[];
+      const allowed = new Set(layers.filter((layer) => filter.layers === undefined || filter.layers.has(layer)));
+      filter = { ...filter, layers: allowed };
+    }
+  }
+  if (!issues.ok) throw invalidInput('recall', issues.items);
+  return { k, filter, now: now!, weights, trackAccess };
+}

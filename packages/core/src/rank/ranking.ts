@@ -1,0 +1,56 @@
+import type { MemoryRecord } from '../model/types.ts';
+
+const DAY = 86_400_000;
+
+/**
+ * How recall weighs what. Relevance is `text * bm25 + vector * cosine` (each normalized
+ * over the candidates); the final score multiplies it by importance, recency and heat factors.
+ */
+export interface RankingWeights {
+  /** Weight of the normalized BM25 score. Default 0.5. */
+  text: number;
+  /** Weight of the normalized cosine similarity. Default 0.5. */
+  vector: number;
+  /** How much importance moves the score: factor `1 - importance/2 + importance * record.importance`. Default 1. */
+  importance: number;
+  /** Share of the score that decays with age: factor `1 - recency + recency * 0.5^(age / halfLife)`. Default 0.2. */
+  recency: number;
+  /** Half-life of recency in milliseconds. Default 30 days. */
+  halfLifeMs: number;
+  /** Most a frequently recalled record gains: factor up to `1 + heat`. Default 0.2. */
+  heat: number;
+  /** Half-life of heat since the last recall, in milliseconds. Default 7 days. */
+  heatHalfLifeMs: number;
+}
+
+/** The defaults of {@link RankingWeights}. */
+export const DEFAULT_WEIGHTS: Readonly<RankingWeights> = Object.freeze({
+  text: 0.5,
+  vector: 0.5,
+  importance: 1,
+  recency: 0.2,
+  halfLifeMs: 30 * DAY,
+  heat: 0.2,
+  heatHalfLifeMs: 7 * DAY,
+});
+
+/** The non-relevance factors of a record's score at `now`. */
+export interface RankFactors {
+  importance: number;
+  recency: number;
+  heat: number;
+}
+
+/** Importance, recency and heat factors of a record; each is 1 for a neutral record. */
+export function rankFactors(record: MemoryRecord, now: number, weights: RankingWeights): RankFactors {
+  const importance = 1 - weights.importance / 2 + weights.importance * record.importance;
+  const age = Math.max(0, now - record.createdAt);
+  const recency = 1 - weights.recency + weights.recency * 0.5 ** (age / weights.halfLifeMs);
+  let heat = 1;
+  if (record.accessCount > 0 && record.lastAccessedAt !== null) {
+    const use = 1 - Math.exp(-record.accessCount / 5); // saturates: the 50th recall adds little
+    const fade = 0.5 ** (Math.max(0, now - record.lastAccessedAt) / weights.heatHalfLifeMs);
+    heat = 1 + weights.heat * use * fade;
+  }
+  return { importance, recency, heat };
+}
