@@ -44,7 +44,8 @@ export interface RankFactors {
 /** Importance, recency and heat factors of a record; each is 1 for a neutral record. */
 export function rankFactors(record: MemoryRecord, now: number, weights: RankingWeights): RankFactors {
   const importance = 1 - weights.importance / 2 + weights.importance * record.importance;
-  const age = Math.max(0, now - record.createdAt);
+  // Distance in time, both ways: seen from a past `now`, a later record is not "fresh".
+  const age = Math.abs(now - record.createdAt);
   const recency = 1 - weights.recency + weights.recency * 0.5 ** (age / weights.halfLifeMs);
   let heat = 1;
   if (record.accessCount > 0 && record.lastAccessedAt !== null) {
