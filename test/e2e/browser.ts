@@ -13,6 +13,7 @@
  * ZEROMEM_REQUIRE_BROWSER=1 (CI), where they fail.
  */
 import { existsSync } from 'node:fs';
+import { createServer as createNetServer } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -119,24 +120,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
   let server: ViteDevServer | undefined;
   let context: BrowserContext | undefined;
   try {
-    server = await createServer({
-      configFile: false,
-      root: harnessRoot,
-      cacheDir,
-      logLevel: 'warn',
-      clearScreen: false,
-      server: {
-        port: 0,
-        host: '127.0.0.1',
-        hmr: false,
-        watch: null,
-        fs: { allow: [repoRoot] },
-      },
-      // dexie's ESM entry wraps its UMD build, so it must be pre-bundled. The scan from
-      // index.html finds it; `holdUntilCrawlEnd` keeps the first page load from racing it.
-      optimizeDeps: { entries: ['index.html'], holdUntilCrawlEnd: true },
-    });
-    await server.listen();
+    server = await startVite(cacheDir);
     const url = server.resolvedUrls?.local[0];
     if (!url) throw new Error('Vite did not report a local URL');
 
@@ -190,6 +174,54 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     if (ownProfile) await rm(userDataDir, { recursive: true, force: true });
     throw err;
   }
+}
+
+/**
+ * Vite on a free port. Vite 7 treats `server.port: 0` as "unset" and falls back to 5173
+ * (then 5174, ...), so ask the OS for a free port and bind it strictly, retrying if another
+ * process takes it in between.
+ */
+async function startVite(cacheDir: string): Promise<ViteDevServer> {
+  for (let attempt = 1; ; attempt++) {
+    const port = await freePort();
+    const server = await createServer({
+      configFile: false,
+      root: harnessRoot,
+      cacheDir,
+      logLevel: 'warn',
+      clearScreen: false,
+      server: {
+        port,
+        strictPort: true,
+        host: '127.0.0.1',
+        hmr: false,
+        watch: null,
+        fs: { allow: [repoRoot] },
+      },
+      // dexie's ESM entry wraps its UMD build, so it must be pre-bundled. The scan from
+      // index.html finds it; `holdUntilCrawlEnd` keeps the first page load from racing it.
+      optimizeDeps: { entries: ['index.html'], holdUntilCrawlEnd: true },
+    });
+    try {
+      await server.listen();
+      return server;
+    } catch (err) {
+      await server.close().catch(() => undefined);
+      if (attempt >= 5 || !/already in use/.test(String((err as Error)?.message))) throw err;
+    }
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const probe = createNetServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      probe.close(() => (port ? resolvePort(port) : reject(new Error('no free port'))));
+    });
+  });
 }
 
 /** Waits until the harness module has run (after a `goto` or `reload`). */
