@@ -114,6 +114,10 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
   if (!options.indexedDB && typeof indexedDB === 'undefined') {
     throw new ZeromemError('STORAGE_FAILED', 'No IndexedDB here. In Node, import "fake-indexeddb/auto" first or pass { indexedDB, IDBKeyRange }.');
   }
+  if (!globalThis.crypto?.subtle) {
+    // Content hashes use WebCrypto, which browsers only expose in secure contexts.
+    throw new ZeromemError('UNSUPPORTED_ENVIRONMENT', 'zeromem needs WebCrypto (crypto.subtle): serve the page over https or from localhost.');
+  }
   const db = new MemoryDatabase(name!, options);
   await withStorage(() => db.open());
   const ctx: VerbContext = { db, clock: options.clock ?? systemClock, limits, actor: actor!, newId: createUlidGenerator() };
@@ -194,7 +198,7 @@ export class Memory {
   }
 
   /**
-   * Stores a memory; resolves once it is durable. An exact duplicate in the namespace
+   * Stores a memory; resolves once its transaction committed. An exact duplicate in the namespace
    * returns the existing id with `deduplicated: true` (keeping the higher importance).
    * @throws ZeromemError INVALID_INPUT, NAMESPACE_REQUIRED, CONFLICT (your `id` holds other content), QUOTA_EXCEEDED
    */
@@ -261,7 +265,7 @@ export class Memory {
     return this.#queue?.pending ?? 0;
   }
 
-  /** Resolves when every queued memory is embedded. */
+  /** Resolves when every queued memory is embedded; rejects with EMBEDDER_UNAVAILABLE if the embedder fails meanwhile. */
   whenEmbedded(): Promise<void> {
     return this.#queue?.whenIdle() ?? Promise.resolve();
   }

@@ -1,4 +1,4 @@
-import type { ZeromemError } from '../model/errors.ts';
+import { ZeromemError } from '../model/errors.ts';
 import type { MemoryDatabase } from '../store/database.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import { toUnitVector, type Embedder } from './embedder.ts';
@@ -29,14 +29,14 @@ export class EmbedQueue {
   readonly #db: MemoryDatabase;
   readonly #embedder: Embedder;
   readonly #onEmbedded: EmbeddedListener;
-  readonly #onError: (err: ZeromemError | Error) => void;
+  readonly #onError: (err: ZeromemError) => void;
   readonly #jobs = new Map<string, EmbedJob>(); // key ns\0id: a newer job for a record replaces the older
   #running: Promise<void> | undefined;
-  #idle: Array<() => void> = [];
+  #idle: Array<{ resolve: () => void; reject: (err: ZeromemError) => void }> = [];
   #backoff = 0;
   #closed = false;
 
-  constructor(db: MemoryDatabase, embedder: Embedder, onEmbedded: EmbeddedListener, onError: (err: ZeromemError | Error) => void) {
+  constructor(db: MemoryDatabase, embedder: Embedder, onEmbedded: EmbeddedListener, onError: (err: ZeromemError) => void) {
     this.#db = db;
     this.#embedder = embedder;
     this.#onEmbedded = onEmbedded;
@@ -56,10 +56,13 @@ export class EmbedQueue {
     }
   }
 
-  /** Resolves when no job is pending. */
+  /**
+   * Resolves when no job is pending; rejects with EMBEDDER_UNAVAILABLE when the embedder
+   * fails (the queue keeps its jobs and retries; call again to wait for the retry).
+   */
   whenIdle(): Promise<void> {
     if (this.#jobs.size === 0) return Promise.resolve();
-    return new Promise((resolve) => this.#idle.push(resolve));
+    return new Promise((resolve, reject) => this.#idle.push({ resolve, reject }));
   }
 
   /** Stops working; pending jobs are dropped (their records get queued again on the next open). */
@@ -77,7 +80,11 @@ export class EmbedQueue {
         this.#backoff = 0;
       } catch (err) {
         if (this.#closed) break;
-        this.#onError(err as Error);
+        const failure = embedderFailure(err);
+        const waiting = this.#idle;
+        this.#idle = [];
+        for (const waiter of waiting) waiter.reject(failure);
+        this.#onError(failure);
         this.#backoff = Math.min(MAX_BACKOFF_MS, this.#backoff ? this.#backoff * 2 : 250);
         await new Promise((resolve) => setTimeout(resolve, this.#backoff));
       }
@@ -123,6 +130,13 @@ export class EmbedQueue {
     if (this.#jobs.size && !this.#closed) return;
     const waiting = this.#idle;
     this.#idle = [];
-    for (const resolve of waiting) resolve();
+    for (const waiter of waiting) waiter.resolve();
   }
+}
+
+/** An embedder's failure as a coded error; storage errors keep their own code. */
+export function embedderFailure(err: unknown): ZeromemError {
+  if (err instanceof ZeromemError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new ZeromemError('EMBEDDER_UNAVAILABLE', `The embedder failed (${message}); memories stay searchable by words and are embedded when it works again.`, { cause: err });
 }

@@ -5,10 +5,15 @@ import { fromRow, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import { NamespaceIndex } from './namespace-index.ts';
 
+/** Records held in loaded indexes before the least recently searched namespaces are dropped. */
+const DEFAULT_MAX_INDEXED_RECORDS = 250_000;
+
 /**
  * Keeps one {@link NamespaceIndex} per namespace that has been searched: built on first
  * use from the store, then caught up before each search from the audit log, which every
  * write of every instance (other tabs included) appends to in the same transaction.
+ * Least recently searched namespaces are dropped when the loaded indexes hold more than
+ * `maxIndexedRecords` records (they are rebuilt when searched again).
  */
 export class IndexManager {
   readonly #db: MemoryDatabase;
@@ -16,13 +21,15 @@ export class IndexManager {
   readonly #needsVectors: (jobs: EmbedJob[]) => void;
   readonly #indexes = new Map<string, NamespaceIndex>();
   readonly #pending = new Map<string, Promise<NamespaceIndex>>();
+  readonly #maxIndexedRecords: number;
 
   /**
    * @param modelId the current embedder's model id (undefined: no vectors)
    * @param needsVectors receives records whose vector is not stored yet
    */
-  constructor(db: MemoryDatabase, modelId: () => string | undefined, needsVectors: (jobs: EmbedJob[]) => void) {
+  constructor(db: MemoryDatabase, modelId: () => string | undefined, needsVectors: (jobs: EmbedJob[]) => void, maxIndexedRecords = DEFAULT_MAX_INDEXED_RECORDS) {
     this.#db = db;
+    this.#maxIndexedRecords = maxIndexedRecords;
     this.#modelId = modelId;
     this.#needsVectors = needsVectors;
   }
@@ -34,7 +41,9 @@ export class IndexManager {
     const work = (async () => {
       const existing = this.#indexes.get(ns);
       const index = existing ? await this.#catchUp(ns, existing) : await this.#load(ns);
+      this.#indexes.delete(ns); // re-insert: the Map's order is the recency order
       this.#indexes.set(ns, index);
+      this.#evict();
       return index;
     })().finally(() => this.#pending.delete(ns));
     this.#pending.set(ns, work);
@@ -46,9 +55,14 @@ export class IndexManager {
     return this.#indexes.get(ns);
   }
 
-  /** Forgets every loaded index (e.g. after the model changed). */
-  clear(): void {
-    this.#indexes.clear();
+  #evict(): void {
+    let held = 0;
+    for (const index of this.#indexes.values()) held += index.records.size;
+    for (const [ns, index] of this.#indexes) {
+      if (held <= this.#maxIndexedRecords || this.#indexes.size === 1) break;
+      this.#indexes.delete(ns);
+      held -= index.records.size;
+    }
   }
 
   async #load(ns: string): Promise<NamespaceIndex> {

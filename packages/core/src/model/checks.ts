@@ -91,7 +91,7 @@ export function checkEnum<T extends string>(value: unknown, allowed: readonly T[
 
 /** A number in [0, 1]. */
 export function checkUnitInterval(value: unknown, path: string, issues: IssueList): number | undefined {
-  if (typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 1) return value;
+  if (typeof value === 'number' && Number.isFinite(value) && value >= 0 && value <= 1) return value + 0; // + 0 turns -0 into 0
   issues.add(path, `must be a number from 0 to 1, got ${describe(value)}`);
   return undefined;
 }
@@ -121,12 +121,16 @@ export function checkTags(value: unknown, path: string, maxTags: number, maxLeng
   return issues.items.length === before ? tags : undefined;
 }
 
-/** A point in time as epoch ms: a finite number, a valid Date or an ISO 8601 string. */
+/** A point in time as epoch ms: a finite number, a valid Date or an ISO 8601 string (UTC unless it names an offset). */
 export function checkTime(value: unknown, path: string, issues: IssueList): number | undefined {
   let time: number | undefined;
-  if (typeof value === 'number' && Number.isFinite(value)) time = Math.trunc(value);
+  if (typeof value === 'number' && Number.isFinite(value)) time = Math.trunc(value) + 0; // + 0 turns -0 into 0
   else if (value instanceof Date) time = value.getTime();
-  else if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}([T ][0-9:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(value)) time = Date.parse(value);
+  else if (typeof value === 'string') {
+    const match = /^(\d{4}-\d{2}-\d{2})(?:[T ]([0-9:.]+)(Z|[+-]\d{2}:?\d{2})?)?$/.exec(value);
+    // A date-time without an offset is read as UTC, never as this machine's local time.
+    if (match) time = Date.parse(match[2] === undefined ? match[1]! : `${match[1]}T${match[2]}${match[3] ?? 'Z'}`);
+  }
   if (time === undefined || Number.isNaN(time) || time < 0 || time > MAX_TIME) {
     issues.add(path, `must be epoch milliseconds (0 or more), a valid Date, or an ISO 8601 string, got ${describe(value)}`);
     return undefined;
@@ -173,7 +177,8 @@ function copyJson(
   if (--budget.nodes < 0) return undefined;
   if (value === null || typeof value === 'boolean') return value;
   if (typeof value === 'number') {
-    if (Number.isFinite(value)) return value;
+    // -0 becomes 0: JSON (and so export and sync) cannot carry the sign of zero.
+    if (Number.isFinite(value)) return value + 0;
     issues.add(path, `must be a finite number, got ${describe(value)}`);
     return undefined;
   }

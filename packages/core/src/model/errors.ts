@@ -9,6 +9,8 @@ export const ERROR_CODES = [
   'QUOTA_EXCEEDED',
   'CLOSED',
   'STORAGE_FAILED',
+  'EMBEDDER_UNAVAILABLE',
+  'UNSUPPORTED_ENVIRONMENT',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

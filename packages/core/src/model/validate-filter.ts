@@ -114,12 +114,13 @@ function checkFilter(value: unknown, known: readonly string[], limits: Limits, i
     if (metadata) filter.metadata = Object.entries(metadata).map(([key, v]) => [key, canonicalJson(v)]);
   }
   if (value.source !== undefined) {
-    const sources = Array.isArray(value.source) ? value.source : [value.source];
+    // Array.from turns holes into undefined, so a sparse list is refused rather than skipped.
+    const sources = Array.isArray(value.source) ? Array.from(value.source as unknown[]) : [value.source];
     if (sources.length === 0) issues.add('source', 'must name at least one source');
     filter.sources = new Set(sources.map((s, i) => checkEnum(s, SOURCES, Array.isArray(value.source) ? join('source', i) : 'source', issues)!));
   }
   if (value.layer !== undefined) {
-    const layers = Array.isArray(value.layer) ? value.layer : [value.layer];
+    const layers = Array.isArray(value.layer) ? Array.from(value.layer as unknown[]) : [value.layer];
     if (layers.length === 0) issues.add('layer', 'must name at least one layer');
     filter.layers = new Set(layers.map((l, i) => checkEnum(l, LAYERS, Array.isArray(value.layer) ? join('layer', i) : 'layer', issues)!));
   }

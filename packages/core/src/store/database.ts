@@ -50,6 +50,13 @@ export class MemoryDatabase extends Dexie {
       ...(options.IDBKeyRange ? { IDBKeyRange: options.IDBKeyRange } : {}),
       chromeTransactionDurability: options.durability ?? 'default',
     });
+    // Dexie's liveQuery (behind watch()) silently does nothing unless Dexie found an
+    // IndexedDB when it loaded (its server-side-rendering guard). Where the factory is
+    // injected instead (Node, workers, tests) there was none: lend it this one.
+    if (options.indexedDB && !Dexie.dependencies.indexedDB) {
+      Dexie.dependencies.indexedDB = options.indexedDB;
+      if (options.IDBKeyRange) Dexie.dependencies.IDBKeyRange = options.IDBKeyRange;
+    }
     this.version(1).stores({
       records: '[ns+id], [ns+contentHash], userId, expiresAt, [ns+expiresAt], *byCreated, *byUpdated',
       audit: '++seq, [ns+seq]',

@@ -1,5 +1,7 @@
 import type { Embedder } from '../embed/embedder.ts';
 import { toUnitVector } from '../embed/embedder.ts';
+import { embedderFailure } from '../embed/embed-queue.ts';
+import type { ZeromemError } from '../model/errors.ts';
 import type { IndexManager } from '../index/index-manager.ts';
 import type { NamespaceIndex } from '../index/namespace-index.ts';
 import { requireNamespace } from '../model/namespace.ts';
@@ -45,7 +47,7 @@ export interface RecallHit {
 }
 
 /** How the vector side took part in a recall. */
-export type VectorMode = 'used' | 'no-embedder' | 'query-not-embeddable' | 'no-vectors-yet';
+export type VectorMode = 'used' | 'no-embedder' | 'query-not-embeddable' | 'no-vectors-yet' | 'embedder-failed';
 
 /** What `recall` returns. */
 export interface RecallResult {
@@ -54,6 +56,8 @@ export interface RecallResult {
   vector: VectorMode;
   /** Memories of the whole database still waiting for their embedding (found lexically until then). */
   pendingEmbeddings: number;
+  /** With `vector: 'embedder-failed'`: why (EMBEDDER_UNAVAILABLE). The hits are lexical only. */
+  vectorError?: ZeromemError;
 }
 
 /** Candidates taken from each side before fusion: enough that ranking factors can reorder. */
@@ -81,10 +85,17 @@ export async function recall(ctx: RecallContext, namespace: unknown, query: unkn
 
   let mode: VectorMode = 'no-embedder';
   let queryVector: Float32Array | null = null;
+  let vectorError: ZeromemError | undefined;
   if (ctx.embedder && text.trim()) {
-    const [raw] = await ctx.embedder.embed([text], 'query');
-    queryVector = toUnitVector(raw, ctx.embedder.dimension);
-    mode = !queryVector ? 'query-not-embeddable' : index.vectors?.size ? 'used' : 'no-vectors-yet';
+    try {
+      const [raw] = await ctx.embedder.embed([text], 'query');
+      queryVector = toUnitVector(raw, ctx.embedder.dimension);
+      mode = !queryVector ? 'query-not-embeddable' : index.vectors?.size ? 'used' : 'no-vectors-yet';
+    } catch (err) {
+      // Words still find memories: answer lexically and say why.
+      mode = 'embedder-failed';
+      vectorError = embedderFailure(err);
+    }
   }
   const cosine = new Map<string, number>();
   if (queryVector && index.vectors?.size) {
@@ -106,7 +117,7 @@ export async function recall(ctx: RecallContext, namespace: unknown, query: unkn
       index.records.set(hit.id, { ...record, accessCount: record.accessCount + 1, lastAccessedAt: clockNow });
     }
   }
-  return { hits, vector: mode, pendingEmbeddings: pending() };
+  return { hits, vector: mode, pendingEmbeddings: pending(), ...(vectorError ? { vectorError } : {}) };
 }
 
 function fuse(

@@ -18,7 +18,7 @@ interface Item {
 }
 
 /**
- * Stores one memory and resolves once it is durable. An exact duplicate (same namespace,
+ * Stores one memory and resolves once its transaction has committed. An exact duplicate (same namespace,
  * same normalized content) creates nothing: the existing id comes back with
  * `deduplicated: true`, keeping the higher importance and the later expiry.
  */
