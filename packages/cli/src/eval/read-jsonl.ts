@@ -1,0 +1,57 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import { createGunzip } from 'node:zlib';
+
+/** One parsed line of a JSONL file, with its 1-based line number for error messages. */
+export interface JsonlLine {
+  line: number;
+  value: unknown;
+}
+
+/** A malformed line: says which file and line, and why. */
+export class JsonlError extends Error {
+  override readonly name = 'JsonlError';
+  constructor(
+    readonly file: string,
+    readonly line: number,
+    message: string,
+  ) {
+    super(`${file}:${line}: ${message}`);
+  }
+}
+
+/**
+ * Streams a JSONL file one parsed line at a time; `.gz` files are gunzipped on the fly.
+ * Blank lines are skipped (they still count for line numbers). A line that is not JSON
+ * throws a {@link JsonlError} naming the file and line.
+ */
+export async function* readJsonl(file: string): AsyncGenerator<JsonlLine> {
+  let input: Readable = createReadStream(file);
+  if (file.endsWith('.gz')) {
+    const gunzip = createGunzip();
+    input.on('error', (err) => gunzip.destroy(err));
+    input = input.pipe(gunzip);
+  }
+  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  let line = 0;
+  try {
+    for await (const text of lines) {
+      line++;
+      if (text.trim() === '') continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(text);
+      } catch (err) {
+        throw new JsonlError(file, line, `not valid JSON (${(err as Error).message})`);
+      }
+      yield { line, value };
+    }
+  } catch (err) {
+    if (err instanceof JsonlError) throw err;
+    throw new JsonlError(file, line + 1, `cannot read: ${(err as Error).message}`);
+  } finally {
+    lines.close();
+    input.destroy();
+  }
+}

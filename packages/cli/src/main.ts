@@ -1,0 +1,212 @@
+import { realpathSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { DEFAULT_WEIGHTS, type RankingWeights } from '@zeromem/core';
+import { EmbedderUnavailableError, parseEmbedderSpec } from './eval/embedder-choice.ts';
+import { JsonlError } from './eval/read-jsonl.ts';
+import { runEval, type EvalOptions } from './eval/run-eval.ts';
+
+const USAGE = `Usage: zeromem <command> [options]
+
+Commands:
+  eval    replay memories into zeromem, rank queries with recall, score the run
+
+Run "zeromem eval --help" for the options of eval.
+`;
+
+const EVAL_USAGE = `Usage: zeromem eval --memories <file> --queries <file> --out <run.jsonl> [options]
+       (from the repository root: pnpm run eval --memories ... --queries ... --out ...)
+
+Replays every memory into a fresh in-process zeromem (public API, fake-indexeddb), waits
+until all are embedded, answers each query with recall() in its own namespace, writes
+the run file (one {"qid","ranked_ids"} line per query, best first) and
+<out>.metrics.json, and prints R@5, R@10, Hit@10, All@10, NDCG@10 and MRR overall and
+per category. The ranking never reads "answer" or "gold_*"; only the scorer does.
+
+Required:
+  --memories <file>      memories JSONL (.jsonl, or .jsonl.gz read with gunzip)
+  --queries <file>       queries JSONL
+  --out <file>           run file to write (JSONL); metrics go to <file>.metrics.json
+
+Options:
+  --k <n>                ids per query in the run file, at least (1..1000; 10 or more
+                         are always written so @10 metrics are defined). Default 10.
+  --embedder <which>     bundled (default): the offline model of @zeromem/embed-transformers;
+                         none: BM25 only; or a local model path or a model id
+  --weights <list>       recall weights, e.g. text=0.6,vector=0.4 (keys: ${Object.keys(DEFAULT_WEIGHTS).join(', ')})
+  --limit-queries <n>    rank and score only the first n queries (quick runs)
+  --allow-invalid        exit 0 even if some memories could not be stored (still reported)
+  -h, --help             show this help
+
+Exit codes: 0 done; 1 a memory could not be stored, or a file or the embedder failed;
+2 bad arguments.
+`;
+
+/** A mistake in the command line: exit code 2, with the usage hint. */
+class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+interface Io {
+  stdout: { write(text: string): unknown; isTTY?: boolean };
+  stderr: { write(text: string): unknown; isTTY?: boolean };
+}
+
+/** Runs the CLI with these arguments (without `node` and the script); resolves to the exit code. */
+export async function main(argv: readonly string[], io: Io = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === undefined) throw new UsageError('a command is required');
+    if (command === '--help' || command === '-h' || command === 'help') {
+      io.stdout.write(USAGE);
+      return 0;
+    }
+    if (command !== 'eval') throw new UsageError(`unknown command "${command}"`);
+    const options = parseEvalArgs(rest);
+    if (options === 'help') {
+      io.stdout.write(EVAL_USAGE);
+      return 0;
+    }
+    return await runEval({ ...options, stdout: io.stdout, stderr: io.stderr });
+  } catch (err) {
+    if (err instanceof UsageError) {
+      io.stderr.write(`zeromem${command === 'eval' ? ' eval' : ''}: ${err.message}\nRun "zeromem ${command === 'eval' ? 'eval ' : ''}--help" for usage.\n`);
+      return 2;
+    }
+    if (err instanceof EmbedderUnavailableError || err instanceof JsonlError) {
+      io.stderr.write(`zeromem eval: ${err.message}\n`);
+      return 1;
+    }
+    io.stderr.write(`zeromem eval failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    return 1;
+  }
+}
+
+/** Parses and checks the options of `eval`; throws {@link UsageError} with what is wrong. */
+export function parseEvalArgs(args: readonly string[]): Omit<EvalOptions, 'stdout' | 'stderr'> | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        memories: { type: 'string' },
+        queries: { type: 'string' },
+        out: { type: 'string' },
+        k: { type: 'string' },
+        embedder: { type: 'string' },
+        weights: { type: 'string' },
+        'limit-queries': { type: 'string' },
+        'allow-invalid': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (err) {
+    throw new UsageError(argumentMessage(err as Error & { code?: string }));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (positionals.length) throw new UsageError(`unexpected argument "${positionals[0]}" (every input is named, e.g. --memories <file>)`);
+  const missing = (['memories', 'queries', 'out'] as const).filter((name) => values[name] === undefined || values[name] === '');
+  if (missing.length) throw new UsageError(`missing ${missing.map((name) => `--${name} <file>`).join(', ')}`);
+  const memories = resolve(values.memories!);
+  const queries = resolve(values.queries!);
+  const out = resolve(values.out!);
+  requireFile('--memories', memories);
+  requireFile('--queries', queries);
+  if (out === memories || out === queries) throw new UsageError('--out must not be one of the input files');
+  if (isDirectory(out)) throw new UsageError(`--out ${values.out} is a directory; give a file name such as run.jsonl`);
+  const k = values.k === undefined ? 10 : wholeNumber('--k', values.k, 1, 1000);
+  const limitQueries = values['limit-queries'] === undefined ? undefined : wholeNumber('--limit-queries', values['limit-queries'], 1, Number.MAX_SAFE_INTEGER);
+  const embedderValue = values.embedder ?? 'bundled';
+  if (embedderValue.trim() === '') throw new UsageError('--embedder must be bundled, none, a model path or a model id');
+  const result: Omit<EvalOptions, 'stdout' | 'stderr'> = {
+    memories,
+    queries,
+    out,
+    k,
+    embedder: parseEmbedderSpec(embedderValue),
+    allowInvalid: values['allow-invalid'] === true,
+  };
+  if (values.weights !== undefined) result.weights = parseWeights(values.weights);
+  if (limitQueries !== undefined) result.limitQueries = limitQueries;
+  return result;
+}
+
+/** `text=0.6,vector=0.4` -> `{ text: 0.6, vector: 0.4 }`, keys checked against core's weights. */
+export function parseWeights(value: string): Partial<RankingWeights> {
+  const known = Object.keys(DEFAULT_WEIGHTS);
+  const weights: Partial<RankingWeights> = {};
+  for (const part of value.split(',')) {
+    const match = /^\s*([A-Za-z]+)\s*=\s*([^\s=]+)\s*$/.exec(part);
+    if (!match) throw new UsageError(`--weights: "${part}" is not key=number (e.g. text=0.6,vector=0.4)`);
+    const [, key, raw] = match;
+    if (!known.includes(key!)) throw new UsageError(`--weights: unknown weight "${key}"; known: ${known.join(', ')}`);
+    const number = Number(raw);
+    if (!Number.isFinite(number) || number < 0) throw new UsageError(`--weights: ${key} must be a number, 0 or more, got "${raw}"`);
+    if (key! in weights) throw new UsageError(`--weights: ${key} is given twice`);
+    weights[key as keyof RankingWeights] = number;
+  }
+  const text = weights.text ?? DEFAULT_WEIGHTS.text;
+  const vector = weights.vector ?? DEFAULT_WEIGHTS.vector;
+  if (text + vector <= 0) throw new UsageError('--weights: text and vector must not both be 0');
+  return weights;
+}
+
+function argumentMessage(err: Error & { code?: string }): string {
+  const option = /'(-[^' ]+)/.exec(err.message)?.[1];
+  switch (err.code) {
+    case 'ERR_PARSE_ARGS_UNKNOWN_OPTION':
+      return `unknown option ${option ?? err.message}`;
+    case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE':
+      if (!option) return err.message;
+      return /ambiguous/.test(err.message) ? `${option} needs a value; write ${option}=<value> for a value that starts with "-"` : `${option} needs a value`;
+    default:
+      return err.message;
+  }
+}
+
+function wholeNumber(name: string, raw: string, min: number, max: number): number {
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
+    throw new UsageError(`${name} must be a whole number from ${min}${max < Number.MAX_SAFE_INTEGER ? ` to ${max}` : ' up'}, got "${raw}"`);
+  }
+  return n;
+}
+
+function requireFile(name: string, path: string): void {
+  let isFile = false;
+  try {
+    isFile = statSync(path).isFile();
+  } catch {
+    throw new UsageError(`${name}: no such file: ${path}`);
+  }
+  if (!isFile) throw new UsageError(`${name}: not a file: ${path}`);
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** True when this module is the program node was started with (not imported). */
+function isEntry(): boolean {
+  if (!process.argv[1]) return false;
+  try {
+    return realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isEntry()) {
+  const code = await main(process.argv.slice(2));
+  process.exitCode = code;
+  // Should a library leave a handle open (a worker, a socket), do not hang: exit anyway.
+  setTimeout(() => process.exit(code), 2000).unref();
+}
