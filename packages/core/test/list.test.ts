@@ -266,7 +266,7 @@ describe('list() limits and cursors', () => {
     await expectCode(memory.list(ns, { limit: 1001 }), 'INVALID_INPUT', 'limit');
   });
 
-  it('a cursor only continues the list it came from (same orderBy and order)', async () => {
+  it('a cursor only continues the list it came from (same namespace, filters, orderBy and order)', async () => {
     const { memory } = await openTestMemory();
     await memory.rememberMany(Array.from({ length: 5 }, (_, i) => ({ namespace: ns, content: `r${i}` })));
     const byCreated = (await memory.list(ns, { limit: 2 })).nextCursor!;
@@ -276,8 +276,10 @@ describe('list() limits and cursors', () => {
     await expectCode(memory.list(ns, { cursor: byUpdatedAsc }), 'INVALID_INPUT', 'cursor');
     await expectCode(memory.list(ns, { cursor: `${byCreated}x` }), 'INVALID_INPUT', 'cursor');
     expect((await memory.list(ns, { cursor: byUpdatedAsc, orderBy: 'updatedAt', order: 'asc' })).items).toHaveLength(3);
-    // A cursor names a position, not a namespace: in another namespace it just continues that one.
-    expect((await memory.list({ userId: 'other' }, { cursor: byCreated })).items).toEqual([]);
+    // A cursor belongs to its namespace and filters: elsewhere it is refused, not silently reused.
+    await expectCode(memory.list({ userId: 'other' }, { cursor: byCreated }), 'INVALID_INPUT', 'cursor');
+    await expectCode(memory.list(ns, { cursor: byCreated, source: 'user' }), 'INVALID_INPUT', 'cursor');
+    expect((await memory.list(ns, { cursor: byCreated, limit: 10 })).items).toHaveLength(3); // a new page size is fine
   });
 
   it('an empty namespace lists nothing, with no cursor', async () => {

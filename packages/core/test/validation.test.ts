@@ -173,7 +173,7 @@ const rememberCases: Array<[string, Record<string, unknown>, ErrorCode, string]>
   ['agentId blank', { namespace: { userId: 'u1', agentId: ' ' } }, 'INVALID_INPUT', 'namespace.agentId'],
   ['scope a number', { namespace: { userId: 'u1', scope: 3 } }, 'INVALID_INPUT', 'namespace.scope'],
   ['unknown namespace key', { namespace: { userId: 'u1', team: 'a' } }, 'INVALID_INPUT', 'namespace.team'],
-  ['misspelled namespace key', { namespace: { userID: 'u1' } }, 'NAMESPACE_REQUIRED', 'namespace.userID'],
+  ['misspelled namespace key', { namespace: { userID: 'u1' } }, 'INVALID_INPUT', 'namespace.userID'],
 ];
 
 describe('remember() refuses each invalid field with its code and path, and writes nothing', () => {

@@ -59,7 +59,7 @@ export function requireNamespace(value: unknown, maxNameLength: number): Resolve
   const issues = new IssueList();
   const resolved = checkNamespace(value, 'namespace', maxNameLength, issues);
   if (!resolved) {
-    if (isPlainObject(value) && value.userId === undefined) {
+    if (isPlainObject(value) && value.userId === undefined && Object.keys(value).every((key) => key === 'agentId' || key === 'scope')) {
       throw new ZeromemError('NAMESPACE_REQUIRED', 'namespace.userId is required: every namespace belongs to a user.', {
         issues: issues.items,
       });

@@ -35,6 +35,8 @@ export interface PreparedList extends PreparedFilter {
   limit: number;
   /** Position after which the page starts: `<16-digit time>\u0000<id>`. */
   after?: string;
+  /** Fingerprint of the list, carried by its cursors. */
+  listKey: string;
 }
 
 /** Most items one `list` page returns. */
@@ -48,8 +50,11 @@ export function validateFilter(value: unknown, limits: Limits, what = 'filter'):
   return filter;
 }
 
-/** Validates list options; throws INVALID_INPUT listing every problem. */
-export function validateListOptions(value: unknown, limits: Limits): PreparedList {
+/**
+ * Validates list options; throws INVALID_INPUT listing every problem. `scope` identifies
+ * the list (namespace and filter): a cursor only continues the list it came from.
+ */
+export function validateListOptions(value: unknown, limits: Limits, scope = ''): PreparedList {
   const issues = new IssueList();
   const filter = checkFilter(value, LIST_FIELDS, limits, issues);
   const options = (isPlainObject(value) ? value : {}) as Record<string, unknown>;
@@ -61,27 +66,42 @@ export function validateListOptions(value: unknown, limits: Limits): PreparedLis
     else issues.add('limit', `must be a whole number from 1 to ${MAX_PAGE_SIZE}, got ${describe(options.limit)}`);
   }
   let after: string | undefined;
-  if (options.cursor !== undefined && orderBy && order) {
-    after = decodeCursor(options.cursor, orderBy, order);
-    if (after === undefined) issues.add('cursor', 'is not a cursor from a previous page with the same orderBy and order');
+  // Fingerprint only validated options (junk may not even serialize); a bad list has no cursor check.
+  const listKey = issues.ok ? listScope(scope, options) : '';
+  if (options.cursor !== undefined && orderBy && order && issues.ok) {
+    after = decodeCursor(options.cursor, orderBy, order, listKey);
+    if (after === undefined) issues.add('cursor', 'is not a cursor from a previous page of this list (same namespace, filters, orderBy and order)');
   }
   if (!issues.ok) throw invalidInput('list options', issues.items);
-  return { ...filter, orderBy: orderBy!, order: order!, limit, ...(after === undefined ? {} : { after }) };
+  return { ...filter, orderBy: orderBy!, order: order!, limit, listKey, ...(after === undefined ? {} : { after }) };
 }
 
-/** Makes the opaque cursor that continues a list after `position`. */
-export function encodeCursor(position: string, orderBy: string, order: string): string {
+/** A short fingerprint of a list: namespace and every option but the page position and size. */
+function listScope(scope: string, options: Record<string, unknown>): string {
+  const { cursor: _cursor, limit: _limit, ...rest } = options;
+  const text = `${scope}\u0000${canonicalJson(rest)}`;
+  let h1 = 0x811c9dc5;
+  let h2 = 0x01000193;
+  for (let i = 0; i < text.length; i++) {
+    h1 = Math.imul(h1 ^ text.charCodeAt(i), 16777619);
+    h2 = Math.imul(h2 ^ text.charCodeAt(i), 2246822519);
+  }
+  return (h1 >>> 0).toString(36) + (h2 >>> 0).toString(36);
+}
+
+/** Makes the opaque cursor that continues the list `listKey` after `position`. */
+export function encodeCursor(position: string, orderBy: string, order: string, listKey: string): string {
   // Positions are ASCII (digits, NUL, id characters), so plain base64 of the JSON is safe.
-  return btoa(JSON.stringify([1, orderBy, order, position]));
+  return btoa(JSON.stringify([2, orderBy, order, position, listKey]));
 }
 
-function decodeCursor(cursor: unknown, orderBy: string, order: string): string | undefined {
+function decodeCursor(cursor: unknown, orderBy: string, order: string, listKey: string): string | undefined {
   if (typeof cursor !== 'string' || cursor.length > 2048) return undefined;
   try {
     const parsed: unknown = JSON.parse(atob(cursor));
-    if (!Array.isArray(parsed) || parsed.length !== 4) return undefined;
-    const [version, by, dir, position] = parsed;
-    if (version !== 1 || by !== orderBy || dir !== order || typeof position !== 'string') return undefined;
+    if (!Array.isArray(parsed) || parsed.length !== 5) return undefined;
+    const [version, by, dir, position, key] = parsed;
+    if (version !== 2 || by !== orderBy || dir !== order || key !== listKey || typeof position !== 'string') return undefined;
     return /^\d{16}\u0000[A-Za-z0-9_.:-]+$/.test(position) ? position : undefined;
   } catch {
     return undefined; // not base64 or not JSON: the caller reports an invalid cursor

@@ -60,7 +60,11 @@ export function validateRemember(input: unknown, limits: Limits, now: number): C
   }
   checkKnownKeys(input, REMEMBER_FIELDS, '', issues);
   const ns = checkNamespace(input.namespace, 'namespace', limits.maxNameLength, issues);
-  const missingNamespace = input.namespace === undefined || input.namespace === null || (isPlainObject(input.namespace) && input.namespace.userId === undefined);
+  // `{ userID }` is a typo (INVALID_INPUT), `{ agentId }` alone a missing user (NAMESPACE_REQUIRED).
+  const missingNamespace =
+    input.namespace === undefined ||
+    input.namespace === null ||
+    (isPlainObject(input.namespace) && input.namespace.userId === undefined && Object.keys(input.namespace).every((key) => key === 'agentId' || key === 'scope'));
   if (input.namespace === undefined || input.namespace === null) issues.add('namespace', 'is required: pass { userId } (and agentId or scope)');
   const content = checkContent(input.content, 'content', limits.maxContentBytes, issues);
   const id = input.id === undefined ? undefined : checkId(input.id, 'id', limits.maxIdLength, issues);

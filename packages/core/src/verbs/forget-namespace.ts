@@ -1,6 +1,7 @@
 import { Dexie } from 'dexie';
 import { requireNamespace } from '../model/namespace.ts';
 import { deleteRows } from '../store/delete-rows.ts';
+import { isExpired } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import { readOptions, resolveActor, type VerbContext } from './verb-context.ts';
 
@@ -16,7 +17,9 @@ export async function forgetNamespace(ctx: VerbContext, namespace: unknown, opti
   return withStorage(() =>
     db.transaction('rw', db.records, db.audit, db.vectors, async () => {
       const rows = await db.records.where('[ns+id]').between([ns.key, Dexie.minKey], [ns.key, Dexie.maxKey]).toArray();
-      await deleteRows(db, rows, 'forget', actor, now);
+      // Expired rows are logged as expiries, as sweep() and forget() log them.
+      await deleteRows(db, rows.filter((row) => !isExpired(row, now)), 'forget', actor, now);
+      await deleteRows(db, rows.filter((row) => isExpired(row, now)), 'expire', 'sweep', now);
       return rows.length;
     }),
   );

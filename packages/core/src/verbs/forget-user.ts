@@ -1,6 +1,7 @@
 import { IssueList, checkName } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
 import { deleteRows } from '../store/delete-rows.ts';
+import { isExpired } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import { readOptions, resolveActor, type VerbContext } from './verb-context.ts';
 
@@ -18,7 +19,9 @@ export async function forgetUser(ctx: VerbContext, userId: unknown, options?: un
   return withStorage(() =>
     db.transaction('rw', db.records, db.audit, db.vectors, async () => {
       const rows = await db.records.where('userId').equals(user).toArray();
-      await deleteRows(db, rows, 'forget', actor, now);
+      // Expired rows are logged as expiries, as sweep() and forget() log them.
+      await deleteRows(db, rows.filter((row) => !isExpired(row, now)), 'forget', actor, now);
+      await deleteRows(db, rows.filter((row) => isExpired(row, now)), 'expire', 'sweep', now);
       return rows.length;
     }),
   );

@@ -16,7 +16,7 @@ import type { VerbContext } from './verb-context.ts';
  */
 export async function list(ctx: VerbContext, namespace: unknown, options?: unknown): Promise<ListPage> {
   const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
-  const query = validateListOptions(options, ctx.limits);
+  const query = validateListOptions(options, ctx.limits, ns.key);
   const now = ctx.clock.now();
   return withStorage(async () => {
     const streams = await Promise.all(
@@ -28,7 +28,7 @@ export async function list(ctx: VerbContext, namespace: unknown, options?: unkno
     const last = page[page.length - 1];
     return {
       items: page.map(fromRow),
-      nextCursor: merged.length > query.limit && last ? encodeCursor(position(last[field], last.id), query.orderBy, query.order) : null,
+      nextCursor: merged.length > query.limit && last ? encodeCursor(position(last[field], last.id), query.orderBy, query.order, query.listKey) : null,
     };
   });
 }

@@ -2,7 +2,8 @@ import { contentHash } from '../model/content-hash.ts';
 import { ZeromemError, invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { MemoryRecord } from '../model/types.ts';
-import { validatePatch } from '../model/validate-patch.ts';
+import { canonicalJson } from '../model/validate-filter.ts';
+import { validatePatch, type PreparedPatch } from '../model/validate-patch.ts';
 import { dropOrphanVectors } from '../store/delete-rows.ts';
 import { fromRow, isExpired, toRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
@@ -49,8 +50,10 @@ export async function update(ctx: VerbContext, namespace: unknown, id: unknown, 
           });
         }
       }
+      const current = fromRow(row);
+      if (changesNothing(current, changes, hash)) return current; // no version, no audit entry for a no-op
       const record: MemoryRecord = {
-        ...fromRow(row),
+        ...current,
         ...changes,
         contentHash: hash ?? row.contentHash,
         updatedAt: Math.max(now, row.updatedAt),
@@ -61,5 +64,19 @@ export async function update(ctx: VerbContext, namespace: unknown, id: unknown, 
       await db.audit.add({ ns: ns.key, op: 'update', id: recordId, namespace: ns.namespace, at: now, actor });
       return record;
     }),
+  );
+}
+
+/** True when applying the patch would leave the record as it is. */
+function changesNothing(record: MemoryRecord, changes: PreparedPatch, hash: string | undefined): boolean {
+  return (
+    (hash === undefined || hash === record.contentHash) &&
+    (changes.content === undefined || changes.content === record.content) &&
+    (changes.source === undefined || changes.source === record.source) &&
+    (changes.layer === undefined || changes.layer === record.layer) &&
+    (changes.importance === undefined || changes.importance === record.importance) &&
+    (changes.expiresAt === undefined || changes.expiresAt === record.expiresAt) &&
+    (changes.tags === undefined || canonicalJson(changes.tags) === canonicalJson(record.tags)) &&
+    (changes.metadata === undefined || canonicalJson(changes.metadata) === canonicalJson(record.metadata))
   );
 }
