@@ -10,5 +10,6 @@ export * from './model/types.ts';
 export type { Embedder, EmbedKind } from './embed/embedder.ts';
 export { toUnitVector } from './embed/embedder.ts';
 export type { RecallExplain, RecallHit, RecallResult, VectorMode } from './verbs/recall.ts';
+export type { ConversationTurn } from './model/validate-recall.ts';
 export { DEFAULT_WEIGHTS, type RankingWeights } from './rank/ranking.ts';
 export { tokenize } from './index/tokenize.ts';

@@ -36,6 +36,7 @@ import { forget } from './verbs/forget.ts';
 import { get } from './verbs/get.ts';
 import { list } from './verbs/list.ts';
 import { recall, type RecallContext, type RecallResult } from './verbs/recall.ts';
+import type { ConversationTurn } from './model/validate-recall.ts';
 import type { RankingWeights } from './rank/ranking.ts';
 import { remember, rememberMany } from './verbs/remember.ts';
 import { stats } from './verbs/stats.ts';
@@ -236,7 +237,8 @@ export class Memory {
   }
 
   /**
-   * Finds the memories of a namespace that answer `query`: BM25 and vector candidates,
+   * Finds the memories of a namespace that answer `query` (a text, or the conversation so
+   * far as `[{ role, content }]`, whose latest user turn weighs most): BM25 and vector candidates,
    * fused, ranked by relevance x importance x recency x heat, each hit with its `explain`.
    * Filters and `layers` restrict; expired records never come back. Recalled records get
    * their access statistics raised (in batches) unless `trackAccess: false`.
@@ -244,7 +246,7 @@ export class Memory {
    */
   recall(
     namespace: Namespace,
-    query: string,
+    query: string | ConversationTurn[],
     options?: {
       /** How many hits, 1..1000. Default 10. */
       k?: number;

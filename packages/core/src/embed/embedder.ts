@@ -11,6 +11,12 @@ export interface Embedder {
   /** Length of every vector. */
   readonly dimension: number;
   /**
+   * How much recall should trust this model against BM25, 0..1: the default of
+   * `weights.vector` (and `weights.text` = 1 - it). A weak static model says 0.3, a
+   * sentence transformer 0.5 or more. Default 0.5.
+   */
+  readonly fusionWeight?: number;
+  /**
    * One result per text, in order: a unit vector, or `null` when the model has nothing
    * to say about the text (e.g. every token unknown); such a memory is found lexically only.
    */

@@ -14,3 +14,8 @@ export const ENGLISH_STOPWORDS: ReadonlySet<string> = new Set(
     'oh hi hello thanks thank please im ive id ill youre youve dont doesnt didnt cant wont isnt arent wasnt werent'
   ).split(' '),
 );
+
+/** Chinese function words and particles, dropped from the index and from queries. */
+export const CHINESE_STOPWORDS: ReadonlySet<string> = new Set(
+  '的 了 是 我 你 他 她 它 们 我们 你们 他们 吗 呢 吧 啊 呀 哦 嗯 在 有 和 就 都 也 很 这 那 这个 那个 一个 不 没 没有 会 要 能 可以 说 去 来 到 给 对 把 被 让 还 又 就是 但是 因为 所以 如果 什么 怎么 为什么 哈 哈哈 嘛 啦 吗 着 过 得 地'.split(' '),
+);

@@ -85,7 +85,9 @@ export class TextIndex {
       properties: ['content'],
       limit,
       threshold: 1, // any query word may match: recall, not boolean AND
-      relevance: { k: 1.2, b: 0.75, d: 0.5 },
+      // b = 1: full length normalization. Long assistant turns otherwise crowd out the short
+      // user turns that hold the facts (measured on LongMemEval: R@10 0.752 -> 0.795).
+      relevance: { k: 1.2, b: 1, d: 0.5 },
     }) as { hits: Array<{ id: string; score: number }> };
     return result.hits.map((hit) => ({ id: hit.id, score: hit.score }));
   }

@@ -1,4 +1,4 @@
-import { ENGLISH_STOPWORDS } from './stopwords.ts';
+import { CHINESE_STOPWORDS, ENGLISH_STOPWORDS } from './stopwords.ts';
 
 /** Han, Hiragana, Katakana and Hangul: scripts written without spaces between words. */
 const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u;
@@ -35,7 +35,7 @@ function addCjkTokens(run: string, tokens: string[]): void {
       if (!ENGLISH_STOPWORDS.has(word)) tokens.push(word);
       continue;
     }
-    tokens.push(word);
+    if (!CHINESE_STOPWORDS.has(word)) tokens.push(word);
   }
   // Bigrams over the whole run, across segment borders: segmenters cut a query and a
   // memory differently, bigrams still meet.

@@ -52,6 +52,16 @@ export class TopK {
     this.#items[i] = item;
   }
 
+  /** Number of items kept (at most k). */
+  get size(): number {
+    return this.#size;
+  }
+
+  /** The kept items, in no particular order. */
+  items(): Int32Array {
+    return this.#items.slice(0, this.#size);
+  }
+
   /** The kept items, best first. */
   sorted(): Array<{ item: number; score: number }> {
     const out: Array<{ item: number; score: number }> = [];

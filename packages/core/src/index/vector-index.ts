@@ -1,3 +1,4 @@
+import { createInt8Kernel, type Int8Kernel, type KernelChoice } from './int8-kernel.ts';
 import { TopK } from './top-k.ts';
 
 /** A scored vector match: cosine similarity of unit vectors. */
@@ -6,25 +7,89 @@ export interface VectorHit {
   score: number;
 }
 
+/** Tuning of {@link VectorIndex}; the defaults are measured (test/bench/recall-speed.ts). */
+export interface VectorIndexOptions {
+  /**
+   * Candidates the int8 pass hands to the exact rerank: `max(candidates, 4 × k)`.
+   * More is safer and slower (each costs one float dot product). Default 256.
+   */
+  candidates?: number;
+  /** Namespaces with at most this many vectors are scanned exactly (float) instead. Default 2048. */
+  exactBelow?: number;
+  /** The int8 kernel: `auto` (WebAssembly SIMD where allowed, else JS), `wasm` or `js`. */
+  kernel?: KernelChoice;
+}
+
 /**
- * One namespace's vectors packed in one Float32Array (row i = slot i), scanned with a
- * tight dot-product loop and a bounded heap. Removal moves the last row into the hole, so
- * the array stays dense. Vectors must be unit length (the embedder guarantees it).
+ * The int8 score of a row differs from its exact cosine by a sum of `dimension` rounding
+ * errors, close to normal with standard deviation sqrt((rowScale² + queryScale²) / 12)
+ * for unit vectors (~5e-4 at 384-d). Rows within this many deviations of the k-th exact
+ * score get reranked.
+ */
+const ERROR_SIGMAS = 6;
+
+/** What the int8 pass hands on: candidate rows, the pool's lowest int8 score, the query's scale. */
+interface Coarse {
+  rows: Int32Array;
+  /** The lowest int8 score (without the query scale) among the candidates; −∞ when the pool is not full. */
+  floor: number;
+  queryScale: number;
+}
+
+/** Defaults of {@link VectorIndexOptions}. */
+export const VECTOR_INDEX_DEFAULTS = Object.freeze({ candidates: 256, exactBelow: 2048, candidatesPerK: 4 });
+
+/**
+ * One namespace's vectors, packed twice: float32 rows (exact similarity, the rerank) and
+ * int8 rows with a per-row scale (the coarse scan). A search with more than `exactBelow`
+ * vectors scans the int8 rows (WebAssembly SIMD: ~4 ms for 100k × 384), keeps the best
+ * `max(candidates, 4k)` that `accept` lets through, and reranks those with exact float
+ * dot products; its scores are always exact. Removal moves the last row into the hole, so
+ * the rows stay dense. Vectors must be unit length (the embedder guarantees it).
  */
 export class VectorIndex {
   readonly dimension: number;
+  /** Bytes per int8 row: the dimension rounded up to 16 (SIMD width), zero-padded. */
+  readonly #stride: number;
+  readonly #candidates: number;
+  readonly #exactBelow: number;
+  readonly #kernel: Int8Kernel;
+  #capacity: number;
   #data: Float32Array;
+  /** Row r's int8 values times scales[r] approximate its float values. */
+  #scales: Float32Array;
+  /** Largest row scale ever set: bounds every row's quantization error. */
+  #maxScale = 0;
   #ids: string[] = [];
   readonly #slots = new Map<string, number>();
+  #last: { path: 'exact' | 'int8'; reranked: number } = { path: 'exact', reranked: 0 };
 
-  constructor(dimension: number, capacity = 64) {
+  constructor(dimension: number, capacity = 64, options: VectorIndexOptions = {}) {
+    if (!Number.isInteger(dimension) || dimension < 1) throw new RangeError(`dimension must be a positive integer, got ${dimension}`);
     this.dimension = dimension;
-    this.#data = new Float32Array(dimension * Math.max(1, capacity));
+    this.#stride = Math.ceil(dimension / 16) * 16;
+    this.#candidates = Math.max(1, Math.floor(options.candidates ?? VECTOR_INDEX_DEFAULTS.candidates));
+    this.#exactBelow = Math.max(0, Math.floor(options.exactBelow ?? VECTOR_INDEX_DEFAULTS.exactBelow));
+    this.#kernel = createInt8Kernel(options.kernel ?? 'auto');
+    this.#capacity = Math.max(1, Math.floor(capacity));
+    this.#data = new Float32Array(dimension * this.#capacity);
+    this.#scales = new Float32Array(this.#capacity);
+    this.#kernel.ensure(this.#kernelBytes(this.#capacity));
   }
 
   /** Number of vectors held. */
   get size(): number {
     return this.#ids.length;
+  }
+
+  /** Which int8 kernel scans: `wasm-simd` or `js`. */
+  get kernel(): 'wasm-simd' | 'js' {
+    return this.#kernel.kind;
+  }
+
+  /** Bytes held in typed arrays (float rows, int8 rows, scales, scratch), not counting ids. */
+  get byteLength(): number {
+    return this.#data.byteLength + this.#scales.byteLength + this.#kernel.buffer.byteLength;
   }
 
   /** True when `id` has a vector. */
@@ -38,15 +103,14 @@ export class VectorIndex {
     let slot = this.#slots.get(id);
     if (slot === undefined) {
       slot = this.#ids.length;
-      if ((slot + 1) * this.dimension > this.#data.length) {
-        const grown = new Float32Array(this.#data.length * 2);
-        grown.set(this.#data);
-        this.#data = grown;
-      }
+      if (slot === this.#capacity) this.#grow(this.#capacity * 2);
       this.#ids.push(id);
       this.#slots.set(id, slot);
     }
     this.#data.set(vector, slot * this.dimension);
+    const scale = quantize(vector, new Int8Array(this.#kernel.buffer, slot * this.#stride, this.dimension));
+    this.#scales[slot] = scale;
+    if (scale > this.#maxScale) this.#maxScale = scale;
   }
 
   /** Removes the vector of `id` if there is one. */
@@ -54,13 +118,20 @@ export class VectorIndex {
     const slot = this.#slots.get(id);
     if (slot === undefined) return;
     const last = this.#ids.length - 1;
+    const dim = this.dimension;
+    const stride = this.#stride;
+    const rows = new Int8Array(this.#kernel.buffer);
     if (slot !== last) {
       const lastId = this.#ids[last]!;
-      this.#data.copyWithin(slot * this.dimension, last * this.dimension, (last + 1) * this.dimension);
+      this.#data.copyWithin(slot * dim, last * dim, (last + 1) * dim);
+      rows.copyWithin(slot * stride, last * stride, (last + 1) * stride);
+      this.#scales[slot] = this.#scales[last]!;
       this.#ids[slot] = lastId;
       this.#slots.set(lastId, slot);
     }
-    this.#data.fill(0, last * this.dimension, (last + 1) * this.dimension);
+    this.#data.fill(0, last * dim, (last + 1) * dim);
+    rows.fill(0, last * stride, (last + 1) * stride);
+    this.#scales[last] = 0;
     this.#ids.pop();
     this.#slots.delete(id);
   }
@@ -69,35 +140,179 @@ export class VectorIndex {
   similarity(id: string, query: Float32Array): number | undefined {
     const slot = this.#slots.get(id);
     if (slot === undefined) return undefined;
-    let sum = 0;
-    for (let j = 0, base = slot * this.dimension; j < this.dimension; j++) sum += this.#data[base + j]! * query[j]!;
-    return sum;
+    return dot(this.#data, slot * this.dimension, query, this.dimension);
   }
 
-  /** The k most similar vectors to `query` (a unit vector), best first. */
+  /**
+   * The k most similar vectors to `query` (a unit vector), best first, with exact scores.
+   * Only ids that `accept` returns true for are considered; k of them come back when that
+   * many exist. Above `exactBelow` vectors: int8 scan, exact rerank of the best
+   * candidates, then of every other row whose int8 score is within the quantization
+   * error margin of the k-th exact score (so dense near-duplicates cannot hide a hit).
+   */
   search(query: Float32Array, k: number, accept?: (id: string) => boolean): VectorHit[] {
+    const n = this.#ids.length;
+    k = Math.min(Math.floor(k), n);
+    if (!(k > 0)) return [];
+    const pool = Math.max(this.#candidates, VECTOR_INDEX_DEFAULTS.candidatesPerK * k);
+    if (n <= this.#exactBelow || n <= pool) return this.#exact(query, k, accept, 'exact');
+    const coarse = this.#coarse(query, pool, accept);
+    if (!coarse) return this.#exact(query, k, accept, 'exact'); // a zero query: every score is 0
+    const dim = this.dimension;
+    const data = this.#data;
+    const top = new TopK(k);
+    for (const row of coarse.rows) top.push(row, dot(data, row * dim, query, dim));
+    let reranked = coarse.rows.length;
+    // Fewer accepted rows than the pool: the coarse pass kept them all, nothing can be missing.
+    if (coarse.rows.length === pool && top.size === k) {
+      // A row outside the candidates has int8 score <= floor; it can still beat the k-th
+      // exact score only if the floor is within the error margin of it.
+      const margin = ERROR_SIGMAS * Math.sqrt((this.#maxScale * this.#maxScale + coarse.queryScale * coarse.queryScale) / 12);
+      if (coarse.floor * coarse.queryScale > top.floor - margin) reranked += this.#rerankNear(query, top, coarse, margin, accept);
+    }
+    this.#last = { path: 'int8', reranked };
+    return this.#hits(top);
+  }
+
+  /** Rows not yet reranked whose int8 score is within `margin` of the k-th exact score. */
+  #rerankNear(query: Float32Array, top: TopK, coarse: Coarse, margin: number, accept: ((id: string) => boolean) | undefined): number {
+    const n = this.#ids.length;
+    const dim = this.dimension;
+    const data = this.#data;
+    const raw = new Int32Array(this.#kernel.buffer, this.#outOffset(), n);
+    const scales = this.#scales;
+    const seen = new Uint8Array(n);
+    for (const row of coarse.rows) seen[row] = 1;
+    let count = 0;
+    let threshold = (top.floor - margin) / coarse.queryScale;
+    for (let row = 0; row < n; row++) {
+      if (raw[row]! * scales[row]! > threshold && seen[row] === 0 && (!accept || accept(this.#ids[row]!))) {
+        top.push(row, dot(data, row * dim, query, dim));
+        threshold = (top.floor - margin) / coarse.queryScale;
+        count++;
+      }
+    }
+    return count;
+  }
+
+  /** How the last {@link search} ran: `exact` (float scan) or `int8`, and how many float rows it reranked. */
+  get lastSearch(): { path: 'exact' | 'int8'; reranked: number } {
+    return this.#last;
+  }
+
+  /** {@link search} without the int8 pass: every float row scored. The reference for tests. */
+  searchExact(query: Float32Array, k: number, accept?: (id: string) => boolean): VectorHit[] {
+    k = Math.min(Math.floor(k), this.#ids.length);
+    if (!(k > 0)) return [];
+    return this.#exact(query, k, accept, 'exact');
+  }
+
+  #exact(query: Float32Array, k: number, accept: ((id: string) => boolean) | undefined, path: 'exact'): VectorHit[] {
     const dim = this.dimension;
     const data = this.#data;
     const n = this.#ids.length;
-    const top = new TopK(Math.min(k, n));
-    const tail = dim & ~3;
+    const top = new TopK(k);
+    let floor = top.floor;
     for (let row = 0, base = 0; row < n; row++, base += dim) {
-      // Four accumulators: independent chains let the CPU overlap the multiply-adds.
-      let s0 = 0;
-      let s1 = 0;
-      let s2 = 0;
-      let s3 = 0;
-      let j = 0;
-      for (; j < tail; j += 4) {
-        s0 += data[base + j]! * query[j]!;
-        s1 += data[base + j + 1]! * query[j + 1]!;
-        s2 += data[base + j + 2]! * query[j + 2]!;
-        s3 += data[base + j + 3]! * query[j + 3]!;
+      const score = dot(data, base, query, dim);
+      if (score > floor && (!accept || accept(this.#ids[row]!))) {
+        top.push(row, score);
+        floor = top.floor;
       }
-      for (; j < dim; j++) s0 += data[base + j]! * query[j]!;
-      const score = s0 + s1 + s2 + s3;
-      if (score > top.floor && (!accept || accept(this.#ids[row]!))) top.push(row, score);
     }
+    this.#last = { path, reranked: n };
+    return this.#hits(top);
+  }
+
+  /** The `pool` best rows by int8 score among accepted ids, or null for a zero query. */
+  #coarse(query: Float32Array, pool: number, accept: ((id: string) => boolean) | undefined): Coarse | null {
+    const n = this.#ids.length;
+    const stride = this.#stride;
+    const qOffset = this.#capacity * stride;
+    const outOffset = this.#outOffset();
+    const buffer = this.#kernel.buffer;
+    const queryScale = quantize(query, new Int8Array(buffer, qOffset, stride));
+    if (queryScale === 0) return null;
+    this.#kernel.dot(0, n, stride, qOffset, outOffset);
+    const raw = new Int32Array(buffer, outOffset, n);
+    const scales = this.#scales;
+    const ids = this.#ids;
+    const top = new TopK(pool);
+    let floor = top.floor;
+    for (let row = 0; row < n; row++) {
+      // raw × row scale × query scale ≈ the cosine; the query scale is the same for all rows.
+      const score = raw[row]! * scales[row]!;
+      if (score > floor && (!accept || accept(ids[row]!))) {
+        top.push(row, score);
+        floor = top.floor;
+      }
+    }
+    return { rows: top.items(), floor, queryScale };
+  }
+
+  /** Where the kernel writes one Int32 score per row (after the rows and the query). */
+  #outOffset(): number {
+    return this.#capacity * this.#stride + this.#stride;
+  }
+
+  #hits(top: TopK): VectorHit[] {
     return top.sorted().map(({ item, score }) => ({ id: this.#ids[item]!, score }));
   }
+
+  /** Kernel memory: int8 rows, then the query's row, then one Int32 score per row. */
+  #kernelBytes(capacity: number): number {
+    return capacity * this.#stride + this.#stride + capacity * 4;
+  }
+
+  #grow(capacity: number): void {
+    const data = new Float32Array(capacity * this.dimension);
+    data.set(this.#data);
+    this.#data = data;
+    const scales = new Float32Array(capacity);
+    scales.set(this.#scales);
+    this.#scales = scales;
+    // The int8 rows start at 0 and keep their place; the scratch after them moves on.
+    this.#kernel.ensure(this.#kernelBytes(capacity));
+    this.#capacity = capacity;
+  }
+}
+
+/**
+ * Writes round(v × 127 / max|v|) into `out` (values in [-127, 127]) and returns the scale
+ * that maps them back (max|v| / 127); 0 for a zero (or non-finite) vector, which gets zeros.
+ */
+function quantize(vector: Float32Array, out: Int8Array): number {
+  const dim = vector.length;
+  let max = 0;
+  for (let j = 0; j < dim; j++) {
+    const a = Math.abs(vector[j]!);
+    if (a > max) max = a;
+  }
+  if (!(max > 0) || !Number.isFinite(max)) {
+    out.fill(0);
+    return 0;
+  }
+  const factor = 127 / max;
+  for (let j = 0; j < dim; j++) out[j] = Math.round(vector[j]! * factor);
+  out.fill(0, dim);
+  return max / 127;
+}
+
+/** Dot product of `dim` floats of `data` from `base` with `query`. Search and similarity share it: equal scores. */
+function dot(data: Float32Array, base: number, query: Float32Array, dim: number): number {
+  // Four accumulators: independent chains let the CPU overlap the multiply-adds.
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  const tail = dim & ~3;
+  let j = 0;
+  for (; j < tail; j += 4) {
+    s0 += data[base + j]! * query[j]!;
+    s1 += data[base + j + 1]! * query[j + 1]!;
+    s2 += data[base + j + 2]! * query[j + 2]!;
+    s3 += data[base + j + 3]! * query[j + 3]!;
+  }
+  for (; j < dim; j++) s0 += data[base + j]! * query[j]!;
+  return s0 + s1 + s2 + s3;
 }

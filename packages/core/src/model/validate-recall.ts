@@ -12,8 +12,20 @@ export const MAX_RECALL_K = 1000;
 /** Longest query, in characters. */
 export const MAX_QUERY_LENGTH = 32 * 1024;
 
+/** One turn of a conversation used as a query. */
+export interface ConversationTurn {
+  role: 'user' | 'assistant' | 'system' | 'tool';
+  content: string;
+}
+
+const ROLES = ['user', 'assistant', 'system', 'tool'] as const;
+
 /** Validated recall options. */
 export interface PreparedRecall {
+  /** Text for BM25: the whole query; for a conversation, its latest user turn counted twice. */
+  lexicalQuery: string;
+  /** Texts whose embeddings are summed into the query vector. */
+  vectorQueries: string[];
   k: number;
   filter: PreparedFilter;
   now: number;
@@ -21,11 +33,13 @@ export interface PreparedRecall {
   trackAccess: boolean;
 }
 
-/** Validates a recall query and its options; throws INVALID_INPUT listing every problem. */
-export function validateRecall(query: unknown, options: unknown, limits: Limits, clockNow: number): PreparedRecall {
+/**
+ * Validates a recall query and its options; throws INVALID_INPUT listing every problem.
+ * `vectorWeight` is the embedder's default share of relevance (weights.vector).
+ */
+export function validateRecall(query: unknown, options: unknown, limits: Limits, clockNow: number, vectorWeight = DEFAULT_WEIGHTS.vector): PreparedRecall {
   const issues = new IssueList();
-  if (typeof query !== 'string') issues.add('query', `must be a string, got ${describe(query)}`);
-  else if (query.length > MAX_QUERY_LENGTH) issues.add('query', `must be at most ${MAX_QUERY_LENGTH} characters`);
+  const texts = checkQuery(query, issues);
   const opts: Record<string, unknown> = options === undefined ? {} : isPlainObject(options) ? options : {};
   if (options !== undefined && !isPlainObject(options)) issues.add('', `options must be an object, got ${describe(options)}`);
   checkKnownKeys(opts, RECALL_FIELDS, '', issues);
@@ -35,7 +49,7 @@ export function validateRecall(query: unknown, options: unknown, limits: Limits,
     else issues.add('k', `must be a whole number from 1 to ${MAX_RECALL_K}, got ${describe(opts.k)}`);
   }
   const now = opts.now === undefined ? clockNow : checkTime(opts.now, 'now', issues);
-  const weights = { ...DEFAULT_WEIGHTS };
+  const weights = { ...DEFAULT_WEIGHTS, text: 1 - vectorWeight, vector: vectorWeight };
   if (opts.weights !== undefined) {
     if (!isPlainObject(opts.weights)) issues.add('weights', 'must be an object of numbers');
     else {
@@ -72,5 +86,38 @@ export function validateRecall(query: unknown, options: unknown, limits: Limits,
     }
   }
   if (!issues.ok) throw invalidInput('recall', issues.items);
-  return { k, filter, now: now!, weights, trackAccess };
+  return { ...texts!, k, filter, now: now!, weights, trackAccess };
+}
+
+/**
+ * A query is a string, or a conversation (`[{ role, content }]`, oldest first): what was
+ * said last by the user matters most, so its turn counts twice for BM25 and its
+ * embedding is added to the whole conversation's.
+ */
+function checkQuery(query: unknown, issues: IssueList): Pick<PreparedRecall, 'lexicalQuery' | 'vectorQueries'> | undefined {
+  if (typeof query === 'string') {
+    if (query.length > MAX_QUERY_LENGTH) issues.add('query', `must be at most ${MAX_QUERY_LENGTH} characters`);
+    return { lexicalQuery: query, vectorQueries: [query] };
+  }
+  if (!Array.isArray(query) || query.length === 0) {
+    issues.add('query', `must be a string or a non-empty array of { role, content } turns, got ${describe(query)}`);
+    return undefined;
+  }
+  const turns: ConversationTurn[] = [];
+  let length = 0;
+  query.forEach((turn: unknown, i) => {
+    const path = join('query', i);
+    if (!isPlainObject(turn)) return issues.add(path, 'must be an object like { role, content }');
+    checkKnownKeys(turn, ['role', 'content'], path, issues);
+    const role = checkEnum(turn.role, ROLES, join(path, 'role'), issues);
+    if (typeof turn.content !== 'string') return issues.add(join(path, 'content'), `must be a string, got ${describe(turn.content)}`);
+    length += turn.content.length;
+    if (role) turns.push({ role, content: turn.content });
+  });
+  if (length > MAX_QUERY_LENGTH) issues.add('query', `must hold at most ${MAX_QUERY_LENGTH} characters in all`);
+  if (!issues.ok) return undefined;
+  const all = turns.map((turn) => turn.content).join('\n');
+  const lastUser = [...turns].reverse().find((turn) => turn.role === 'user')?.content;
+  if (lastUser === undefined || !lastUser.trim()) return { lexicalQuery: all, vectorQueries: [all] };
+  return { lexicalQuery: `${all}\n${lastUser}`, vectorQueries: [all, lastUser] };
 }

@@ -72,8 +72,8 @@ function candidatePool(k: number): number {
 export async function recall(ctx: RecallContext, namespace: unknown, query: unknown, options: unknown, pending: () => number): Promise<RecallResult> {
   const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
   const clockNow = ctx.clock.now();
-  const opts = validateRecall(query, options, ctx.limits, clockNow);
-  const text = query as string;
+  const opts = validateRecall(query, options, ctx.limits, clockNow, ctx.embedder?.fusionWeight);
+  const text = opts.lexicalQuery;
   const index = await ctx.indexes.ready(ns.key);
   // Expiry is judged by the real clock; `now` only moves recency and heat.
   const accept = (id: string) => {
@@ -88,8 +88,7 @@ export async function recall(ctx: RecallContext, namespace: unknown, query: unkn
   let vectorError: ZeromemError | undefined;
   if (ctx.embedder && text.trim()) {
     try {
-      const [raw] = await ctx.embedder.embed([text], 'query');
-      queryVector = toUnitVector(raw, ctx.embedder.dimension);
+      queryVector = sumToUnit(await ctx.embedder.embed(opts.vectorQueries, 'query'), ctx.embedder.dimension);
       mode = !queryVector ? 'query-not-embeddable' : index.vectors?.size ? 'used' : 'no-vectors-yet';
     } catch (err) {
       // Words still find memories: answer lexically and say why.
@@ -156,4 +155,17 @@ function fuse(
   }
   hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
   return hits.slice(0, opts.k);
+}
+
+/** The unit-length sum of the embeddable vectors (null when none is). */
+function sumToUnit(vectors: Array<Float32Array | null>, dimension: number): Float32Array | null {
+  const sum = new Float32Array(dimension);
+  let any = false;
+  for (const raw of vectors) {
+    const unit = toUnitVector(raw, dimension);
+    if (!unit) continue;
+    any = true;
+    for (let i = 0; i < dimension; i++) sum[i]! += unit[i]!;
+  }
+  return any ? toUnitVector(sum, dimension) : null;
 }
