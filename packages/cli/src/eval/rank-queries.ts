@@ -1,6 +1,7 @@
 import type { Memory, RankingWeights, VectorMode } from '@zeromem/core';
 import type { IdMap } from './id-map.ts';
 import type { RankingQuery } from './ranking-queries.ts';
+import { shapeQuery } from './query-shape.ts';
 import type { NamespaceInfo } from './replay.ts';
 
 /** One line of the run file. */
@@ -36,7 +37,8 @@ export interface RankResult {
 }
 
 /**
- * Answers each query with `recall` in its own namespace, `now` = the query's time (or the
+ * Answers each query with `recall` in its own namespace (a transcript query as a
+ * conversation, see query-shape.ts), `now` = the query's time (or the
  * namespace's latest memory when the query has none) and `trackAccess: false`, so no
  * query changes what the next one finds. The ids come back as data ids (decoded, with
  * duplicate aliases after their record). When recall returns fewer than `depth` ids (a
@@ -52,7 +54,7 @@ export async function rankQueries(queries: readonly RankingQuery[], ctx: RankCon
     if (query.ts === undefined) result.untimed++;
     const now = query.ts ?? info?.latest;
     const started = performance.now();
-    const recalled = await ctx.memory.recall(namespace, query.query, {
+    const recalled = await ctx.memory.recall(namespace, shapeQuery(query.query), {
       k,
       trackAccess: false,
       ...(now === undefined ? {} : { now }),

@@ -1,5 +1,5 @@
 import type { MemoryRecord } from '../model/types.ts';
-import { TextIndex } from './text-index.ts';
+import { Bm25Index } from './bm25-index.ts';
 import { VectorIndex } from './vector-index.ts';
 
 /**
@@ -8,7 +8,7 @@ import { VectorIndex } from './vector-index.ts';
  * by replaying the namespace's audit log after `lastSeq`.
  */
 export class NamespaceIndex {
-  readonly text = new TextIndex();
+  readonly text = new Bm25Index();
   readonly records = new Map<string, MemoryRecord>();
   vectors: VectorIndex | undefined;
   /** Audit sequence number up to which changes are applied. */

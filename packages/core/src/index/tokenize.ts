@@ -9,8 +9,9 @@ let segmenter: Intl.Segmenter | undefined;
 /**
  * Tokens for the BM25 index and for queries. Latin-script text: lower-cased NFKC words
  * without English stopwords or apostrophes ("I'm" -> "im", dropped). CJK runs: the words
- * of `Intl.Segmenter('zh')` plus character bigrams, which catch words the segmenter
- * splits differently in a query and in a memory.
+ * of `Intl.Segmenter('zh')`, single characters and character bigrams (less Chinese
+ * function words): bigrams and characters still meet where the segmenter cuts a query
+ * and a memory differently (MADial-zh R@10: words + bigrams 0.675, all three 0.695).
  */
 export function tokenize(text: string): string[] {
   const normalized = text.normalize('NFKC').toLowerCase();
@@ -37,9 +38,9 @@ function addCjkTokens(run: string, tokens: string[]): void {
     }
     if (!CHINESE_STOPWORDS.has(word)) tokens.push(word);
   }
-  // Bigrams over the whole run, across segment borders: segmenters cut a query and a
-  // memory differently, bigrams still meet.
   const chars = Array.from(run);
+  for (const char of chars) if (CJK.test(char) && !CHINESE_STOPWORDS.has(char)) tokens.push(char);
+  // Bigrams over the whole run, across segment borders.
   for (let i = 0; i + 1 < chars.length; i++) {
     if (CJK.test(chars[i]!) && CJK.test(chars[i + 1]!)) tokens.push(chars[i]! + chars[i + 1]!);
   }

@@ -1,0 +1,28 @@
+import type { ConversationTurn } from '@zeromem/core';
+
+/** A transcript line: `<Speaker>: text` (MADial writes dialogues so far like this). */
+const TRANSCRIPT_LINE = /^<([^>\n]{1,64})>:\s*(.*)$/;
+
+/**
+ * What a query text is asked as. A transcript (every non-empty line `<Speaker>: text`,
+ * two lines or more) becomes a conversation, so recall weighs the latest user turn most;
+ * `<Assistant>` lines are the assistant, every other speaker the user. Anything else
+ * stays plain text. Reads only the query text.
+ */
+export function shapeQuery(text: string): string | ConversationTurn[] {
+  const lines = text.split('\n').filter((line) => line.trim() !== '');
+  if (lines.length < 2) return text;
+  const turns: ConversationTurn[] = [];
+  for (const line of lines) {
+    const match = TRANSCRIPT_LINE.exec(line.trim());
+    if (!match) return text;
+    const speaker = match[1]!.trim();
+    turns.push({ role: /^assistant$/i.test(speaker) ? 'assistant' : 'user', content: unquote(match[2]!) });
+  }
+  return turns;
+}
+
+function unquote(text: string): string {
+  const trimmed = text.trim();
+  return trimmed.length >= 2 && /^["“]/.test(trimmed) && /["”]$/.test(trimmed) ? trimmed.slice(1, -1) : trimmed;
+}

@@ -1,0 +1,75 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { Bm25Index } from '../src/index/bm25-index.ts';
+
+/** Okapi BM25 written out for a tiny corpus, to check the index against. */
+function expectedScore(query: string[], doc: string[], corpus: string[][], k1 = 1.2, b = 1): number {
+  const avg = corpus.reduce((sum, d) => sum + d.length, 0) / corpus.length;
+  let score = 0;
+  for (const term of query) {
+    const df = corpus.filter((d) => d.includes(term)).length;
+    const tf = doc.filter((t) => t === term).length;
+    if (!df || !tf) continue;
+    const idf = Math.log(1 + (corpus.length - df + 0.5) / (df + 0.5));
+    score += (idf * tf * (k1 + 1)) / (tf + k1 * (1 - b + (b * doc.length) / avg));
+  }
+  return score;
+}
+
+describe('Bm25Index', () => {
+  it('scores exactly as Okapi BM25 (k1 1.2, b 1), counting document frequency once per document', () => {
+    const docs = { a: 'port port loose', b: 'port replaced today', c: 'phone calls preferred always' };
+    const index = new Bm25Index();
+    index.addMany(Object.entries(docs).map(([id, content]) => ({ id, content })));
+    const corpus = Object.values(docs).map((d) => d.split(' '));
+    const hits = index.search('loose port', 10);
+    expect(hits.map((h) => h.id)).toEqual(['a', 'b']);
+    expect(hits[0]!.score).toBeCloseTo(expectedScore(['loose', 'port'], corpus[0]!, corpus), 12);
+    expect(hits[1]!.score).toBeCloseTo(expectedScore(['loose', 'port'], corpus[1]!, corpus), 12);
+  });
+
+  it('matches whole words only, and a repeated query word counts twice', () => {
+    const index = new Bm25Index();
+    index.addMany([
+      { id: 'car', content: 'a car broke down' },
+      { id: 'career', content: 'a career change' },
+    ]);
+    expect(index.search('car', 10).map((h) => h.id)).toEqual(['car']);
+    const once = index.search('car broke', 10)[0]!.score;
+    const twice = index.search('car broke broke', 10)[0]!.score;
+    expect(twice).toBeGreaterThan(once);
+  });
+
+  it('after any adds and removes, scores equal a fresh index of the live documents (seeded)', () => {
+    const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
+    console.log(`fast-check seed ${seed}`);
+    const words = ['port', 'loose', 'phone', 'call', 'order', 'cable', 'refund', 'wednesday'];
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('add' as const), id: fc.integer({ min: 0, max: 30 }), text: fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 8 }) }),
+      fc.record({ kind: fc.constant('remove' as const), id: fc.integer({ min: 0, max: 30 }) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 300 }), fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 3 }), (ops, query) => {
+        const index = new Bm25Index();
+        const live = new Map<string, string>();
+        for (const o of ops) {
+          if (o.kind === 'add') {
+            index.addMany([{ id: `d${o.id}`, content: o.text.join(' ') }]);
+            live.set(`d${o.id}`, o.text.join(' '));
+          } else {
+            index.remove(`d${o.id}`);
+            live.delete(`d${o.id}`);
+          }
+        }
+        const fresh = new Bm25Index();
+        fresh.addMany([...live].map(([id, content]) => ({ id, content })));
+        expect(index.size).toBe(live.size);
+        const got = index.search(query.join(' '), 50);
+        const want = fresh.search(query.join(' '), 50);
+        expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
+        got.forEach((hit, i) => expect(hit.score).toBeCloseTo(want[i]!.score, 9));
+      }),
+      { seed, numRuns: 200 },
+    );
+  });
+});
