@@ -20,6 +20,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { createServer, type ViteDevServer } from 'vite';
+import { embedderAssets } from './embedder-assets.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The repository root. */
@@ -92,8 +93,11 @@ export interface Harness {
   readonly executablePath: string;
   /** The browser context (one profile; pages in it share IndexedDB, like tabs). Changes after `restartBrowser()`. */
   readonly context: BrowserContext;
-  /** Opens a tab on the harness page and waits until `window.zeromem.ready`. */
-  newPage(): Promise<Page>;
+  /**
+   * Opens a tab on the harness page (or on `path`, e.g. `embedder.html`, relative to the
+   * harness URL) and waits until `window.zeromem.ready`.
+   */
+  newPage(path?: string): Promise<Page>;
   /** Quits Chromium (closing every page) and starts it again on the same profile and server. */
   restartBrowser(): Promise<void>;
   /** Quits Chromium, stops Vite, and removes the temporary profile (unless it was given). */
@@ -141,7 +145,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
       get context() {
         return context!;
       },
-      async newPage() {
+      async newPage(path = '') {
         const page = await context!.newPage();
         if (forwardPageErrors) {
           page.on('pageerror', (err) => console.error(`[page error] ${err.message}`));
@@ -149,7 +153,7 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
             if (msg.type() === 'error') console.error(`[page console] ${msg.text()}`);
           });
         }
-        await page.goto(url);
+        await page.goto(new URL(path, url).href);
         await waitReady(page);
         return page;
       },
@@ -198,9 +202,18 @@ async function startVite(cacheDir: string): Promise<ViteDevServer> {
         watch: null,
         fs: { allow: [repoRoot] },
       },
+      // The embedder page's model and onnxruntime-web wasm files, served from this origin.
+      plugins: [embedderAssets()],
       // dexie's ESM entry wraps its UMD build, so it must be pre-bundled. The scan from
       // index.html finds it; `holdUntilCrawlEnd` keeps the first page load from racing it.
-      optimizeDeps: { entries: ['index.html'], holdUntilCrawlEnd: true },
+      // transformers.js is only imported by the embedder worker, which the scan does not
+      // follow: left out of pre-bundling (it and onnxruntime-web are ESM already), it is
+      // never discovered late, which would re-optimize and break the loaded page.
+      optimizeDeps: {
+        entries: ['index.html'],
+        holdUntilCrawlEnd: true,
+        exclude: ['@huggingface/transformers', 'onnxruntime-web', 'onnxruntime-common'],
+      },
     });
     try {
       await server.listen();

@@ -1,0 +1,108 @@
+import { invalidOption } from './errors.ts';
+
+/** Name of the bundled default model (a folder under the package's `models/`). */
+export const DEFAULT_MODEL = 'zeromem-static-en';
+
+/** How token vectors become one text vector. */
+export type Pooling = 'mean' | 'cls';
+
+/**
+ * How a model is run. Options a caller leaves out come from {@link defaultSettings}, so
+ * passing a model id (`Xenova/all-MiniLM-L6-v2`, `Xenova/bge-small-zh-v1.5`,
+ * `Xenova/multilingual-e5-small`) is enough.
+ */
+export interface ModelSettingsOptions {
+  /** Pooling of token vectors. Default `mean`; `cls` for BGE models. */
+  pooling?: Pooling;
+  /** Put before every query text. Default `'query: '` for E5 models, else none. */
+  queryPrefix?: string;
+  /** Put before every stored text. Default `'passage: '` for E5 models, else none. */
+  documentPrefix?: string;
+  /**
+   * A text whose word-like tokens are unknown to the model more often than this (0..1)
+   * gets no vector (`null`) and is found lexically only. Default 0.5.
+   */
+  maxUnknownFraction?: number;
+  /** Texts per model call. Default 32. */
+  batchSize?: number;
+  /**
+   * Recall's default share of the vector side (0..1; BM25 gets the rest). Default 0.3 for
+   * the bundled static model (measured best for it), 0.5 for every other model.
+   */
+  fusionWeight?: number;
+  /** transformers.js `dtype` (which ONNX file: `fp32` -> model.onnx, `q8` -> model_quantized.onnx). Default: the model's own config. */
+  dtype?: string;
+}
+
+/** Settings with every default filled in. */
+export interface ModelSettings {
+  pooling: Pooling;
+  queryPrefix: string;
+  documentPrefix: string;
+  maxUnknownFraction: number;
+  batchSize: number;
+  fusionWeight: number;
+  dtype: string | undefined;
+}
+
+/** The defaults for a model, recognised by its name (the last part of an id or folder). */
+export function defaultSettings(modelName: string): ModelSettings {
+  const name = modelName.split(/[\\/]/).pop()!.toLowerCase();
+  const isE5 = /(^|[-_.])e5([-_.]|$)/.test(name);
+  return {
+    pooling: /(^|[-_.])bge([-_.]|$)/.test(name) ? 'cls' : 'mean',
+    queryPrefix: isE5 ? 'query: ' : '',
+    documentPrefix: isE5 ? 'passage: ' : '',
+    maxUnknownFraction: 0.5,
+    batchSize: 32,
+    fusionWeight: name === DEFAULT_MODEL ? 0.3 : 0.5,
+    dtype: undefined,
+  };
+}
+
+/** Validates the options and fills in the model's defaults. @throws ZeromemError INVALID_INPUT */
+export function resolveSettings(modelName: string, options: ModelSettingsOptions): ModelSettings {
+  const settings = defaultSettings(modelName);
+  if (options.pooling !== undefined) {
+    if (options.pooling !== 'mean' && options.pooling !== 'cls') throw invalidOption('pooling', `must be "mean" or "cls", got ${JSON.stringify(options.pooling)}`);
+    settings.pooling = options.pooling;
+  }
+  for (const key of ['queryPrefix', 'documentPrefix'] as const) {
+    const value = options[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'string') throw invalidOption(key, 'must be a string');
+    settings[key] = value;
+  }
+  const fraction = options.maxUnknownFraction;
+  if (fraction !== undefined) {
+    if (typeof fraction !== 'number' || !(fraction >= 0 && fraction <= 1)) throw invalidOption('maxUnknownFraction', 'must be a number from 0 to 1');
+    settings.maxUnknownFraction = fraction;
+  }
+  const batch = options.batchSize;
+  if (batch !== undefined) {
+    if (!Number.isInteger(batch) || batch < 1 || batch > 4096) throw invalidOption('batchSize', 'must be a whole number from 1 to 4096');
+    settings.batchSize = batch;
+  }
+  const weight = options.fusionWeight;
+  if (weight !== undefined) {
+    if (typeof weight !== 'number' || !(weight >= 0 && weight <= 1)) throw invalidOption('fusionWeight', 'must be a number from 0 to 1');
+    settings.fusionWeight = weight;
+  }
+  if (options.dtype !== undefined) {
+    if (typeof options.dtype !== 'string' || !options.dtype) throw invalidOption('dtype', 'must be a transformers.js dtype such as "fp32" or "q8"');
+    settings.dtype = options.dtype;
+  }
+  return settings;
+}
+
+/**
+ * The embedder's `modelId`: vectors are stored per id, so everything that changes a
+ * vector is in it (pooling, prefixes, dtype), and nothing else.
+ */
+export function modelIdFor(label: string, settings: ModelSettings): string {
+  let id = `transformers.js:${label}`;
+  if (settings.pooling !== 'mean') id += `;pooling=${settings.pooling}`;
+  if (settings.queryPrefix || settings.documentPrefix) id += `;prefixes=${JSON.stringify([settings.queryPrefix, settings.documentPrefix])}`;
+  if (settings.dtype) id += `;dtype=${settings.dtype}`;
+  return id;
+}

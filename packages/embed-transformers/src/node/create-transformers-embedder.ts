@@ -1,0 +1,90 @@
+import { invalidOption } from '../errors.ts';
+import { loadExtractor } from '../load-extractor.ts';
+import { modelIdFor, resolveSettings, type ModelSettingsOptions } from '../model-settings.ts';
+import { pipelineEmbedder, type TransformersEmbedder } from '../pipeline-embedder.ts';
+import { locateModel } from './model-location.ts';
+
+/** Options of {@link createTransformersEmbedder}. Everything is optional. */
+export interface TransformersEmbedderOptions extends ModelSettingsOptions {
+  /**
+   * A model id (`Xenova/all-MiniLM-L6-v2`) or a name under `localModelPath`. A path
+   * (absolute, or starting with `./`) is taken as `modelPath`. Default: the bundled
+   * `zeromem-static-en`.
+   */
+  model?: string;
+  /** A folder that holds one model (config.json, tokenizer.json, onnx/model.onnx). Overrides `model`. */
+  modelPath?: string;
+  /** A folder that holds model folders, looked up by `model`. Default: this package's `models/`. */
+  localModelPath?: string;
+  /**
+   * Let transformers.js download the model from the Hugging Face hub when it is not
+   * local. Default false: no network is ever touched.
+   */
+  allowRemoteModels?: boolean;
+  /** Where transformers.js caches downloads (with `allowRemoteModels`). Default: its own cache folder. */
+  cacheDir?: string;
+}
+
+const OPTION_KEYS: ReadonlySet<string> = new Set([
+  'model',
+  'modelPath',
+  'localModelPath',
+  'allowRemoteModels',
+  'cacheDir',
+  'pooling',
+  'queryPrefix',
+  'documentPrefix',
+  'maxUnknownFraction',
+  'batchSize',
+  'fusionWeight',
+  'dtype',
+]);
+
+/**
+ * Creates an {@link Embedder} that runs a transformers.js feature-extraction model in
+ * Node (onnxruntime-node), from local files only unless `allowRemoteModels`.
+ *
+ * Texts the model cannot read (all or mostly unknown tokens: Chinese or emoji for the
+ * English bundled model) get `null`: such memories are found lexically.
+ *
+ * @example
+ * const embedder = await createTransformersEmbedder(); // the bundled 128-d model, offline
+ * const memory = await openMemory({ embedder });
+ * @example
+ * await createTransformersEmbedder({ modelPath: '/models/all-MiniLM-L6-v2' }); // your files
+ * await createTransformersEmbedder({ model: 'Xenova/bge-small-zh-v1.5', allowRemoteModels: true }); // cls pooling by default
+ * @throws ZeromemError EMBEDDER_UNAVAILABLE when the model cannot be found or loaded (the
+ *   message says what to pass); INVALID_INPUT for a bad option
+ */
+export async function createTransformersEmbedder(options: TransformersEmbedderOptions = {}): Promise<TransformersEmbedder> {
+  if (typeof options !== 'object' || options === null) throw invalidOption('', 'options must be an object');
+  for (const key of Object.keys(options)) {
+    if (!OPTION_KEYS.has(key)) throw invalidOption(key, `unknown option; known ones are ${[...OPTION_KEYS].join(', ')}`);
+  }
+  for (const key of ['model', 'modelPath', 'localModelPath', 'cacheDir'] as const) {
+    const value = options[key];
+    if (value !== undefined && (typeof value !== 'string' || !value.trim())) throw invalidOption(key, 'must be a non-empty string');
+  }
+  if (options.allowRemoteModels !== undefined && typeof options.allowRemoteModels !== 'boolean') throw invalidOption('allowRemoteModels', 'must be a boolean');
+  const allowRemoteModels = options.allowRemoteModels ?? false;
+
+  const location = locateModel(options);
+  const settings = resolveSettings(location.label, options);
+  const notFoundHint = location.isFolder
+    ? 'Check that the folder holds the ONNX file for the dtype asked for (onnx/model.onnx for fp32, onnx/model_quantized.onnx for q8).'
+    : `Pass modelPath: a folder that holds config.json, tokenizer.json and onnx/model.onnx; or localModelPath: the folder that holds "${location.model}/"; or allowRemoteModels: true to download "${location.model}" from the Hugging Face hub.`;
+  const loaded = await loadExtractor({
+    model: location.model,
+    localModelPath: location.localModelPath,
+    allowRemoteModels,
+    dtype: settings.dtype,
+    cacheDir: options.cacheDir,
+    notFoundHint,
+  });
+  try {
+    return await pipelineEmbedder(loaded.extractor, settings, { modelId: modelIdFor(location.label, settings), model: location.label }, loaded.dispose);
+  } catch (err) {
+    await loaded.dispose().catch(() => undefined);
+    throw err;
+  }
+}

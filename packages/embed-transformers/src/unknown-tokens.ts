@@ -1,0 +1,63 @@
+/** The parts of a transformers.js tokenizer the guard reads. */
+export interface TokenizerVocabulary {
+  /** Token ids that are not text: `[CLS]`, `[SEP]`, `[PAD]`, `<s>`... (and `[UNK]`, which the guard counts separately). */
+  all_special_ids: number[];
+  model: { vocab: ArrayLike<string | undefined>; unk_token_id?: number | undefined };
+}
+
+/** A token that stands for a word or part of one: letters or digits. */
+const WORD_LIKE = /[\p{L}\p{N}]/u;
+
+const UNSEEN = 0;
+const WORD = 1;
+const OTHER = 2;
+
+/**
+ * Measures how much of a tokenized text the model does not know: the share of its
+ * word-like tokens (letters or digits, plus the unknown token) that are the unknown token.
+ * A static model knows one language: Chinese or emoji text is all `[UNK]` and pools to a
+ * zero (then NaN) vector; a mostly-unknown text would get the direction of its one known
+ * word. Works on the ids the model is run on, so a text is tokenized once.
+ */
+export class UnknownTokenGuard {
+  readonly #unk: number;
+  readonly #special: Set<number>;
+  readonly #vocab: ArrayLike<string | undefined>;
+  /** Per token id: not yet looked at, word-like, or not (filled as ids are met). */
+  readonly #kind: Uint8Array;
+
+  constructor(tokenizer: TokenizerVocabulary) {
+    this.#unk = tokenizer.model.unk_token_id ?? -1;
+    this.#special = new Set(tokenizer.all_special_ids.filter((id) => id !== this.#unk));
+    this.#vocab = tokenizer.model.vocab;
+    this.#kind = new Uint8Array(Math.max(this.#vocab.length, 1));
+  }
+
+  /**
+   * Share (0..1) of unknown tokens among the word-like tokens of one row of a padded
+   * batch; 1 when the row has no word-like token (empty, punctuation, emoji for most
+   * vocabularies).
+   */
+  unknownFraction(ids: ArrayLike<number | bigint>, mask: ArrayLike<number | bigint>, from: number, length: number): number {
+    let words = 0;
+    let unknown = 0;
+    for (let i = from; i < from + length; i++) {
+      if (!Number(mask[i])) continue;
+      const id = Number(ids[i]);
+      if (id === this.#unk) {
+        unknown++;
+        words++;
+      } else if (!this.#special.has(id) && this.#isWordLike(id)) words++;
+    }
+    return words === 0 ? 1 : unknown / words;
+  }
+
+  #isWordLike(id: number): boolean {
+    let kind = id < this.#kind.length ? this.#kind[id]! : UNSEEN;
+    if (kind === UNSEEN) {
+      kind = WORD_LIKE.test(this.#vocab[id] ?? '') ? WORD : OTHER;
+      if (id < this.#kind.length) this.#kind[id] = kind;
+    }
+    return kind === WORD;
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * The browser entries (`./browser`, `./worker`) never reach Node-only code: no `node:`
+ * module and nothing under src/node/ or the Node entry, through any chain of static or
+ * dynamic imports.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
+const packageJson = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { exports: Record<string, string> };
+
+/** Every module specifier a file imports (static, dynamic, re-export, type-only left out). */
+function importsOf(file: string): string[] {
+  const source = readFileSync(file, 'utf8');
+  const found: string[] = [];
+  for (const match of source.matchAll(/^\s*(import|export)\s+(type\s+)?[^'";]*?from\s+['"]([^'"]+)['"]/gm)) {
+    if (!match[2]) found.push(match[3]!);
+  }
+  for (const match of source.matchAll(/^\s*import\s+['"]([^'"]+)['"]/gm)) found.push(match[1]!);
+  for (const match of source.matchAll(/import\(\s*['"]([^'"]+)['"]\s*\)/g)) found.push(match[1]!);
+  return found;
+}
+
+/** Every package file a module reaches, and every outside specifier it imports. */
+function reach(entry: string): { files: Set<string>; external: Set<string> } {
+  const files = new Set<string>();
+  const external = new Set<string>();
+  const todo = [resolve(packageRoot, entry)];
+  while (todo.length) {
+    const file = todo.pop()!;
+    if (files.has(file)) continue;
+    files.add(file);
+    for (const specifier of importsOf(file)) {
+      if (specifier.startsWith('.')) {
+        const target = resolve(dirname(file), specifier);
+        expect(existsSync(target), `${relative(packageRoot, file)} imports a missing ${specifier}`).toBe(true);
+        todo.push(target);
+      } else external.add(specifier);
+    }
+  }
+  return { files, external };
+}
+
+describe('package entries', () => {
+  it('has a Node entry, a browser entry and a worker entry', () => {
+    expect(packageJson.exports['.']).toBe('./src/index.ts');
+    expect(packageJson.exports['./browser']).toBe('./src/browser/index.ts');
+    expect(packageJson.exports['./worker']).toBe('./src/browser/worker.ts');
+  });
+
+  for (const entry of ['./browser', './worker'] as const) {
+    it(`${entry} reaches no Node-only module`, () => {
+      const { files, external } = reach(packageJson.exports[entry]!);
+      const nodeOnly = [...files].map((file) => relative(packageRoot, file)).filter((file) => file === 'src/index.ts' || file.startsWith('src/node/'));
+      expect(nodeOnly).toEqual([]);
+      expect([...external].filter((specifier) => specifier.startsWith('node:') || specifier === '@zeromem/embed-transformers')).toEqual([]);
+      expect([...external].sort()).toEqual(entry === './worker' ? ['@huggingface/transformers', '@zeromem/core'] : ['@zeromem/core']);
+    });
+  }
+
+  it('the Node entry is what reads the file system (a sanity check of the walk)', () => {
+    const { external } = reach(packageJson.exports['.']!);
+    expect([...external].filter((specifier) => specifier.startsWith('node:')).length).toBeGreaterThan(0);
+  });
+});
