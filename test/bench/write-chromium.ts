@@ -25,6 +25,7 @@ import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
 import { startHarness, type Harness } from '../e2e/browser.ts';
 import type * as Bench from '../e2e/harness/bench.ts';
+import { markdownTable, medianOf, ratio, summarize, throughput, type Latency, type Row, type Throughput } from './stats.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 3);
 const BIG_RUNS = Math.min(RUNS, Number(process.env.BENCH_BIG_RUNS ?? RUNS));
@@ -42,35 +43,6 @@ function call<K extends keyof Fn>(page: Page, fn: K, arg: Fn[K][0]): Promise<Fn[
   return page.evaluate(([fn, arg]) => (window.zeromemBench as unknown as Record<string, (a: unknown) => Promise<unknown>>)[fn]!(arg), [fn, arg] as const) as Promise<Fn[K][1]>;
 }
 
-interface Latency {
-  p50: number;
-  p95: number;
-  p99: number;
-  mean: number;
-  max: number;
-  n: number;
-}
-
-/** Nearest-rank percentiles. */
-function summarize(samples: number[]): Latency {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (p: number) => sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
-  const round = (x: number) => Math.round(x * 1000) / 1000;
-  return {
-    p50: round(at(50)),
-    p95: round(at(95)),
-    p99: round(at(99)),
-    mean: round(sorted.reduce((a, b) => a + b, 0) / sorted.length),
-    max: round(sorted[sorted.length - 1]!),
-    n: sorted.length,
-  };
-}
-
-interface Throughput {
-  recordsPerSecond: number;
-  totalMs: number;
-}
-
 interface RunResult {
   run: number;
   order: 'core first' | 'raw first';
@@ -83,8 +55,6 @@ interface RunResult {
 }
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
-const ratio = (a: number, b: number) => Math.round((a / b) * 100) / 100;
-const throughput = (r: Bench.BulkResult): Throughput => ({ recordsPerSecond: Math.round(r.recordsPerSecond), totalMs: Math.round(r.totalMs) });
 
 /** Runs `work` in a freshly launched Chromium with a fresh profile, then throws both away. */
 async function inFreshBrowser<T>(work: (page: Page, harness: Harness) => Promise<T>): Promise<T> {
@@ -174,31 +144,10 @@ async function oneRun(run: number, big: boolean): Promise<RunResult> {
   };
 }
 
-/** Median of numbers (mean of the middle two for an even count). */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  const m = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-  return Math.round(m * 1000) / 1000;
-}
-
-/** The per-field median over runs of a structure of numbers; runs that lack a field are left out. */
-function medianOf<T>(all: T[]): T {
-  const items = all.filter((item) => item !== undefined);
-  const first = items[0] as unknown;
-  if (first === undefined) return undefined as T;
-  if (typeof first === 'number') return median(items as number[]) as T;
-  if (typeof first !== 'object' || first === null) return first as T;
-  const keys = new Set(items.flatMap((item) => Object.keys(item as object)));
-  const out: Record<string, unknown> = Array.isArray(first) ? ([] as unknown as Record<string, unknown>) : {};
-  for (const key of keys) out[key] = medianOf(items.map((item) => (item as Record<string, unknown>)[key]));
-  return out as T;
-}
-
 type Summary = Omit<RunResult, 'run' | 'order'>;
 
 function table(runs: RunResult[], med: Summary): string {
-  const rows: Array<[string, (r: Summary) => number | string | undefined]> = [];
+  const rows: Array<Row<Summary>> = [];
   for (const d of ['default', 'strict'] as const) {
     rows.push([`remember latency p50 / p95 / p99, durability ${d} (ms)`, (r) => `${r.single[d].remember.p50} / ${r.single[d].remember.p95} / ${r.single[d].remember.p99}`]);
     rows.push([`raw Dexie table.add p50 / p95 / p99, ${d} (ms)`, (r) => `${r.single[d].rawAdd.p50} / ${r.single[d].rawAdd.p95} / ${r.single[d].rawAdd.p99}`]);
@@ -217,11 +166,7 @@ function table(runs: RunResult[], med: Summary): string {
   rows.push([`list / raw range, p50 (x)`, (r) => r.list?.p50Ratio]);
   rows.push([`run time (s)`, (r) => r.seconds]);
   rows.push([`machine load average before / after (1 min)`, (r) => `${r.loadAverage[0]} / ${r.loadAverage[1]}`]);
-  const header = `| Measurement | median | ${runs.map((r) => `run ${r.run} (${r.order})`).join(' | ')} |`;
-  const rule = `|---|---|${runs.map(() => '---|').join('')}`;
-  const cell = (value: number | string | undefined) => (value === undefined ? 'not run' : String(value));
-  const body = rows.map(([label, get]) => `| ${label} | ${cell(get(med))} | ${runs.map((r) => cell(get(r))).join(' | ')} |`);
-  return [header, rule, ...body].join('\n');
+  return markdownTable(rows, med, runs);
 }
 
 async function main(): Promise<void> {

@@ -1,6 +1,8 @@
 /**
  * Page side of test/bench/write-chromium.ts. Every timing is taken here, in the page,
  * with performance.now(); the Node side only orchestrates and summarizes.
+ * test/bench/write-node.ts runs the same functions in Node on fake-indexeddb (nothing here
+ * but `environment()` needs a browser).
  *
  * "Acknowledged" = the promise resolved = Dexie saw the IndexedDB transaction's
  * `complete` event (for 'strict' durability Chromium has flushed it to disk by then).
@@ -193,9 +195,13 @@ export interface BulkOptions {
   total: number;
   chunk: number;
   seed: number;
+  /** `coreBulk` only: start no further chunk once the timed calls took this long (ms). No limit by default. */
+  budgetMs?: number;
 }
 
 export interface BulkResult {
+  /** Records written: `total`, unless `budgetMs` stopped the run early. */
+  records: number;
   /** Sum of the timed write calls (input generation excluded). */
   totalMs: number;
   chunkMs: number[];
@@ -206,17 +212,20 @@ export interface BulkResult {
 export async function coreBulk(o: BulkOptions): Promise<BulkResult> {
   const memory = await memoryFor(o.name);
   const chunkMs: number[] = [];
-  for (let from = 0; from < o.total; from += o.chunk) {
+  let records = 0;
+  let totalMs = 0;
+  for (let from = 0; from < o.total && !(totalMs > (o.budgetMs ?? Number.POSITIVE_INFINITY)); from += o.chunk) {
     const inputs = makeInputs(o.seed, from, Math.min(o.chunk, o.total - from));
     const start = performance.now();
     const { results } = await memory.rememberMany(inputs);
     chunkMs.push(performance.now() - start);
+    totalMs += chunkMs[chunkMs.length - 1]!;
+    records += inputs.length;
     if (results.length !== inputs.length || results.some((r) => r.deduplicated)) throw new Error('coreBulk: unexpected dedupe');
   }
   const stored = await memory.count(BENCH_NS);
-  if (stored !== o.total) throw new Error(`coreBulk: expected ${o.total} records, found ${stored}`);
-  const totalMs = chunkMs.reduce((a, b) => a + b, 0);
-  return { totalMs, chunkMs, recordsPerSecond: (o.total / totalMs) * 1000 };
+  if (stored !== records) throw new Error(`coreBulk: expected ${records} records, found ${stored}`);
+  return { records, totalMs, chunkMs, recordsPerSecond: (records / totalMs) * 1000 };
 }
 
 /** Raw Dexie `bulkAdd` of the same rows in chunks (one transaction per chunk). */
@@ -234,7 +243,7 @@ export async function rawBulk(o: BulkOptions & { schema: 'same' | 'minimal' }): 
   const stored = await table.count();
   if (stored !== o.total) throw new Error(`rawBulk: expected ${o.total} rows, found ${stored}`);
   const totalMs = chunkMs.reduce((a, b) => a + b, 0);
-  return { totalMs, chunkMs, recordsPerSecond: (o.total / totalMs) * 1000 };
+  return { records: o.total, totalMs, chunkMs, recordsPerSecond: (o.total / totalMs) * 1000 };
 }
 
 // ---- (c) tag-filtered list ----------------------------------------------------------------
