@@ -198,7 +198,9 @@ describe('list() pagination and filters over 250 records (seeded)', () => {
       expect(await memory.count(ns, filter)).toBe(want.length);
     }
     // Boundaries: from is inclusive, to exclusive.
-    const at = created[100]!;
+    // A time some live record was created at (the seeded data may have expired created[100]).
+    const liveTimes = records.filter((r) => r.expiresAt === null || r.expiresAt > now).map((r) => r.createdAt).sort((x, y) => x - y);
+    const at = liveTimes[Math.floor(liveTimes.length / 2)]!;
     const exactly = records.filter((r) => r.createdAt === at && (r.expiresAt === null || r.expiresAt > now)).length;
     expect(exactly).toBeGreaterThan(0);
     expect((await allPages(memory, ns, { createdAt: { from: at, to: at + 1 }, limit: 1000 })).items).toHaveLength(exactly);
