@@ -30,6 +30,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEFAULT_MODEL, bundledModelsDir, createTransformersEmbedder, type TransformersEmbedder } from '@zeromem/embed-transformers';
 import type { WorkerEmbedder } from '@zeromem/embed-transformers/browser';
 import { findChromium, startHarness } from '../e2e/browser.ts';
+import { prng } from './prng.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const outFile = join(here, 'results', 'embed-speed.json');
@@ -38,18 +39,6 @@ const ROUNDS = 3;
 const BULK = { call: 64, short: { chars: 80, count: 2000 }, long: { chars: 1000, count: 300 } };
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
-
-/** mulberry32: a small deterministic PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   'customer prefers phone calls after six order shipped late charging port loose refund approved warranty extended battery replaced ' +

@@ -1,5 +1,5 @@
 /**
- * Summary helpers shared by the write benchmarks (write-chromium.ts, write-node.ts):
+ * Summary helpers of the write benchmarks (write-suite.ts, behind write-chromium.ts and write-node.ts):
  * nearest-rank percentiles of latency samples, the per-field median over runs, and the
  * Markdown table that shows the median next to every run.
  */

@@ -1,6 +1,7 @@
 /**
  * Page side of test/bench/write-chromium.ts. Every timing is taken here, in the page,
- * with performance.now(); the Node side only orchestrates and summarizes.
+ * with performance.now(); the Node side (test/bench/write-suite.ts) only orchestrates and
+ * summarizes.
  * test/bench/write-node.ts runs the same functions in Node on fake-indexeddb (nothing here
  * but `environment()` needs a browser).
  *
@@ -19,6 +20,7 @@ import { namespaceKey, openMemory, type Memory, type MemoryRecord, type Remember
 import { createUlidGenerator } from '../../../packages/core/src/model/ids.ts';
 import { MemoryDatabase } from '../../../packages/core/src/store/database.ts';
 import { toRow, type RecordRow } from '../../../packages/core/src/store/row.ts';
+import { prng } from '../../bench/prng.ts';
 
 type Durability = 'default' | 'strict' | 'relaxed';
 
@@ -33,18 +35,6 @@ function dexie(): typeof DexieClass {
 export const BENCH_NS = { userId: 'bench-user', agentId: 'bench-agent' };
 /** How many distinct tags there are (t0..t19). */
 export const TAG_COUNT = 20;
-
-/** mulberry32: a small deterministic PRNG. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = 'customer prefers phone calls after six order shipped late charging port loose refund approved warranty extended battery replaced screen cracked'.split(' ');
 
