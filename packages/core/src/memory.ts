@@ -1,4 +1,5 @@
 import type { Embedder } from './embed/embedder.ts';
+import { backfillVectors } from './embed/backfill.ts';
 import { EmbedQueue, type EmbedJob } from './embed/embed-queue.ts';
 import { IndexManager } from './index/index-manager.ts';
 import { systemClock, type Clock } from './model/clock.ts';
@@ -151,6 +152,7 @@ export class Memory {
   readonly #ctx: RecallContext;
   readonly #timer: ReturnType<typeof setInterval> | undefined;
   readonly #queue: EmbedQueue | undefined;
+  #closed = false;
 
   /** @internal Use {@link openMemory}. */
   constructor(
@@ -177,6 +179,9 @@ export class Memory {
         },
         report,
       );
+      // Records stored without this model's vector (new model, earlier close) get one in the background.
+      const queue = this.#queue;
+      void backfillVectors(ctx.db, embedder.modelId, (jobs) => queue.enqueue(jobs), () => this.#closed).catch(report);
     }
     this.#ctx = { ...ctx, indexes, embedder, access: new AccessTracker(ctx.db, report) };
     if (options.sweepEveryMs !== undefined) {
@@ -328,6 +333,7 @@ export class Memory {
 
   /** Writes pending access statistics, stops background work and closes the database. Later calls fail with CLOSED. */
   async close(): Promise<void> {
+    this.#closed = true;
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#queue?.close();
     try {

@@ -210,3 +210,37 @@ describe('recall', () => {
     await memory.close();
   });
 });
+
+describe('changing the model', () => {
+  it('re-embeds stored records in the background with visible progress, and recalls with the new vectors', async () => {
+    const clock = fakeClock();
+    const factory = new IDBFactory();
+    const first = await openMemory({ name: 'model-change', indexedDB: factory, IDBKeyRange, clock, embedder: hashingEmbedder({ dimension: 32 }) });
+    await first.rememberMany(Array.from({ length: 1500 }, (_, i) => ({ namespace: ns, content: `fact ${i} about the charging port` })));
+    await first.whenEmbedded();
+    await first.close();
+
+    const embedded: string[] = [];
+    const second = await openMemory({
+      name: 'model-change',
+      indexedDB: factory,
+      IDBKeyRange,
+      clock,
+      embedder: hashingEmbedder({ dimension: 48, onEmbed: (texts) => embedded.push(...texts) }),
+    });
+    await vi.waitFor(() => expect(second.pendingEmbeddings() + embedded.length).toBe(1500), { timeout: 10_000, interval: 20 });
+    await second.whenEmbedded();
+    expect(new Set(embedded).size).toBe(1500);
+    const { vector, hits } = await second.recall(ns, 'charging port', { k: 3 });
+    expect(vector).toBe('used');
+    expect(hits[0]!.explain.cosine).not.toBeNull();
+    await second.close();
+
+    // Reopened with the same model: nothing to embed again.
+    const third = await openMemory({ name: 'model-change', indexedDB: factory, IDBKeyRange, clock, embedder: hashingEmbedder({ dimension: 48, onEmbed: (texts) => embedded.push(...texts) }) });
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await third.whenEmbedded();
+    expect(embedded.filter((text) => text.startsWith('fact '))).toHaveLength(1500); // the 1501st was the query
+    await third.close();
+  });
+});
