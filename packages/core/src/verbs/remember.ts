@@ -261,7 +261,8 @@ async function findByHash(db: VerbContext['db'], keys: Array<[string, string]>):
   for (const k of keys) perNamespace.set(k[0], [...(perNamespace.get(k[0]) ?? []), k]);
   const found: RecordRow[] = [];
   for (const [ns, nsKeys] of perNamespace) {
-    const stored = await db.records.where('[ns+id]').between([ns, Dexie.minKey], [ns, Dexie.maxKey]).count();
+    // A few keys: look them up directly (counting the namespace would cost more).
+    const stored = nsKeys.length <= 16 ? Number.POSITIVE_INFINITY : await db.records.where('[ns+id]').between([ns, Dexie.minKey], [ns, Dexie.maxKey]).count();
     if (stored === 0) continue;
     if (stored < nsKeys.length) found.push(...(await db.records.where('[ns+contentHash]').anyOf(nsKeys).toArray()));
     else for (const rows of await Promise.all(nsKeys.map((k) => db.records.where('[ns+contentHash]').equals(k).toArray()))) found.push(...rows);
