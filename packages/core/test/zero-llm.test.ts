@@ -143,8 +143,8 @@ describe('zero LLM, zero network', () => {
 });
 
 describe('zero LLM, statically', () => {
-  /** Dependencies that may enter core: storage and the on-device text index. Nothing that talks to a server. */
-  const ALLOWED = ['@orama/orama', 'dexie'];
+  /** The one dependency core has: storage. Nothing that talks to a server. */
+  const ALLOWED = ['dexie'];
 
   it('package.json depends on exactly the on-device libraries', () => {
     const pkg = JSON.parse(readFileSync(join(CORE, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;

@@ -36,6 +36,19 @@ interface Coarse {
   queryScale: number;
 }
 
+/** An index's rows as plain typed arrays (see {@link VectorIndex.exportPacked}). */
+export interface PackedVectors {
+  dimension: number;
+  /** Row i's id. */
+  ids: string[];
+  /** ids.length × dimension float32 values, row after row. */
+  floats: Float32Array;
+  /** ids.length rows of int8 values, each zero-padded to a multiple of 16. */
+  int8: Int8Array;
+  /** Per row: int8 value × scale ≈ float value. */
+  scales: Float32Array;
+}
+
 /** Defaults of {@link VectorIndexOptions}. */
 export const VECTOR_INDEX_DEFAULTS = Object.freeze({ candidates: 256, exactBelow: 2048, candidatesPerK: 4 });
 
@@ -155,9 +168,9 @@ export class VectorIndex {
     k = Math.min(Math.floor(k), n);
     if (!(k > 0)) return [];
     const pool = Math.max(this.#candidates, VECTOR_INDEX_DEFAULTS.candidatesPerK * k);
-    if (n <= this.#exactBelow || n <= pool) return this.#exact(query, k, accept, 'exact');
+    if (n <= this.#exactBelow || n <= pool) return this.#exact(query, k, accept);
     const coarse = this.#coarse(query, pool, accept);
-    if (!coarse) return this.#exact(query, k, accept, 'exact'); // a zero query: every score is 0
+    if (!coarse) return this.#exact(query, k, accept); // a zero query: every score is 0
     const dim = this.dimension;
     const data = this.#data;
     const top = new TopK(k);
@@ -204,10 +217,10 @@ export class VectorIndex {
   searchExact(query: Float32Array, k: number, accept?: (id: string) => boolean): VectorHit[] {
     k = Math.min(Math.floor(k), this.#ids.length);
     if (!(k > 0)) return [];
-    return this.#exact(query, k, accept, 'exact');
+    return this.#exact(query, k, accept);
   }
 
-  #exact(query: Float32Array, k: number, accept: ((id: string) => boolean) | undefined, path: 'exact'): VectorHit[] {
+  #exact(query: Float32Array, k: number, accept: ((id: string) => boolean) | undefined): VectorHit[] {
     const dim = this.dimension;
     const data = this.#data;
     const n = this.#ids.length;
@@ -220,7 +233,7 @@ export class VectorIndex {
         floor = top.floor;
       }
     }
-    this.#last = { path, reranked: n };
+    this.#last = { path: 'exact', reranked: n };
     return this.#hits(top);
   }
 
@@ -235,6 +248,17 @@ export class VectorIndex {
     if (queryScale === 0) return null;
     this.#kernel.dot(0, n, stride, qOffset, outOffset);
     const raw = new Int32Array(buffer, outOffset, n);
+    // Usually (no filter, or one that rejects none of the best rows) `accept` is asked only
+    // about the pool; when it rejects one, the selection runs again asking about every
+    // row that could get in, as the exact scan does.
+    const first = this.#select(raw, pool, undefined);
+    if (!accept || first.rows.every((row) => accept(this.#ids[row]!))) return { ...first, queryScale };
+    return { ...this.#select(raw, pool, accept), queryScale };
+  }
+
+  /** The `pool` best rows by int8 score (times the row scale) among accepted ids. */
+  #select(raw: Int32Array, pool: number, accept: ((id: string) => boolean) | undefined): { rows: Int32Array; floor: number } {
+    const n = raw.length;
     const scales = this.#scales;
     const ids = this.#ids;
     const top = new TopK(pool);
@@ -247,7 +271,7 @@ export class VectorIndex {
         floor = top.floor;
       }
     }
-    return { rows: top.items(), floor, queryScale };
+    return { rows: top.items(), floor };
   }
 
   /** Where the kernel writes one Int32 score per row (after the rows and the query). */
@@ -257,6 +281,58 @@ export class VectorIndex {
 
   #hits(top: TopK): VectorHit[] {
     return top.sorted().map(({ item, score }) => ({ id: this.#ids[item]!, score }));
+  }
+
+  /**
+   * Copies of the packed rows, for persisting an index (e.g. one IndexedDB value per
+   * namespace) and restoring it with {@link VectorIndex.fromPacked} instead of calling
+   * `set` per vector. Row i belongs to `ids[i]`.
+   */
+  exportPacked(): PackedVectors {
+    const n = this.#ids.length;
+    return {
+      dimension: this.dimension,
+      ids: [...this.#ids],
+      floats: this.#data.slice(0, n * this.dimension),
+      int8: new Int8Array(this.#kernel.buffer, 0, n * this.#stride).slice(),
+      scales: this.#scales.slice(0, n),
+    };
+  }
+
+  /**
+   * An index holding exactly the packed rows (from {@link exportPacked}); `int8` and
+   * `scales` may be left out, they are then computed from the floats.
+   * @throws RangeError when the arrays do not fit together, or an id repeats
+   */
+  static fromPacked(packed: Omit<PackedVectors, 'int8' | 'scales'> & Partial<Pick<PackedVectors, 'int8' | 'scales'>>, options: VectorIndexOptions = {}): VectorIndex {
+    const { dimension, ids, floats } = packed;
+    const n = ids.length;
+    const index = new VectorIndex(dimension, Math.max(n, 1), options);
+    const stride = index.#stride;
+    if (floats.length !== n * dimension) throw new RangeError(`floats hold ${floats.length} values, ${n} ids × ${dimension} dimensions need ${n * dimension}`);
+    const withInt8 = packed.int8 !== undefined && packed.scales !== undefined;
+    if (withInt8 && (packed.int8!.length !== n * stride || packed.scales!.length !== n)) {
+      throw new RangeError(`int8 rows (${packed.int8!.length}) or scales (${packed.scales!.length}) do not fit ${n} rows of ${stride}`);
+    }
+    index.#data.set(floats);
+    for (let slot = 0; slot < n; slot++) {
+      const id = ids[slot]!;
+      if (index.#slots.has(id)) throw new RangeError(`id ${id} appears twice`);
+      index.#slots.set(id, slot);
+    }
+    index.#ids = [...ids];
+    if (withInt8) {
+      new Int8Array(index.#kernel.buffer, 0, n * stride).set(packed.int8!);
+      index.#scales.set(packed.scales!);
+    } else {
+      for (let slot = 0; slot < n; slot++) {
+        index.#scales[slot] = quantize(floats.subarray(slot * dimension, (slot + 1) * dimension), new Int8Array(index.#kernel.buffer, slot * stride, dimension));
+      }
+    }
+    let max = 0;
+    for (let slot = 0; slot < n; slot++) max = Math.max(max, index.#scales[slot]!);
+    index.#maxScale = max;
+    return index;
   }
 
   /** Kernel memory: int8 rows, then the query's row, then one Int32 score per row. */
