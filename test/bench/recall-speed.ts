@@ -38,6 +38,7 @@ import { MemoryDatabase } from '../../packages/core/src/store/database.ts';
 import { VectorIndex } from '../../packages/core/src/index/vector-index.ts';
 import { count, create, insertMultiple, search } from '@orama/orama';
 import { median, summarize, type Latency } from './stats.ts';
+import { prng } from './prng.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -55,17 +56,6 @@ const outFile = join(dirname(fileURLToPath(import.meta.url)), 'results', 'recall
 const NS = { userId: 'bench' };
 
 // ---------- data ----------
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function unitVectors(count: number, random: () => number): Float32Array[] {
   const out: Float32Array[] = [];
@@ -123,7 +113,7 @@ interface Dataset {
 }
 
 function dataset(n: number, seed: number): Dataset {
-  const random = rng(seed);
+  const random = prng(seed);
   const word = wordSource(random);
   const phrase = (min: number, max: number) => Array.from({ length: min + Math.floor(random() * (max - min + 1)) }, word).join(' ');
   const seen = new Set<string>();
