@@ -36,10 +36,10 @@ Options:
                          none: BM25 only; or a local model path or a model id
   --weights <list>       recall weights, e.g. text=0.6,vector=0.4 (keys: ${Object.keys(DEFAULT_WEIGHTS).join(', ')})
   --limit-queries <n>    rank and score only the first n queries (quick runs)
-  --allow-invalid        exit 0 even if some memories could not be stored (still reported)
+  --strict               exit 1 when some memories could not be stored (they are always reported)
   -h, --help             show this help
 
-Exit codes: 0 done; 1 a memory could not be stored, or a file or the embedder failed;
+Exit codes: 0 done; 1 a file or the embedder failed, or (with --strict) a memory could not be stored;
 2 bad arguments.
 `;
 
@@ -99,7 +99,7 @@ export function parseEvalArgs(args: readonly string[]): Omit<EvalOptions, 'stdou
         embedder: { type: 'string' },
         weights: { type: 'string' },
         'limit-queries': { type: 'string' },
-        'allow-invalid': { type: 'boolean' },
+        strict: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -128,7 +128,7 @@ export function parseEvalArgs(args: readonly string[]): Omit<EvalOptions, 'stdou
     out,
     k,
     embedder: parseEmbedderSpec(embedderValue),
-    allowInvalid: values['allow-invalid'] === true,
+    strict: values.strict === true,
   };
   if (values.weights !== undefined) result.weights = parseWeights(values.weights);
   if (limitQueries !== undefined) result.limitQueries = limitQueries;

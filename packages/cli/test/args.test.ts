@@ -72,7 +72,7 @@ describe('zeromem argument handling', () => {
 
   it('parses every option', () => {
     const parsed = parseEvalArgs([...files(), '--k', '25', '--embedder', 'none', '--weights', 'text=0.6, vector=0.4,halfLifeMs=1000', '--limit-queries', '3']);
-    expect(parsed).toMatchObject({ k: 25, embedder: { kind: 'none' }, weights: { text: 0.6, vector: 0.4, halfLifeMs: 1000 }, limitQueries: 3, allowInvalid: false });
+    expect(parsed).toMatchObject({ k: 25, embedder: { kind: 'none' }, weights: { text: 0.6, vector: 0.4, halfLifeMs: 1000 }, limitQueries: 3, strict: false });
     expect(parseEvalArgs(files())).toMatchObject({ k: 10, embedder: { kind: 'bundled' } });
     expect(parseEvalArgs([...files(), '--embedder', 'Xenova/all-MiniLM-L6-v2'])).toMatchObject({ embedder: { kind: 'model', model: 'Xenova/all-MiniLM-L6-v2' } });
     expect(parseEvalArgs([...files(), '--embedder', fixture.dir])).toMatchObject({ embedder: { kind: 'path', path: fixture.dir } });

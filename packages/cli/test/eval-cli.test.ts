@@ -20,7 +20,7 @@ const ndcgQ2 = (1 + 1 / Math.log2(4)) / (1 + 1 / Math.log2(3)); // gold a3, a2 a
 describe('zeromem eval, end to end as a child process (--embedder none)', () => {
   it('replays gzip and plain memories, writes the run and prints the metrics', { timeout: 120_000 }, async () => {
     const outGz = join(fixture.dir, 'out', 'run-gz.jsonl');
-    const gz = await runCli(['eval', '--memories', fixture.memoriesGz, '--queries', fixture.queries, '--out', outGz, '--embedder', 'none', '--allow-invalid']);
+    const gz = await runCli(['eval', '--memories', fixture.memoriesGz, '--queries', fixture.queries, '--out', outGz, '--embedder', 'none']);
     expect(gz.code, gz.stderr).toBe(0);
     // Hits best first, the duplicate a4 right after a1, "b 3" mapped back, no id from another namespace.
     expect(readRun(outGz)).toEqual(EXPECTED_RUN);
@@ -46,9 +46,9 @@ describe('zeromem eval, end to end as a child process (--embedder none)', () => 
     expect(metrics.metrics.overall.MRR).toBeCloseTo(0.7, 12);
     expect(metrics.metrics.perCategory.single['NDCG@10']).toBeCloseTo((ndcgQ1 + ndcgQ2) / 2, 12);
 
-    // Plain JSONL gives the same run; without --allow-invalid the unstored memory means exit code 1.
+    // Plain JSONL gives the same run; with --strict the unstored memory means exit code 1.
     const outPlain = join(fixture.dir, 'run-plain.jsonl');
-    const plain = await runCli(['eval', '--memories', fixture.memories, '--queries', fixture.queries, '--out', outPlain, '--embedder', 'none']);
+    const plain = await runCli(['eval', '--memories', fixture.memories, '--queries', fixture.queries, '--out', outPlain, '--embedder', 'none', '--strict']);
     expect(plain.code, plain.stderr).toBe(1);
     expect(plain.stderr).toContain('exit code 1: 1 memory could not be stored');
     expect(readFileSync(outPlain, 'utf8')).toBe(readFileSync(outGz, 'utf8'));
@@ -58,7 +58,7 @@ describe('zeromem eval, end to end as a child process (--embedder none)', () => 
     const out = join(fixture.dir, 'run-limited.jsonl');
     const run = await runCli([
       'eval', '--memories', fixture.memories, '--queries', fixture.queries, '--out', out,
-      '--embedder', 'none', '--allow-invalid', '--limit-queries', '2', '--k', '12', '--weights', 'text=1,vector=0.5',
+      '--embedder', 'none', '--limit-queries', '2', '--k', '12', '--weights', 'text=1,vector=0.5',
     ]);
     expect(run.code, run.stderr).toBe(0);
     expect(readRun(out)).toEqual(EXPECTED_RUN.slice(0, 2));

@@ -18,7 +18,7 @@ async function evalRun(queries: object[], name: string): Promise<{ run: string; 
   writeFileSync(queriesFile, jsonl(queries));
   const out = join(fixture.dir, `${name}.run.jsonl`);
   const stdout = sink();
-  const code = await main(['eval', '--memories', fixture.memories, '--queries', queriesFile, '--out', out, '--embedder', 'none', '--allow-invalid'], { stdout, stderr: sink() });
+  const code = await main(['eval', '--memories', fixture.memories, '--queries', queriesFile, '--out', out, '--embedder', 'none'], { stdout, stderr: sink() });
   expect(code).toBe(0);
   return { run: readFileSync(out, 'utf8'), stdout: stdout.text };
 }

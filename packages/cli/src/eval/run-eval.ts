@@ -22,7 +22,8 @@ export interface EvalOptions {
   /** Rank and score only the first N queries. */
   limitQueries?: number;
   /** Exit 0 even when some memories could not be stored (they are still reported). */
-  allowInvalid?: boolean;
+  /** Exit 1 when a memory could not be stored (default: report it and go on). */
+  strict?: boolean;
   stdout?: ProgressStream;
   stderr?: ProgressStream;
   /** Loads `@zeromem/embed-transformers` (tests pass a stand-in). */
@@ -130,8 +131,8 @@ export async function runEval(options: EvalOptions): Promise<number> {
     await writeFile(`${options.out}.metrics.json`, JSON.stringify(metricsFile(options, depth, replay, ranked, metrics, timing), null, 2) + '\n');
     progress.log(`wrote ${options.out} and ${options.out}.metrics.json`);
 
-    if (replay.failures.length && !options.allowInvalid) {
-      progress.log(`exit code 1: ${replay.failures.length} memor${replay.failures.length === 1 ? 'y' : 'ies'} could not be stored (see above; --allow-invalid exits 0)`);
+    if (replay.failures.length && options.strict) {
+      progress.log(`exit code 1: ${replay.failures.length} memor${replay.failures.length === 1 ? 'y' : 'ies'} could not be stored (see above; --strict)`);
       return 1;
     }
     return 0;
