@@ -64,6 +64,7 @@ describe('Bm25Index', () => {
         const fresh = new Bm25Index();
         fresh.addMany([...live].map(([id, content]) => ({ id, content })));
         expect(index.size).toBe(live.size);
+        index.search(words.join(' '), 50); // an earlier search must leave nothing behind in the reused buffer
         const got = index.search(query.join(' '), 50);
         const want = fresh.search(query.join(' '), 50);
         expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
