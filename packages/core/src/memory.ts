@@ -191,7 +191,7 @@ export class Memory {
     }
   }
 
-  /** Queues the embedding of written records whose content is new. */
+  /** Queues written records for embedding; the queue skips content whose vector is already stored. */
   #embedLater(records: Array<{ namespaceKey: string; id: string; contentHash: string; content: string }>): void {
     if (!this.#queue || records.length === 0) return;
     const jobs: EmbedJob[] = records.map((r) => ({ ns: r.namespaceKey, id: r.id, hash: r.contentHash, content: r.content }));

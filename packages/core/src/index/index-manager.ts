@@ -89,21 +89,20 @@ export class IndexManager {
     if (entries.length === 0) return index;
     const ids = [...new Set(entries.map((entry) => entry.id))];
     const model = this.#modelId();
-    const { rows, vectors } = await withStorage(() =>
+    const { rows, live, vectors } = await withStorage(() =>
       db.transaction('r', db.records, db.vectors, async () => {
         const rows = await db.records.bulkGet(ids.map((id) => [ns, id] as [string, string]));
         const live = rows.filter((row): row is RecordRow => row !== undefined);
         const vectors = model ? await db.vectors.bulkGet(live.map((row) => [model, row.contentHash] as [string, string])) : [];
-        return { rows, vectors };
+        return { rows, live, vectors };
       }),
     );
-    const changed: RecordRow[] = [];
+    const changedIds = new Set<string>();
     rows.forEach((row, i) => {
       if (!row) index.remove(ids[i]!);
-      else if (index.upsert(fromRow(row))) changed.push(row);
+      else if (index.upsert(fromRow(row))) changedIds.add(row.id);
     });
-    const live = rows.filter((row): row is RecordRow => row !== undefined);
-    const changedIds = new Set(changed.map((row) => row.id));
+    // Only records whose content is new to the index need their vector (stored or to embed).
     this.#applyVectors(
       index,
       live.filter((row) => changedIds.has(row.id)),
