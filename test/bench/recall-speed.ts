@@ -15,10 +15,11 @@
  *  - `VectorIndex.search` alone (k = 100 as recall asks, and k = 10), next to the exact
  *    float scan and the JS (no WebAssembly) kernel.
  *  - heap + external and RSS per record of zeromem's index and of Orama (after gc).
- *  - open-to-first-recall: the database written once, a NEW Memory on the same
- *    fake-indexeddb factory, time from openMemory() to the first result, split into
- *    reading rows, BM25 inserts and vectors; next to what persisted state would cost
- *    (packed vector and postings-sized blobs read back from IndexedDB, VectorIndex.fromPacked).
+ *  - open-to-first-recall with index snapshots off (the full rebuild): the database written
+ *    once, a NEW Memory on the same fake-indexeddb factory, time from openMemory() to the
+ *    first result, split into reading rows, BM25 inserts and vectors; next to what persisted
+ *    state would cost (packed vector and postings-sized blobs read back from IndexedDB,
+ *    VectorIndex.fromPacked). test/bench/open-speed.ts measures restoring real snapshots.
  * Percentiles are nearest-rank. The machine is shared: load average and CPU time per
  * query are recorded next to wall time.
  */
@@ -34,11 +35,10 @@ import { openMemory, tokenize, type Embedder, type Memory } from '../../packages
 import { IndexManager } from '../../packages/core/src/index/index-manager.ts';
 import { NamespaceIndex } from '../../packages/core/src/index/namespace-index.ts';
 import { Bm25Index } from '../../packages/core/src/index/bm25-index.ts';
-import { MemoryDatabase } from '../../packages/core/src/store/database.ts';
 import { VectorIndex } from '../../packages/core/src/index/vector-index.ts';
 import { count, create, insertMultiple, search } from '@orama/orama';
 import { median, summarize, type Latency } from './stats.ts';
-import { prng } from './prng.ts';
+import { DIM, NS, VOCABULARY, dataset, lookupEmbedder, writeBenchDatabase, type Dataset } from './recall-data.ts';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -49,105 +49,10 @@ const WARMUP = 20;
 /** Stock Orama hybrid takes ~1 s a query at 100k here: fewer queries there keep the run near 8 minutes. */
 const ORAMA_QUERIES = (n: number) => Number(process.env.BENCH_ORAMA_QUERIES ?? (n > 20_000 ? 100 : QUERIES));
 const K = 10;
-const DIM = 384;
-const VOCABULARY = 4000;
 const APPEND = process.argv.includes('--append');
 const outFile = join(dirname(fileURLToPath(import.meta.url)), 'results', 'recall-speed.json');
-const NS = { userId: 'bench' };
 
 // ---------- data ----------
-
-function unitVectors(count: number, random: () => number): Float32Array[] {
-  const out: Float32Array[] = [];
-  for (let i = 0; i < count; i++) {
-    const v = new Float32Array(DIM);
-    let norm = 0;
-    for (let j = 0; j < DIM; j += 2) {
-      // Box-Muller: two normals per pair of uniforms.
-      const r = Math.sqrt(-2 * Math.log(random() || 1e-12));
-      const a = 2 * Math.PI * random();
-      v[j] = r * Math.cos(a);
-      v[j + 1] = r * Math.sin(a);
-      norm += v[j]! * v[j]! + v[j + 1]! * v[j + 1]!;
-    }
-    const scale = 1 / Math.sqrt(norm);
-    for (let j = 0; j < DIM; j++) v[j] = v[j]! * scale;
-    out.push(v);
-  }
-  return out;
-}
-
-/** Pronounceable pseudo-words (no English stopwords), Zipf-distributed (s = 1). */
-function wordSource(random: () => number): () => string {
-  const consonants = 'bcdfghjklmnprstvz';
-  const vowels = 'aeiou';
-  const words = new Set<string>();
-  while (words.size < VOCABULARY) {
-    let w = '';
-    const syllables = 2 + Math.floor(random() * 3);
-    for (let s = 0; s < syllables; s++) w += consonants[Math.floor(random() * consonants.length)]! + vowels[Math.floor(random() * vowels.length)]!;
-    if (tokenize(w).length === 1) words.add(w);
-  }
-  const list = [...words];
-  const cumulative = new Float64Array(VOCABULARY);
-  let sum = 0;
-  for (let r = 0; r < VOCABULARY; r++) cumulative[r] = sum += 1 / (r + 1);
-  return () => {
-    const x = random() * sum;
-    let lo = 0;
-    let hi = VOCABULARY - 1;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (cumulative[mid]! < x) lo = mid + 1;
-      else hi = mid;
-    }
-    return list[lo]!;
-  };
-}
-
-interface Dataset {
-  texts: string[];
-  vectors: Float32Array[];
-  queries: string[];
-  queryVectors: Float32Array[];
-}
-
-function dataset(n: number, seed: number): Dataset {
-  const random = prng(seed);
-  const word = wordSource(random);
-  const phrase = (min: number, max: number) => Array.from({ length: min + Math.floor(random() * (max - min + 1)) }, word).join(' ');
-  const seen = new Set<string>();
-  const texts: string[] = [];
-  while (texts.length < n) {
-    const text = phrase(6, 14);
-    if (!seen.has(text)) (seen.add(text), texts.push(text));
-  }
-  const queries: string[] = [];
-  while (queries.length < QUERIES + WARMUP) {
-    const q = phrase(2, 4);
-    if (!seen.has(q)) (seen.add(q), queries.push(q));
-  }
-  return { texts, vectors: unitVectors(n, random), queries, queryVectors: unitVectors(queries.length, random) };
-}
-
-/** Returns the precomputed vector of a text; counts the time it spends on queries. */
-function lookupEmbedder(data: Dataset): Embedder & { queryMs: number[] } {
-  const table = new Map<string, Float32Array>();
-  data.texts.forEach((t, i) => table.set(t, data.vectors[i]!));
-  data.queries.forEach((t, i) => table.set(t, data.queryVectors[i]!));
-  const queryMs: number[] = [];
-  return {
-    modelId: 'bench-lookup-384',
-    dimension: DIM,
-    queryMs,
-    async embed(texts, kind) {
-      const start = performance.now();
-      const out = texts.map((t) => table.get(t) ?? null);
-      if (kind === 'query') queryMs.push(performance.now() - start);
-      return out;
-    },
-  };
-}
 
 // ---------- measuring ----------
 
@@ -237,44 +142,15 @@ const round = (x: number) => Math.round(x * 100) / 100;
 
 async function benchSize(n: number) {
   const log = (msg: string) => console.error(`[N=${n}] ${msg} (${Math.round(performance.now() / 1000)} s)`);
-  const data = dataset(n, 0x5eed + n);
+  const data = dataset(n, 0x5eed + n, QUERIES + WARMUP);
   const embedder = lookupEmbedder(data);
   const factory = new IDBFactory();
   const name = `recall-bench-${n}`;
   const baseline = memorySample();
 
-  // Write through the public API: rememberMany + embedding of 10k memories at a time in a
-  // fresh scratch database, whose rows are then copied into the bench database. (Straight
-  // rememberMany into a store that already holds 10k+ rows is superlinear under
-  // fake-indexeddb: its index cursors re-walk equal keys; 10k->20k took 61 s here.)
-  const target = new MemoryDatabase(name, { indexedDB: factory, IDBKeyRange });
-  await target.open();
-  let writeMs = 0;
-  let embedMs = 0;
-  let copyMs = 0;
-  for (let i = 0; i < n; i += 10_000) {
-    const scratchName = `${name}-scratch-${i}`;
-    const scratch = await openMemory({ embedder, indexedDB: factory, IDBKeyRange, name: scratchName });
-    let t0 = performance.now();
-    await scratch.rememberMany(data.texts.slice(i, i + 10_000).map((content) => ({ namespace: NS, content })));
-    writeMs += performance.now() - t0;
-    t0 = performance.now();
-    await scratch.whenEmbedded();
-    embedMs += performance.now() - t0;
-    await scratch.close();
-    t0 = performance.now();
-    const source = new MemoryDatabase(scratchName, { indexedDB: factory, IDBKeyRange });
-    await source.open();
-    await target.records.bulkAdd(await source.records.toArray());
-    await target.audit.bulkAdd((await source.audit.orderBy('seq').toArray()).map(({ seq: _seq, ...entry }) => entry));
-    await target.vectors.bulkPut(await source.vectors.toArray());
-    source.close();
-    await source.delete();
-    copyMs += performance.now() - t0;
-  }
-  target.close();
+  const { writeMs, embedMs, copyMs } = await writeBenchDatabase(data, embedder, factory, name);
   log(`written ${Math.round(writeMs)} ms, embedded ${Math.round(embedMs)} ms, copied ${Math.round(copyMs)} ms`);
-  const memory: Memory = await openMemory({ embedder, indexedDB: factory, IDBKeyRange, name });
+  const memory: Memory = await openMemory({ embedder, indexedDB: factory, IDBKeyRange, name, indexSnapshots: false });
   let t: number;
   const afterStore = memorySample();
 
@@ -386,7 +262,7 @@ async function benchSize(n: number) {
   breakdownProbe.wrap(NamespaceIndex.prototype, 'setVector', 'vectors');
   const reopenEmbedder = lookupEmbedder(data);
   t = performance.now();
-  const reopened = await openMemory({ embedder: reopenEmbedder, indexedDB: factory, IDBKeyRange, name });
+  const reopened = await openMemory({ embedder: reopenEmbedder, indexedDB: factory, IDBKeyRange, name, indexSnapshots: false }); // the rebuild; open-speed.ts measures snapshots
   const openMs = performance.now() - t;
   const first = await reopened.recall(NS, data.queries[1]!, { k: K, trackAccess: false });
   const firstMs = performance.now() - t;

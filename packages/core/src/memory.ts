@@ -1,7 +1,7 @@
 import type { Embedder } from './embed/embedder.ts';
 import { backfillVectors } from './embed/backfill.ts';
 import { EmbedQueue, type EmbedJob } from './embed/embed-queue.ts';
-import { IndexManager } from './index/index-manager.ts';
+import { IndexManager, type IndexSnapshotOptions } from './index/index-manager.ts';
 import { systemClock, type Clock } from './model/clock.ts';
 import { IssueList, checkKnownKeys, checkName, describe, isPlainObject } from './model/checks.ts';
 import { ZeromemError, invalidInput } from './model/errors.ts';
@@ -65,9 +65,16 @@ export interface OpenMemoryOptions extends DatabaseOptions {
    * Without one, recall is lexical (BM25) only.
    */
   embedder?: Embedder;
+  /**
+   * Search-index snapshots: a namespace of `minRecords` (default 2,000) or more has its
+   * search index stored after it is built, `delayMs` (default 5,000) after enough changes,
+   * and on `close()`, so the next open restores it instead of re-reading every memory.
+   * `false` turns them off (every open rebuilds from the memories).
+   */
+  indexSnapshots?: IndexSnapshotOptions | false;
 }
 
-const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBackgroundError', 'indexedDB', 'IDBKeyRange', 'durability', 'embedder'] as const;
+const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBackgroundError', 'indexedDB', 'IDBKeyRange', 'durability', 'embedder', 'indexSnapshots'] as const;
 
 /**
  * Opens (creating if needed) a memory backed by IndexedDB and resolves once it is ready.
@@ -98,6 +105,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
   if (options.durability !== undefined && !(['default', 'strict', 'relaxed'] as unknown[]).includes(options.durability)) {
     issues.add('durability', 'must be "default", "strict" or "relaxed"');
   }
+  checkIndexSnapshots(options.indexSnapshots, issues);
   const embedder: unknown = options.embedder;
   if (
     embedder !== undefined &&
@@ -123,7 +131,26 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
   const db = new MemoryDatabase(name!, options);
   await withStorage(() => db.open());
   const ctx: VerbContext = { db, clock: options.clock ?? systemClock, limits, actor: actor!, newId: createUlidGenerator() };
-  return new Memory(ctx, { sweepEveryMs: options.sweepEveryMs, onBackgroundError: options.onBackgroundError, embedder: options.embedder });
+  return new Memory(ctx, {
+    sweepEveryMs: options.sweepEveryMs,
+    onBackgroundError: options.onBackgroundError,
+    embedder: options.embedder,
+    indexSnapshots: options.indexSnapshots,
+  });
+}
+
+function checkIndexSnapshots(value: unknown, issues: IssueList): void {
+  if (value === undefined || value === false) return;
+  if (!isPlainObject(value)) {
+    issues.add('indexSnapshots', `must be false or an object { minRecords?, delayMs? }, got ${describe(value)}`);
+    return;
+  }
+  checkKnownKeys(value, ['minRecords', 'delayMs'], 'indexSnapshots', issues);
+  const { minRecords, delayMs } = value as IndexSnapshotOptions;
+  if (minRecords !== undefined && !(Number.isInteger(minRecords) && minRecords >= 1)) issues.add('indexSnapshots.minRecords', 'must be a whole number, 1 or more');
+  if (delayMs !== undefined && !(typeof delayMs === 'number' && delayMs >= 0 && Number.isFinite(delayMs))) {
+    issues.add('indexSnapshots.delayMs', 'must be a number of milliseconds, 0 or more');
+  }
 }
 
 function checkLimits(value: unknown, issues: IssueList): Limits {
@@ -152,12 +179,19 @@ export class Memory {
   readonly #ctx: RecallContext;
   readonly #timer: ReturnType<typeof setInterval> | undefined;
   readonly #queue: EmbedQueue | undefined;
+  /** The search for stored memories without a vector, started by the constructor. */
+  readonly #backfill: Promise<void> = Promise.resolve();
   #closed = false;
 
   /** @internal Use {@link openMemory}. */
   constructor(
     ctx: VerbContext,
-    options: { sweepEveryMs?: number | undefined; onBackgroundError?: ((err: ZeromemError) => void) | undefined; embedder?: Embedder | undefined },
+    options: {
+      sweepEveryMs?: number | undefined;
+      onBackgroundError?: ((err: ZeromemError) => void) | undefined;
+      embedder?: Embedder | undefined;
+      indexSnapshots?: IndexSnapshotOptions | false | undefined;
+    },
   ) {
     const report = (err: unknown) => {
       if ((err as ZeromemError).code === 'CLOSED') return; // closed while background work ran: nothing to do
@@ -165,23 +199,25 @@ export class Memory {
       else throw err; // nobody listens: surface it as an uncaught error rather than lose it
     };
     const embedder = options.embedder;
-    const indexes = new IndexManager(
-      ctx.db,
-      () => embedder?.modelId,
-      (jobs) => this.#queue?.enqueue(jobs),
-    );
+    const indexes = new IndexManager(ctx.db, () => embedder?.modelId, (jobs) => this.#queue?.enqueue(jobs), {
+      snapshots: options.indexSnapshots ?? {},
+      onError: report,
+    });
     if (embedder) {
       this.#queue = new EmbedQueue(
         ctx.db,
         embedder,
         (done) => {
-          for (const job of done) indexes.loaded(job.ns)?.setVector(job.id, job.hash, job.vector);
+          indexes.vectorsStored(done);
         },
         report,
       );
       // Records stored without this model's vector (new model, earlier close) get one in the background.
       const queue = this.#queue;
-      void backfillVectors(ctx.db, embedder.modelId, (jobs) => queue.enqueue(jobs), () => this.#closed).catch(report);
+      this.#backfill = backfillVectors(ctx.db, embedder.modelId, (jobs) => queue.enqueue(jobs), () => this.#closed).then(
+        () => undefined,
+        report,
+      );
     }
     this.#ctx = { ...ctx, indexes, embedder, access: new AccessTracker(ctx.db, report) };
     if (options.sweepEveryMs !== undefined) {
@@ -272,9 +308,13 @@ export class Memory {
     return this.#queue?.pending ?? 0;
   }
 
-  /** Resolves when every queued memory is embedded; rejects with EMBEDDER_UNAVAILABLE if the embedder fails meanwhile. */
-  whenEmbedded(): Promise<void> {
-    return this.#queue?.whenIdle() ?? Promise.resolve();
+  /**
+   * Resolves when every memory is embedded (those written before this instance opened
+   * included); rejects with EMBEDDER_UNAVAILABLE if the embedder fails meanwhile.
+   */
+  async whenEmbedded(): Promise<void> {
+    await this.#backfill;
+    await this.#queue?.whenIdle();
   }
 
   /** A page of records, newest first by default; continue with `nextCursor`. */
@@ -338,6 +378,7 @@ export class Memory {
     this.#queue?.close();
     try {
       await this.#ctx.access.flush();
+      await this.#ctx.indexes.close();
     } finally {
       this.#ctx.db.close();
     }

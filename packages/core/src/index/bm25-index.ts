@@ -7,6 +7,24 @@ export interface TextHit {
   score: number;
 }
 
+/**
+ * A {@link Bm25Index} as plain arrays, for persisting (see {@link Bm25Index.exportState}).
+ * Term t's postings are `docs`/`tfs` from `termStart[t]` to `termStart[t + 1]`; slot s's
+ * distinct terms are `slotTerms` from `slotTermStart[s]` to `slotTermStart[s + 1]`.
+ */
+export interface Bm25State {
+  /** JSON array of the terms, in term id order. */
+  terms: string;
+  termStart: Int32Array;
+  docs: Int32Array;
+  tfs: Uint16Array;
+  /** JSON array of the memory ids, in slot order. */
+  slotIds: string;
+  slotLength: Int32Array;
+  slotTermStart: Int32Array;
+  slotTerms: Int32Array;
+}
+
 /** BM25 parameters: k1 saturates term frequency, b normalizes for document length. */
 export interface Bm25Params {
   k1: number;
@@ -103,6 +121,93 @@ export class Bm25Index {
     return hits.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
   }
 
+  /**
+   * The index as plain arrays, for persisting; {@link Bm25Index.fromState} restores it.
+   * Tombstones are cleared first and terms no live memory holds are left out: a forgotten
+   * memory's words must not outlive it in a stored snapshot.
+   */
+  exportState(): Bm25State {
+    if (this.#dead > 0) this.#compact();
+    const renumber = new Int32Array(this.#postDocs.length).fill(-1);
+    const terms: string[] = [];
+    for (const [term, id] of this.#termIds) {
+      if (this.#postLen[id]! === 0) continue;
+      renumber[id] = terms.length;
+      terms.push(term);
+    }
+    const termStart = new Int32Array(terms.length + 1);
+    const docs = new Int32Array(this.#postLen.reduce((sum, n) => sum + n, 0));
+    const tfs = new Uint16Array(docs.length);
+    for (let id = 0; id < this.#postDocs.length; id++) {
+      const term = renumber[id]!;
+      if (term < 0) continue;
+      const n = this.#postLen[id]!;
+      termStart[term + 1] = termStart[term]! + n;
+      docs.set(this.#postDocs[id]!.subarray(0, n), termStart[term]!);
+      tfs.set(this.#postTfs[id]!.subarray(0, n), termStart[term]!);
+    }
+    const slots = this.#slotIds.length;
+    const slotTermStart = new Int32Array(slots + 1);
+    for (let slot = 0; slot < slots; slot++) slotTermStart[slot + 1] = slotTermStart[slot]! + this.#slotTerms[slot]!.length;
+    const slotTerms = new Int32Array(slotTermStart[slots]!);
+    for (let slot = 0; slot < slots; slot++) {
+      const own = this.#slotTerms[slot]!;
+      const at = slotTermStart[slot]!;
+      for (let i = 0; i < own.length; i++) slotTerms[at + i] = renumber[own[i]!]!;
+    }
+    return {
+      terms: JSON.stringify(terms),
+      termStart,
+      docs,
+      tfs,
+      slotIds: JSON.stringify(this.#slotIds),
+      slotLength: Int32Array.from(this.#slotLength),
+      slotTermStart,
+      slotTerms,
+    };
+  }
+
+  /**
+   * The index an {@link Bm25Index.exportState} described, without tokenizing anything.
+   * @throws RangeError when the arrays do not fit together
+   */
+  static fromState(state: Bm25State, params?: Bm25Params): Bm25Index {
+    const index = new Bm25Index(params);
+    const terms = JSON.parse(state.terms) as string[];
+    const slotIds = JSON.parse(state.slotIds) as string[];
+    const termCount = terms.length;
+    const slots = slotIds.length;
+    if (
+      state.termStart.length !== termCount + 1 ||
+      state.termStart[termCount] !== state.docs.length ||
+      state.tfs.length !== state.docs.length ||
+      state.slotLength.length !== slots ||
+      state.slotTermStart.length !== slots + 1 ||
+      state.slotTermStart[slots] !== state.slotTerms.length
+    ) {
+      throw new RangeError('BM25 state arrays do not fit together');
+    }
+    terms.forEach((term, id) => index.#termIds.set(term, id));
+    for (let term = 0; term < termCount; term++) {
+      const from = state.termStart[term]!;
+      const to = state.termStart[term + 1]!;
+      // Views into the restored buffers; an append past their end copies (see #append).
+      index.#postDocs.push(state.docs.subarray(from, to));
+      index.#postTfs.push(state.tfs.subarray(from, to));
+      index.#postLen.push(to - from);
+      index.#df.push(to - from); // exported without tombstones: every posting is live
+    }
+    for (let slot = 0; slot < slots; slot++) {
+      const id = slotIds[slot]!;
+      index.#slots.set(id, slot);
+      index.#slotIds.push(id);
+      index.#slotLength.push(state.slotLength[slot]!);
+      index.#slotTerms.push(state.slotTerms.subarray(state.slotTermStart[slot]!, state.slotTermStart[slot + 1]!));
+      index.#totalLength += state.slotLength[slot]!;
+    }
+    return index;
+  }
+
   #add(id: string, tokens: string[]): void {
     if (this.#slots.has(id)) this.remove(id);
     const counts = new Map<number, number>();
@@ -133,10 +238,10 @@ export class Bm25Index {
   #append(term: number, slot: number, tf: number): void {
     const n = this.#postLen[term]!;
     if (n === this.#postDocs[term]!.length) {
-      const docs = new Int32Array(n * 2);
+      const docs = new Int32Array(Math.max(4, n * 2));
       docs.set(this.#postDocs[term]!);
       this.#postDocs[term] = docs;
-      const tfs = new Uint16Array(n * 2);
+      const tfs = new Uint16Array(docs.length);
       tfs.set(this.#postTfs[term]!);
       this.#postTfs[term] = tfs;
     }

@@ -8,11 +8,31 @@ import { VectorIndex } from './vector-index.ts';
  * by replaying the namespace's audit log after `lastSeq`.
  */
 export class NamespaceIndex {
-  readonly text = new Bm25Index();
+  readonly text: Bm25Index;
   readonly records = new Map<string, MemoryRecord>();
   vectors: VectorIndex | undefined;
   /** Audit sequence number up to which changes are applied. */
   lastSeq = 0;
+  /** Changes (writes, vectors, access statistics) applied since the last snapshot: when to write a new one. */
+  changesSinceSnapshot = 0;
+
+  constructor(text = new Bm25Index()) {
+    this.text = text;
+  }
+
+  /**
+   * An index from restored parts (see index-snapshot.ts); undefined when they do not
+   * describe the same records.
+   */
+  static restore(records: MemoryRecord[], text: Bm25Index, vectors: VectorIndex | undefined, lastSeq: number): NamespaceIndex | undefined {
+    const index = new NamespaceIndex(text);
+    for (const record of records) index.records.set(record.id, record);
+    if (index.records.size !== text.size) return undefined;
+    if (vectors && vectors.size > index.records.size) return undefined;
+    index.vectors = vectors;
+    index.lastSeq = lastSeq;
+    return index;
+  }
 
   /** Adds or refreshes a record; returns true when its content is new to the index (it needs a vector). */
   upsert(record: MemoryRecord): boolean {

@@ -1,5 +1,6 @@
 import { Dexie, type Table } from 'dexie';
 import type { AuditOp, Namespace } from '../model/types.ts';
+import type { IndexSnapshotRow } from '../index/index-snapshot.ts';
 import type { RecordRow } from './row.ts';
 
 /** An audit row. It never holds content or its hash. */
@@ -38,11 +39,14 @@ export interface DatabaseOptions {
  * Schema history (append a version, never edit one):
  * - v1: records keyed by [ns+id]; dedupe index [ns+contentHash]; sort-key multi-entry
  *   indexes for ordered, tag-filtered pages; expiry indexes for TTL; audit log.
+ * - v2: embeddings keyed by [model+hash]; records indexed by content hash.
+ * - v3: one search-index snapshot per namespace, so an open restores instead of rebuilding.
  */
 export class MemoryDatabase extends Dexie {
   records!: Table<RecordRow, [string, string]>;
   audit!: Table<AuditRow, number>;
   vectors!: Table<VectorRow, [string, string]>;
+  indexSnapshots!: Table<IndexSnapshotRow, string>;
 
   constructor(name: string, options: DatabaseOptions = {}) {
     super(name, {
@@ -65,5 +69,16 @@ export class MemoryDatabase extends Dexie {
       records: '[ns+id], [ns+contentHash], contentHash, userId, expiresAt, [ns+expiresAt], *byCreated, *byUpdated',
       vectors: '[model+hash], hash',
     });
+    this.version(3).stores({ indexSnapshots: 'ns' });
   }
+}
+
+/**
+ * Deletes the index snapshots of these namespaces, inside the caller's transaction (which
+ * must include `indexSnapshots`). A snapshot holds contents and vectors: a forget, an
+ * expiry or a content change must not leave the old text in it. The next search rebuilds
+ * from the store and writes a fresh snapshot in the background.
+ */
+export async function dropIndexSnapshots(db: MemoryDatabase, namespaceKeys: Iterable<string>): Promise<void> {
+  await db.indexSnapshots.bulkDelete([...new Set(namespaceKeys)]);
 }

@@ -15,7 +15,7 @@ export async function forgetNamespace(ctx: VerbContext, namespace: unknown, opti
   const now = ctx.clock.now();
   const { db } = ctx;
   return withStorage(() =>
-    db.transaction('rw', db.records, db.audit, db.vectors, async () => {
+    db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async () => {
       const rows = await db.records.where('[ns+id]').between([ns.key, Dexie.minKey], [ns.key, Dexie.maxKey]).toArray();
       // Expired rows are logged as expiries, as sweep() and forget() log them.
       await deleteRows(db, rows.filter((row) => !isExpired(row, now)), 'forget', actor, now);

@@ -17,7 +17,7 @@ export async function forgetUser(ctx: VerbContext, userId: unknown, options?: un
   const now = ctx.clock.now();
   const { db } = ctx;
   return withStorage(() =>
-    db.transaction('rw', db.records, db.audit, db.vectors, async () => {
+    db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async () => {
       const rows = await db.records.where('userId').equals(user).toArray();
       // Expired rows are logged as expiries, as sweep() and forget() log them.
       await deleteRows(db, rows.filter((row) => !isExpired(row, now)), 'forget', actor, now);

@@ -21,7 +21,7 @@ export async function forgetWhere(ctx: VerbContext, namespace: unknown, filter: 
   const now = ctx.clock.now();
   const { db } = ctx;
   return withStorage(() =>
-    db.transaction('rw', db.records, db.audit, db.vectors, async () => {
+    db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async () => {
       const rows = await db.records
         .where('[ns+id]')
         .between([ns.key, Dexie.minKey], [ns.key, Dexie.maxKey])

@@ -17,7 +17,7 @@ export async function forget(ctx: VerbContext, namespace: unknown, id: unknown, 
   const now = ctx.clock.now();
   const { db } = ctx;
   return withStorage(() =>
-    db.transaction('rw', db.records, db.audit, db.vectors, async () => {
+    db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async () => {
       const row = await db.records.get([ns.key, recordId]);
       if (!row) return false;
       const live = !isExpired(row, now);

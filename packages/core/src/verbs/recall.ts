@@ -115,6 +115,7 @@ export async function recall(ctx: RecallContext, namespace: unknown, query: unkn
       const record = index.records.get(hit.id)!;
       index.records.set(hit.id, { ...record, accessCount: record.accessCount + 1, lastAccessedAt: clockNow });
     }
+    index.changesSinceSnapshot += hits.length;
   }
   return { hits, vector: mode, pendingEmbeddings: pending(), ...(vectorError ? { vectorError } : {}) };
 }

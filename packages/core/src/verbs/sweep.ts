@@ -15,7 +15,7 @@ export async function sweep(ctx: VerbContext): Promise<number> {
   let total = 0;
   for (;;) {
     const deleted = await withStorage(() =>
-      db.transaction('rw', db.records, db.audit, db.vectors, async () => {
+      db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async () => {
         const rows = await db.records.where('expiresAt').belowOrEqual(now).limit(SWEEP_BATCH).toArray();
         await deleteRows(db, rows, 'expire', 'sweep', now);
         return rows.length;

@@ -4,6 +4,7 @@ import { requireNamespace } from '../model/namespace.ts';
 import type { MemoryRecord } from '../model/types.ts';
 import { canonicalJson } from '../model/validate-filter.ts';
 import { validatePatch, type PreparedPatch } from '../model/validate-patch.ts';
+import { dropIndexSnapshots } from '../store/database.ts';
 import { dropOrphanVectors } from '../store/delete-rows.ts';
 import { fromRow, isExpired, toRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
@@ -29,7 +30,7 @@ export async function update(ctx: VerbContext, namespace: unknown, id: unknown, 
   const hash = changes.content === undefined ? undefined : await contentHash(changes.content);
   const { db } = ctx;
   return withStorage(() =>
-    db.transaction('rw', db.records, db.audit, db.vectors, async () => {
+    db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async () => {
       const row = await db.records.get([ns.key, recordId]);
       if (!row || isExpired(row, now)) {
         throw new ZeromemError('NOT_FOUND', `No memory "${recordId}" in namespace ${ns.key} (it may have been forgotten or expired).`);
@@ -44,6 +45,7 @@ export async function update(ctx: VerbContext, namespace: unknown, id: unknown, 
         if (twin && isExpired(twin, now)) {
           await db.records.delete([twin.ns, twin.id]);
           await db.audit.add({ ns: ns.key, op: 'expire', id: twin.id, namespace: ns.namespace, at: now, actor: 'sweep' });
+          await dropIndexSnapshots(db, [ns.key]);
         } else if (twin) {
           throw new ZeromemError('CONFLICT', `Memory "${twin.id}" in this namespace already has this content; forget one of them instead.`, {
             existingId: twin.id,
@@ -61,6 +63,7 @@ export async function update(ctx: VerbContext, namespace: unknown, id: unknown, 
       };
       await db.records.put(toRow(record));
       if (record.contentHash !== row.contentHash) await dropOrphanVectors(db, [row.contentHash]);
+      if (record.content !== row.content) await dropIndexSnapshots(db, [ns.key]); // the old text must not outlive the change
       await db.audit.add({ ns: ns.key, op: 'update', id: recordId, namespace: ns.namespace, at: now, actor });
       return record;
     }),

@@ -1,0 +1,68 @@
+import type { MemoryRecord } from '../model/types.ts';
+import { Bm25Index, type Bm25State } from './bm25-index.ts';
+import { NamespaceIndex } from './namespace-index.ts';
+import { VectorIndex, type PackedVectors } from './vector-index.ts';
+
+/** Bump when the row's shape changes: a snapshot of another format is rebuilt, never read. */
+export const SNAPSHOT_FORMAT = 1;
+
+/**
+ * One namespace's search index as stored (table `indexSnapshots`): what a new instance
+ * restores instead of reading every row and vector and re-tokenizing. It is a cache of
+ * the store up to audit entry `lastSeq`; changes after it are replayed from the audit log.
+ * It holds contents and vectors, so forgets, expiries and content changes delete it.
+ */
+export interface IndexSnapshotRow {
+  ns: string;
+  format: number;
+  /** The namespace's last audit sequence number the snapshot includes. */
+  lastSeq: number;
+  /** Model of the vectors (null: none stored). */
+  model: string | null;
+  /** JSON array of the records. One string: cloned into and out of IndexedDB in one piece. */
+  records: string;
+  text: Bm25State;
+  vectors: PackedVectors | null;
+}
+
+/** The snapshot of an index that is current up to `index.lastSeq` (synchronous: nothing changes it meanwhile). */
+export function captureSnapshot(ns: string, index: NamespaceIndex, model: string | undefined): IndexSnapshotRow {
+  const vectors = model && index.vectors ? index.vectors.exportPacked() : null;
+  return {
+    ns,
+    format: SNAPSHOT_FORMAT,
+    lastSeq: index.lastSeq,
+    model: vectors ? model! : null,
+    records: JSON.stringify([...index.records.values()]),
+    text: index.text.exportState(),
+    vectors,
+  };
+}
+
+/** A restored index, and the records whose vector the snapshot does not hold. */
+export interface RestoredIndex {
+  index: NamespaceIndex;
+  withoutVector: MemoryRecord[];
+}
+
+/**
+ * The index a snapshot describes; vectors only when they are of `model`.
+ * Returns undefined when the snapshot is of another format or does not hang together
+ * (the caller rebuilds from the store).
+ */
+export function restoreSnapshot(row: IndexSnapshotRow, model: string | undefined): RestoredIndex | undefined {
+  if (row.format !== SNAPSHOT_FORMAT) return undefined;
+  try {
+    const records = JSON.parse(row.records) as MemoryRecord[];
+    const text = Bm25Index.fromState(row.text);
+    if (text.size !== records.length) return undefined;
+    const vectors = model && row.vectors && row.model === model ? VectorIndex.fromPacked(row.vectors) : undefined;
+    const index = NamespaceIndex.restore(records, text, vectors, row.lastSeq);
+    if (!index) return undefined;
+    const withoutVector = model ? records.filter((record) => !vectors?.has(record.id)) : [];
+    return { index, withoutVector };
+  } catch (err) {
+    if (err instanceof RangeError || err instanceof SyntaxError) return undefined; // damaged: rebuild
+    throw err;
+  }
+}

@@ -1,0 +1,218 @@
+import fc from 'fast-check';
+import { IDBKeyRange } from 'fake-indexeddb';
+import { describe, expect, it } from 'vitest';
+import { openMemory, type Memory, type RecallResult } from '../src/index.ts';
+import { MemoryDatabase } from '../src/store/database.ts';
+import { hashingEmbedder } from './hashing-embedder.ts';
+import { expectCode, fakeClock, openTestMemory, readStores, type FakeClock } from './helpers.ts';
+
+const ns = { userId: 'u1' };
+const nsKey = 'u=u1';
+/** Snapshots for every namespace, written as soon as they are due. */
+const eager = { minRecords: 1, delayMs: 0 };
+
+const WORDS = ['port', 'charging', 'loose', 'battery', 'screen', 'refund', 'warranty', 'phone', 'call', 'email', 'blue', 'order', 'delivery', 'late'];
+
+function sentence(seed: number): string {
+  const words: string[] = [];
+  for (let i = 0; i < 4; i++) words.push(WORDS[(seed * 7 + i * 13 + ((seed >> 3) % 5)) % WORDS.length]!);
+  return `${words.join(' ')} ${seed}`;
+}
+
+/** What recall answered, without the record objects (ids, scores, how vectors took part). */
+function answer(result: RecallResult) {
+  return { vector: result.vector, hits: result.hits.map((hit) => [hit.id, Number(hit.score.toFixed(9))]) };
+}
+
+async function snapshotRows(memory: { factory: IDBFactory; name: string }) {
+  return (await readStores(memory.factory, memory.name))['indexSnapshots'] as Array<{ ns: string; lastSeq: number; records: string }>;
+}
+
+async function reopen(factory: IDBFactory, clock: FakeClock, snapshots: false | object = eager): Promise<Memory> {
+  return openMemory({ indexedDB: factory, IDBKeyRange, name: 'test', clock, embedder: hashingEmbedder(), indexSnapshots: snapshots });
+}
+
+describe('index snapshots', () => {
+  it('are written after the first build and restored by the next instance, which then reads no rows', async () => {
+    const test = await openTestMemory({ embedder: hashingEmbedder(), indexSnapshots: eager });
+    await test.memory.rememberMany(Array.from({ length: 50 }, (_, i) => ({ namespace: ns, content: sentence(i) })));
+    await test.memory.whenEmbedded();
+    const before = answer(await test.memory.recall(ns, 'loose charging port', { trackAccess: false }));
+    await test.memory.close();
+    const [row] = await snapshotRows(test);
+    expect(row?.ns).toBe(nsKey);
+    expect(JSON.parse(row!.records)).toHaveLength(50);
+
+    // Rows deleted behind zeromem's back (no audit entry): only a restored snapshot still knows them.
+    const raw = new MemoryDatabase('test', { indexedDB: test.factory, IDBKeyRange });
+    await raw.open();
+    await raw.records.clear();
+    raw.close();
+    const next = await reopen(test.factory, test.clock);
+    expect(answer(await next.recall(ns, 'loose charging port', { trackAccess: false }))).toEqual(before);
+    await next.close();
+  });
+
+  it('are caught up with what other instances wrote, updated and forgot since', async () => {
+    const test = await openTestMemory({ embedder: hashingEmbedder(), indexSnapshots: eager });
+    const { results } = await test.memory.rememberMany(Array.from({ length: 40 }, (_, i) => ({ namespace: ns, content: sentence(i) })));
+    await test.memory.recall(ns, 'port');
+    await test.memory.close();
+    expect(await snapshotRows(test)).toHaveLength(1);
+
+    const other = await reopen(test.factory, test.clock, false);
+    await other.remember({ namespace: ns, content: 'the loose charging port came back' });
+    await other.update(ns, results[3]!.id, { importance: 1, tags: ['vip'] });
+    await other.update(ns, results[4]!.id, { content: 'battery swelling reported' });
+    await other.forget(ns, results[5]!.id);
+    await other.whenEmbedded();
+    const expected = answer(await other.recall(ns, 'loose charging port battery', { trackAccess: false, k: 20 }));
+    await other.close();
+
+    const restored = await reopen(test.factory, test.clock);
+    expect(answer(await restored.recall(ns, 'loose charging port battery', { trackAccess: false, k: 20 }))).toEqual(expected);
+    await restored.close();
+  });
+
+  it('go with a forget or a content change, and the next snapshot holds no trace of the old text', async () => {
+    const test = await openTestMemory({ embedder: hashingEmbedder(), indexSnapshots: eager });
+    await test.memory.rememberMany(Array.from({ length: 20 }, (_, i) => ({ namespace: ns, content: sentence(i) })));
+    const secret = await test.memory.remember({ namespace: ns, content: 'door code 7319 zebra' });
+    const changed = await test.memory.remember({ namespace: ns, content: 'password hunter2 kiwi' });
+    await test.memory.recall(ns, 'door code');
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the due snapshot is written off the caller's path
+    expect((await snapshotRows(test))[0]?.records).toContain('zebra');
+
+    await test.memory.forget(ns, secret.id);
+    expect(await snapshotRows(test)).toEqual([]); // gone in the forget's own transaction
+    await test.memory.recall(ns, 'door code');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const rewritten = await snapshotRows(test);
+    expect(rewritten).toHaveLength(1);
+    expect(JSON.stringify(rewritten)).not.toContain('zebra');
+
+    await test.memory.update(ns, changed.id, { content: 'password rotated' });
+    expect(await snapshotRows(test)).toEqual([]);
+    await test.memory.close();
+    const final = JSON.stringify(await snapshotRows(test));
+    expect(final).toContain('rotated');
+    expect(final).not.toContain('hunter2');
+    expect(final).not.toContain('zebra');
+  });
+
+  it('restore vectors only for the model that made them; another model re-embeds', async () => {
+    const test = await openTestMemory({ embedder: hashingEmbedder({ dimension: 32 }), indexSnapshots: eager });
+    await test.memory.rememberMany(Array.from({ length: 30 }, (_, i) => ({ namespace: ns, content: sentence(i) })));
+    await test.memory.whenEmbedded();
+    await test.memory.recall(ns, 'port');
+    await test.memory.close();
+
+    const embedded: string[] = [];
+    const next = await openMemory({
+      indexedDB: test.factory,
+      IDBKeyRange,
+      name: 'test',
+      clock: test.clock,
+      embedder: hashingEmbedder({ dimension: 48, onEmbed: (texts) => embedded.push(...texts) }),
+      indexSnapshots: eager,
+    });
+    await next.whenEmbedded();
+    const result = await next.recall(ns, 'loose charging port', { trackAccess: false });
+    expect(result.vector).toBe('used');
+    expect(result.hits[0]!.explain.cosine).not.toBeNull();
+    expect(embedded.filter((text) => text.startsWith('loose') || /\d$/.test(text)).length).toBeGreaterThanOrEqual(30);
+    await next.close();
+  });
+
+  it('of another format or with arrays that do not fit are rebuilt from the memories', async () => {
+    const test = await openTestMemory({ embedder: hashingEmbedder(), indexSnapshots: eager });
+    await test.memory.rememberMany(Array.from({ length: 25 }, (_, i) => ({ namespace: ns, content: sentence(i) })));
+    await test.memory.whenEmbedded();
+    const expected = answer(await test.memory.recall(ns, 'refund warranty', { trackAccess: false }));
+    await test.memory.close();
+    const raw = new MemoryDatabase('test', { indexedDB: test.factory, IDBKeyRange });
+    await raw.open();
+    const row = (await raw.indexSnapshots.get(nsKey))!;
+    for (const damaged of [
+      { ...row, format: 99 },
+      { ...row, text: { ...row.text, docs: row.text.docs.subarray(1) } },
+      { ...row, records: row.records.slice(0, -5) },
+    ]) {
+      await raw.indexSnapshots.put(damaged);
+      const next = await reopen(test.factory, test.clock, { minRecords: 1, delayMs: 60_000 });
+      expect(answer(await next.recall(ns, 'refund warranty', { trackAccess: false }))).toEqual(expected);
+      await next.close(); // writes a good snapshot again
+      expect((await raw.indexSnapshots.get(nsKey))!.format).toBe(row.format);
+    }
+    raw.close();
+  });
+
+  it('are not written for namespaces under minRecords, nor at all when turned off', async () => {
+    const small = await openTestMemory({ embedder: hashingEmbedder(), indexSnapshots: { minRecords: 100, delayMs: 0 } });
+    await small.memory.rememberMany(Array.from({ length: 99 }, (_, i) => ({ namespace: ns, content: sentence(i) })));
+    await small.memory.recall(ns, 'port');
+    await small.memory.close();
+    expect(await snapshotRows(small)).toEqual([]);
+    const off = await openTestMemory({ embedder: hashingEmbedder(), indexSnapshots: false });
+    await off.memory.rememberMany(Array.from({ length: 20 }, (_, i) => ({ namespace: ns, content: sentence(i) })));
+    await off.memory.recall(ns, 'port');
+    await off.memory.close();
+    expect(await snapshotRows(off)).toEqual([]);
+  });
+
+  it('refuse bad options with INVALID_INPUT', async () => {
+    for (const indexSnapshots of [true, { minRecords: 0 }, { minRecords: 1.5 }, { delayMs: -1 }, { delayMs: Number.NaN }, { everyMs: 5 }, null]) {
+      await expectCode(openTestMemory({ indexSnapshots: indexSnapshots as never }), 'INVALID_INPUT');
+    }
+  });
+
+  it('give the same recall as a rebuild after any mix of writes, forgets and reopens (property)', async () => {
+    const op = fc.oneof(
+      fc.record({ kind: fc.constant('remember' as const), seed: fc.nat(200) }),
+      fc.record({ kind: fc.constant('update' as const), pick: fc.nat(), seed: fc.nat(200) }),
+      fc.record({ kind: fc.constant('forget' as const), pick: fc.nat() }),
+      fc.record({ kind: fc.constant('recall' as const), seed: fc.nat(200) }),
+      fc.record({ kind: fc.constant('reopen' as const) }),
+    );
+    const seed = Number(process.env['FC_SEED'] ?? Date.now() % 2 ** 31);
+    console.log(`index snapshot property: FC_SEED=${seed}`);
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), async (ops) => {
+        const clock = fakeClock();
+        const test = await openTestMemory({ clock, embedder: hashingEmbedder(), indexSnapshots: eager });
+        let memory = test.memory;
+        const ids: string[] = [];
+        for (const step of ops) {
+          if (step.kind === 'remember') {
+            const { id, deduplicated } = await memory.remember({ namespace: ns, content: sentence(step.seed) });
+            if (!deduplicated) ids.push(id);
+          } else if (step.kind === 'update' && ids.length) {
+            await memory.update(ns, ids[step.pick % ids.length]!, { content: `${sentence(step.seed)} changed` }).catch((err) => {
+              if (err.code !== 'CONFLICT') throw err; // that content is already another record's
+            });
+          } else if (step.kind === 'forget' && ids.length) {
+            await memory.forget(ns, ids.splice(step.pick % ids.length, 1)[0]!);
+          } else if (step.kind === 'recall') {
+            await memory.recall(ns, sentence(step.seed));
+          } else if (step.kind === 'reopen') {
+            await memory.close();
+            memory = await reopen(test.factory, clock);
+          }
+          clock.advance(1000);
+        }
+        await memory.whenEmbedded();
+        await memory.close();
+        const restored = await reopen(test.factory, clock);
+        const rebuilt = await reopen(test.factory, clock, false);
+        await restored.whenEmbedded();
+        await rebuilt.whenEmbedded();
+        for (const query of ['loose charging port', 'refund order late', 'battery screen']) {
+          expect(answer(await restored.recall(ns, query, { trackAccess: false, k: 50 }))).toEqual(answer(await rebuilt.recall(ns, query, { trackAccess: false, k: 50 })));
+        }
+        await restored.close();
+        await rebuilt.close();
+      }),
+      { seed, numRuns: 25 },
+    );
+  });
+});
