@@ -39,6 +39,14 @@ async function openToFirstRecall(data: ReturnType<typeof dataset>, factory: IDBF
   return { ms, ids: result.hits.map((hit) => hit.id).join() };
 }
 
+/** Bytes of a stored value: typed arrays by their length, strings at 2 bytes a character. */
+function byteSize(value: unknown): number {
+  if (typeof value === 'string') return value.length * 2;
+  if (ArrayBuffer.isView(value)) return value.byteLength;
+  if (value && typeof value === 'object') return Object.values(value).reduce((sum: number, v) => sum + byteSize(v), 0);
+  return 8;
+}
+
 async function benchSize(n: number) {
   const log = (msg: string) => console.error(`[N=${n}] ${msg} (${Math.round(performance.now() / 1000)} s)`);
   const data = dataset(n, 0x0be7 + n, 2 * ROUNDS);
@@ -60,10 +68,7 @@ async function benchSize(n: number) {
   await raw.open();
   const row = (await raw.indexSnapshots.get('u=bench'))!;
   raw.close();
-  const snapshotMB =
-    (row.records.length * 2 + row.text.terms.length * 2 + row.text.slotIds.length * 2 + row.text.docs.byteLength + row.text.tfs.byteLength + row.text.slotTerms.byteLength +
-      (row.vectors ? row.vectors.floats.byteLength + row.vectors.int8.byteLength + row.vectors.scales.byteLength + row.vectors.ids.length * 28 : 0)) /
-    1e6;
+  const snapshotMB = byteSize(row) / 1e6;
   log(`index built in ${Math.round(buildMs)} ms, snapshot written on close in ${Math.round(snapshotWriteMs)} ms (~${round(snapshotMB)} MB)`);
 
   const restored: number[] = [];

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import { openMemory, type Memory, type RecallResult } from '../src/index.ts';
+import { fromColumns, toColumns } from '../src/index/record-columns.ts';
 import { MemoryDatabase } from '../src/store/database.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
 import { expectCode, fakeClock, openTestMemory, readStores, type FakeClock } from './helpers.ts';
@@ -25,7 +26,7 @@ function answer(result: RecallResult) {
 }
 
 async function snapshotRows(memory: { factory: IDBFactory; name: string }) {
-  return (await readStores(memory.factory, memory.name))['indexSnapshots'] as Array<{ ns: string; lastSeq: number; records: string }>;
+  return (await readStores(memory.factory, memory.name))['indexSnapshots'] as Array<{ ns: string; lastSeq: number; records: { ids: string; contents: string } }>;
 }
 
 async function reopen(factory: IDBFactory, clock: FakeClock, snapshots: false | object = eager): Promise<Memory> {
@@ -41,7 +42,7 @@ describe('index snapshots', () => {
     await test.memory.close();
     const [row] = await snapshotRows(test);
     expect(row?.ns).toBe(nsKey);
-    expect(JSON.parse(row!.records)).toHaveLength(50);
+    expect(JSON.parse(row!.records.ids)).toHaveLength(50);
 
     // Rows deleted behind zeromem's back (no audit entry): only a restored snapshot still knows them.
     const raw = new MemoryDatabase('test', { indexedDB: test.factory, IDBKeyRange });
@@ -81,7 +82,7 @@ describe('index snapshots', () => {
     const changed = await test.memory.remember({ namespace: ns, content: 'password hunter2 kiwi' });
     await test.memory.recall(ns, 'door code');
     await new Promise((resolve) => setTimeout(resolve, 20)); // the due snapshot is written off the caller's path
-    expect((await snapshotRows(test))[0]?.records).toContain('zebra');
+    expect((await snapshotRows(test))[0]?.records.contents).toContain('zebra');
 
     await test.memory.forget(ns, secret.id);
     expect(await snapshotRows(test)).toEqual([]); // gone in the forget's own transaction
@@ -136,7 +137,8 @@ describe('index snapshots', () => {
     for (const damaged of [
       { ...row, format: 99 },
       { ...row, text: { ...row.text, docs: row.text.docs.subarray(1) } },
-      { ...row, records: row.records.slice(0, -5) },
+      { ...row, records: { ...row.records, contents: row.records.contents.slice(0, -5) } },
+      { ...row, records: { ...row.records, restOf: row.records.restOf.map(() => 7) } },
     ]) {
       await raw.indexSnapshots.put(damaged);
       const next = await reopen(test.factory, test.clock, { minRecords: 1, delayMs: 60_000 });
@@ -158,6 +160,16 @@ describe('index snapshots', () => {
     await off.memory.recall(ns, 'port');
     await off.memory.close();
     expect(await snapshotRows(off)).toEqual([]);
+  });
+
+  it('keep every field of a record, nulls and fields a later version adds included', async () => {
+    const { memory } = await openTestMemory();
+    const { record } = await memory.remember({ namespace: ns, content: 'a', tags: ['x'], metadata: { n: 1 }, ttl: 60_000 });
+    const { record: other } = await memory.remember({ namespace: ns, content: 'b', layer: 'knowledge' });
+    const future = { ...other, tier: 'cold', mergedFrom: ['r1', 'r2'] };
+    expect(fromColumns(toColumns([record, future], nsKey))).toEqual([record, future]);
+    expect(fromColumns(toColumns([], nsKey))).toEqual([]);
+    await memory.close();
   });
 
   it('refuse bad options with INVALID_INPUT', async () => {

@@ -1,3 +1,4 @@
+import { Dexie } from 'dexie';
 import type { MemoryDatabase } from '../store/database.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import type { EmbedJob } from './embed-queue.ts';
@@ -8,27 +9,30 @@ const STEP = 1000;
 /**
  * Finds every stored record without a vector for `model` (a new database opened with an
  * embedder, a model change, a close before the queue finished) and hands it to the
- * embedding queue, a step at a time, off every caller's path. Progress shows in
- * `pendingEmbeddings()`. Returns how many records were queued.
+ * embedding queue, off every caller's path. Progress shows in `pendingEmbeddings()`.
+ * Only keys are read to find them (the model's stored hashes, the records' content
+ * hashes): reading every row on each open took seconds at 100k records. Returns how many
+ * records were queued.
  */
 export async function backfillVectors(db: MemoryDatabase, model: string, enqueue: (jobs: EmbedJob[]) => void, stopped: () => boolean): Promise<number> {
-  let after: [string, string] | undefined;
+  const missing = await withStorage(() =>
+    db.transaction('r', db.records, db.vectors, async () => {
+      const stored = await db.vectors.where('[model+hash]').between([model, Dexie.minKey], [model, Dexie.maxKey]).primaryKeys();
+      const embedded = new Set(stored.map(([, hash]) => hash));
+      const keys: Array<[string, string]> = [];
+      await db.records.orderBy('contentHash').eachKey((hash, cursor) => {
+        if (!embedded.has(hash as string)) keys.push(cursor.primaryKey as [string, string]);
+      });
+      return keys;
+    }),
+  );
   let queued = 0;
-  while (!stopped()) {
-    const { rows, vectors } = await withStorage(() =>
-      db.transaction('r', db.records, db.vectors, async () => {
-        const range = after ? db.records.where(':id').above(after) : db.records.toCollection();
-        const rows = await range.limit(STEP).toArray();
-        const vectors = await db.vectors.bulkGet(rows.map((row) => [model, row.contentHash] as [string, string]));
-        return { rows, vectors };
-      }),
-    );
-    if (rows.length === 0) break;
-    const missing = rows.filter((_, i) => vectors[i] === undefined);
-    if (missing.length) enqueue(missing.map((row) => ({ ns: row.ns, id: row.id, hash: row.contentHash, content: row.content })));
-    queued += missing.length;
-    const last = rows[rows.length - 1]!;
-    after = [last.ns, last.id];
+  for (let i = 0; i < missing.length && !stopped(); i += STEP) {
+    const rows = await withStorage(() => db.records.bulkGet(missing.slice(i, i + STEP)));
+    const jobs: EmbedJob[] = [];
+    for (const row of rows) if (row) jobs.push({ ns: row.ns, id: row.id, hash: row.contentHash, content: row.content });
+    if (jobs.length) enqueue(jobs);
+    queued += jobs.length;
     await new Promise((resolve) => setTimeout(resolve, 0)); // let callers' work go first
   }
   return queued;

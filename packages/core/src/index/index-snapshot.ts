@@ -1,6 +1,7 @@
 import type { MemoryRecord } from '../model/types.ts';
 import { Bm25Index, type Bm25State } from './bm25-index.ts';
 import { NamespaceIndex } from './namespace-index.ts';
+import { fromColumns, toColumns, type RecordColumns } from './record-columns.ts';
 import { VectorIndex, type PackedVectors } from './vector-index.ts';
 
 /** Bump when the row's shape changes: a snapshot of another format is rebuilt, never read. */
@@ -19,23 +20,23 @@ export interface IndexSnapshotRow {
   lastSeq: number;
   /** Model of the vectors (null: none stored). */
   model: string | null;
-  /** JSON array of the records. One string: cloned into and out of IndexedDB in one piece. */
-  records: string;
+  records: RecordColumns;
   text: Bm25State;
-  vectors: PackedVectors | null;
+  /** The packed vectors, ids as one JSON string (cloned in one piece, unlike an array of strings). */
+  vectors: (Omit<PackedVectors, 'ids'> & { ids: string }) | null;
 }
 
 /** The snapshot of an index that is current up to `index.lastSeq` (synchronous: nothing changes it meanwhile). */
 export function captureSnapshot(ns: string, index: NamespaceIndex, model: string | undefined): IndexSnapshotRow {
-  const vectors = model && index.vectors ? index.vectors.exportPacked() : null;
+  const packed = model && index.vectors ? index.vectors.exportPacked() : null;
   return {
     ns,
     format: SNAPSHOT_FORMAT,
     lastSeq: index.lastSeq,
-    model: vectors ? model! : null,
-    records: JSON.stringify([...index.records.values()]),
+    model: packed ? model! : null,
+    records: toColumns([...index.records.values()], ns),
     text: index.text.exportState(),
-    vectors,
+    vectors: packed ? { ...packed, ids: JSON.stringify(packed.ids) } : null,
   };
 }
 
@@ -53,10 +54,12 @@ export interface RestoredIndex {
 export function restoreSnapshot(row: IndexSnapshotRow, model: string | undefined): RestoredIndex | undefined {
   if (row.format !== SNAPSHOT_FORMAT) return undefined;
   try {
-    const records = JSON.parse(row.records) as MemoryRecord[];
+    const records = fromColumns(row.records);
     const text = Bm25Index.fromState(row.text);
     if (text.size !== records.length) return undefined;
-    const vectors = model && row.vectors && row.model === model ? VectorIndex.fromPacked(row.vectors) : undefined;
+    const packed = model && row.vectors && row.model === model ? row.vectors : undefined;
+    // The row was just read from the store: nothing else holds its arrays.
+    const vectors = packed ? VectorIndex.fromPacked({ ...packed, ids: JSON.parse(packed.ids) as string[] }, {}, { adopt: true }) : undefined;
     const index = NamespaceIndex.restore(records, text, vectors, row.lastSeq);
     if (!index) return undefined;
     const withoutVector = model ? records.filter((record) => !vectors?.has(record.id)) : [];

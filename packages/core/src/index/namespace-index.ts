@@ -26,7 +26,7 @@ export class NamespaceIndex {
    */
   static restore(records: MemoryRecord[], text: Bm25Index, vectors: VectorIndex | undefined, lastSeq: number): NamespaceIndex | undefined {
     const index = new NamespaceIndex(text);
-    for (const record of records) index.records.set(record.id, record);
+    for (let i = 0; i < records.length; i++) index.records.set(records[i]!.id, records[i]!);
     if (index.records.size !== text.size) return undefined;
     if (vectors && vectors.size > index.records.size) return undefined;
     index.vectors = vectors;

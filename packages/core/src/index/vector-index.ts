@@ -301,20 +301,32 @@ export class VectorIndex {
 
   /**
    * An index holding exactly the packed rows (from {@link exportPacked}); `int8` and
-   * `scales` may be left out, they are then computed from the floats.
+   * `scales` may be left out, they are then computed from the floats. With `adopt`, the
+   * index takes `floats` over instead of copying it (100k × 384: 150 MB not allocated
+   * twice); the caller must not use that array afterwards.
    * @throws RangeError when the arrays do not fit together, or an id repeats
    */
-  static fromPacked(packed: Omit<PackedVectors, 'int8' | 'scales'> & Partial<Pick<PackedVectors, 'int8' | 'scales'>>, options: VectorIndexOptions = {}): VectorIndex {
+  static fromPacked(
+    packed: Omit<PackedVectors, 'int8' | 'scales'> & Partial<Pick<PackedVectors, 'int8' | 'scales'>>,
+    options: VectorIndexOptions = {},
+    { adopt = false }: { adopt?: boolean } = {},
+  ): VectorIndex {
     const { dimension, ids, floats } = packed;
     const n = ids.length;
-    const index = new VectorIndex(dimension, Math.max(n, 1), options);
-    const stride = index.#stride;
     if (floats.length !== n * dimension) throw new RangeError(`floats hold ${floats.length} values, ${n} ids × ${dimension} dimensions need ${n * dimension}`);
+    const index = new VectorIndex(dimension, adopt ? 1 : Math.max(n, 1), options);
+    if (adopt && n > 0) {
+      index.#data = floats;
+      index.#scales = new Float32Array(n);
+      index.#kernel.ensure(index.#kernelBytes(n));
+      index.#capacity = n;
+    }
+    const stride = index.#stride;
     const withInt8 = packed.int8 !== undefined && packed.scales !== undefined;
     if (withInt8 && (packed.int8!.length !== n * stride || packed.scales!.length !== n)) {
       throw new RangeError(`int8 rows (${packed.int8!.length}) or scales (${packed.scales!.length}) do not fit ${n} rows of ${stride}`);
     }
-    index.#data.set(floats);
+    if (index.#data !== floats) index.#data.set(floats);
     for (let slot = 0; slot < n; slot++) {
       const id = ids[slot]!;
       if (index.#slots.has(id)) throw new RangeError(`id ${id} appears twice`);
