@@ -172,6 +172,23 @@ describe('index snapshots', () => {
     await memory.close();
   });
 
+  it('keep the heat of recalls not yet flushed when the record changes meanwhile (regression, FC_SEED=690635380)', async () => {
+    const test = await openTestMemory({ embedder: hashingEmbedder(), indexSnapshots: eager });
+    const { id } = await test.memory.remember({ namespace: ns, content: 'port charging loose' });
+    await test.memory.recall(ns, 'port charging loose'); // one access, flushed a second later
+    await test.memory.update(ns, id, { content: 'port charging loose, changed' }); // the row still says 0
+    await test.memory.whenEmbedded();
+    const live = answer(await test.memory.recall(ns, 'loose charging port', { trackAccess: false }));
+    await test.memory.close();
+    for (const snapshots of [eager, false]) {
+      const next = await reopen(test.factory, test.clock, snapshots);
+      const result = await next.recall(ns, 'loose charging port', { trackAccess: false });
+      expect(result.hits[0]!.record.accessCount).toBe(1);
+      expect(answer(result)).toEqual(live);
+      await next.close();
+    }
+  });
+
   it('refuse bad options with INVALID_INPUT', async () => {
     for (const indexSnapshots of [true, { minRecords: 0 }, { minRecords: 1.5 }, { delayMs: -1 }, { delayMs: Number.NaN }, { everyMs: 5 }, null]) {
       await expectCode(openTestMemory({ indexSnapshots: indexSnapshots as never }), 'INVALID_INPUT');

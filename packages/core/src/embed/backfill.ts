@@ -10,14 +10,18 @@ const STEP = 1000;
  * Finds every stored record without a vector for `model` (a new database opened with an
  * embedder, a model change, a close before the queue finished) and hands it to the
  * embedding queue, off every caller's path. Progress shows in `pendingEmbeddings()`.
- * Only keys are read to find them (the model's stored hashes, the records' content
- * hashes): reading every row on each open took seconds at 100k records. Returns how many
- * records were queued.
+ * Usually two counts show there is nothing to do; otherwise only keys are read to find
+ * them (the model's stored hashes, the records' content hashes): reading every row on
+ * each open took seconds at 100k records. Returns how many records were queued.
  */
 export async function backfillVectors(db: MemoryDatabase, model: string, enqueue: (jobs: EmbedJob[]) => void, stopped: () => boolean): Promise<number> {
   const missing = await withStorage(() =>
     db.transaction('r', db.records, db.vectors, async () => {
-      const stored = await db.vectors.where('[model+hash]').between([model, Dexie.minKey], [model, Dexie.maxKey]).primaryKeys();
+      const ofModel = db.vectors.where('[model+hash]').between([model, Dexie.minKey], [model, Dexie.maxKey]);
+      // Vectors exist only for hashes some record holds (they go with the last such record):
+      // as many as there are records means every record has its vector. The usual reopen.
+      if ((await ofModel.count()) >= (await db.records.count())) return [];
+      const stored = await ofModel.primaryKeys();
       const embedded = new Set(stored.map(([, hash]) => hash));
       const keys: Array<[string, string]> = [];
       await db.records.orderBy('contentHash').eachKey((hash, cursor) => {

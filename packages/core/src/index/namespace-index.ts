@@ -37,6 +37,14 @@ export class NamespaceIndex {
   /** Adds or refreshes a record; returns true when its content is new to the index (it needs a vector). */
   upsert(record: MemoryRecord): boolean {
     const previous = this.records.get(record.id);
+    if (previous && (previous.accessCount > record.accessCount || (previous.lastAccessedAt ?? 0) > (record.lastAccessedAt ?? 0))) {
+      // Recalls noted here may not be flushed to the row yet: keep their heat.
+      record = {
+        ...record,
+        accessCount: Math.max(previous.accessCount, record.accessCount),
+        lastAccessedAt: Math.max(previous.lastAccessedAt ?? 0, record.lastAccessedAt ?? 0) || null,
+      };
+    }
     this.records.set(record.id, record);
     if (previous && previous.contentHash === record.contentHash) return false;
     if (previous) {

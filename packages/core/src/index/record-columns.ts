@@ -23,7 +23,7 @@ export interface RecordColumns {
 }
 
 const NUMBER_FIELDS = ['importance', 'createdAt', 'updatedAt', 'expiresAt', 'accessCount', 'lastAccessedAt', 'version'] as const;
-const NULLABLE = new Set<string>(['expiresAt', 'lastAccessedAt']);
+const NULLABLE = NUMBER_FIELDS.map((field) => field === 'expiresAt' || field === 'lastAccessedAt');
 const OWN_COLUMNS = new Set<string>(['id', 'namespace', 'namespaceKey', 'content', 'contentHash', ...NUMBER_FIELDS]);
 
 /** The records (all of one namespace) as columns. */
@@ -73,22 +73,19 @@ export function fromColumns(columns: RecordColumns): MemoryRecord[] {
   }
   const records: MemoryRecord[] = new Array(n);
   const numbers = columns.numbers;
+  const restKeys = rests.map((rest) => Object.keys(rest));
   for (let i = 0; i < n; i++) {
-    const rest = rests[columns.restOf[i]!];
-    if (rest === undefined) throw new RangeError(`record ${i} has no rest ${columns.restOf[i]}`);
+    const r = columns.restOf[i]!;
+    const rest = rests[r];
+    if (rest === undefined) throw new RangeError(`record ${i} has no rest ${r}`);
     const at = i * width;
-    const record = {
-      id: ids[i]!,
-      namespace,
-      namespaceKey: columns.namespaceKey,
-      content: contents[i]!,
-      ...rest,
-      contentHash: hashes[i]!,
-    } as Record<string, unknown>;
-    NUMBER_FIELDS.forEach((field, f) => {
+    const record: Record<string, unknown> = { id: ids[i]!, namespace, namespaceKey: columns.namespaceKey, content: contents[i]! };
+    for (const key of restKeys[r]!) record[key] = rest[key];
+    for (let f = 0; f < width; f++) {
       const value = numbers[at + f]!;
-      record[field] = Number.isNaN(value) && NULLABLE.has(field) ? null : value;
-    });
+      record[NUMBER_FIELDS[f]!] = value !== value && NULLABLE[f] ? null : value; // NaN stands for null
+    }
+    record['contentHash'] = hashes[i]!;
     records[i] = record as unknown as MemoryRecord;
   }
   return records;
