@@ -1,5 +1,8 @@
+import * as encoding from 'lib0/encoding';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, client, synced, testRelay, token, until } from './helpers.ts';
+import { Awareness, encodeAwarenessUpdate } from 'y-protocols/awareness';
+import * as Y from 'yjs';
+import { cleanup, client, rawConnect, synced, testRelay, token, until } from './helpers.ts';
 
 const ROOM = 'u=alice;s=shared';
 
@@ -70,5 +73,37 @@ describe('sync through the relay', () => {
     await until(() => a.provider.awareness.getStates().get(readerId)?.device === 'phone', 'a to see the reader');
     reader.provider.disconnect();
     await until(() => !a.provider.awareness.getStates().has(readerId), 'a to drop the reader');
+  });
+});
+
+describe('awareness ownership', () => {
+  it('drops an awareness update that speaks for another socket\'s client id', async () => {
+    const relay = await testRelay();
+    const rw = await token([ROOM]);
+    const a = client(relay.url, ROOM, rw);
+    const b = client(relay.url, ROOM, rw);
+    await Promise.all([synced(a.provider), synced(b.provider)]);
+    a.provider.awareness.setLocalStateField('name', 'support agent');
+    const victim = a.doc.clientID;
+    await until(() => b.provider.awareness.getStates().get(victim)?.name === 'support agent', 'b to see a');
+
+    // A raw socket claims a's client id with a newer clock.
+    const spoof = await rawConnect(relay.url, `/${encodeURIComponent(ROOM)}?token=${rw}`);
+    if (spoof.kind !== 'open') throw new Error('expected the socket to open');
+    const forged = new Awareness(new Y.Doc());
+    forged.clientID = victim;
+    forged.setLocalState({ name: 'impostor' });
+    forged.setLocalState({ name: 'impostor' });
+    forged.meta.set(victim, { clock: 1000, lastUpdated: Date.now() });
+    const encoder = encoding.createEncoder();
+    encoding.writeVarUint(encoder, 1);
+    encoding.writeVarUint8Array(encoder, encodeAwarenessUpdate(forged, [victim]));
+    spoof.socket.send(encoding.toUint8Array(encoder));
+
+    // A later, honest change still arrives, and the impostor's never did.
+    a.provider.awareness.setLocalStateField('name', 'support agent v2');
+    await until(() => b.provider.awareness.getStates().get(victim)?.name === 'support agent v2', 'b to see a again');
+    expect(b.provider.awareness.getStates().get(victim)?.name).toBe('support agent v2');
+    forged.destroy();
   });
 });
