@@ -35,9 +35,9 @@ export async function runRelay(args: readonly string[], env: NodeJS.ProcessEnv =
   return { code, stdout: relay.stdout(), stderr: relay.stderr() };
 }
 
-/** Starts a serving relay on a free port in `dataDir`; resolves once it printed its URL. */
-export async function serveRelay(dataDir: string, extra: readonly string[] = []): Promise<RelayProcess & { url: string; port: number }> {
-  const relay = spawnRelay(['--port', '0', '--data-dir', dataDir, ...extra]);
+/** Starts a serving relay in `dataDir` on `port` (0: a free one); resolves once it printed its URL. */
+export async function serveRelay(dataDir: string, extra: readonly string[] = [], port = 0): Promise<RelayProcess & { url: string; port: number }> {
+  const relay = spawnRelay(['--port', String(port), '--data-dir', dataDir, ...extra]);
   const deadline = Date.now() + 20_000;
   for (;;) {
     const url = /^(ws:\/\/\S+:(\d+))\n/.exec(relay.stdout());
