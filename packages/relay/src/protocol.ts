@@ -7,7 +7,6 @@ import type * as Y from 'yjs';
 /** Top-level message types of the y-websocket protocol. */
 export const MESSAGE_SYNC = 0;
 export const MESSAGE_AWARENESS = 1;
-export const MESSAGE_AUTH = 2;
 export const MESSAGE_QUERY_AWARENESS = 3;
 
 /** A sync step 1 message: the relay's state vector, asking the peer for what it lacks. */

@@ -34,6 +34,8 @@ export class Room {
   refusedWrites = 0;
   private storedBytes: number;
   private storedUpdates: number;
+  /** Whether updates were stored since the last compaction (or load). */
+  private dirty = false;
 
   constructor(
     readonly name: string,
@@ -55,6 +57,8 @@ export class Room {
     });
     this.storedBytes = stored.bytes;
     this.storedUpdates = stored.updates.length;
+    // A room left uncompacted (by a crash) is compacted at its next chance.
+    this.dirty = stored.updates.length > 1;
     this.awareness.on('update', (change: AwarenessChange, origin: unknown) => this.forwardAwareness(change, origin));
   }
 
@@ -98,22 +102,23 @@ export class Room {
     }
   }
 
-  /** Bytes the room takes in storage (an upper bound until the next compaction). */
-  get bytes(): number {
-    return this.storedBytes;
-  }
-
   /**
    * Replaces the room's stored updates with one encoding of the current document. With gc
    * on, content deleted from the document is not in that encoding, so after this it is
    * gone from storage too.
    */
   compact(): void {
+    this.dirty = false;
     const state = Y.encodeStateAsUpdate(this.doc);
     this.store.replace(this.name, state);
     this.storedBytes = state.byteLength;
     this.storedUpdates = 1;
     this.log.debug('compacted', { room: this.name, bytes: state.byteLength });
+  }
+
+  /** Compacts the room if anything was stored since its last compaction. */
+  compactIfChanged(): void {
+    if (this.dirty) this.compact();
   }
 
   /** Frees the document and awareness (after the last peer left). */
@@ -157,6 +162,7 @@ export class Room {
       this.store.append(this.name, change);
       this.storedBytes += change.byteLength;
       this.storedUpdates++;
+      this.dirty = true;
     }
     for (const change of effective) {
       const message = updateMessage(change);

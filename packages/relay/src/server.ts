@@ -222,7 +222,7 @@ class RunningRelay implements Relay {
     this.rooms.delete(room.name);
     this.refusedFromClosedRooms += room.refusedWrites;
     try {
-      room.compact();
+      room.compactIfChanged();
     } catch (err) {
       this.config.logger.error('compaction failed', { room: room.name, error: (err as Error).message });
     }
@@ -257,7 +257,7 @@ class RunningRelay implements Relay {
     // Every stored update is already fsynced; compaction makes the next start fast.
     for (const room of this.rooms.values()) {
       try {
-        room.compact();
+        room.compactIfChanged();
       } catch (err) {
         log.error('compaction failed', { room: room.name, error: (err as Error).message });
       }
