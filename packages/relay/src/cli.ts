@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { RelayError } from './errors.ts';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
@@ -52,7 +53,8 @@ Options:
   --room <key>        a room to grant; repeat for several (required)
   --read-only         grant reading only: the relay drops this client's updates
   --ttl <duration>    lifetime: 90, 45s, 30m, 12h, 7d (default 1h, at most 366d)
-  --subject <name>    who holds it; connection limits count per subject (default "client")
+  --subject <name>    who holds it (a device or agent); connection limits count per
+                      subject (default: a fresh "client-<random>" per token)
   --secret <s>        the relay's secret (or ZEROMEM_RELAY_SECRET)
   -h, --help          show this help
 `;
@@ -174,7 +176,7 @@ async function token(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo)
   }
   const signed = await issueToken({
     secret: (values.secret as string | undefined) ?? env.ZEROMEM_RELAY_SECRET ?? '',
-    subject: (values.subject as string | undefined) ?? 'client',
+    subject: (values.subject as string | undefined) ?? `client-${randomBytes(6).toString('hex')}`,
     rooms,
     access: values['read-only'] ? 'read' : 'read-write',
     ttlSeconds,

@@ -77,6 +77,8 @@ describe('the zeromem-relay process', () => {
 
     const relay = await serve(tempDir(), ['--quiet']);
     const rw = (await runRelay(['token', '--room', ROOM])).stdout.trim();
+    // Without --subject every token gets its own subject, so they do not share a connection limit.
+    expect((await verifyToken(rw, SECRET)).subject).toMatch(/^client-[0-9a-f]{12}$/);
     expect((await rawConnect(relay.url, `/${encodeURIComponent(ROOM)}?token=${rw}`)).kind).toBe('open');
     expect(await (await fetch(`http://127.0.0.1:${relay.port}/healthz`)).json()).toMatchObject({ status: 'ok', connections: 1 });
   });
