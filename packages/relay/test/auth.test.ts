@@ -123,7 +123,8 @@ describe('authentication at the upgrade', () => {
 
   it('closes a socket whose token expires while it is open with 4401', async () => {
     const relay = await testRelay({ pingIntervalMs: 100 });
-    const shortLived = await token([ROOM], { ttlSeconds: 1 });
+    // Two seconds: expiry is in whole seconds, so at least one is left when the socket opens.
+    const shortLived = await token([ROOM], { ttlSeconds: 2 });
     const attempt = await rawConnect(relay.url, `${PATH}?token=${shortLived}`);
     if (attempt.kind !== 'open') throw new Error('expected the socket to open');
     expect(await closeCode(attempt.socket, 5000)).toBe(CLOSE.tokenExpired);
