@@ -43,6 +43,17 @@ async function probe(relay: { url: string }, authToken: string): Promise<{ json:
   return result;
 }
 
+/** Resolves once the relay on `port` has no open socket (polling GET /healthz). */
+async function idle(port: number): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const health = (await (await fetch(`http://127.0.0.1:${port}/healthz`)).json()) as { connections: number };
+    if (health.connections === 0) return;
+    if (Date.now() > deadline) throw new Error('relay still has open sockets');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 describe('convergence through the relay', () => {
   it('replicas with random writes, deletes, disconnects and a relay crash (SIGKILL) and restart end identical, losing nothing', async () => {
     await fc.assert(
@@ -72,6 +83,9 @@ describe('convergence through the relay', () => {
           // replica's help (they stay away until the check is done).
           const connected = replicas.map((r) => r.provider.shouldConnect);
           for (const r of replicas) r.provider.disconnect();
+          // Sockets close after their last message, so once the relay counts none, it has
+          // handled everything the replicas sent.
+          await idle(port);
           const acknowledged = await probe(relay, rw);
           relay.child.kill('SIGKILL');
           await relay.exited;
