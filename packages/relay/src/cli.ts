@@ -1,0 +1,186 @@
+import { randomBytes } from 'node:crypto';
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { RelayError } from './errors.ts';
+import { LOG_LEVELS, type LogLevel } from './log.ts';
+import { DEFAULTS, type RelayOptions } from './options.ts';
+import { parseDuration } from './duration.ts';
+import { type Relay, startRelay } from './server.ts';
+import { MAX_TTL_SECONDS, issueToken } from './token.ts';
+
+/** The port the command line listens on when none is given (the library defaults to 0). */
+export const CLI_DEFAULT_PORT = 8787;
+
+const USAGE = `Usage: zeromem-relay [serve] [options]
+       zeromem-relay token --room <namespace key> [--room ...] [options]
+
+Runs the zeromem sync relay: a y-websocket server for shared namespaces with token
+auth, durable SQLite storage and compaction. Clients connect to
+ws://<host>:<port>/<encodeURIComponent(namespace key)>?token=<token>
+(or send "Authorization: Bearer <token>"). GET /healthz answers JSON.
+
+Options (each also read from the environment variable shown):
+  --secret <s>                      HMAC secret, at least 32 bytes; required   ZEROMEM_RELAY_SECRET
+                                    (prefer the variable: arguments show in ps)
+  --port <n>                        port, 0 for any free one (default ${CLI_DEFAULT_PORT})   ZEROMEM_RELAY_PORT
+  --host <addr>                     interface (default ${DEFAULTS.host})          ZEROMEM_RELAY_HOST
+  --data-dir <dir>                  database directory (default ./zeromem-relay-data)
+                                                                             ZEROMEM_RELAY_DATA_DIR
+  --max-message-bytes <n>           largest message, else close 1009 (default ${DEFAULTS.maxMessageBytes})
+                                                                             ZEROMEM_RELAY_MAX_MESSAGE_BYTES
+  --max-document-bytes <n>          largest document, else close 4413 (default ${DEFAULTS.maxDocumentBytes})
+                                                                             ZEROMEM_RELAY_MAX_DOCUMENT_BYTES
+  --max-connections-per-subject <n> sockets per token subject, else HTTP 429 (default ${DEFAULTS.maxConnectionsPerSubject})
+                                                                             ZEROMEM_RELAY_MAX_CONNECTIONS_PER_SUBJECT
+  --compact-every <n>               stored updates before a room is compacted (default ${DEFAULTS.compactEvery})
+                                                                             ZEROMEM_RELAY_COMPACT_EVERY
+  --log-level <level>               ${LOG_LEVELS.join(', ')} (default info)    ZEROMEM_RELAY_LOG_LEVEL
+  --quiet                           same as --log-level error
+  -h, --help                        show this help
+
+Once listening it prints its ws:// URL on stdout; logs are JSON lines on stderr. SIGTERM or SIGINT: stop accepting, compact and store every
+open room, close the sockets (1001), exit 0.
+
+Run "zeromem-relay token --help" for issuing tokens.
+Exit codes: 0 done; 1 the relay failed (storage, port in use); 2 bad arguments.
+`;
+
+const TOKEN_USAGE = `Usage: zeromem-relay token --room <namespace key> [--room ...] [options]
+
+Prints a signed token (HS256 JWT) granting the rooms (shared namespace keys, as
+@zeromem/core builds them, e.g. "u=alice;s=support") to a client.
+
+Options:
+  --room <key>        a room to grant; repeat for several (required)
+  --read-only         grant reading only: the relay drops this client's updates
+  --ttl <duration>    lifetime: 90, 45s, 30m, 12h, 7d (default 1h, at most 366d)
+  --subject <name>    who holds it (a device or agent); connection limits count per
+                      subject (default: a fresh "client-<random>" per token)
+  --secret <s>        the relay's secret (or ZEROMEM_RELAY_SECRET)
+  -h, --help          show this help
+`;
+
+/** A mistake on the command line: exit 2 with a usage hint. */
+class UsageError extends Error {}
+
+/** Where the command line writes. */
+export interface CliIo {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+}
+
+/** Called with the running relay so the caller can wire signals; resolves when it should exit. */
+export type ServeHook = (relay: Relay) => Promise<void>;
+
+/**
+ * Runs `zeromem-relay` with these arguments (without node and the script) and environment;
+ * resolves to the exit code. `serve` gets the running relay and resolves once it stopped.
+ */
+export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo, serve: ServeHook): Promise<number> {
+  const [first, ...rest] = argv;
+  const command = first === 'token' || first === 'serve' ? first : 'serve';
+  const args = command === first ? rest : [...argv];
+  try {
+    if (command === 'token') return await token(args, env, io);
+    const options = parseServeArgs(args, env);
+    if (options === 'help') {
+      io.stdout.write(USAGE);
+      return 0;
+    }
+    const relay = await startRelay(options);
+    // One machine-readable line, also under --quiet: scripts starting on port 0 read it.
+    io.stdout.write(`${relay.url}\n`);
+    await serve(relay);
+    return 0;
+  } catch (err) {
+    if (err instanceof UsageError || (err instanceof RelayError && (err.code === 'INVALID_CONFIG' || err.code === 'INVALID_INPUT'))) {
+      const prefix = command === 'token' ? 'zeromem-relay token' : 'zeromem-relay';
+      io.stderr.write(`${prefix}: ${err.message}\nRun "${prefix} --help" for usage.\n`);
+      return 2;
+    }
+    io.stderr.write(`zeromem-relay: ${(err as Error).message}\n`);
+    return 1;
+  }
+}
+
+function parse(args: readonly string[], options: NonNullable<ParseArgsConfig['options']>) {
+  try {
+    return parseArgs({ args: [...args], options, strict: true, allowPositionals: false });
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+}
+
+function integerArg(name: string, value: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageError(`${name} must be a whole number, got "${value}"`);
+  return Number(value);
+}
+
+function parseServeArgs(args: readonly string[], env: NodeJS.ProcessEnv): RelayOptions | 'help' {
+  const { values } = parse(args, {
+    secret: { type: 'string' },
+    port: { type: 'string' },
+    host: { type: 'string' },
+    'data-dir': { type: 'string' },
+    'max-message-bytes': { type: 'string' },
+    'max-document-bytes': { type: 'string' },
+    'max-connections-per-subject': { type: 'string' },
+    'compact-every': { type: 'string' },
+    'log-level': { type: 'string' },
+    quiet: { type: 'boolean' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) return 'help';
+  const pick = (flag: string, variable: string): string | undefined => (values[flag] as string | undefined) ?? env[variable];
+  const logLevel = values.quiet ? 'error' : (pick('log-level', 'ZEROMEM_RELAY_LOG_LEVEL') ?? 'info');
+  if (!LOG_LEVELS.includes(logLevel as LogLevel)) throw new UsageError(`--log-level must be one of ${LOG_LEVELS.join(', ')}`);
+  const options: RelayOptions = {
+    secret: pick('secret', 'ZEROMEM_RELAY_SECRET') ?? '',
+    dataDir: pick('data-dir', 'ZEROMEM_RELAY_DATA_DIR') ?? './zeromem-relay-data',
+    port: integerArg('--port', pick('port', 'ZEROMEM_RELAY_PORT')) ?? CLI_DEFAULT_PORT,
+    logLevel: logLevel as LogLevel,
+  };
+  const host = pick('host', 'ZEROMEM_RELAY_HOST');
+  if (host !== undefined) options.host = host;
+  const limits = [
+    ['max-message-bytes', 'ZEROMEM_RELAY_MAX_MESSAGE_BYTES', 'maxMessageBytes'],
+    ['max-document-bytes', 'ZEROMEM_RELAY_MAX_DOCUMENT_BYTES', 'maxDocumentBytes'],
+    ['max-connections-per-subject', 'ZEROMEM_RELAY_MAX_CONNECTIONS_PER_SUBJECT', 'maxConnectionsPerSubject'],
+    ['compact-every', 'ZEROMEM_RELAY_COMPACT_EVERY', 'compactEvery'],
+  ] as const;
+  for (const [flag, variable, key] of limits) {
+    const value = integerArg(`--${flag}`, pick(flag, variable));
+    if (value !== undefined) options[key] = value;
+  }
+  return options;
+}
+
+async function token(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+  const { values } = parse(args, {
+    room: { type: 'string', multiple: true },
+    'read-only': { type: 'boolean' },
+    ttl: { type: 'string' },
+    subject: { type: 'string' },
+    secret: { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    io.stdout.write(TOKEN_USAGE);
+    return 0;
+  }
+  const rooms = (values.room as string[] | undefined) ?? [];
+  if (rooms.length === 0) throw new UsageError('--room is required (a shared namespace key, e.g. "u=alice;s=support")');
+  const ttlSeconds = parseDuration((values.ttl as string | undefined) ?? '1h');
+  if (ttlSeconds === undefined || ttlSeconds < 1 || ttlSeconds > MAX_TTL_SECONDS) {
+    throw new UsageError('--ttl must be a duration like 90, 45s, 30m, 12h or 7d, from 1 second to 366 days');
+  }
+  const signed = await issueToken({
+    secret: (values.secret as string | undefined) ?? env.ZEROMEM_RELAY_SECRET ?? '',
+    subject: (values.subject as string | undefined) ?? `client-${randomBytes(6).toString('hex')}`,
+    rooms,
+    access: values['read-only'] ? 'read' : 'read-write',
+    ttlSeconds,
+  });
+  io.stdout.write(`${signed}\n`);
+  return 0;
+}

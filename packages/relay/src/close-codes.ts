@@ -1,0 +1,20 @@
+/**
+ * Websocket close codes the relay uses (4000-4999 are for applications). The standard
+ * 1009 (message too big) comes from `ws` itself when a message exceeds `maxMessageBytes`.
+ */
+export const CLOSE = {
+  /** The relay is shutting down (standard "going away"). */
+  goingAway: 1001,
+  /** A message larger than `maxMessageBytes` (standard, sent by `ws`). */
+  messageTooBig: 1009,
+  /** A message that is not y-websocket protocol: malformed, text, unknown type, bad update. */
+  badMessage: 4400,
+  /** The token expired while the socket was open; reconnect with a new one. */
+  tokenExpired: 4401,
+  /** The relay could not store an update; the room was unloaded, reconnect to resend. */
+  storageFailed: 4500,
+  /** The update would make the document larger than `maxDocumentBytes`. */
+  documentTooLarge: 4413,
+  /** The token's subject already holds `maxConnectionsPerSubject` sockets. */
+  tooManyConnections: 4429,
+} as const;

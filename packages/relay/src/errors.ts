@@ -1,0 +1,19 @@
+/** Stable codes of {@link RelayError}. */
+export const RELAY_ERROR_CODES = ['INVALID_CONFIG', 'INVALID_TOKEN', 'INVALID_INPUT', 'STORAGE_FAILED'] as const;
+
+/** One of {@link RELAY_ERROR_CODES}. */
+export type RelayErrorCode = (typeof RELAY_ERROR_CODES)[number];
+
+/**
+ * The relay's error class: a stable `code` to catch by, and a message that says what to do.
+ * (The relay does not depend on `@zeromem/core`, so it has its own.)
+ */
+export class RelayError extends Error {
+  override readonly name = 'RelayError';
+  readonly code: RelayErrorCode;
+
+  constructor(code: RelayErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}

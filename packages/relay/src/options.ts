@@ -1,0 +1,86 @@
+import { RelayError } from './errors.ts';
+import { LOG_LEVELS, createLogger, type LogLevel, type Logger } from './log.ts';
+import { checkSecret } from './token.ts';
+
+/** Options of {@link startRelay}. Only `secret` and `dataDir` are required. */
+export interface RelayOptions {
+  /** HMAC secret tokens are signed with, at least 32 bytes. */
+  secret: string;
+  /** Directory of the relay's database (created if missing). */
+  dataDir: string;
+  /** TCP port; 0 picks a free one (see the returned `port`). Default 0. */
+  port?: number;
+  /** Interface to listen on. Default `127.0.0.1`. */
+  host?: string;
+  /** Largest websocket message accepted; larger ones close the socket with 1009. Default 1 MiB. */
+  maxMessageBytes?: number;
+  /** Largest stored document (after compaction); writes beyond it close the socket with 4413. Default 64 MiB. */
+  maxDocumentBytes?: number;
+  /** Open connections one token subject may hold; more get HTTP 429. Default 16. */
+  maxConnectionsPerSubject?: number;
+  /** Stored updates of a room after which it is compacted. Default 500. */
+  compactEvery?: number;
+  /** Interval of websocket pings; a socket that missed one pong is dropped. Default 30 s. */
+  pingIntervalMs?: number;
+  /** Log level of the default JSON-lines stderr logger. Default `info`. */
+  logLevel?: LogLevel;
+  /** A logger to use instead of the default one. */
+  logger?: Logger;
+}
+
+/** {@link RelayOptions} with every default filled in. */
+export interface ResolvedOptions {
+  secret: string;
+  dataDir: string;
+  port: number;
+  host: string;
+  maxMessageBytes: number;
+  maxDocumentBytes: number;
+  maxConnectionsPerSubject: number;
+  compactEvery: number;
+  pingIntervalMs: number;
+  logger: Logger;
+}
+
+/** Defaults of the limits, shown by `--help`. */
+export const DEFAULTS = {
+  port: 0,
+  host: '127.0.0.1',
+  maxMessageBytes: 1024 * 1024,
+  maxDocumentBytes: 64 * 1024 * 1024,
+  maxConnectionsPerSubject: 16,
+  compactEvery: 500,
+  pingIntervalMs: 30_000,
+} as const;
+
+function integer(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new RelayError('INVALID_CONFIG', `${name} must be a whole number from ${min} to ${max}, got ${String(value)}.`);
+  }
+  return value;
+}
+
+/** Checks the options and fills in defaults; throws INVALID_CONFIG with what to fix. */
+export function resolveOptions(options: RelayOptions): ResolvedOptions {
+  const secret = checkSecret(options.secret);
+  if (typeof options.dataDir !== 'string' || options.dataDir === '') {
+    throw new RelayError('INVALID_CONFIG', 'A data directory is required: pass --data-dir or set ZEROMEM_RELAY_DATA_DIR.');
+  }
+  if (options.logLevel !== undefined && !LOG_LEVELS.includes(options.logLevel)) {
+    throw new RelayError('INVALID_CONFIG', `The log level must be one of ${LOG_LEVELS.join(', ')}.`);
+  }
+  const maxMessageBytes = integer('maxMessageBytes', options.maxMessageBytes, DEFAULTS.maxMessageBytes, 1024, 256 * 1024 * 1024);
+  return {
+    secret,
+    dataDir: options.dataDir,
+    port: integer('port', options.port, DEFAULTS.port, 0, 65535),
+    host: options.host ?? DEFAULTS.host,
+    maxMessageBytes,
+    maxDocumentBytes: integer('maxDocumentBytes', options.maxDocumentBytes, DEFAULTS.maxDocumentBytes, 1024, 2 ** 40),
+    maxConnectionsPerSubject: integer('maxConnectionsPerSubject', options.maxConnectionsPerSubject, DEFAULTS.maxConnectionsPerSubject, 1, 1_000_000),
+    compactEvery: integer('compactEvery', options.compactEvery, DEFAULTS.compactEvery, 1, 1_000_000),
+    pingIntervalMs: integer('pingIntervalMs', options.pingIntervalMs, DEFAULTS.pingIntervalMs, 100, 3_600_000),
+    logger: options.logger ?? createLogger(options.logLevel ?? 'info'),
+  };
+}

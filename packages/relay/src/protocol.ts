@@ -1,0 +1,85 @@
+import * as decoding from 'lib0/decoding';
+import * as encoding from 'lib0/encoding';
+import { type Awareness, encodeAwarenessUpdate } from 'y-protocols/awareness';
+import * as sync from 'y-protocols/sync';
+import type * as Y from 'yjs';
+
+/** Top-level message types of the y-websocket protocol. */
+export const MESSAGE_SYNC = 0;
+export const MESSAGE_AWARENESS = 1;
+export const MESSAGE_QUERY_AWARENESS = 3;
+
+/** A sync step 1 message: the relay's state vector, asking the peer for what it lacks. */
+export function syncStep1Message(doc: Y.Doc): Uint8Array {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, MESSAGE_SYNC);
+  sync.writeSyncStep1(encoder, doc);
+  return encoding.toUint8Array(encoder);
+}
+
+/** A sync step 2 message: what `doc` has beyond the peer's state vector. */
+export function syncStep2Message(doc: Y.Doc, stateVector: Uint8Array): Uint8Array {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, MESSAGE_SYNC);
+  sync.writeSyncStep2(encoder, doc, stateVector);
+  return encoding.toUint8Array(encoder);
+}
+
+/** A sync update message carrying one document update. */
+export function updateMessage(update: Uint8Array): Uint8Array {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, MESSAGE_SYNC);
+  sync.writeUpdate(encoder, update);
+  return encoding.toUint8Array(encoder);
+}
+
+/** An awareness message with the states of `clients`. */
+export function awarenessMessage(awareness: Awareness, clients: number[]): Uint8Array {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, MESSAGE_AWARENESS);
+  encoding.writeVarUint8Array(encoder, encodeAwarenessUpdate(awareness, clients));
+  return encoding.toUint8Array(encoder);
+}
+
+/** The client ids an awareness update speaks for (throws on a malformed update). */
+export function awarenessClientIds(update: Uint8Array): number[] {
+  const decoder = decoding.createDecoder(update);
+  const count = decoding.readVarUint(decoder);
+  const ids: number[] = [];
+  for (let i = 0; i < count; i++) {
+    ids.push(decoding.readVarUint(decoder));
+    decoding.readVarUint(decoder); // clock
+    decoding.readVarString(decoder); // state as JSON
+  }
+  return ids;
+}
+
+/** A decoded incoming message, or why it cannot be used. */
+export type IncomingMessage =
+  | { kind: 'sync-step-1'; stateVector: Uint8Array }
+  | { kind: 'update'; update: Uint8Array }
+  | { kind: 'awareness'; update: Uint8Array; clientIds: number[] }
+  | { kind: 'query-awareness' };
+
+/** Decodes one client message; throws on anything malformed or unknown. */
+export function decodeMessage(data: Uint8Array): IncomingMessage {
+  const decoder = decoding.createDecoder(data);
+  const type = decoding.readVarUint(decoder);
+  let message: IncomingMessage;
+  if (type === MESSAGE_SYNC) {
+    const step = decoding.readVarUint(decoder);
+    const payload = decoding.readVarUint8Array(decoder);
+    if (step === sync.messageYjsSyncStep1) message = { kind: 'sync-step-1', stateVector: payload };
+    else if (step === sync.messageYjsSyncStep2 || step === sync.messageYjsUpdate) message = { kind: 'update', update: payload };
+    else throw new Error(`unknown sync message type ${step}`);
+  } else if (type === MESSAGE_AWARENESS) {
+    const update = decoding.readVarUint8Array(decoder);
+    message = { kind: 'awareness', update, clientIds: awarenessClientIds(update) };
+  } else if (type === MESSAGE_QUERY_AWARENESS) {
+    message = { kind: 'query-awareness' };
+  } else {
+    throw new Error(`unknown message type ${type}`);
+  }
+  if (decoding.hasContent(decoder)) throw new Error('trailing bytes after the message');
+  return message;
+}

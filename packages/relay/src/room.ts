@@ -1,0 +1,206 @@
+import { Awareness, applyAwarenessUpdate, removeAwarenessStates } from 'y-protocols/awareness';
+import * as Y from 'yjs';
+import { CLOSE } from './close-codes.ts';
+import type { Logger } from './log.ts';
+import { type Peer, send } from './peer.ts';
+import { type IncomingMessage, awarenessMessage, decodeMessage, syncStep1Message, syncStep2Message, updateMessage } from './protocol.ts';
+import type { RoomStore } from './store.ts';
+
+/** Limits a room enforces. */
+export interface RoomLimits {
+  maxDocumentBytes: number;
+  compactEvery: number;
+}
+
+/** Awareness changes as y-protocols reports them. */
+interface AwarenessChange {
+  added: number[];
+  updated: number[];
+  removed: number[];
+}
+
+/**
+ * One shared namespace: its Y.Doc (gc on, so deleted content is dropped from memory and
+ * from the next compaction), its awareness, and the peers connected to it.
+ *
+ * Every change a peer sends is applied, then stored (fsynced), and only then forwarded:
+ * nothing another peer has seen can be lost by a crash of the relay.
+ */
+export class Room {
+  readonly doc = new Y.Doc({ gc: true });
+  readonly awareness = new Awareness(this.doc);
+  readonly peers = new Set<Peer>();
+  /** Writes refused from read-only peers (non-empty updates only). */
+  refusedWrites = 0;
+  private storedBytes: number;
+  private storedUpdates: number;
+  /** Whether updates were stored since the last compaction (or load). */
+  private dirty = false;
+
+  constructor(
+    readonly name: string,
+    private readonly store: RoomStore,
+    private readonly limits: RoomLimits,
+    private readonly log: Logger,
+  ) {
+    // The relay itself never publishes awareness.
+    this.awareness.setLocalState(null);
+    const stored = store.load(name);
+    this.doc.transact(() => {
+      for (const update of stored.updates) {
+        try {
+          Y.applyUpdate(this.doc, update);
+        } catch (err) {
+          log.error('stored update unreadable, skipped', { room: name, error: (err as Error).message });
+        }
+      }
+    });
+    this.storedBytes = stored.bytes;
+    this.storedUpdates = stored.updates.length;
+    // A room left uncompacted (by a crash) is compacted at its next chance.
+    this.dirty = stored.updates.length > 1;
+    this.awareness.on('update', (change: AwarenessChange, origin: unknown) => this.forwardAwareness(change, origin));
+  }
+
+  /** Adds a peer and starts the sync handshake (read-write peers are asked for what they have). */
+  join(peer: Peer): void {
+    this.peers.add(peer);
+    if (peer.access === 'read-write') send(peer, syncStep1Message(this.doc));
+    const states = [...this.awareness.getStates().keys()];
+    if (states.length > 0) send(peer, awarenessMessage(this.awareness, states));
+  }
+
+  /** Removes a peer and its awareness states. */
+  leave(peer: Peer): void {
+    if (!this.peers.delete(peer)) return;
+    if (peer.awarenessIds.size > 0) removeAwarenessStates(this.awareness, [...peer.awarenessIds], null);
+  }
+
+  /** Handles one binary message of `peer`; a malformed one closes its socket with 4400. */
+  receive(peer: Peer, data: Uint8Array): void {
+    let message: IncomingMessage;
+    try {
+      message = decodeMessage(data);
+    } catch (err) {
+      this.log.warn('malformed message', { room: this.name, subject: peer.subject, error: (err as Error).message });
+      peer.socket.close(CLOSE.badMessage, 'malformed message');
+      return;
+    }
+    switch (message.kind) {
+      case 'sync-step-1':
+        send(peer, syncStep2Message(this.doc, message.stateVector));
+        return;
+      case 'update':
+        this.receiveUpdate(peer, message.update);
+        return;
+      case 'awareness':
+        this.receiveAwareness(peer, message.update, message.clientIds);
+        return;
+      case 'query-awareness':
+        send(peer, awarenessMessage(this.awareness, [...this.awareness.getStates().keys()]));
+        return;
+    }
+  }
+
+  /**
+   * Replaces the room's stored updates with one encoding of the current document. With gc
+   * on, content deleted from the document is not in that encoding, so after this it is
+   * gone from storage too.
+   */
+  compact(): void {
+    this.dirty = false;
+    const state = Y.encodeStateAsUpdate(this.doc);
+    this.store.replace(this.name, state);
+    this.storedBytes = state.byteLength;
+    this.storedUpdates = 1;
+    this.log.debug('compacted', { room: this.name, bytes: state.byteLength });
+  }
+
+  /** Compacts the room if anything was stored since its last compaction. */
+  compactIfChanged(): void {
+    if (this.dirty) this.compact();
+  }
+
+  /** Frees the document and awareness (after the last peer left). */
+  destroy(): void {
+    this.awareness.destroy();
+    this.doc.destroy();
+  }
+
+  private receiveUpdate(peer: Peer, update: Uint8Array): void {
+    if (peer.access !== 'read-write') {
+      // y-websocket clients always answer the handshake with a (usually empty) step 2.
+      if (!isEmptyUpdate(update)) {
+        this.refusedWrites++;
+        this.log.debug('write refused: read-only token', { room: this.name, subject: peer.subject, bytes: update.byteLength });
+      }
+      return;
+    }
+    if (this.storedBytes + update.byteLength > this.limits.maxDocumentBytes) {
+      this.compact();
+      if (this.storedBytes + update.byteLength > this.limits.maxDocumentBytes) {
+        this.log.warn('document too large', { room: this.name, subject: peer.subject, bytes: this.storedBytes + update.byteLength });
+        peer.socket.close(CLOSE.documentTooLarge, 'document too large');
+        return;
+      }
+    }
+    const effective: Uint8Array[] = [];
+    const collect = (change: Uint8Array, origin: unknown): void => {
+      if (origin === peer) effective.push(change);
+    };
+    let malformed: Error | undefined;
+    this.doc.on('update', collect);
+    try {
+      Y.applyUpdate(this.doc, update, peer);
+    } catch (err) {
+      malformed = err as Error;
+    } finally {
+      this.doc.off('update', collect);
+    }
+    // Whatever reached the document is stored and forwarded, even if the rest was garbage.
+    for (const change of effective) {
+      this.store.append(this.name, change);
+      this.storedBytes += change.byteLength;
+      this.storedUpdates++;
+      this.dirty = true;
+    }
+    for (const change of effective) {
+      const message = updateMessage(change);
+      for (const other of this.peers) if (other !== peer) send(other, message);
+    }
+    if (malformed) {
+      this.log.warn('malformed update', { room: this.name, subject: peer.subject, error: malformed.message });
+      peer.socket.close(CLOSE.badMessage, 'malformed update');
+    }
+    if (this.storedUpdates >= this.limits.compactEvery) this.compact();
+  }
+
+  private receiveAwareness(peer: Peer, update: Uint8Array, clientIds: number[]): void {
+    for (const id of clientIds) {
+      for (const other of this.peers) {
+        if (other !== peer && other.awarenessIds.has(id)) {
+          this.log.debug('awareness refused: client id of another socket', { room: this.name, subject: peer.subject, clientId: id });
+          return;
+        }
+      }
+    }
+    applyAwarenessUpdate(this.awareness, update, peer);
+  }
+
+  private forwardAwareness({ added, updated, removed }: AwarenessChange, origin: unknown): void {
+    const source = [...this.peers].find((peer) => peer === origin);
+    if (source) {
+      for (const id of added) source.awarenessIds.add(id);
+      for (const id of removed) source.awarenessIds.delete(id);
+    }
+    const changed = [...added, ...updated, ...removed];
+    if (changed.length === 0) return;
+    const message = awarenessMessage(this.awareness, changed);
+    for (const peer of this.peers) if (peer !== source) send(peer, message);
+  }
+}
+
+/** An update with no structs and an empty delete set: `[0, 0]`. */
+function isEmptyUpdate(update: Uint8Array): boolean {
+  return update.byteLength === 2 && update[0] === 0 && update[1] === 0;
+}

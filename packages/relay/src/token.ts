@@ -1,0 +1,121 @@
+import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
+import { RelayError } from './errors.ts';
+import { roomNameProblem } from './room-name.ts';
+
+/** What a token allows in a room: `read` receives; `read-write` also sends document updates. */
+export type Access = 'read' | 'read-write';
+
+/** Shortest secret accepted, in bytes: HS256 wants a key at least as long as its 256-bit hash. */
+export const MIN_SECRET_BYTES = 32;
+
+/** Longest token lifetime that can be issued: 366 days. Tokens always expire. */
+export const MAX_TTL_SECONDS = 366 * 24 * 3600;
+
+const ISSUER = 'zeromem-relay';
+const AUDIENCE = 'zeromem-relay';
+
+/** The rights a verified token carries. */
+export interface Grant {
+  /** Who holds the token (its `sub`): connection limits count per subject. */
+  subject: string;
+  /** Room (shared namespace key) -> access. */
+  rooms: ReadonlyMap<string, Access>;
+  /** Expiry, in milliseconds since the epoch. */
+  expiresAt: number;
+}
+
+/** What {@link issueToken} signs. */
+export interface TokenRequest {
+  secret: string;
+  /** Who the token is for (a device, an agent, a user). */
+  subject: string;
+  /** Rooms (shared namespace keys) granted, at least one. */
+  rooms: readonly string[];
+  /** Access to every listed room. Default `read-write`. */
+  access?: Access;
+  /** Lifetime in seconds, 1 to {@link MAX_TTL_SECONDS}. */
+  ttlSeconds: number;
+  /** Issue time in milliseconds since the epoch (tests). Default now. */
+  now?: number;
+}
+
+/** Throws INVALID_CONFIG unless `secret` is at least {@link MIN_SECRET_BYTES} bytes. */
+export function checkSecret(secret: string | undefined): string {
+  if (secret === undefined || secret === '') {
+    throw new RelayError('INVALID_CONFIG', 'A token secret is required: pass --secret or set ZEROMEM_RELAY_SECRET (at least 32 bytes, e.g. `openssl rand -base64 48`).');
+  }
+  if (new TextEncoder().encode(secret).length < MIN_SECRET_BYTES) {
+    throw new RelayError('INVALID_CONFIG', `The token secret is too short: use at least ${MIN_SECRET_BYTES} bytes (e.g. \`openssl rand -base64 48\`).`);
+  }
+  return secret;
+}
+
+/** Signs an HS256 JWT granting `access` to `rooms` for `ttlSeconds`. Throws INVALID_INPUT on a bad request. */
+export async function issueToken(request: TokenRequest): Promise<string> {
+  const secret = checkSecret(request.secret);
+  if (request.subject.length === 0 || request.subject.length > 256) {
+    throw new RelayError('INVALID_INPUT', 'The subject must be 1 to 256 characters.');
+  }
+  if (request.rooms.length === 0) throw new RelayError('INVALID_INPUT', 'Name at least one room (shared namespace key).');
+  for (const room of request.rooms) {
+    const problem = roomNameProblem(room);
+    if (problem) throw new RelayError('INVALID_INPUT', `Room ${JSON.stringify(room.slice(0, 80))} is not valid: ${problem}.`);
+  }
+  if (!Number.isInteger(request.ttlSeconds) || request.ttlSeconds < 1 || request.ttlSeconds > MAX_TTL_SECONDS) {
+    throw new RelayError('INVALID_INPUT', `The lifetime must be a whole number of seconds from 1 to ${MAX_TTL_SECONDS}.`);
+  }
+  const access = request.access ?? 'read-write';
+  const iat = Math.floor((request.now ?? Date.now()) / 1000);
+  return new SignJWT({ rooms: Object.fromEntries(request.rooms.map((room) => [room, access])) })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuer(ISSUER)
+    .setAudience(AUDIENCE)
+    .setSubject(request.subject)
+    .setIssuedAt(iat)
+    .setExpirationTime(iat + request.ttlSeconds)
+    .sign(new TextEncoder().encode(secret));
+}
+
+/** Why a token was refused. */
+export type TokenProblem = 'expired' | 'invalid';
+
+/** A refused token: `expired`, or `invalid` (forged, malformed, wrong algorithm or claims). */
+export class TokenRefused extends RelayError {
+  readonly problem: TokenProblem;
+
+  constructor(problem: TokenProblem, message: string) {
+    super('INVALID_TOKEN', message);
+    this.problem = problem;
+  }
+}
+
+/**
+ * Verifies a token's HS256 signature, issuer, audience and expiry (which it must have) and
+ * reads its grant. Throws {@link TokenRefused}.
+ */
+export async function verifyToken(token: string, secret: string, now: number = Date.now()): Promise<Grant> {
+  let payload;
+  try {
+    ({ payload } = await jwtVerify(token, new TextEncoder().encode(secret), {
+      algorithms: ['HS256'],
+      issuer: ISSUER,
+      audience: AUDIENCE,
+      requiredClaims: ['sub', 'exp', 'iat'],
+      currentDate: new Date(now),
+    }));
+  } catch (err) {
+    if (err instanceof joseErrors.JWTExpired) throw new TokenRefused('expired', 'The token has expired: issue a new one.');
+    throw new TokenRefused('invalid', 'The token is not valid for this relay (bad signature, format or claims).');
+  }
+  const rooms = new Map<string, Access>();
+  const claimed = payload.rooms;
+  if (typeof claimed === 'object' && claimed !== null && !Array.isArray(claimed)) {
+    for (const [room, access] of Object.entries(claimed)) {
+      if ((access === 'read' || access === 'read-write') && roomNameProblem(room) === undefined) rooms.set(room, access);
+    }
+  }
+  if (rooms.size === 0 || typeof payload.sub !== 'string' || payload.sub === '' || payload.exp === undefined) {
+    throw new TokenRefused('invalid', 'The token grants no room.');
+  }
+  return { subject: payload.sub, rooms, expiresAt: payload.exp * 1000 };
+}
