@@ -45,6 +45,11 @@ import { sweep } from './verbs/sweep.ts';
 import { update } from './verbs/update.ts';
 import type { VerbContext } from './verbs/verb-context.ts';
 import { watch, type WatchListener } from './verbs/watch.ts';
+import { buildContext } from './context/assemble.ts';
+import type { BuildContextOptions } from './context/options.ts';
+import type { BuiltContext } from './context/report.ts';
+import { Session, type SessionOptions } from './context/session.ts';
+import { createTokenizer, isTokenizer, type Tokenizer } from './context/tokenizer.ts';
 
 /** Options of {@link openMemory}. Everything is optional. */
 export interface OpenMemoryOptions extends DatabaseOptions {
@@ -65,9 +70,11 @@ export interface OpenMemoryOptions extends DatabaseOptions {
    * Without one, recall is lexical (BM25) only.
    */
   embedder?: Embedder;
+  /** Counts the tokens of built contexts. Default: OpenAI's `o200k_base` BPE (see {@link createTokenizer}), loaded on first use. */
+  tokenizer?: Tokenizer;
 }
 
-const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBackgroundError', 'indexedDB', 'IDBKeyRange', 'durability', 'embedder'] as const;
+const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBackgroundError', 'indexedDB', 'IDBKeyRange', 'durability', 'embedder', 'tokenizer'] as const;
 
 /**
  * Opens (creating if needed) a memory backed by IndexedDB and resolves once it is ready.
@@ -112,6 +119,9 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
   ) {
     issues.add('embedder', 'must be an Embedder: { modelId: string, dimension: positive integer, embed(texts, kind) }');
   }
+  if (options.tokenizer !== undefined && !isTokenizer(options.tokenizer)) {
+    issues.add('tokenizer', 'must be a Tokenizer: { id: string, count(text), truncate(text, maxTokens) }');
+  }
   if (!issues.ok) throw invalidInput('openMemory options', issues.items);
   if (!options.indexedDB && typeof indexedDB === 'undefined') {
     throw new ZeromemError('STORAGE_FAILED', 'No IndexedDB here. In Node, import "fake-indexeddb/auto" first or pass { indexedDB, IDBKeyRange }.');
@@ -123,7 +133,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
   const db = new MemoryDatabase(name!, options);
   await withStorage(() => db.open());
   const ctx: VerbContext = { db, clock: options.clock ?? systemClock, limits, actor: actor!, newId: createUlidGenerator() };
-  return new Memory(ctx, { sweepEveryMs: options.sweepEveryMs, onBackgroundError: options.onBackgroundError, embedder: options.embedder });
+  return new Memory(ctx, { sweepEveryMs: options.sweepEveryMs, onBackgroundError: options.onBackgroundError, embedder: options.embedder, tokenizer: options.tokenizer });
 }
 
 function checkLimits(value: unknown, issues: IssueList): Limits {
@@ -152,13 +162,20 @@ export class Memory {
   readonly #ctx: RecallContext;
   readonly #timer: ReturnType<typeof setInterval> | undefined;
   readonly #queue: EmbedQueue | undefined;
+  #tokenizer: Promise<Tokenizer> | undefined;
   #closed = false;
 
   /** @internal Use {@link openMemory}. */
   constructor(
     ctx: VerbContext,
-    options: { sweepEveryMs?: number | undefined; onBackgroundError?: ((err: ZeromemError) => void) | undefined; embedder?: Embedder | undefined },
+    options: {
+      sweepEveryMs?: number | undefined;
+      onBackgroundError?: ((err: ZeromemError) => void) | undefined;
+      embedder?: Embedder | undefined;
+      tokenizer?: Tokenizer | undefined;
+    },
   ) {
+    if (options.tokenizer) this.#tokenizer = Promise.resolve(options.tokenizer);
     const report = (err: unknown) => {
       if ((err as ZeromemError).code === 'CLOSED') return; // closed while background work ran: nothing to do
       if (options.onBackgroundError) options.onBackgroundError(err as ZeromemError);
@@ -265,6 +282,33 @@ export class Memory {
     },
   ): Promise<RecallResult> {
     return recall(this.#ctx, namespace, query, options, () => this.pendingEmbeddings());
+  }
+
+  /**
+   * The context to send to an LLM: system instructions, the session's newest turns and
+   * recalled long-term and knowledge memories, within per-layer quotas and a total token
+   * budget that the rendered text and chat messages never exceed. The report says what
+   * each layer took, what was left out and why, and what the full history would have cost.
+   * Makes no LLM call.
+   * @throws ZeromemError INVALID_INPUT (bad options, system instructions over the budget), NAMESPACE_REQUIRED
+   */
+  async buildContext(options: BuildContextOptions): Promise<BuiltContext> {
+    return buildContext(this, await this.tokenizer(), options);
+  }
+
+  /**
+   * A conversation helper for agent loops: `addTurn` stores turns (session layer, with a
+   * TTL), `context()` builds the next prompt's context, `end()` keeps the durable turns.
+   * @throws ZeromemError INVALID_INPUT, NAMESPACE_REQUIRED
+   */
+  session(options: SessionOptions): Session {
+    return new Session(this, () => this.tokenizer(), options);
+  }
+
+  /** The tokenizer contexts are counted with (the one passed to openMemory, or o200k_base). */
+  tokenizer(): Promise<Tokenizer> {
+    this.#tokenizer ??= createTokenizer();
+    return this.#tokenizer;
   }
 
   /** Memories written but not embedded yet (0 without an embedder). */
