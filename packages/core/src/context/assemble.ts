@@ -70,7 +70,7 @@ export async function buildContext(source: ContextSource, tokenizer: Tokenizer, 
   for (;;) {
     const exact = fill.exact();
     const over = opts.layers.find((layer) => exact.layers[layer.layer] > layer.maxTokens);
-    if (over) drop(fill.removeLast(over.layer), 'quota');
+    if (over) drop(fill.removeLast(over.layer), over.maxTokens < opts.budget ? 'quota' : 'budget');
     else if (exact.text > opts.budget || exact.messages > opts.budget) drop(fill.removeLast(), 'budget');
     else {
       const included: IncludedItem[] = [
@@ -113,11 +113,11 @@ function checkSystemFits(opts: PreparedContext, tokenizer: Tokenizer, count: (te
   const parts: ContextParts = { system: opts.system, long_term: [], knowledge: [], session: [] };
   const section = count(opts.system.join('\n'));
   const total = Math.max(count(renderText(parts)), countChatTokens(tokenizer, renderMessages(parts)));
-  if (section > opts.systemMaxTokens) {
-    throw invalidInput('buildContext options', [{ path: 'layers.system.maxTokens', message: `the system instructions take ${section} tokens, more than the system quota of ${opts.systemMaxTokens}` }]);
-  }
   if (total > opts.budget) {
     throw invalidInput('buildContext options', [{ path: 'budget', message: `the system instructions alone take ${total} tokens, more than the budget of ${opts.budget}; raise the budget or shorten them` }]);
+  }
+  if (section > opts.systemMaxTokens) {
+    throw invalidInput('buildContext options', [{ path: 'layers.system.maxTokens', message: `the system instructions take ${section} tokens, more than the system quota of ${opts.systemMaxTokens}` }]);
   }
 }
 
@@ -205,8 +205,10 @@ class Fill {
     const items = this.chosen.filter((c) => c.layer === candidate.layer);
     if (items.length >= layer.maxItems) return 'quota';
     const trial = [...this.chosen, candidate];
-    if (this.#layerEstimate(trial, candidate.layer) > layer.maxTokens) return 'quota';
-    if (this.#totalEstimate(trial) > this.#opts.budget) return 'budget';
+    const overLayer = this.#layerEstimate(trial, candidate.layer) > layer.maxTokens;
+    // A layer quota as large as the budget is the budget: say so.
+    if (overLayer && layer.maxTokens < this.#opts.budget) return 'quota';
+    if (overLayer || this.#totalEstimate(trial) > this.#opts.budget) return 'budget';
     return undefined;
   }
 

@@ -28,9 +28,10 @@ const REPLY_PRIMING = 3;
 
 /**
  * Tokens of a chat prompt as OpenAI counts them: per message 3 + role + content, plus 3 for
- * the reply. Uses the tokenizer's own `countMessages` when it has one.
+ * the reply; no messages cost nothing. Uses the tokenizer's own `countMessages` when it has one.
  */
 export function countChatTokens(tokenizer: Tokenizer, messages: readonly ChatMessage[]): number {
+  if (messages.length === 0) return 0;
   if (tokenizer.countMessages) return tokenizer.countMessages(messages);
   let total = REPLY_PRIMING;
   const count = (text: string) => tokenizer.count(text);
