@@ -183,6 +183,26 @@ describe('buildContext', () => {
     await memory.close();
   });
 
+  it('counts with the tokenizer passed to openMemory, including its own chat count', async () => {
+    const characters = {
+      id: 'characters',
+      count: (text: string) => [...text].length,
+      truncate: (text: string, max: number) => [...text].slice(0, max).join(''),
+      countMessages: (messages: readonly { role: string; content: string }[]) => messages.reduce((sum, m) => sum + [...m.content].length + 10, 0),
+    };
+    const { memory } = await openTestMemory({ tokenizer: characters });
+    for (let i = 0; i < 30; i++) await memory.remember({ namespace: user, content: `phone fact number ${i} about the charging port` });
+    const { text, messages, report } = await memory.buildContext({ namespace: user, query: 'phone charging port', budget: 300 });
+    expect(report.tokenizer).toBe('characters');
+    expect(report.textTokens).toBe([...text].length);
+    expect(report.messageTokens).toBe(characters.countMessages(messages));
+    expect(report.tokens).toBeLessThanOrEqual(300);
+    expect(report.dropped.some((d) => d.reason === 'budget')).toBe(true);
+    expect((await memory.tokenizer()).id).toBe('characters');
+    await memory.close();
+    await expectCode(openTestMemory({ tokenizer: { id: 'x', count: 3 } as never }), 'INVALID_INPUT', 'tokenizer');
+  });
+
   it('invalid options are INVALID_INPUT (or NAMESPACE_REQUIRED) with the path of the mistake', async () => {
     const { memory } = await seeded(1);
     const cases: Array<[unknown, string]> = [
