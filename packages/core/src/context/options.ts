@@ -57,7 +57,7 @@ export interface BuildContextOptions {
   maxItemTokens?: number;
   /** Count the full history this context replaces (one pass over the layers' namespaces). Default true. */
   fullHistory?: boolean;
-  /** Count recalled items as accesses (heat). Default true. */
+  /** Count the recall hits of the long-term and knowledge layers as accesses (heat): every candidate recalled, not only those that fit. Default true. */
   trackAccess?: boolean;
 }
 
