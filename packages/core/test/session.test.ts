@@ -57,9 +57,13 @@ describe('session', () => {
     await expectCode(session.addTurn('user', 'hi', { pin: true } as never), 'INVALID_INPUT', 'options.pin');
     await expectCode(session.context(undefined, { budget: -5 }), 'INVALID_INPUT', 'budget');
     await expectCode(session.end({ extractFacts: true }), 'INVALID_INPUT', 'extractFacts');
+    await expectCode(session.addTurn('user', 'hi', null as never), 'INVALID_INPUT', 'options');
+    await expectCode(session.end(null as never), 'INVALID_INPUT', '');
+    await expectCode(session.end({ summarize: 'yes' } as never), 'INVALID_INPUT', 'summarize');
     expect(await memory.count(ns)).toBe(0);
     await expectCode(() => memory.session({ namespace: ns, id: '' }), 'INVALID_INPUT', 'id');
     await expectCode(() => memory.session({ namespace: ns, ttl: {} as never }), 'INVALID_INPUT', 'ttl');
+    await expectCode(() => memory.session({ namespace: ns, ttl: 'soon' }), 'INVALID_INPUT', 'ttl');
     await expectCode(() => memory.session({ namespace: ns, colour: 1 } as never), 'INVALID_INPUT', 'colour');
     await expectCode(() => memory.session({} as never), 'NAMESPACE_REQUIRED');
     await memory.close();
@@ -97,6 +101,11 @@ describe('session', () => {
     expect(report.extracted).toHaveLength(1);
     expect((await memory.get(ns, report.extracted[0]!))).toMatchObject({ layer: 'long_term', source: 'memory', content: 'The user prefers phone calls.' });
     expect((await memory.get(ns, report.summaryId!))?.tags).toEqual(['session-summary']);
+
+    // A hook that answers in the wrong shape is the caller's mistake, reported as such.
+    const broken = memory.session({ namespace: ns, llm: { extractFacts: async () => ({ facts: 'one fact' as never }) } });
+    await broken.addTurn('user', 'something to extract');
+    await expectCode(broken.end({ extractFacts: true }), 'INVALID_INPUT', 'facts');
     await memory.close();
   });
 });

@@ -1,4 +1,5 @@
 import { IssueList, checkEnum, checkKnownKeys, checkName, describe, isPlainObject } from '../model/checks.ts';
+import { parseDuration } from '../model/duration.ts';
 import { ZeromemError, invalidInput } from '../model/errors.ts';
 import { DEFAULT_LIMITS } from '../model/limits.ts';
 import { requireNamespace } from '../model/namespace.ts';
@@ -82,7 +83,7 @@ export class Session {
     checkKnownKeys(options, ['namespace', 'id', 'ttl', 'context', 'llm'], '', issues);
     this.namespace = requireNamespace(options.namespace, DEFAULT_LIMITS.maxNameLength).namespace;
     this.id = options.id === undefined ? crypto.randomUUID() : (checkName(options.id, 'id', DEFAULT_LIMITS.maxNameLength, issues) ?? '');
-    if (options.ttl !== undefined && typeof options.ttl !== 'number' && typeof options.ttl !== 'string') issues.add('ttl', `must be a duration such as "1d" or milliseconds, got ${describe(options.ttl)}`);
+    if (options.ttl !== undefined && parseDuration(options.ttl) === undefined) issues.add('ttl', `must be a duration such as "1d" or milliseconds, got ${describe(options.ttl)}`);
     if (options.context !== undefined && !isPlainObject(options.context)) issues.add('context', 'must be an object of buildContext options');
     if (options.llm !== undefined && (typeof options.llm !== 'object' || options.llm === null)) issues.add('llm', 'must be an object with extractFacts and/or summarize');
     if (!issues.ok) throw invalidInput('session options', issues.items);
@@ -108,9 +109,11 @@ export class Session {
     this.#open();
     const issues = new IssueList();
     const source = checkEnum(role, ROLES, 'role', issues);
-    if (!isPlainObject(options)) issues.add('options', 'must be an object like { durable }');
-    else checkKnownKeys(options, TURN_FIELDS, 'options', issues);
-    if (options.durable !== undefined && typeof options.durable !== 'boolean') issues.add('options.durable', 'must be a boolean');
+    if (!isPlainObject(options)) issues.add('options', `must be an object like { durable }, got ${describe(options)}`);
+    else {
+      checkKnownKeys(options, TURN_FIELDS, 'options', issues);
+      if (options.durable !== undefined && typeof options.durable !== 'boolean') issues.add('options.durable', 'must be a boolean');
+    }
     if (!issues.ok) throw invalidInput('turn', issues.items);
     const seq = ++this.#seq;
     const durable = options.durable === true;
@@ -157,10 +160,14 @@ export class Session {
   async end(options: { extractFacts?: boolean; summarize?: boolean } = {}): Promise<SessionEndReport> {
     this.#open();
     const issues = new IssueList();
-    if (!isPlainObject(options)) issues.add('', 'must be an object like { extractFacts, summarize }');
-    else checkKnownKeys(options, ['extractFacts', 'summarize'], '', issues);
-    if (options.extractFacts && typeof this.#llm?.extractFacts !== 'function') issues.add('extractFacts', 'needs a session llm hook with extractFacts()');
-    if (options.summarize && typeof this.#llm?.summarize !== 'function') issues.add('summarize', 'needs a session llm hook with summarize()');
+    if (!isPlainObject(options)) issues.add('', `must be an object like { extractFacts, summarize }, got ${describe(options)}`);
+    else {
+      checkKnownKeys(options, ['extractFacts', 'summarize'], '', issues);
+      for (const step of ['extractFacts', 'summarize'] as const) {
+        if (options[step] !== undefined && typeof options[step] !== 'boolean') issues.add(step, 'must be a boolean');
+        else if (options[step] && typeof this.#llm?.[step] !== 'function') issues.add(step, `needs a session llm hook with ${step}()`);
+      }
+    }
     if (!issues.ok) throw invalidInput('session end', issues.items);
     const turns = await this.#turns();
     const report: SessionEndReport = { promoted: [], expiring: 0, extracted: [], summaryId: null, llm: this.#spend };
@@ -175,6 +182,9 @@ export class Session {
     const chat: ChatMessage[] = turns.map((turn) => ({ role: turn.source === 'memory' ? 'user' : turn.source, content: turn.content }));
     if (options.extractFacts && chat.length) {
       const { facts, usage } = await this.#llm!.extractFacts!(chat);
+      if (!Array.isArray(facts) || facts.some((fact) => typeof fact !== 'string')) {
+        throw invalidInput('llm hook result', [{ path: 'facts', message: `extractFacts must resolve to { facts: string[] }, got ${describe(facts)}` }]);
+      }
       addSpend(this.#spend, await this.#tokenizer(), chat, facts, usage);
       for (const fact of facts) {
         const { id } = await this.#memory.remember({ namespace: this.namespace, content: fact, source: 'memory', metadata: { session: this.id, extracted: true } });
@@ -184,6 +194,7 @@ export class Session {
     if (options.summarize && chat.length) {
       const texts = chat.map((turn) => `${turn.role}: ${turn.content}`);
       const { summary, usage } = await this.#llm!.summarize!(texts);
+      if (typeof summary !== 'string') throw invalidInput('llm hook result', [{ path: 'summary', message: `summarize must resolve to { summary: string }, got ${describe(summary)}` }]);
       addSpend(this.#spend, await this.#tokenizer(), texts.map((content) => ({ role: 'user', content })), [summary], usage);
       const { id } = await this.#memory.remember({ namespace: this.namespace, content: summary, source: 'memory', tags: ['session-summary'], metadata: { session: this.id } });
       report.summaryId = id;
