@@ -49,6 +49,8 @@ import { buildContext } from './context/assemble.ts';
 import type { BuildContextOptions } from './context/options.ts';
 import type { BuiltContext } from './context/report.ts';
 import { Session, type SessionOptions } from './context/session.ts';
+import type { ContextSource } from './context/source.ts';
+import { noteUse } from './verbs/note-use.ts';
 import { createTokenizer, isTokenizer, type Tokenizer } from './context/tokenizer.ts';
 
 /** Options of {@link openMemory}. Everything is optional. */
@@ -293,7 +295,12 @@ export class Memory {
    * @throws ZeromemError INVALID_INPUT (bad options, system instructions over the budget), NAMESPACE_REQUIRED
    */
   async buildContext(options: BuildContextOptions): Promise<BuiltContext> {
-    return buildContext(this, await this.tokenizer(), options);
+    const source: ContextSource = {
+      recall: (namespace, query, recallOptions) => this.recall(namespace, query, recallOptions),
+      list: (namespace, listOptions) => this.list(namespace, listOptions),
+      noteUse: (namespace, ids) => noteUse(this.#ctx, namespace, ids),
+    };
+    return buildContext(source, await this.tokenizer(), options);
   }
 
   /**

@@ -73,6 +73,12 @@ export async function buildContext(source: ContextSource, tokenizer: Tokenizer, 
     if (over) drop(fill.removeLast(over.layer), over.maxTokens < opts.budget ? 'quota' : 'budget');
     else if (exact.text > opts.budget || exact.messages > opts.budget) drop(fill.removeLast(), 'budget');
     else {
+      if (opts.trackAccess) {
+        for (const layer of opts.layers) {
+          if (layer.layer === 'session') continue;
+          await source.noteUse(layer.namespace, fill.chosen.filter((c) => c.layer === layer.layer).map((c) => c.id));
+        }
+      }
       const included: IncludedItem[] = [
         ...opts.system.map((text, i) => ({ layer: 'system' as const, id: `system:${i}`, score: null, tokens: count(text), truncated: false })),
         ...fill.chosen.map((c) => ({ layer: c.layer, id: c.id, score: c.score, tokens: count(itemLine(c.layer, c.item)), truncated: c.truncated })),
@@ -163,10 +169,11 @@ async function fetchCandidates(
   }
   const query = opts.query ?? fill.conversation();
   if (query === undefined) return [];
+  // Candidates are not accesses; the items kept are counted once the context is final.
   const { hits } = await source.recall(layer.namespace, query, {
     k: pool,
     layers: [layer.layer],
-    trackAccess: opts.trackAccess,
+    trackAccess: false,
     ...(opts.now !== undefined ? { now: opts.now } : {}),
   });
   return hits.map((hit) => make(hit.record, hit.score));

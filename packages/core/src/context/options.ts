@@ -57,7 +57,7 @@ export interface BuildContextOptions {
   maxItemTokens?: number;
   /** Count the full history this context replaces (one pass over the layers' namespaces). Default true. */
   fullHistory?: boolean;
-  /** Count the recall hits of the long-term and knowledge layers as accesses (heat): every candidate recalled, not only those that fit. Default true. */
+  /** Count the long-term and knowledge memories that made it into the context as accesses (heat), as recall hits are. Default true. */
   trackAccess?: boolean;
 }
 

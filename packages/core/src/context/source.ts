@@ -3,8 +3,8 @@ import type { ConversationTurn } from '../model/validate-recall.ts';
 import type { RecallResult } from '../verbs/recall.ts';
 
 /**
- * What context assembly reads through: two public verbs of Memory. Assembly sees exactly
- * what a caller could read, and never writes.
+ * What context assembly reads through: two public verbs of Memory, so a context holds
+ * nothing a caller could not read, and the access count of the memories it keeps.
  */
 export interface ContextSource {
   recall(
@@ -13,4 +13,6 @@ export interface ContextSource {
     options: { k: number; layers: Layer[]; now?: number; trackAccess: boolean },
   ): Promise<RecallResult>;
   list(namespace: Namespace, options: ListOptions): Promise<ListPage>;
+  /** Counts these records as accessed (heat), as a recall hit is. */
+  noteUse(namespace: Namespace, ids: readonly string[]): Promise<void>;
 }
