@@ -82,7 +82,7 @@ it('100 turns: memory makes no LLM call, each prompt stays within the budget, th
   // Once the history outgrows the budget, the context stays flat while the history keeps growing.
   const late = contextPrompt.slice(50);
   expect(Math.max(...late) - Math.min(...late)).toBeLessThan(BUDGET / 2);
-});
+}, 120_000); // 300 memory operations and 100 contexts; the shared machine can be slow
 
 const USER_LINES = [
   'Turn #: my phone still does not charge when the cable is plugged in',
