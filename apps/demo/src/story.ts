@@ -1,4 +1,5 @@
-import { openMemory, type Clock, type Memory, type MemoryRecord, type Namespace } from '@zeromem/core';
+import { openMemory, type BuiltContext, type Clock, type Memory, type MemoryRecord, type Namespace } from '@zeromem/core';
+import { afterSalesCall } from './conversation.ts';
 
 const DAY = 86_400_000;
 
@@ -19,6 +20,9 @@ function storyClock(start: number): Clock & { advance(ms: number): void } {
 export async function runStory(print: Print, options: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange } = {}): Promise<{
   userFacts: MemoryRecord[];
   marketingPrivate: number;
+  marketingContext: BuiltContext;
+  /** Tokens of every turn of the after-sales calls, resent as one prompt. */
+  transcriptTokens: number;
 }> {
   const clock = storyClock(Date.UTC(2026, 2, 16, 9, 0)); // Monday 16 March 2026, 09:00 UTC
   const memory = await openMemory({ name: 'zeromem-demo', clock, actor: 'demo', ...options });
@@ -36,12 +40,15 @@ export async function runStory(print: Print, options: { indexedDB?: IDBFactory; 
     await memory.remember({ namespace: afterSales, content: 'Checked warranty: the phone is covered until 2027-01.', tags: ['warranty'], source: 'tool' }, as);
     await memory.remember({ namespace: user, content: 'The user is travelling today; reply by message only.', layer: 'session', ttl: '1d', source: 'user' }, as);
     print(`  remembered 3 user facts and 1 after-sales note; work order ${order.id}`);
+    const transcript: string[] = [];
+    transcript.push(...(await afterSalesCall(memory, afterSales, 1, print)));
 
     clock.advance(DAY);
     print('Day 2 (Tuesday): the user calls back.');
     await memory.remember({ namespace: user, content: 'The user prefers phone calls over e-mail.', tags: ['preference', 'contact'], importance: 0.9, source: 'user' }, as);
     const again = await memory.remember({ namespace: user, content: "The charging port of the user's phone is loose.", tags: ['device', 'issue'], source: 'user' }, as);
     print(`  the user repeats the charging-port problem: deduplicated=${again.deduplicated}, still one record (${again.id})`);
+    transcript.push(...(await afterSalesCall(memory, afterSales, 2, print)));
 
     clock.advance(DAY);
     print('Day 3 (Wednesday): after-sales schedules the callback.');
@@ -49,7 +56,7 @@ export async function runStory(print: Print, options: { indexedDB?: IDBFactory; 
     const updated = await memory.update(user, 'TS20240315', { metadata: { status: 'parts-ordered' } }, as);
     print(`  work order ${updated.id} is now "${String(updated.metadata.status)}" (version ${updated.version})`);
     const swept = await memory.sweep();
-    print(`  sweep: ${swept} expired session memory deleted ("travelling today" had a 1-day TTL)`);
+    print(`  sweep: ${swept} expired session memories deleted ("travelling today" and the call turns not marked to keep had a 1-day TTL)`);
 
     print('');
     print('The marketing agent asks what it may know about user-1042:');
@@ -61,7 +68,33 @@ export async function runStory(print: Print, options: { indexedDB?: IDBFactory; 
     print(`  its own namespace holds ${marketingPrivate} memories; the after-sales notes stay in the after-sales namespace (${await memory.count(afterSales)} there), never mixed in.`);
     const log = await memory.audit(user);
     print(`  audit log of the user namespace: ${log.length} entries, e.g. ${log.map((e) => `${e.op} by ${e.actor}`).slice(0, 3).join('; ')} (no content in the log)`);
-    return { userFacts, marketingPrivate };
+
+    print('');
+    const question = 'Plan a spring offer for a phone case: how and when should we contact this user?';
+    print(`The marketing agent asks its LLM: "${question}"`);
+    const marketingContext = await memory.buildContext({
+      namespace: marketing,
+      query: question,
+      system: 'You are the marketing agent. Use only the facts given. Respect how the user wants to be contacted.',
+      budget: 300,
+      layers: { long_term: { namespace: user, maxItems: 5 }, knowledge: false },
+    });
+    print('  the context it would send (chat messages):');
+    for (const message of marketingContext.messages) for (const line of `[${message.role}] ${message.content}`.split('\n')) print(`    ${line}`);
+    const { report } = marketingContext;
+    print(`  token report (${report.tokenizer}): ${report.tokens} of a ${report.budget}-token budget ` +
+      `(text ${report.textTokens}, as chat messages ${report.messageTokens}); per layer: ` +
+      (['system', 'session', 'long_term', 'knowledge'] as const).map((layer) => `${layer} ${report.layers[layer].tokens} (${report.layers[layer].items} items)`).join(', '));
+    for (const item of report.included.filter((i) => i.layer === 'long_term')) {
+      print(`    included ${item.id} score ${item.score!.toFixed(3)}, ${item.tokens} tokens`);
+    }
+    for (const item of report.dropped) print(`    dropped ${item.id} (${item.layer}): ${item.reason}`);
+    const tokenizer = await memory.tokenizer();
+    const transcriptTokens = tokenizer.count(transcript.join('\n'));
+    print(`  full history this context replaces (every memory of the namespaces it reads): ${report.fullHistoryTokens} tokens`);
+    print(`  resending the after-sales calls word for word instead would cost ${transcriptTokens} tokens, ` +
+      `${(transcriptTokens / report.tokens).toFixed(1)}x this context, and grow with every call; memory operations spent 0 LLM tokens.`);
+    return { userFacts, marketingPrivate, marketingContext, transcriptTokens };
   } finally {
     memory.close();
   }

@@ -13,3 +13,8 @@ export type { RecallExplain, RecallHit, RecallResult, VectorMode } from './verbs
 export type { ConversationTurn } from './model/validate-recall.ts';
 export { DEFAULT_WEIGHTS, type RankingWeights } from './rank/ranking.ts';
 export { tokenize } from './index/tokenize.ts';
+export { createTokenizer, countChatTokens, type Tokenizer, type Encoding, type ChatMessage } from './context/tokenizer.ts';
+export { CONTEXT_LAYERS, DEFAULT_BUDGET, DEFAULT_MAX_ITEMS, MAX_BUDGET, type BuildContextOptions, type ContextLayer, type LayerQuota } from './context/options.ts';
+export type { BuiltContext, ContextReport, DropReason, DroppedItem, IncludedItem, LayerUsage } from './context/report.ts';
+export { Session, type SessionOptions, type SessionEndReport, type TurnOptions } from './context/session.ts';
+export type { LlmHook, LlmSpend, LlmUsage } from './context/llm-hook.ts';

@@ -45,6 +45,13 @@ import { sweep } from './verbs/sweep.ts';
 import { update } from './verbs/update.ts';
 import type { VerbContext } from './verbs/verb-context.ts';
 import { watch, type WatchListener } from './verbs/watch.ts';
+import { buildContext } from './context/assemble.ts';
+import type { BuildContextOptions } from './context/options.ts';
+import type { BuiltContext } from './context/report.ts';
+import { Session, type SessionOptions } from './context/session.ts';
+import type { ContextSource } from './context/source.ts';
+import { noteUse } from './verbs/note-use.ts';
+import { createTokenizer, isTokenizer, type Tokenizer } from './context/tokenizer.ts';
 
 /** Options of {@link openMemory}. Everything is optional. */
 export interface OpenMemoryOptions extends DatabaseOptions {
@@ -72,9 +79,11 @@ export interface OpenMemoryOptions extends DatabaseOptions {
    * `false` turns them off (every open rebuilds from the memories).
    */
   indexSnapshots?: IndexSnapshotOptions | false;
+  /** Counts the tokens of built contexts. Default: OpenAI's `o200k_base` BPE (see {@link createTokenizer}), loaded on first use. */
+  tokenizer?: Tokenizer;
 }
 
-const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBackgroundError', 'indexedDB', 'IDBKeyRange', 'durability', 'embedder', 'indexSnapshots'] as const;
+const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBackgroundError', 'indexedDB', 'IDBKeyRange', 'durability', 'embedder', 'indexSnapshots', 'tokenizer'] as const;
 
 /**
  * Opens (creating if needed) a memory backed by IndexedDB and resolves once it is ready.
@@ -120,6 +129,9 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
   ) {
     issues.add('embedder', 'must be an Embedder: { modelId: string, dimension: positive integer, embed(texts, kind) }');
   }
+  if (options.tokenizer !== undefined && !isTokenizer(options.tokenizer)) {
+    issues.add('tokenizer', 'must be a Tokenizer: { id: string, count(text), truncate(text, maxTokens) }');
+  }
   if (!issues.ok) throw invalidInput('openMemory options', issues.items);
   if (!options.indexedDB && typeof indexedDB === 'undefined') {
     throw new ZeromemError('STORAGE_FAILED', 'No IndexedDB here. In Node, import "fake-indexeddb/auto" first or pass { indexedDB, IDBKeyRange }.');
@@ -136,6 +148,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
     onBackgroundError: options.onBackgroundError,
     embedder: options.embedder,
     indexSnapshots: options.indexSnapshots,
+    tokenizer: options.tokenizer,
   });
 }
 
@@ -181,6 +194,7 @@ export class Memory {
   readonly #queue: EmbedQueue | undefined;
   /** The search for stored memories without a vector, started by the constructor. */
   readonly #backfill: Promise<void> = Promise.resolve();
+  #tokenizer: Promise<Tokenizer> | undefined;
   #closed = false;
 
   /** @internal Use {@link openMemory}. */
@@ -191,8 +205,10 @@ export class Memory {
       onBackgroundError?: ((err: ZeromemError) => void) | undefined;
       embedder?: Embedder | undefined;
       indexSnapshots?: IndexSnapshotOptions | false | undefined;
+      tokenizer?: Tokenizer | undefined;
     },
   ) {
+    if (options.tokenizer) this.#tokenizer = Promise.resolve(options.tokenizer);
     const report = (err: unknown) => {
       if ((err as ZeromemError).code === 'CLOSED') return; // closed while background work ran: nothing to do
       if (options.onBackgroundError) options.onBackgroundError(err as ZeromemError);
@@ -301,6 +317,38 @@ export class Memory {
     },
   ): Promise<RecallResult> {
     return recall(this.#ctx, namespace, query, options, () => this.pendingEmbeddings());
+  }
+
+  /**
+   * The context to send to an LLM: system instructions, the session's newest turns and
+   * recalled long-term and knowledge memories, within per-layer quotas and a total token
+   * budget that the rendered text and chat messages never exceed. The report says what
+   * each layer took, what was left out and why, and what the full history would have cost.
+   * Makes no LLM call.
+   * @throws ZeromemError INVALID_INPUT (bad options, system instructions over the budget), NAMESPACE_REQUIRED
+   */
+  async buildContext(options: BuildContextOptions): Promise<BuiltContext> {
+    const source: ContextSource = {
+      recall: (namespace, query, recallOptions) => this.recall(namespace, query, recallOptions),
+      list: (namespace, listOptions) => this.list(namespace, listOptions),
+      noteUse: (namespace, ids) => noteUse(this.#ctx, namespace, ids),
+    };
+    return buildContext(source, await this.tokenizer(), options);
+  }
+
+  /**
+   * A conversation helper for agent loops: `addTurn` stores turns (session layer, with a
+   * TTL), `context()` builds the next prompt's context, `end()` keeps the durable turns.
+   * @throws ZeromemError INVALID_INPUT, NAMESPACE_REQUIRED
+   */
+  session(options: SessionOptions): Session {
+    return new Session(this, () => this.tokenizer(), options);
+  }
+
+  /** The tokenizer contexts are counted with (the one passed to openMemory, or o200k_base). */
+  tokenizer(): Promise<Tokenizer> {
+    this.#tokenizer ??= createTokenizer();
+    return this.#tokenizer;
   }
 
   /** Memories written but not embedded yet (0 without an embedder). */

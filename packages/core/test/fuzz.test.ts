@@ -231,6 +231,35 @@ const callArb: fc.Arbitrary<Call> = fc.oneof(
       )
       .map(call('recall')),
   },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(
+        fc.oneof(
+          { weight: 1, arbitrary: junk },
+          {
+            weight: 5,
+            arbitrary: someOf(
+              {
+                namespace: nsArg,
+                query: maybeJunk(fc.oneof(fc.string({ maxLength: 20 }), fc.constant([{ role: 'user', content: 'dup' }]))),
+                budget: maybeJunk(fc.integer({ min: -5, max: 3000 })),
+                system: maybeJunk(fc.oneof(fc.string({ maxLength: 30 }), fc.array(fc.string({ maxLength: 10 }), { maxLength: 2 }))),
+                layers: maybeJunk(someOf({ system: maybeJunk(fc.record({ maxTokens: maybeJunk(fc.nat(50)) })), session: maybeJunk(fc.oneof(fc.constant(false), fc.record({ maxItems: maybeJunk(fc.nat(5)), maxTokens: maybeJunk(fc.nat(300)) }, { requiredKeys: [] }))), long_term: maybeJunk(fc.record({ maxItems: maybeJunk(fc.nat(5)), namespace: nsArg }, { requiredKeys: [] })), knowledge: maybeJunk(fc.constant(false)) }, [], 3)),
+                maxItemTokens: maybeJunk(fc.integer({ min: 0, max: 40 })),
+                sessionId: maybeJunk(fc.constantFrom('s1', 's2')),
+                now: maybeJunk(fc.integer({ min: 0, max: 2 ** 45 })),
+                fullHistory: maybeJunk(fc.boolean()),
+                trackAccess: maybeJunk(fc.boolean()),
+              },
+              ['namespace'],
+              4,
+            ),
+          },
+        ),
+      )
+      .map(call('buildContext')),
+  },
 );
 
 interface RunState {

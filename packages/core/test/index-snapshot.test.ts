@@ -180,7 +180,7 @@ describe('index snapshots', () => {
     await test.memory.whenEmbedded();
     const live = answer(await test.memory.recall(ns, 'loose charging port', { trackAccess: false }));
     await test.memory.close();
-    for (const snapshots of [eager, false]) {
+    for (const snapshots of [eager, false] as const) {
       const next = await reopen(test.factory, test.clock, snapshots);
       const result = await next.recall(ns, 'loose charging port', { trackAccess: false });
       expect(result.hits[0]!.record.accessCount).toBe(1);

@@ -100,6 +100,14 @@ describe('zero LLM, zero network', () => {
     expect((await memory.list(ns)).items).toHaveLength(3);
     expect(await memory.count(ns, { tags: { any: ['contact'] } })).toBe(1);
     expect((await memory.stats(ns)).count).toBe(3);
+    const built = await memory.buildContext({ namespace: ns, query: 'phone calls', budget: 200, system: 'Be brief.' });
+    expect(built.report.included.map((i) => i.id)).toContain(id);
+    expect((await memory.tokenizer()).id).toBe('o200k_base');
+    const session = memory.session({ namespace: ns, id: 'zero-llm' });
+    await session.addTurn('user', 'Call me tomorrow', { durable: true });
+    const sessionContext = await session.context('call');
+    expect(sessionContext.report.layers.session.items).toBe(1);
+    expect((await session.end()).promoted).toHaveLength(1);
     expect(await memory.forgetWhere(ns, { metadata: { order: 'TS20240315' } })).toHaveLength(1);
 
     // The sweep timer: expire the ttl record, let one interval elapse, wait for its sweep.
@@ -116,7 +124,7 @@ describe('zero LLM, zero network', () => {
     await memory.remember({ namespace: { userId: 'u1' }, content: 'user level' });
     expect(await memory.forgetNamespace({ userId: 'u1' })).toBe(1);
     await memory.remember({ namespace: { userId: 'u1', scope: 'x' }, content: 'scoped' });
-    expect(await memory.forgetUser('u1')).toBe(1);
+    expect(await memory.forgetUser('u1')).toBe(2); // the scoped memory and the promoted session turn
     expect(memory.name).toBe('test');
     await memory.close();
 
@@ -143,8 +151,11 @@ describe('zero LLM, zero network', () => {
 });
 
 describe('zero LLM, statically', () => {
-  /** The one dependency core has: storage. Nothing that talks to a server. */
-  const ALLOWED = ['dexie'];
+  /**
+   * Core's dependencies: storage, and the BPE token counter contexts are measured with
+   * (its ranks ship inside the package; it never downloads). Nothing that talks to a server.
+   */
+  const ALLOWED = ['dexie', 'gpt-tokenizer'];
 
   it('package.json depends on exactly the on-device libraries', () => {
     const pkg = JSON.parse(readFileSync(join(CORE, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;

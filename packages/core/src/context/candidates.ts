@@ -1,0 +1,65 @@
+import type { MemoryRecord } from '../model/types.ts';
+import type { Fill, Candidate } from './fill.ts';
+import type { PreparedContext, PreparedLayer } from './options.ts';
+import { itemLine, turnRole } from './render.ts';
+import type { ContextSource } from './source.ts';
+import { chatMessageTokens, type Tokenizer } from './tokenizer.ts';
+
+/** Candidates of one layer, best first: session turns newest first, recall hits by score. */
+export async function fetchCandidates(
+  source: ContextSource,
+  opts: PreparedContext,
+  layer: PreparedLayer,
+  fill: Fill,
+  count: (text: string) => number,
+  tokenizer: Tokenizer,
+): Promise<Candidate[]> {
+  // A few more than fit, so the report shows what was left out.
+  const pool = Math.min(1000, layer.maxItems * 2 + 10);
+  const make = (record: MemoryRecord, score: number | null): Candidate => {
+    let content = record.content;
+    let truncated = false;
+    if (opts.maxItemTokens !== undefined && count(content) > opts.maxItemTokens) {
+      content = `${tokenizer.truncate(content, Math.max(0, opts.maxItemTokens - 1))}…`;
+      truncated = true;
+    }
+    const item = { content, role: turnRole(record.source) };
+    return {
+      layer: layer.layer,
+      id: record.id,
+      score,
+      item,
+      truncated,
+      lineUnit: count(`${itemLine(layer.layer, item)}\n`),
+      chatUnit: layer.layer === 'session' ? chatMessageTokens(count, item) : 0,
+    };
+  };
+  if (layer.layer === 'session') {
+    const page = await source.list(layer.namespace, {
+      layer: 'session',
+      orderBy: 'updatedAt',
+      order: 'desc',
+      limit: pool,
+      ...(opts.sessionId !== undefined ? { metadata: { session: opts.sessionId } } : {}),
+    });
+    const turns = [...page.items].sort((a, b) => b.updatedAt - a.updatedAt || seq(b) - seq(a));
+    return turns.map((record) => make(record, null));
+  }
+  const query = opts.query ?? fill.conversation();
+  if (query === undefined) return [];
+  // Candidates are not accesses; the items kept are counted once the context is final.
+  const { hits } = await source.recall(layer.namespace, query, {
+    k: pool,
+    layers: [layer.layer],
+    trackAccess: false,
+    ...(opts.now !== undefined ? { now: opts.now } : {}),
+  });
+  return hits.map((hit) => make(hit.record, hit.score));
+}
+
+/** The turn number the session helper stores (`metadata.seq`); 0 for other memories. */
+function seq(record: MemoryRecord): number {
+  const value = record.metadata.seq;
+  return typeof value === 'number' ? value : 0;
+}
+

@@ -1,0 +1,125 @@
+import { MAX_QUERY_LENGTH, type ConversationTurn } from '../model/validate-recall.ts';
+import type { ContextLayer, MemoryLayer, PreparedContext } from './options.ts';
+import { SECTION_HEADERS, renderMessages, renderSection, renderText, type ContextParts, type RenderItem } from './render.ts';
+import type { DropReason } from './report.ts';
+import { chatMessageTokens, countChatTokens, type Tokenizer } from './tokenizer.ts';
+
+/** A memory that may go into the context. */
+export interface Candidate {
+  layer: MemoryLayer;
+  id: string;
+  score: number | null;
+  item: RenderItem;
+  truncated: boolean;
+  /** Its line with the newline: what it adds to its section. */
+  lineUnit: number;
+  /** Its chat message (session turns only). */
+  chatUnit: number;
+}
+
+/** The items chosen so far and their estimated size. */
+export class Fill {
+  readonly chosen: Candidate[] = [];
+  readonly #opts: PreparedContext;
+  readonly #count: (text: string) => number;
+  readonly #tokenizer: Tokenizer;
+  readonly #systemUnit: number;
+  readonly #headers: Record<MemoryLayer, number>;
+
+  constructor(opts: PreparedContext, count: (text: string) => number, tokenizer: Tokenizer) {
+    this.#opts = opts;
+    this.#count = count;
+    this.#tokenizer = tokenizer;
+    this.#systemUnit = opts.system.length ? count(`${opts.system.join('\n')}\n`) : 0;
+    this.#headers = {
+      session: count(`${SECTION_HEADERS.session}\n`),
+      long_term: count(`${SECTION_HEADERS.long_term}\n`),
+      knowledge: count(`${SECTION_HEADERS.knowledge}\n`),
+    };
+  }
+
+  /** Why `candidate` does not fit next to what is chosen, or undefined when it does. */
+  misfit(candidate: Candidate): DropReason | undefined {
+    const layer = this.#opts.layers.find((l) => l.layer === candidate.layer)!;
+    const items = this.chosen.filter((c) => c.layer === candidate.layer);
+    if (items.length >= layer.maxItems) return 'quota';
+    const trial = [...this.chosen, candidate];
+    const overLayer = this.#layerEstimate(trial, candidate.layer) > layer.maxTokens;
+    // A layer quota as large as the budget is the budget: say so.
+    if (overLayer && layer.maxTokens < this.#opts.budget) return 'quota';
+    if (overLayer || this.#totalEstimate(trial) > this.#opts.budget) return 'budget';
+    return undefined;
+  }
+
+  add(candidate: Candidate): void {
+    this.chosen.push(candidate);
+  }
+
+  /** Takes out the last chosen item (of `layer`, when given) and returns it. */
+  removeLast(layer?: MemoryLayer): Candidate {
+    let index = this.chosen.length - 1;
+    if (layer) while (index >= 0 && this.chosen[index]!.layer !== layer) index--;
+    return this.chosen.splice(index, 1)[0]!;
+  }
+
+  /** The chosen session turns, oldest first, as a conversation (the default recall query), within recall's query length. */
+  conversation(): ConversationTurn[] | undefined {
+    const turns: ConversationTurn[] = [];
+    let room = MAX_QUERY_LENGTH;
+    for (const c of this.chosen) {
+      if (c.layer !== 'session' || room <= 0) continue;
+      const content = c.item.content.slice(0, room);
+      room -= content.length;
+      turns.unshift({ role: c.item.role, content });
+    }
+    return turns.length ? turns : undefined;
+  }
+
+  /** The rendered context and its exact counts. */
+  exact(): { textForm: string; messageForm: ReturnType<typeof renderMessages>; text: number; messages: number; layers: Record<ContextLayer, number> } {
+    const parts = this.#parts(this.chosen);
+    const textForm = renderText(parts);
+    const messageForm = renderMessages(parts);
+    const session = parts.session;
+    const sessionChat = session.reduce((sum, item) => sum + chatMessageTokens(this.#count, item), 0);
+    return {
+      textForm,
+      messageForm,
+      text: this.#count(textForm),
+      messages: countChatTokens(this.#tokenizer, messageForm),
+      layers: {
+        system: parts.system.length ? this.#count(parts.system.join('\n')) : 0,
+        session: session.length ? Math.max(this.#count(renderSection('session', session)), sessionChat) : 0,
+        long_term: parts.long_term.length ? this.#count(renderSection('long_term', parts.long_term)) : 0,
+        knowledge: parts.knowledge.length ? this.#count(renderSection('knowledge', parts.knowledge)) : 0,
+      },
+    };
+  }
+
+  #parts(chosen: readonly Candidate[]): ContextParts {
+    const of = (layer: MemoryLayer) => chosen.filter((c) => c.layer === layer).map((c) => c.item);
+    return { system: this.#opts.system, long_term: of('long_term'), knowledge: of('knowledge'), session: of('session').reverse() };
+  }
+
+  /** A section's size from its lines: header and lines, each with its newline. */
+  #sectionEstimate(chosen: readonly Candidate[], layer: MemoryLayer): number {
+    const items = chosen.filter((c) => c.layer === layer);
+    return items.length ? this.#headers[layer] + items.reduce((sum, c) => sum + c.lineUnit, 0) : 0;
+  }
+
+  #layerEstimate(chosen: readonly Candidate[], layer: MemoryLayer): number {
+    const section = this.#sectionEstimate(chosen, layer);
+    if (layer !== 'session') return section;
+    return Math.max(section, chosen.reduce((sum, c) => sum + (c.layer === 'session' ? c.chatUnit : 0), 0));
+  }
+
+  /** The larger of the text and chat forms, one token per section separator on top. */
+  #totalEstimate(chosen: readonly Candidate[]): number {
+    const inSystem = [this.#systemUnit, this.#sectionEstimate(chosen, 'long_term'), this.#sectionEstimate(chosen, 'knowledge')].filter((n) => n > 0);
+    const systemPart = inSystem.reduce((sum, n) => sum + n + 1, 0);
+    const session = this.#sectionEstimate(chosen, 'session');
+    const text = systemPart + (session ? session + 1 : 0);
+    const chat = 3 + (systemPart ? 3 + this.#count('system') + systemPart : 0) + chosen.reduce((sum, c) => sum + c.chatUnit, 0);
+    return Math.max(text, chat);
+  }
+}

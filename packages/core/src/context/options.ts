@@ -1,0 +1,196 @@
+import { IssueList, checkKnownKeys, checkName, checkTime, describe, isPlainObject, join } from '../model/checks.ts';
+import { ZeromemError, invalidInput } from '../model/errors.ts';
+import { DEFAULT_LIMITS } from '../model/limits.ts';
+import { checkNamespace, requireNamespace } from '../model/namespace.ts';
+import type { Namespace, TimeInput } from '../model/types.ts';
+import { validateRecall, type ConversationTurn } from '../model/validate-recall.ts';
+
+/** The layers of a context, in the order they are filled: system first, knowledge last. */
+export type ContextLayer = 'system' | 'session' | 'long_term' | 'knowledge';
+/** All {@link ContextLayer} values, in fill order. */
+export const CONTEXT_LAYERS: readonly ContextLayer[] = ['system', 'session', 'long_term', 'knowledge'];
+/** The layers filled from stored memories. */
+export type MemoryLayer = Exclude<ContextLayer, 'system'>;
+const MEMORY_LAYERS: readonly MemoryLayer[] = ['session', 'long_term', 'knowledge'];
+
+/** Largest total budget, in tokens. */
+export const MAX_BUDGET = 1_000_000;
+/** Most items one memory layer holds. */
+export const MAX_LAYER_ITEMS = 1000;
+/** Default total budget. */
+export const DEFAULT_BUDGET = 2000;
+/** Default item quotas: enough turns for a conversation, a screenful of recalled facts. */
+export const DEFAULT_MAX_ITEMS: Readonly<Record<MemoryLayer, number>> = Object.freeze({ session: 50, long_term: 20, knowledge: 20 });
+
+/** A memory layer's share of the context. Unset quotas are the defaults; tokens default to the whole budget. */
+export interface LayerQuota {
+  /** Most items, 0..1000. Defaults: session 50, long_term 20, knowledge 20. */
+  maxItems?: number;
+  /** Most tokens of the layer's rendered section, header included. Default: the total budget. */
+  maxTokens?: number;
+  /** Read this layer from another namespace (e.g. the user's own while the agent's is `namespace`). */
+  namespace?: Namespace;
+}
+
+/** Options of `memory.buildContext`. Only `namespace` is required. */
+export interface BuildContextOptions {
+  /** The namespace the layers read from (each layer can name another one). */
+  namespace: Namespace;
+  /** What the context is for: a text, or the conversation so far. Default: the session turns that were selected. */
+  query?: string | ConversationTurn[];
+  /** The time recency is measured from. Default: the clock. */
+  now?: TimeInput;
+  /** Most tokens of the whole rendered context, as text and as chat messages. Default 2000. */
+  budget?: number;
+  /** Fixed instructions, always included first. A budget too small for them is INVALID_INPUT. */
+  system?: string | string[];
+  /** Only this session's turns (`metadata.session`) form the session layer. Default: every live session-layer memory. */
+  sessionId?: string;
+  /** Per-layer quotas; `false` leaves a memory layer out. `system` takes only `maxTokens`. */
+  layers?: {
+    system?: { maxTokens?: number };
+    session?: LayerQuota | false;
+    long_term?: LayerQuota | false;
+    knowledge?: LayerQuota | false;
+  };
+  /** Longer memories are cut to this many tokens (marked with "…"). Default: never cut. */
+  maxItemTokens?: number;
+  /** Count the full history this context replaces (one pass over the layers' namespaces). Default true. */
+  fullHistory?: boolean;
+  /** Count the long-term and knowledge memories that made it into the context as accesses (heat), as recall hits are. Default true. */
+  trackAccess?: boolean;
+}
+
+/** A memory layer after validation. */
+export interface PreparedLayer {
+  layer: MemoryLayer;
+  maxItems: number;
+  maxTokens: number;
+  namespace: Namespace;
+}
+
+/** Validated {@link BuildContextOptions}. */
+export interface PreparedContext {
+  namespace: Namespace;
+  query: string | ConversationTurn[] | undefined;
+  now: number | undefined;
+  budget: number;
+  system: string[];
+  systemMaxTokens: number;
+  sessionId: string | undefined;
+  /** Enabled memory layers, in fill order. */
+  layers: PreparedLayer[];
+  maxItemTokens: number | undefined;
+  fullHistory: boolean;
+  trackAccess: boolean;
+}
+
+const FIELDS = ['namespace', 'query', 'now', 'budget', 'system', 'sessionId', 'layers', 'maxItemTokens', 'fullHistory', 'trackAccess'] as const;
+
+/**
+ * Validates buildContext options; every problem is reported at once as INVALID_INPUT
+ * (a missing namespace is NAMESPACE_REQUIRED).
+ */
+export function validateContextOptions(options: unknown, maxNameLength = DEFAULT_LIMITS.maxNameLength): PreparedContext {
+  if (!isPlainObject(options)) {
+    if (options === undefined || options === null) requireNamespace(undefined, maxNameLength);
+    throw invalidInput('buildContext options', [{ path: '', message: `must be an object like { namespace, query, budget }, got ${describe(options)}` }]);
+  }
+  const issues = new IssueList();
+  checkKnownKeys(options, FIELDS, '', issues);
+  const namespace = requireNamespace(options.namespace, maxNameLength).namespace;
+  const budget = options.budget === undefined ? DEFAULT_BUDGET : checkCount(options.budget, 'budget', 1, MAX_BUDGET, issues);
+  const now = options.now === undefined ? undefined : checkTime(options.now, 'now', issues);
+  const query = checkQuery(options.query, issues);
+  const system = checkSystem(options.system, issues);
+  const sessionId = options.sessionId === undefined ? undefined : checkName(options.sessionId, 'sessionId', maxNameLength, issues);
+  const maxItemTokens = options.maxItemTokens === undefined ? undefined : checkCount(options.maxItemTokens, 'maxItemTokens', 1, MAX_BUDGET, issues);
+  const fullHistory = checkBoolean(options.fullHistory, 'fullHistory', true, issues);
+  const trackAccess = checkBoolean(options.trackAccess, 'trackAccess', true, issues);
+  const total = budget ?? DEFAULT_BUDGET;
+  let systemMaxTokens = total;
+  const layers: PreparedLayer[] = [];
+  const rawLayers = options.layers;
+  if (rawLayers !== undefined && !isPlainObject(rawLayers)) issues.add('layers', `must be an object keyed by ${CONTEXT_LAYERS.join(', ')}`);
+  const given: Record<string, unknown> = isPlainObject(rawLayers) ? rawLayers : {};
+  checkKnownKeys(given, CONTEXT_LAYERS, 'layers', issues);
+  if (given.system !== undefined) {
+    if (!isPlainObject(given.system)) issues.add('layers.system', 'must be an object like { maxTokens }');
+    else {
+      checkKnownKeys(given.system, ['maxTokens'], 'layers.system', issues);
+      if (given.system.maxTokens !== undefined) systemMaxTokens = checkCount(given.system.maxTokens, 'layers.system.maxTokens', 0, MAX_BUDGET, issues) ?? total;
+    }
+  }
+  for (const layer of MEMORY_LAYERS) {
+    const raw = given[layer];
+    if (raw === false) continue;
+    const path = join('layers', layer);
+    const quota: PreparedLayer = { layer, maxItems: DEFAULT_MAX_ITEMS[layer], maxTokens: total, namespace };
+    if (raw !== undefined) {
+      if (!isPlainObject(raw)) {
+        issues.add(path, `must be false or an object like { maxItems, maxTokens, namespace }, got ${describe(raw)}`);
+        continue;
+      }
+      checkKnownKeys(raw, ['maxItems', 'maxTokens', 'namespace'], path, issues);
+      if (raw.maxItems !== undefined) quota.maxItems = checkCount(raw.maxItems, join(path, 'maxItems'), 0, MAX_LAYER_ITEMS, issues) ?? 0;
+      if (raw.maxTokens !== undefined) quota.maxTokens = checkCount(raw.maxTokens, join(path, 'maxTokens'), 0, MAX_BUDGET, issues) ?? 0;
+      if (raw.namespace !== undefined) quota.namespace = checkNamespace(raw.namespace, join(path, 'namespace'), maxNameLength, issues)?.namespace ?? namespace;
+    }
+    layers.push(quota);
+  }
+  if (!issues.ok) throw invalidInput('buildContext options', issues.items);
+  return {
+    namespace,
+    query,
+    now,
+    budget: total,
+    system: system ?? [],
+    systemMaxTokens,
+    sessionId,
+    layers,
+    maxItemTokens,
+    fullHistory: fullHistory!,
+    trackAccess: trackAccess!,
+  };
+}
+
+/** A whole number in [min, max]. */
+function checkCount(value: unknown, path: string, min: number, max: number, issues: IssueList): number | undefined {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max) return value;
+  issues.add(path, `must be a whole number from ${min} to ${max}, got ${describe(value)}`);
+  return undefined;
+}
+
+function checkBoolean(value: unknown, path: string, fallback: boolean, issues: IssueList): boolean | undefined {
+  if (value === undefined) return fallback;
+  if (typeof value === 'boolean') return value;
+  issues.add(path, `must be a boolean, got ${describe(value)}`);
+  return undefined;
+}
+
+function checkSystem(value: unknown, issues: IssueList): string[] | undefined {
+  if (value === undefined) return [];
+  const items = typeof value === 'string' ? [value] : value;
+  if (!Array.isArray(items)) {
+    issues.add('system', `must be a string or an array of strings, got ${describe(value)}`);
+    return undefined;
+  }
+  items.forEach((item: unknown, i) => {
+    const path = typeof value === 'string' ? 'system' : join('system', i);
+    if (typeof item !== 'string' || item.trim() === '') issues.add(path, `must be a non-blank string, got ${describe(item)}`);
+  });
+  return items as string[];
+}
+
+/** The query is checked as recall checks it, so a bad one fails even when no layer would recall. */
+function checkQuery(value: unknown, issues: IssueList): string | ConversationTurn[] | undefined {
+  if (value === undefined) return undefined;
+  try {
+    validateRecall(value, undefined, DEFAULT_LIMITS, 0);
+  } catch (err) {
+    if (!(err instanceof ZeromemError)) throw err;
+    for (const issue of err.details.issues ?? []) issues.add(issue.path, issue.message);
+    return undefined;
+  }
+  return value as string | ConversationTurn[];
+}

@@ -1,0 +1,222 @@
+import { IssueList, checkEnum, checkKnownKeys, checkName, describe, isPlainObject } from '../model/checks.ts';
+import { parseDuration } from '../model/duration.ts';
+import { ZeromemError, invalidInput } from '../model/errors.ts';
+import { DEFAULT_LIMITS } from '../model/limits.ts';
+import { requireNamespace } from '../model/namespace.ts';
+import type { Duration, ListOptions, ListPage, MemoryRecord, Namespace, RememberInput, RememberResult, UpdatePatch } from '../model/types.ts';
+import type { ConversationTurn } from '../model/validate-recall.ts';
+import { addSpend, noSpend, type LlmHook, type LlmSpend } from './llm-hook.ts';
+import type { BuildContextOptions } from './options.ts';
+import type { BuiltContext } from './report.ts';
+import type { ChatMessage, Tokenizer } from './tokenizer.ts';
+
+/** What a session reads and writes through: public verbs of Memory. */
+export interface SessionMemory {
+  remember(input: RememberInput): Promise<RememberResult>;
+  update(namespace: Namespace, id: string, patch: UpdatePatch): Promise<MemoryRecord>;
+  list(namespace: Namespace, options: ListOptions): Promise<ListPage>;
+  buildContext(options: BuildContextOptions): Promise<BuiltContext>;
+}
+
+/** Options of `memory.session()`. Only `namespace` is required. */
+export interface SessionOptions {
+  namespace: Namespace;
+  /** Names the conversation (stored as `metadata.session` on each turn). Default: a random UUID. */
+  id?: string;
+  /** How long a turn lives unless promoted. Default `"1d"`. */
+  ttl?: Duration;
+  /** Defaults for every `context()` call (budget, system, layers, ...). */
+  context?: Omit<BuildContextOptions, 'namespace' | 'query' | 'sessionId'>;
+  /** An LLM for `end({ extractFacts, summarize })`. Without it, nothing ever calls an LLM. */
+  llm?: LlmHook;
+}
+
+/** Options of `addTurn`. */
+export interface TurnOptions {
+  /** Keep this turn: `end()` moves it to long-term memory instead of letting it expire. */
+  durable?: boolean;
+  tags?: string[];
+  /** 0..1; matters once promoted. */
+  importance?: number;
+}
+
+/** What `session.end()` did. */
+export interface SessionEndReport {
+  /** Turns marked durable, now long-term memories without expiry. */
+  promoted: string[];
+  /** Turns left to expire with their TTL. */
+  expiring: number;
+  /** Long-term memories written from facts the LLM hook extracted. */
+  extracted: string[];
+  /** The long-term memory holding the LLM hook's summary, when asked for. */
+  summaryId: string | null;
+  /** What the LLM hook spent (all zero unless asked for). */
+  llm: LlmSpend;
+}
+
+const ROLES = ['user', 'assistant', 'system', 'tool'] as const;
+const TURN_FIELDS = ['durable', 'tags', 'importance'] as const;
+
+/**
+ * One conversation of an agent loop. Turns are memories of the session layer with a TTL
+ * (written through `remember`), `context()` builds the budgeted context for the next
+ * prompt, `end()` keeps what was marked durable and lets the rest expire. No LLM is
+ * called unless `end()` is asked to use the `llm` hook.
+ */
+export class Session {
+  /** The session id (`metadata.session` of its turns). */
+  readonly id: string;
+  readonly namespace: Namespace;
+  readonly #memory: SessionMemory;
+  readonly #tokenizer: () => Promise<Tokenizer>;
+  readonly #ttl: Duration;
+  readonly #defaults: SessionOptions['context'];
+  readonly #llm: LlmHook | undefined;
+  readonly #spend = noSpend();
+  #seq = 0;
+  #ended = false;
+
+  /** @internal Use `memory.session()`. */
+  constructor(memory: SessionMemory, tokenizer: () => Promise<Tokenizer>, options: SessionOptions) {
+    const issues = new IssueList();
+    if (!isPlainObject(options)) throw invalidInput('session options', [{ path: '', message: `must be an object like { namespace }, got ${describe(options)}` }]);
+    checkKnownKeys(options, ['namespace', 'id', 'ttl', 'context', 'llm'], '', issues);
+    this.namespace = requireNamespace(options.namespace, DEFAULT_LIMITS.maxNameLength).namespace;
+    this.id = options.id === undefined ? crypto.randomUUID() : (checkName(options.id, 'id', DEFAULT_LIMITS.maxNameLength, issues) ?? '');
+    if (options.ttl !== undefined && parseDuration(options.ttl) === undefined) issues.add('ttl', `must be a duration such as "1d" or milliseconds, got ${describe(options.ttl)}`);
+    if (options.context !== undefined && !isPlainObject(options.context)) issues.add('context', 'must be an object of buildContext options');
+    if (options.llm !== undefined && (typeof options.llm !== 'object' || options.llm === null)) issues.add('llm', 'must be an object with extractFacts and/or summarize');
+    if (!issues.ok) throw invalidInput('session options', issues.items);
+    this.#memory = memory;
+    this.#tokenizer = tokenizer;
+    this.#ttl = options.ttl ?? '1d';
+    this.#defaults = options.context;
+    this.#llm = options.llm;
+  }
+
+  /** What the LLM hook has spent in this session so far. */
+  get llmSpend(): LlmSpend {
+    return { ...this.#spend };
+  }
+
+  /**
+   * Stores a turn (layer `session`, source = role, TTL). Saying the same thing again in
+   * the session moves the stored turn to now instead of storing it twice. Content that is
+   * already a memory of another kind stays that memory.
+   * @throws ZeromemError INVALID_INPUT, CLOSED after `end()`
+   */
+  async addTurn(role: ConversationTurn['role'], content: string, options: TurnOptions = {}): Promise<MemoryRecord> {
+    this.#open();
+    const issues = new IssueList();
+    const source = checkEnum(role, ROLES, 'role', issues);
+    if (!isPlainObject(options)) issues.add('options', `must be an object like { durable }, got ${describe(options)}`);
+    else {
+      checkKnownKeys(options, TURN_FIELDS, 'options', issues);
+      if (options.durable !== undefined && typeof options.durable !== 'boolean') issues.add('options.durable', 'must be a boolean');
+    }
+    if (!issues.ok) throw invalidInput('turn', issues.items);
+    const seq = ++this.#seq;
+    const durable = options.durable === true;
+    const result = await this.#memory.remember({
+      namespace: this.namespace,
+      content,
+      source: source!,
+      layer: 'session',
+      ttl: this.#ttl,
+      metadata: { session: this.id, seq, durable },
+      ...(options.tags ? { tags: options.tags } : {}),
+      ...(options.importance !== undefined ? { importance: options.importance } : {}),
+    });
+    const existing = result.record;
+    if (!result.deduplicated || existing.layer !== 'session' || existing.metadata.session !== this.id) return existing;
+    return this.#memory.update(this.namespace, existing.id, {
+      metadata: { ...existing.metadata, seq, durable: durable || existing.metadata.durable === true },
+      ttl: this.#ttl,
+    });
+  }
+
+  /**
+   * The context for the next prompt: this session's newest turns plus recalled memories,
+   * within the budget. `query` defaults to the selected turns.
+   * @throws ZeromemError INVALID_INPUT, CLOSED after `end()`
+   */
+  context(query?: string | ConversationTurn[], options: Omit<BuildContextOptions, 'namespace' | 'query' | 'sessionId'> = {}): Promise<BuiltContext> {
+    this.#open();
+    return this.#memory.buildContext({
+      ...this.#defaults,
+      ...options,
+      namespace: this.namespace,
+      sessionId: this.id,
+      ...(query !== undefined ? { query } : {}),
+    });
+  }
+
+  /**
+   * Ends the session: turns marked durable become long-term memories without expiry; the
+   * others keep their TTL and expire. With the `llm` hook and `extractFacts` / `summarize`,
+   * the hook's facts and summary are stored as long-term memories and its tokens reported.
+   * @throws ZeromemError INVALID_INPUT (an LLM step asked for without a hook that has it), CLOSED when already ended
+   */
+  async end(options: { extractFacts?: boolean; summarize?: boolean } = {}): Promise<SessionEndReport> {
+    this.#open();
+    const issues = new IssueList();
+    if (!isPlainObject(options)) issues.add('', `must be an object like { extractFacts, summarize }, got ${describe(options)}`);
+    else {
+      checkKnownKeys(options, ['extractFacts', 'summarize'], '', issues);
+      for (const step of ['extractFacts', 'summarize'] as const) {
+        if (options[step] !== undefined && typeof options[step] !== 'boolean') issues.add(step, 'must be a boolean');
+        else if (options[step] && typeof this.#llm?.[step] !== 'function') issues.add(step, `needs a session llm hook with ${step}()`);
+      }
+    }
+    if (!issues.ok) throw invalidInput('session end', issues.items);
+    const turns = await this.#turns();
+    const report: SessionEndReport = { promoted: [], expiring: 0, extracted: [], summaryId: null, llm: this.#spend };
+    for (const turn of turns) {
+      if (turn.metadata.durable !== true) {
+        report.expiring++;
+        continue;
+      }
+      await this.#memory.update(this.namespace, turn.id, { layer: 'long_term', expiresAt: null });
+      report.promoted.push(turn.id);
+    }
+    const chat: ChatMessage[] = turns.map((turn) => ({ role: turn.source === 'memory' ? 'user' : turn.source, content: turn.content }));
+    if (options.extractFacts && chat.length) {
+      const { facts, usage } = await this.#llm!.extractFacts!(chat);
+      if (!Array.isArray(facts) || facts.some((fact) => typeof fact !== 'string')) {
+        throw invalidInput('llm hook result', [{ path: 'facts', message: `extractFacts must resolve to { facts: string[] }, got ${describe(facts)}` }]);
+      }
+      addSpend(this.#spend, await this.#tokenizer(), chat, facts, usage);
+      for (const fact of facts) {
+        const { id } = await this.#memory.remember({ namespace: this.namespace, content: fact, source: 'memory', metadata: { session: this.id, extracted: true } });
+        report.extracted.push(id);
+      }
+    }
+    if (options.summarize && chat.length) {
+      const texts = chat.map((turn) => `${turn.role}: ${turn.content}`);
+      const { summary, usage } = await this.#llm!.summarize!(texts);
+      if (typeof summary !== 'string') throw invalidInput('llm hook result', [{ path: 'summary', message: `summarize must resolve to { summary: string }, got ${describe(summary)}` }]);
+      addSpend(this.#spend, await this.#tokenizer(), texts.map((content) => ({ role: 'user', content })), [summary], usage);
+      const { id } = await this.#memory.remember({ namespace: this.namespace, content: summary, source: 'memory', tags: ['session-summary'], metadata: { session: this.id } });
+      report.summaryId = id;
+    }
+    report.llm = { ...this.#spend };
+    this.#ended = true;
+    return report;
+  }
+
+  /** This session's live turns, oldest first. */
+  async #turns(): Promise<MemoryRecord[]> {
+    const turns: MemoryRecord[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await this.#memory.list(this.namespace, { layer: 'session', metadata: { session: this.id }, order: 'asc', limit: 1000, ...(cursor ? { cursor } : {}) });
+      turns.push(...page.items);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    return turns.sort((a, b) => (Number(a.metadata.seq) || 0) - (Number(b.metadata.seq) || 0));
+  }
+
+  #open(): void {
+    if (this.#ended) throw new ZeromemError('CLOSED', `Session ${this.id} has ended; start a new one with memory.session().`);
+  }
+}

@@ -1,0 +1,18 @@
+import type { Layer, ListOptions, ListPage, Namespace } from '../model/types.ts';
+import type { ConversationTurn } from '../model/validate-recall.ts';
+import type { RecallResult } from '../verbs/recall.ts';
+
+/**
+ * What context assembly reads through: two public verbs of Memory, so a context holds
+ * nothing a caller could not read, and the access count of the memories it keeps.
+ */
+export interface ContextSource {
+  recall(
+    namespace: Namespace,
+    query: string | ConversationTurn[],
+    options: { k: number; layers: Layer[]; now?: number; trackAccess: boolean },
+  ): Promise<RecallResult>;
+  list(namespace: Namespace, options: ListOptions): Promise<ListPage>;
+  /** Counts these records as accessed (heat), as a recall hit is. */
+  noteUse(namespace: Namespace, ids: readonly string[]): Promise<void>;
+}

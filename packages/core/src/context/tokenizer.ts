@@ -1,0 +1,89 @@
+import { invalidInput } from '../model/errors.ts';
+import type { ConversationTurn } from '../model/validate-recall.ts';
+
+/** A chat message as LLM chat APIs take it (the same shape recall takes a conversation in). */
+export type ChatMessage = ConversationTurn;
+
+/**
+ * Counts tokens the way the caller's LLM will. Context budgets are measured with it, so
+ * it should be the tokenizer of the model the context is sent to.
+ */
+export interface Tokenizer {
+  /** Names the tokenizer in reports, e.g. `"o200k_base"`. */
+  readonly id: string;
+  /** Tokens of a text. Any text is plain text: special-token strings such as `<|endoftext|>` are counted as ordinary characters. */
+  count(text: string): number;
+  /** The longest prefix of `text` with at most `maxTokens` tokens. */
+  truncate(text: string, maxTokens: number): string;
+  /** Tokens of a chat prompt, wrappers included. Default: see {@link countChatTokens}. */
+  countMessages?(messages: readonly ChatMessage[]): number;
+}
+
+/** The BPE encodings the default tokenizer ships. */
+export type Encoding = 'o200k_base' | 'cl100k_base';
+
+/** Per-message overhead of OpenAI's chat format (role and separators), and of priming the reply. */
+const TOKENS_PER_MESSAGE = 3;
+const REPLY_PRIMING = 3;
+
+/**
+ * Tokens of a chat prompt as OpenAI counts them: per message 3 + role + content, plus 3 for
+ * the reply; no messages cost nothing. Uses the tokenizer's own `countMessages` when it has one.
+ */
+export function countChatTokens(tokenizer: Tokenizer, messages: readonly ChatMessage[]): number {
+  if (messages.length === 0) return 0;
+  if (tokenizer.countMessages) return tokenizer.countMessages(messages);
+  let total = REPLY_PRIMING;
+  const count = (text: string) => tokenizer.count(text);
+  for (const message of messages) total += chatMessageTokens(count, message);
+  return total;
+}
+
+/** One message's share of the default {@link countChatTokens} (without the reply priming). */
+export function chatMessageTokens(count: (text: string) => number, message: ChatMessage): number {
+  return TOKENS_PER_MESSAGE + count(message.role) + count(message.content);
+}
+
+interface BpeModule {
+  encode(text: string, options: { disallowedSpecial: Set<string> }): number[];
+  decode(tokens: number[]): string;
+}
+
+const NO_SPECIAL = { disallowedSpecial: new Set<string>() };
+
+/**
+ * The default tokenizer: OpenAI's BPE from `gpt-tokenizer`, which ships its ranks and
+ * works offline. `o200k_base` (GPT-4o and later, the default) or `cl100k_base` (GPT-4,
+ * GPT-3.5). Loaded on first use, so opening a memory does not pay for the ranks.
+ * @throws ZeromemError INVALID_INPUT for an unknown encoding
+ */
+export async function createTokenizer(encoding: Encoding = 'o200k_base'): Promise<Tokenizer> {
+  let bpe: BpeModule;
+  // Literal specifiers: bundlers see both, and core's import check can read them.
+  if (encoding === 'o200k_base') bpe = await import('gpt-tokenizer/encoding/o200k_base');
+  else if (encoding === 'cl100k_base') bpe = await import('gpt-tokenizer/encoding/cl100k_base');
+  else throw invalidInput('tokenizer', [{ path: 'encoding', message: `must be "o200k_base" or "cl100k_base", got ${JSON.stringify(encoding)}` }]);
+  return {
+    id: encoding,
+    count: (text) => bpe.encode(text, NO_SPECIAL).length,
+    truncate: (text, maxTokens) => {
+      const tokens = bpe.encode(text, NO_SPECIAL);
+      if (tokens.length <= maxTokens) return text;
+      // A cut inside a multi-byte character decodes to U+FFFD: drop it.
+      return bpe.decode(tokens.slice(0, Math.max(0, maxTokens))).replace(/\uFFFD+$/u, '');
+    },
+  };
+}
+
+/** True when `value` has the shape of a {@link Tokenizer}. */
+export function isTokenizer(value: unknown): value is Tokenizer {
+  const t = value as Tokenizer;
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof t.id === 'string' &&
+    typeof t.count === 'function' &&
+    typeof t.truncate === 'function' &&
+    (t.countMessages === undefined || typeof t.countMessages === 'function')
+  );
+}
