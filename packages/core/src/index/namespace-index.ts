@@ -61,6 +61,18 @@ export class NamespaceIndex {
     this.text.addMany(records.map((record) => ({ id: record.id, content: record.content })));
   }
 
+  /**
+   * Counts an access of these records in the index's copies at once (the store gets it in
+   * a batch, see AccessTracker), so the next recall of this instance ranks with it.
+   */
+  noteAccess(ids: readonly string[], at: number): void {
+    for (const id of ids) {
+      const record = this.records.get(id);
+      if (record) this.records.set(id, { ...record, accessCount: record.accessCount + 1, lastAccessedAt: at });
+    }
+    this.changesSinceSnapshot += ids.length;
+  }
+
   /** Removes a record and its vector. */
   remove(id: string): void {
     if (!this.records.delete(id)) return;

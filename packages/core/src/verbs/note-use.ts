@@ -14,8 +14,5 @@ export async function noteUse(ctx: RecallContext, namespace: Namespace, ids: rea
   const now = ctx.clock.now();
   const index = await ctx.indexes.ready(ns.key);
   ctx.access.note(ns.key, ids, now);
-  for (const id of ids) {
-    const record = index.records.get(id);
-    if (record) index.records.set(id, { ...record, accessCount: record.accessCount + 1, lastAccessedAt: now });
-  }
+  index.noteAccess(ids, now);
 }

@@ -109,13 +109,9 @@ export async function recall(ctx: RecallContext, namespace: unknown, query: unkn
 
   const hits = fuse(index, textHits, cosine, opts);
   if (opts.trackAccess && hits.length) {
-    ctx.access.note(ns.key, hits.map((hit) => hit.id), clockNow);
-    for (const hit of hits) {
-      // The index's copy ranks the next recall of this instance; the store gets it in a batch.
-      const record = index.records.get(hit.id)!;
-      index.records.set(hit.id, { ...record, accessCount: record.accessCount + 1, lastAccessedAt: clockNow });
-    }
-    index.changesSinceSnapshot += hits.length;
+    const ids = hits.map((hit) => hit.id);
+    ctx.access.note(ns.key, ids, clockNow);
+    index.noteAccess(ids, clockNow);
   }
   return { hits, vector: mode, pendingEmbeddings: pending(), ...(vectorError ? { vectorError } : {}) };
 }
