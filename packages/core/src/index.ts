@@ -1,5 +1,5 @@
 export { openMemory, Memory, type OpenMemoryOptions } from './memory.ts';
-export { ZeromemError, isZeromemError, ERROR_CODES, type ErrorCode, type ErrorDetails, type InputIssue, type ItemFailure } from './model/errors.ts';
+export { ZeromemError, isZeromemError, ERROR_CODES, type ErrorCode, type ErrorDetails, type InputIssue, type ItemFailure, type LineFailure } from './model/errors.ts';
 export { DEFAULT_LIMITS, type Limits } from './model/limits.ts';
 export { systemClock, type Clock } from './model/clock.ts';
 export { namespaceKey } from './model/namespace.ts';
@@ -13,3 +13,8 @@ export type { RecallExplain, RecallHit, RecallResult, VectorMode } from './verbs
 export type { ConversationTurn } from './model/validate-recall.ts';
 export { DEFAULT_WEIGHTS, type RankingWeights } from './rank/ranking.ts';
 export { tokenize } from './index/tokenize.ts';
+export { DEFAULT_LIFECYCLE, type LifecycleOptions, type LifecyclePolicy } from './lifecycle/policy.ts';
+export { DEFAULT_CONSOLIDATE_THRESHOLD, type ConsolidateResult, type ConsolidationGroup } from './lifecycle/consolidate.ts';
+export type { RetierResult } from './lifecycle/retier.ts';
+export { EXPORT_FORMAT, EXPORT_VERSION, type ExportHeader, type ExportLine, type ExportScope } from './lifecycle/jsonl-format.ts';
+export type { ImportResult } from './lifecycle/import-jsonl.ts';
