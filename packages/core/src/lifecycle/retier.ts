@@ -35,14 +35,16 @@ export async function retier(ctx: LifecycleContext, options?: unknown): Promise<
   await ctx.access.flush();
   const now = ctx.clock.now();
   const { db } = ctx;
-  const lower = ns ? [ns.key, Dexie.minKey] : Dexie.minKey;
-  const upper = ns ? [ns.key, Dexie.maxKey] : Dexie.maxKey;
   const result: RetierResult = { scanned: 0, decayed: 0, cooled: 0 };
   let after: [string, string] | undefined;
   for (;;) {
     const rows = await withStorage(() =>
       db.transaction('rw', db.records, db.audit, async () => {
-        const range = after ? db.records.where(':id').between(after, upper, false, true) : db.records.where(':id').between(lower, upper, true, true);
+        const range = ns
+          ? db.records.where('[ns+id]').between([ns.key, after?.[1] ?? Dexie.minKey], [ns.key, Dexie.maxKey], after === undefined, true)
+          : after
+            ? db.records.where('[ns+id]').above(after)
+            : db.records.orderBy('[ns+id]');
         const batch = await range.limit(BATCH).toArray();
         const changed: RecordRow[] = [];
         const audit: AuditRow[] = [];
