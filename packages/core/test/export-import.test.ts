@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { EXPORT_FORMAT, EXPORT_VERSION, type ExportHeader, type Memory, type MemoryRecord, type Namespace, type RememberInput } from '../src/index.ts';
+import { EXPORT_FORMAT, EXPORT_VERSION, type ExportHeader, type JsonObject, type Memory, type MemoryRecord, type Namespace, type RememberInput } from '../src/index.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
 import { expectCode, fakeClock, fcSeed, openTestMemory, rowCount, type TestMemory } from './helpers.ts';
 
@@ -43,7 +43,7 @@ describe('export and import (versioned JSONL)', () => {
         const source = await openTestMemory({ clock, ...(withVectors ? { embedder: hashingEmbedder() } : {}) });
         const now = clock.now();
         const written = await source.memory.rememberMany(
-          inputs.map((r): RememberInput => ({ namespace: NAMESPACES[r.ns]!, content: r.content, tags: r.tags, metadata: r.metadata, importance: r.importance, createdAt: now - r.createdBefore, layer: r.layer, ...(r.ttl ? { ttl: r.ttl } : {}) })),
+          inputs.map((r): RememberInput => ({ namespace: NAMESPACES[r.ns]!, content: r.content, tags: r.tags, metadata: r.metadata as JsonObject, importance: r.importance, createdAt: now - r.createdBefore, layer: r.layer, ...(r.ttl ? { ttl: r.ttl } : {}) })),
           { skipInvalid: true },
         );
         // Give the fields that only change later something to carry: versions, access statistics, tiers, provenance.

@@ -101,6 +101,11 @@ describe('zero LLM, zero network', () => {
     expect(await memory.count(ns, { tags: { any: ['contact'] } })).toBe(1);
     expect((await memory.stats(ns)).count).toBe(3);
     expect(await memory.forgetWhere(ns, { metadata: { order: 'TS20240315' } })).toHaveLength(1);
+    expect((await memory.markUsed(ns, [id]))[0]?.importance).toBeGreaterThan(0.8);
+    expect((await memory.consolidate(ns, { dryRun: true })).groups).toEqual([]);
+    expect((await memory.retier({ namespace: ns })).scanned).toBe(2);
+    const exported = await memory.exportJsonl({ namespace: ns }, { vectors: true });
+    expect(await memory.importJsonl(exported)).toMatchObject({ imported: 0, deduplicated: 2 });
 
     // The sweep timer: expire the ttl record, let one interval elapse, wait for its sweep.
     clock.advance(2 * 3_600_000);
