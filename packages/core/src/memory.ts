@@ -200,7 +200,7 @@ export class Memory {
     this.#ctx = { ...ctx, indexes, embedder, access: new AccessTracker(ctx.db, report), lifecycle: options.lifecycle };
     memoryInternals.set(this, this.#ctx);
     if (options.sweepEveryMs !== undefined) {
-      this.#timer = setInterval(() => void sweep(ctx).catch(report), options.sweepEveryMs);
+      this.#timer = setInterval(() => void this.sweep().catch(report), options.sweepEveryMs);
       // Node: a sweep timer must not keep the process alive on its own.
       (this.#timer as { unref?: () => void }).unref?.();
     }
@@ -406,9 +406,11 @@ export class Memory {
     return result;
   }
 
-  /** Deletes every expired record now; returns how many. */
-  sweep(): Promise<number> {
-    return sweep(this.#ctx);
+  /** Deletes every expired record now (and drops them from loaded indexes); returns how many. */
+  async sweep(): Promise<number> {
+    const deleted = await sweep(this.#ctx);
+    if (deleted > 0) await this.#purgeIndexes(() => true);
+    return deleted;
   }
 
   /** The namespace's audit log (no content), oldest first. */
