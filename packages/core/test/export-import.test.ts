@@ -93,6 +93,9 @@ describe('export and import (versioned JSONL)', () => {
     expect(header).toEqual({ format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: expect.any(Number), scope: { namespace: NAMESPACES[1] }, records: 2, vectors: { model: 'test-hashing-64', dimension: 64 } });
     expect(lines.slice(1).map((line) => JSON.parse(line).record.content).sort()).toEqual(['agent level', 'gone soon']);
     expect(typeof JSON.parse(lines[1]!).vector).toBe('string');
+    // Lines may come from a stream (an async iterable of lines, e.g. node:readline).
+    const target = await openTestMemory({ embedder: hashingEmbedder() });
+    expect((await target.memory.importJsonl((async function* () { yield* lines; })())).imported).toBe(2);
     const plain = (await memory.exportJsonl({ namespace: NAMESPACES[1]! })).split('\n');
     expect(JSON.parse(plain[0]!).vectors).toBeNull();
     expect('vector' in JSON.parse(plain[1]!)).toBe(false);
@@ -147,6 +150,34 @@ describe('export and import (versioned JSONL)', () => {
     await expectCode(memory.exportJsonl({} as never), 'NAMESPACE_REQUIRED');
     await expectCode(memory.exportJsonl({ userId: user }, { vectors: true }), 'INVALID_INPUT', 'vectors'); // no embedder
     expect(await memory.count(NAMESPACES[0]!)).toBe(0);
+  });
+
+  it('vectors: a line with a malformed vector is bad; vectors of another model are kept under that model', async () => {
+    const source = await openTestMemory({ embedder: hashingEmbedder({ dimension: 16 }) });
+    await source.memory.remember({ namespace: NAMESPACES[0]!, content: 'one two three' });
+    await source.memory.whenEmbedded();
+    const lines = (await source.memory.exportJsonl({ namespace: NAMESPACES[0]! }, { vectors: true })).trimEnd().split('\n');
+    const line = JSON.parse(lines[1]!);
+    const target = await openTestMemory({ embedder: hashingEmbedder() }); // a 64-d model
+    const bad = await expectCode(target.memory.importJsonl([lines[0]!, JSON.stringify({ ...line, vector: line.vector.slice(8) })]), 'INVALID_INPUT');
+    expect(bad.details.lines?.[0]).toMatchObject({ line: 2, issues: [{ path: 'vector' }] });
+    await target.memory.importJsonl(lines);
+    await target.memory.whenEmbedded();
+    expect(Object.keys(await vectors(target)).map((k) => k.split('/')[0]).sort()).toEqual(['test-hashing-16', 'test-hashing-64']);
+    expect((await target.memory.recall(NAMESPACES[0]!, 'two')).vector).toBe('used'); // embedded again with its own model
+  });
+
+  it('an expired record in the way (same id) is replaced, as remember replaces one', async () => {
+    const clock = fakeClock();
+    const source = await openTestMemory({ clock });
+    await source.memory.remember({ namespace: NAMESPACES[0]!, id: 'a', content: 'Fresh fact' });
+    const text = await source.memory.exportJsonl({ namespace: NAMESPACES[0]! });
+    const target = await openTestMemory({ clock });
+    await target.memory.remember({ namespace: NAMESPACES[0]!, id: 'a', content: 'Stale fact', ttl: '1h' });
+    clock.advance(2 * 3_600_000);
+    expect(await target.memory.importJsonl(text)).toMatchObject({ imported: 1, ids: ['a'] });
+    expect((await target.memory.get(NAMESPACES[0]!, 'a'))?.content).toBe('Fresh fact');
+    expect((await target.memory.audit(NAMESPACES[0]!)).map((e) => e.op)).toEqual(['remember', 'expire', 'remember']);
   });
 
   it('dedupes by content hash like remember, refuses an id holding other content (CONFLICT), skips expired records', async () => {

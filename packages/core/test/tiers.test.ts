@@ -147,6 +147,19 @@ describe('hot and cold tiers', () => {
     expect((await b.memory.recall(ns, 'bicycle', { trackAccess: false })).hits).toHaveLength(0);
   });
 
+  it('a pass covers every record of every namespace, past one transaction\'s batch; with a namespace, only that one', async () => {
+    const { memory, clock } = await openTestMemory();
+    const other: Namespace = { userId: 'u1', agentId: 'x' };
+    const inputs = Array.from({ length: 2300 }, (_, i) => ({ namespace: i % 2 ? ns : other, content: `note number ${i}`, importance: 0.2 }));
+    await memory.rememberMany(inputs);
+    clock.advance(31 * DAY);
+    expect(await memory.retier({ namespace: other })).toEqual({ scanned: 1150, decayed: 1150, cooled: 1150 });
+    expect(await memory.count(ns)).toBe(1150);
+    expect((await memory.list(ns, { limit: 1 })).items[0]?.tier).toBe('hot');
+    expect(await memory.retier()).toEqual({ scanned: 2300, decayed: 1150, cooled: 1150 }); // the other namespace is settled already
+    expect(await memory.retier()).toEqual({ scanned: 2300, decayed: 0, cooled: 0 });
+  });
+
   it('bad lifecycle options, retier options and markUsed ids are INVALID_INPUT or NAMESPACE_REQUIRED', async () => {
     await expectCode(openTestMemory({ lifecycle: { coldAfter: 'soon' } }), 'INVALID_INPUT', 'lifecycle.coldAfter');
     await expectCode(openTestMemory({ lifecycle: { useGain: 2 } }), 'INVALID_INPUT', 'lifecycle.useGain');
