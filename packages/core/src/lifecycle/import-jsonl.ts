@@ -84,81 +84,87 @@ export async function importJsonl(ctx: LifecycleContext, source: unknown, option
 
   const now = ctx.clock.now();
   const live = valid.filter((item) => !isExpired(item.record, now));
-  const written = await write(ctx, header, live, actor, now);
+  const written = await write(ctx, header, live, actor, now, skipInvalid);
   for (const conflict of written.conflicts) fail(conflict.line, conflict.issues, 'CONFLICT');
   failures.sort((a, b) => a.line - b.line);
   const result = { imported: written.added.length, deduplicated: written.deduplicated, expired: valid.length - live.length, failures, ids: written.added.map((r) => r.id) };
   return { result, added: written.added };
-
-  /** The transaction. Conflicts abort it unless `skipInvalid`. */
-  async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[], actor: string, now: number) {
-    const { db } = ctx;
-    return withStorage(() =>
-      db.transaction('rw', db.records, db.audit, db.vectors, async () => {
-        const byId = new Map<string, RecordRow>();
-        const byHash = new Map<string, RecordRow>();
-        const added = new Map<string, RecordRow>();
-        const raised = new Map<string, RecordRow>();
-        const conflicts: Array<{ line: number; issues: LineFailure['issues'] }> = [];
-        const vectorHashes = new Map<string, Float32Array | null>();
-        const expired = new Map<string, RecordRow>();
-        let deduplicated = 0;
-        for (const item of items) {
-          const { record } = item;
-          const ns = record.namespaceKey;
-          const holder = await lookup(byId, key(ns, record.id), async () => db.records.get([ns, record.id]), now, expired);
-          if (holder && holder.contentHash !== record.contentHash) {
-            conflicts.push({ line: item.line, issues: [{ path: 'record.id', message: `a different memory already has id "${record.id}" in this namespace` }] });
-            continue;
-          }
-          const twin = holder ?? (await lookup(byHash, key(ns, record.contentHash), async () => db.records.where('[ns+contentHash]').equals([ns, record.contentHash]).first(), now, expired));
-          if (item.vector !== undefined) vectorHashes.set(record.contentHash, item.vector);
-          if (twin) {
-            deduplicated++;
-            const kept = raise(twin, record, now);
-            if (kept !== twin) {
-              byId.set(key(ns, kept.id), kept);
-              byHash.set(key(ns, kept.contentHash), kept);
-              (added.has(key(ns, kept.id)) ? added : raised).set(key(ns, kept.id), kept);
-            }
-            continue;
-          }
-          const row = toRow(record);
-          added.set(key(ns, record.id), row);
-          byId.set(key(ns, record.id), row);
-          byHash.set(key(ns, record.contentHash), row);
-        }
-        if (conflicts.length && !skipInvalid) throw linesError(conflicts.map((c) => ({ ...c, code: 'CONFLICT' as const })), 'Import conflicts with stored memories', 'CONFLICT');
-        // Expired rows found in the way are deleted first, as sweep() would.
-        await deleteRows(db, [...expired.values()], 'expire', 'sweep', now);
-        await enforceQuota(ctx, [...added.values()], now);
-        await db.records.bulkAdd([...added.values()]);
-        if (raised.size) await db.records.bulkPut([...raised.values()]);
-        const audit: AuditRow[] = [];
-        for (const row of added.values()) audit.push({ ns: row.ns, op: 'remember', id: row.id, namespace: row.namespace, at: now, actor });
-        for (const row of raised.values()) audit.push({ ns: row.ns, op: 'update', id: row.id, namespace: row.namespace, at: now, actor });
-        if (audit.length) await db.audit.bulkAdd(audit);
-        if (header.vectors && vectorHashes.size) {
-          const model = header.vectors.model;
-          const keys = [...vectorHashes.keys()];
-          const stored = await db.vectors.bulkGet(keys.map((hash) => [model, hash] as [string, string]));
-          await db.vectors.bulkAdd(keys.filter((_, i) => !stored[i]).map((hash) => ({ model, hash, vector: vectorHashes.get(hash)! })));
-        }
-        return { added: [...added.values()].map(fromRow), deduplicated, conflicts };
-      }),
-    );
-  }
 }
 
-/** A record from the in-file map, or the store; an expired one counts as absent and goes to `expired` (deleted before writing). */
-async function lookup(
-  seen: Map<string, RecordRow>,
-  k: string,
-  load: () => Promise<RecordRow | undefined>,
-  now: number,
-  expired: Map<string, RecordRow>,
-): Promise<RecordRow | undefined> {
-  const row = seen.get(k) ?? (await load());
+/**
+ * The write transaction: dedupe against stored and in-file records, refuse ids holding
+ * other content (CONFLICT aborts it unless `skipInvalid`), delete expired rows in the way,
+ * enforce the quota, then add rows, raise duplicates, audit, and store carried vectors.
+ */
+async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[], actor: string, now: number, skipInvalid: boolean) {
+  const { db } = ctx;
+  return withStorage(() =>
+    db.transaction('rw', db.records, db.audit, db.vectors, async () => {
+      const byId = new Map<string, RecordRow>();
+      const byHash = new Map<string, RecordRow>();
+      const added = new Map<string, RecordRow>();
+      const raised = new Map<string, RecordRow>();
+      const conflicts: Array<{ line: number; issues: LineFailure['issues'] }> = [];
+      const vectorHashes = new Map<string, Float32Array | null>();
+      const expired = new Map<string, RecordRow>();
+      let deduplicated = 0;
+      // Everything the file could collide with, read up front in a few requests, not two per line.
+      const idKeys = unique(items.map((item) => [item.record.namespaceKey, item.record.id]));
+      const stored = await db.records.bulkGet(idKeys);
+      const storedById = new Map(idKeys.map((k, i) => [key(...k), stored[i]]));
+      const hashKeys = unique(items.map((item) => [item.record.namespaceKey, item.record.contentHash]));
+      const twins = await Promise.all(hashKeys.map((k) => db.records.where('[ns+contentHash]').equals(k).toArray()));
+      // An expired twin may sit next to a live one: the live one wins.
+      const storedByHash = new Map(hashKeys.map((k, i) => [key(...k), twins[i]!.find((row) => !isExpired(row, now)) ?? twins[i]![0]]));
+      for (const item of items) {
+        const { record } = item;
+        const ns = record.namespaceKey;
+        const holder = lookup(byId, key(ns, record.id), storedById, now, expired);
+        if (holder && holder.contentHash !== record.contentHash) {
+          conflicts.push({ line: item.line, issues: [{ path: 'record.id', message: `a different memory already has id "${record.id}" in this namespace` }] });
+          continue;
+        }
+        const twin = holder ?? lookup(byHash, key(ns, record.contentHash), storedByHash, now, expired);
+        if (item.vector !== undefined) vectorHashes.set(record.contentHash, item.vector);
+        if (twin) {
+          deduplicated++;
+          const kept = raise(twin, record, now);
+          if (kept !== twin) {
+            byId.set(key(ns, kept.id), kept);
+            byHash.set(key(ns, kept.contentHash), kept);
+            (added.has(key(ns, kept.id)) ? added : raised).set(key(ns, kept.id), kept);
+          }
+          continue;
+        }
+        const row = toRow(record);
+        added.set(key(ns, record.id), row);
+        byId.set(key(ns, record.id), row);
+        byHash.set(key(ns, record.contentHash), row);
+      }
+      if (conflicts.length && !skipInvalid) throw linesError(conflicts.map((c) => ({ ...c, code: 'CONFLICT' as const })), 'Import conflicts with stored memories', 'CONFLICT');
+      // Expired rows found in the way are deleted first, as sweep() would.
+      await deleteRows(db, [...expired.values()], 'expire', 'sweep', now);
+      await enforceQuota(ctx, [...added.values()], now);
+      await db.records.bulkAdd([...added.values()]);
+      if (raised.size) await db.records.bulkPut([...raised.values()]);
+      const audit: AuditRow[] = [];
+      for (const row of added.values()) audit.push({ ns: row.ns, op: 'remember', id: row.id, namespace: row.namespace, at: now, actor });
+      for (const row of raised.values()) audit.push({ ns: row.ns, op: 'update', id: row.id, namespace: row.namespace, at: now, actor });
+      if (audit.length) await db.audit.bulkAdd(audit);
+      if (header.vectors && vectorHashes.size) {
+        const model = header.vectors.model;
+        const keys = [...vectorHashes.keys()];
+        const stored = await db.vectors.bulkGet(keys.map((hash) => [model, hash] as [string, string]));
+        await db.vectors.bulkAdd(keys.filter((_, i) => !stored[i]).map((hash) => ({ model, hash, vector: vectorHashes.get(hash)! })));
+      }
+      return { added: [...added.values()].map(fromRow), deduplicated, conflicts };
+    }),
+  );
+}
+
+/** A record from the in-file map, or else the stored one; an expired one counts as absent and goes to `expired` (deleted before writing). */
+function lookup(seen: Map<string, RecordRow>, k: string, stored: Map<string, RecordRow | undefined>, now: number, expired: Map<string, RecordRow>): RecordRow | undefined {
+  const row = seen.get(k) ?? stored.get(k);
   if (!row) return undefined;
   if (isExpired(row, now)) {
     expired.set(key(row.ns, row.id), row);
@@ -178,6 +184,10 @@ function raise(row: RecordRow, incoming: MemoryRecord, now: number): RecordRow {
 
 function key(ns: string, part: string): string {
   return `${ns}\u0000${part}`;
+}
+
+function unique(pairs: Array<[string, string]>): Array<[string, string]> {
+  return [...new Map(pairs.map((pair) => [key(...pair), pair])).values()];
 }
 
 function linesError(failures: LineFailure[], what: string, code: 'INVALID_INPUT' | 'CONFLICT' = 'INVALID_INPUT'): ZeromemError {

@@ -42,15 +42,48 @@ export function tagsOverlap(a: readonly string[], b: readonly string[]): boolean
 export function groupNearDuplicates(candidates: readonly Candidate[], threshold: number): NearDuplicateGroup[] {
   const sorted = [...candidates].sort((a, b) => a.record.createdAt - b.record.createdAt || (a.record.id < b.record.id ? -1 : a.record.id > b.record.id ? 1 : 0));
   const loose = sorted.map((c) => looseText(c.record.content));
+  // Text matches by bucket (linear); vector matches by a scan of the packed vectors (quadratic, tight loop).
+  const buckets = new Map<string, number[]>();
+  loose.forEach((text, i) => {
+    if (text === '') return;
+    const bucket = buckets.get(text);
+    if (bucket) bucket.push(i);
+    else buckets.set(text, [i]);
+  });
+  const dimension = sorted.find((c) => c.vector)?.vector?.length ?? 0;
+  const packed = new Float32Array(sorted.length * dimension);
+  const hasVector = sorted.map((c, i) => {
+    if (!c.vector || c.vector.length !== dimension) return false;
+    packed.set(c.vector, i * dimension);
+    return true;
+  });
+  const cosine = (i: number, j: number) => {
+    let dot = 0;
+    for (let k = 0, a = i * dimension, b = j * dimension; k < dimension; k++) dot += packed[a + k]! * packed[b + k]!;
+    return dot;
+  };
+  const compare = (i: number, j: number): number | null | false => {
+    const a = sorted[i]!.record;
+    const b = sorted[j]!.record;
+    if (a.layer !== b.layer || !tagsOverlap(a.tags, b.tags)) return false;
+    if (hasVector[i] && hasVector[j]) {
+      const score = cosine(i, j);
+      return score >= threshold ? score : false;
+    }
+    return loose[i] !== '' && loose[i] === loose[j] ? null : false;
+  };
+
   const grouped = new Uint8Array(sorted.length);
   const groups: NearDuplicateGroup[] = [];
   for (let i = 0; i < sorted.length; i++) {
     if (grouped[i]) continue;
+    const near = new Set<number>(buckets.get(loose[i]!)?.filter((j) => j > i) ?? []);
+    if (hasVector[i]) for (let j = i + 1; j < sorted.length; j++) if (hasVector[j] && cosine(i, j) >= threshold) near.add(j);
     const members = [i];
     let similarity: number | null = Number.POSITIVE_INFINITY;
-    for (let j = i + 1; j < sorted.length; j++) {
+    for (const j of [...near].sort((x, y) => x - y)) {
       if (grouped[j]) continue;
-      const scores = members.map((m) => compare(sorted[m]!, sorted[j]!, loose[m]!, loose[j]!, threshold));
+      const scores = members.map((m) => compare(m, j));
       if (scores.includes(false)) continue;
       members.push(j);
       for (const score of scores) similarity = score === null || similarity === null ? null : Math.min(similarity, score as number);
@@ -60,15 +93,4 @@ export function groupNearDuplicates(candidates: readonly Candidate[], threshold:
     groups.push({ members: members.map((m) => sorted[m]!.record), similarity });
   }
   return groups;
-}
-
-/** The cosine of a near-duplicate pair, `null` for a pair matched by text, `false` for no match. */
-function compare(a: Candidate, b: Candidate, looseA: string, looseB: string, threshold: number): number | null | false {
-  if (a.record.layer !== b.record.layer || !tagsOverlap(a.record.tags, b.record.tags)) return false;
-  if (a.vector && b.vector && a.vector.length === b.vector.length) {
-    let dot = 0;
-    for (let k = 0; k < a.vector.length; k++) dot += a.vector[k]! * b.vector[k]!;
-    return dot >= threshold ? dot : false;
-  }
-  return looseA !== '' && looseA === looseB ? null : false;
 }
