@@ -78,7 +78,7 @@ export function groupNearDuplicates(candidates: readonly Candidate[], threshold:
   for (let i = 0; i < sorted.length; i++) {
     if (grouped[i]) continue;
     const near = new Set<number>(buckets.get(loose[i]!)?.filter((j) => j > i) ?? []);
-    if (hasVector[i]) for (let j = i + 1; j < sorted.length; j++) if (hasVector[j] && cosine(i, j) >= threshold) near.add(j);
+    if (hasVector[i]) for (let j = i + 1; j < sorted.length; j++) if (hasVector[j] && !grouped[j] && cosine(i, j) >= threshold) near.add(j);
     const members = [i];
     let similarity: number | null = Number.POSITIVE_INFINITY;
     for (const j of [...near].sort((x, y) => x - y)) {
