@@ -1,6 +1,7 @@
 import { IDBFactory } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import type { Namespace } from '../src/index.ts';
+import { memoryInternals } from '../src/internals.ts';
 import { contentHash } from '../src/model/content-hash.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
 import { openTestMemory, type TestMemory } from './helpers.ts';
@@ -58,6 +59,11 @@ describe('a forgotten secret leaves no trace', () => {
     // Control: before forgetting, the search does find it, in the records, the vectors and the index.
     expect(await databaseTraces(t.factory, t.name, look)).toEqual(expect.arrayContaining([`records: ${SECRET}`, `vectors: ${look[3]}`]));
     expect(indexTraces(t.memory, look, [id!])).toEqual(expect.arrayContaining([`index u=u1;a=support: quokka`, `index u=u1;a=support: record ${id}`]));
+
+    // The search covers every table Dexie knows (today records, audit, vectors; any added later too).
+    const tables = memoryInternals.get(t.memory)!.db.tables.map((table) => table.name).sort();
+    expect(tables.length).toBeGreaterThanOrEqual(3);
+    expect(Object.keys(await t.stores()).sort()).toEqual(tables); // ...and they are the object stores searched
 
     expect(await t.memory.forget(ns, id!)).toBe(true);
     expect(await databaseTraces(t.factory, t.name, look)).toEqual([]);
