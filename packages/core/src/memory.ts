@@ -53,7 +53,7 @@ import { importJsonl, type ImportResult } from './lifecycle/import-jsonl.ts';
 import type { ExportScope } from './lifecycle/jsonl-format.ts';
 import { checkLifecycle, type LifecycleOptions } from './lifecycle/policy.ts';
 import { retier, type RetierResult } from './lifecycle/retier.ts';
-import { touchRecords } from './lifecycle/rewarm.ts';
+import { rewarmHits, rewarmRead } from './lifecycle/rewarm.ts';
 import { namespaceKey, requireNamespace } from './model/namespace.ts';
 import { memoryInternals } from './internals.ts';
 
@@ -242,10 +242,7 @@ export class Memory {
 
   /** The record, or `undefined` when there is none (or it expired). Reading a cold record re-warms it. */
   async get(namespace: Namespace, id: string): Promise<MemoryRecord | undefined> {
-    const record = await get(this.#ctx, namespace, id);
-    if (record?.tier !== 'cold') return record;
-    const [warm] = await touchRecords(this.#ctx, { key: record.namespaceKey, namespace: record.namespace }, [id], false);
-    return warm ?? record;
+    return rewarmRead(this.#ctx, await get(this.#ctx, namespace, id));
   }
 
   /**
@@ -285,11 +282,7 @@ export class Memory {
     },
   ): Promise<RecallResult> {
     const result = await recall(this.#ctx, namespace, query, options, () => this.pendingEmbeddings());
-    const cold = result.hits.filter((hit) => hit.record.tier === 'cold');
-    if (cold.length === 0 || options?.trackAccess === false) return result;
-    const ns = requireNamespace(namespace, this.#ctx.limits.maxNameLength);
-    const warm = new Map((await touchRecords(this.#ctx, ns, cold.map((hit) => hit.id), false)).map((record) => [record.id, record]));
-    return { ...result, hits: result.hits.map((hit) => ({ ...hit, record: warm.get(hit.id) ?? hit.record })) };
+    return rewarmHits(this.#ctx, requireNamespace(namespace, this.#ctx.limits.maxNameLength), result, options?.trackAccess !== false);
   }
 
   /** Memories written but not embedded yet (0 without an embedder). */
