@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CONSOLIDATE_THRESHOLD, type Namespace, type RememberInput } from '../src/index.ts';
+import { DEFAULT_CONSOLIDATE_THRESHOLD, type MemoryRecord, type Namespace, type RememberInput } from '../src/index.ts';
+import { mergeRecords } from '../src/lifecycle/merge-records.ts';
 import { groupNearDuplicates, looseText, tagsOverlap } from '../src/lifecycle/near-duplicates.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
 import { expectCode, fcSeed, openTestMemory } from './helpers.ts';
@@ -158,5 +159,26 @@ describe('consolidate', () => {
     await expectCode(memory.consolidate(ns, { merge: true } as never), 'INVALID_INPUT', 'merge');
     await expectCode(memory.consolidate(undefined as never), 'NAMESPACE_REQUIRED');
     expect(await memory.count(ns)).toBe(2);
+  });
+});
+
+describe('mergeRecords', () => {
+  const base = { namespace: ns, namespaceKey: 'u=u1', source: 'user', layer: 'long_term', metadata: {}, contentHash: 'h', version: 1, accessCount: 0, lastAccessedAt: null, expiresAt: null, tier: 'hot', mergedFrom: [], importance: 0.5, tags: [] } as const;
+  const record = (id: string, at: number, extra: Partial<MemoryRecord> = {}): MemoryRecord => ({ ...base, id, content: id, createdAt: at, updatedAt: at, tags: [], mergedFrom: [], ...extra });
+
+  it('keeps the newest, the latest expiry (none beats any), summed access, hot if any is hot, earlier provenance too; tags capped at maxTags', () => {
+    const { keep, merged, record: result } = mergeRecords(
+      [
+        record('a', 1, { tags: ['x', 'y'], expiresAt: 50, accessCount: 2, lastAccessedAt: 7, tier: 'cold', mergedFrom: ['z'] }),
+        record('c', 3, { tags: ['y', 'w'], expiresAt: 90, accessCount: 1, lastAccessedAt: null, tier: 'cold', version: 4 }),
+        record('b', 2, { tags: ['v'], expiresAt: 70, importance: 0.8, tier: 'cold' }),
+      ],
+      100,
+      3,
+    );
+    expect([keep.id, merged.map((r) => r.id)]).toEqual(['c', ['b', 'a']]);
+    expect(result).toMatchObject({ id: 'c', content: 'c', tags: ['y', 'w', 'v'], expiresAt: 90, accessCount: 3, lastAccessedAt: 7, tier: 'cold', mergedFrom: ['b', 'z', 'a'], importance: 0.8, version: 5, updatedAt: 100, createdAt: 3 });
+    const unbounded = mergeRecords([record('a', 1, { expiresAt: null }), record('b', 2, { expiresAt: 70, tier: 'cold' })], 100, 32).record;
+    expect([unbounded.expiresAt, unbounded.tier]).toEqual([null, 'hot']);
   });
 });
