@@ -149,6 +149,22 @@ describe('consolidate', () => {
     expect(groups[0]!.similarity).toBeCloseTo(0.95, 5);
   });
 
+  it('a group whose member is edited between planning and writing is skipped, not merged blindly', async () => {
+    const { memory } = await openTestMemory();
+    const a = await memory.remember({ namespace: ns, content: 'Lives in Lyon' });
+    const b = await memory.remember({ namespace: ns, content: 'lives in Lyon.' });
+    await memory.remember({ namespace: ns, content: 'Likes jazz' });
+    await memory.remember({ namespace: ns, content: 'likes JAZZ' });
+    // The update (no content, so no hashing first) opens its transaction in the same tick:
+    // it queues behind consolidate's read and ahead of its write.
+    const [result] = await Promise.all([memory.consolidate(ns), memory.update(ns, b.id, { importance: 0.9 })]);
+    expect(result.skipped.map((g) => [...g.mergedIds, g.keepId].sort())).toEqual([[a.id, b.id].sort()]);
+    expect(result.groups).toHaveLength(1); // the jazz pair merged
+    expect((await memory.get(ns, b.id))?.version).toBe(2);
+    expect(await memory.get(ns, a.id)).toBeDefined();
+    expect(await memory.count(ns)).toBe(3);
+  });
+
   it('bad options are INVALID_INPUT and write nothing; a missing namespace is NAMESPACE_REQUIRED', async () => {
     const { memory } = await openTestMemory();
     await memory.remember({ namespace: ns, content: 'a b' });

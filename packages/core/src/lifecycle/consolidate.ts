@@ -91,15 +91,17 @@ export async function consolidate(ctx: LifecycleContext, namespace: unknown, opt
       for (const group of planned) {
         const ids = [...group.versions.keys()];
         const rows = await db.records.bulkGet(ids.map((id) => [ns.key, id] as [string, string]));
-        // Planned outside this transaction: a member changed since is not merged blindly.
+        // Planned outside this transaction: a member edited or gone since is not merged blindly.
         if (rows.some((row, i) => !row || isExpired(row, now) || row.version !== group.versions.get(ids[i]!))) {
           skipped.push(strip(group));
           continue;
         }
-        await db.records.put(toRow(group.record));
+        // Merged again from the rows as they are now: access statistics, use and tier may have moved since planning.
+        const { record } = mergeRecords(rows.map((row) => fromRow(row!)), now, ctx.limits.maxTags);
+        await db.records.put(toRow(record));
         await db.audit.add({ ns: ns.key, op: 'update', id: group.keepId, namespace: ns.namespace, at: now, actor });
         await deleteRows(db, rows.filter((row) => row!.id !== group.keepId).map((row) => row!), 'merge', actor, now);
-        done.push(strip(group));
+        done.push({ ...strip(group), record });
       }
       return { done, skipped };
     }),
