@@ -313,21 +313,21 @@ export class Memory {
   /** Deletes one record (with its vector and index entries); true when a live one was forgotten. */
   async forget(namespace: Namespace, id: string, options?: WriteOptions): Promise<boolean> {
     const forgotten = await forget(this.#ctx, namespace, id, options);
-    await this.#purgeIndexes((key) => key === namespaceKey(namespace));
+    await this.#purge((key, recordId) => key === namespaceKey(namespace) && (recordId === undefined || recordId === id));
     return forgotten;
   }
 
   /** Deletes the records that match a (non-empty) filter; returns their ids. */
   async forgetWhere(namespace: Namespace, filter: RecordFilter, options?: WriteOptions): Promise<string[]> {
     const ids = await forgetWhere(this.#ctx, namespace, filter, options);
-    await this.#purgeIndexes((key) => key === namespaceKey(namespace));
+    await this.#purge((key, recordId) => key === namespaceKey(namespace) && (recordId === undefined || ids.includes(recordId)));
     return ids;
   }
 
   /** Deletes every record of exactly this namespace; returns how many. */
   async forgetNamespace(namespace: Namespace, options?: WriteOptions): Promise<number> {
     const count = await forgetNamespace(this.#ctx, namespace, options);
-    await this.#purgeIndexes((key) => key === namespaceKey(namespace));
+    await this.#purge((key) => key === namespaceKey(namespace));
     return count;
   }
 
@@ -335,13 +335,19 @@ export class Memory {
   async forgetUser(userId: string, options?: WriteOptions): Promise<number> {
     const count = await forgetUser(this.#ctx, userId, options);
     const prefix = namespaceKey({ userId });
-    await this.#purgeIndexes((key) => key === prefix || key.startsWith(`${prefix};`));
+    await this.#purge((key) => key === prefix || key.startsWith(`${prefix};`));
     return count;
   }
 
-  /** Brings loaded indexes up to date after a forget, so forgotten content leaves memory now, not at the next recall. */
-  async #purgeIndexes(matches: (key: string) => boolean): Promise<void> {
-    for (const key of this.#ctx.indexes.loadedKeys().filter(matches)) await this.#ctx.indexes.ready(key);
+  /**
+   * After a forget, forgotten content leaves this process now, not at the next recall:
+   * loaded indexes of the namespaces it touched catch up, and queued embedding jobs of the
+   * forgotten records (which hold their text) are dropped. `matches` gets a namespace key,
+   * and a record id for queued jobs.
+   */
+  async #purge(matches: (key: string, id?: string) => boolean): Promise<void> {
+    this.#queue?.drop(matches);
+    for (const key of this.#ctx.indexes.loadedKeys().filter((key) => matches(key))) await this.#ctx.indexes.ready(key);
   }
 
   /**
@@ -402,7 +408,7 @@ export class Memory {
   /** Deletes every expired record now (and drops them from loaded indexes); returns how many. */
   async sweep(): Promise<number> {
     const deleted = await sweep(this.#ctx);
-    if (deleted > 0) await this.#purgeIndexes(() => true);
+    if (deleted > 0) await this.#purge((_key, id) => id === undefined); // expired ids are not known here: indexes only
     return deleted;
   }
 

@@ -1,6 +1,6 @@
 import { IDBFactory } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import type { Namespace } from '../src/index.ts';
+import type { Embedder, Namespace } from '../src/index.ts';
 import { memoryInternals } from '../src/internals.ts';
 import { contentHash } from '../src/model/content-hash.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
@@ -88,5 +88,24 @@ describe('a forgotten secret leaves no trace', () => {
     // The only xylophone left is the other user's own memory.
     expect(await databaseTraces(t.factory, t.name, ['xylophone'])).toEqual(['records: xylophone']);
     expect(indexTraces(t.memory, ['xylophone', 'quokka'], ids)).toEqual(['index u=u10: xylophone']);
+  });
+
+  it('a secret forgotten while its embedding is still queued leaves the queue at once, and no vector is stored later', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const inner = hashingEmbedder();
+    const embedder: Embedder = { ...inner, embed: async (texts, kind) => (await gate, inner.embed(texts, kind)) };
+    const t = await openTestMemory({ embedder });
+    const ns = { userId: 'u1' };
+    await t.memory.remember({ namespace: ns, content: 'Prefers phone calls' });
+    await new Promise((resolve) => setTimeout(resolve, 10)); // the first batch is now inside the (blocked) embedder
+    const { id } = await t.memory.remember({ namespace: ns, content: SECRET });
+    expect(t.memory.pendingEmbeddings()).toBe(2);
+    expect(await t.memory.forget(ns, id)).toBe(true);
+    expect(t.memory.pendingEmbeddings()).toBe(1); // the secret's job, and its text, are gone
+    release();
+    await t.memory.whenEmbedded();
+    expect(await databaseTraces(t.factory, t.name, await needles())).toEqual([]);
+    expect(((await t.stores()).vectors as unknown[]).length).toBe(1);
   });
 });
