@@ -6,13 +6,30 @@ import { DEFAULT_WEIGHTS, type RankingWeights } from '@zeromem/core';
 import { EmbedderUnavailableError, parseEmbedderSpec } from './eval/embedder-choice.ts';
 import { JsonlError } from './eval/read-jsonl.ts';
 import { runEval, type EvalOptions } from './eval/run-eval.ts';
+import { checkImport } from './import/check-import.ts';
 
 const USAGE = `Usage: zeromem <command> [options]
 
 Commands:
   eval    replay memories into zeromem, rank queries with recall, score the run
+  import  check a zeromem JSONL export: import it in-process and report every bad line
 
-Run "zeromem eval --help" for the options of eval.
+Run "zeromem <command> --help" for the options of a command.
+`;
+
+const IMPORT_USAGE = `Usage: zeromem import <export.jsonl> [--skip-invalid]
+
+Imports a zeromem JSONL export (what memory.exportJsonl() writes; .jsonl or .jsonl.gz)
+into a fresh in-process memory through memory.importJsonl(), and prints what it stored:
+records imported, duplicates, expired ones skipped, and every bad line by number with
+what is wrong. In Node the memory lives in memory (fake-indexeddb), so nothing is kept:
+this checks a file before an app imports it.
+
+Options:
+  --skip-invalid   import the good lines when some are bad (importJsonl's skipInvalid)
+  -h, --help       show this help
+
+Exit codes: 0 every line is good; 1 a line is bad or the file cannot be read; 2 bad arguments.
 `;
 
 const EVAL_USAGE = `Usage: zeromem eval --memories <file> --queries <file> --out <run.jsonl> [options]
@@ -62,6 +79,14 @@ export async function main(argv: readonly string[], io: Io = { stdout: process.s
       io.stdout.write(USAGE);
       return 0;
     }
+    if (command === 'import') {
+      const options = parseImportArgs(rest);
+      if (options === 'help') {
+        io.stdout.write(IMPORT_USAGE);
+        return 0;
+      }
+      return await checkImport({ ...options, stdout: io.stdout, stderr: io.stderr });
+    }
     if (command !== 'eval') throw new UsageError(`unknown command "${command}"`);
     const options = parseEvalArgs(rest);
     if (options === 'help') {
@@ -71,8 +96,13 @@ export async function main(argv: readonly string[], io: Io = { stdout: process.s
     return await runEval({ ...options, stdout: io.stdout, stderr: io.stderr });
   } catch (err) {
     if (err instanceof UsageError) {
-      io.stderr.write(`zeromem${command === 'eval' ? ' eval' : ''}: ${err.message}\nRun "zeromem ${command === 'eval' ? 'eval ' : ''}--help" for usage.\n`);
+      const known = command === 'eval' || command === 'import' ? command : undefined;
+      io.stderr.write(`zeromem${known ? ` ${known}` : ''}: ${err.message}\nRun "zeromem ${known ? `${known} ` : ''}--help" for usage.\n`);
       return 2;
+    }
+    if (command === 'import') {
+      io.stderr.write(`zeromem import: ${err instanceof Error ? err.message : String(err)}\n`);
+      return 1;
     }
     if (err instanceof EmbedderUnavailableError || err instanceof JsonlError) {
       io.stderr.write(`zeromem eval: ${err.message}\n`);
@@ -133,6 +163,22 @@ export function parseEvalArgs(args: readonly string[]): Omit<EvalOptions, 'stdou
   if (values.weights !== undefined) result.weights = parseWeights(values.weights);
   if (limitQueries !== undefined) result.limitQueries = limitQueries;
   return result;
+}
+
+/** Parses and checks the arguments of `import`; throws {@link UsageError} with what is wrong. */
+export function parseImportArgs(args: readonly string[]): { file: string; skipInvalid: boolean } | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({ args: [...args], allowPositionals: true, strict: true, options: { 'skip-invalid': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+  } catch (err) {
+    throw new UsageError(argumentMessage(err as Error & { code?: string }));
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (positionals.length !== 1) throw new UsageError(positionals.length ? `one file at a time, got ${positionals.length}` : 'which file? zeromem import <export.jsonl>');
+  const file = resolve(positionals[0]!);
+  requireFile('file', file);
+  return { file, skipInvalid: values['skip-invalid'] === true };
 }
 
 /** `text=0.6,vector=0.4` -> `{ text: 0.6, vector: 0.4 }`, keys checked against core's weights. */

@@ -18,7 +18,11 @@ const files = () => ['--memories', fixture.memories, '--queries', fixture.querie
 describe('zeromem argument handling', () => {
   it.each([
     [[], 'zeromem: a command is required'],
-    [['import'], 'zeromem: unknown command "import"'],
+    [['inspect'], 'zeromem: unknown command "inspect"'],
+    [['import'], 'zeromem import: which file? zeromem import <export.jsonl>'],
+    [['import', 'a.jsonl', 'b.jsonl'], 'zeromem import: one file at a time, got 2'],
+    [['import', 'no-such-file.jsonl'], 'zeromem import: file: no such file'],
+    [['import', 'x', '--skip'], 'zeromem import: unknown option --skip'],
     [['eval'], 'missing --memories <file>, --queries <file>, --out <file>'],
     [['eval', '--memories', 'x.jsonl'], 'missing --queries <file>, --out <file>'],
     [['eval', '--bogus'], 'unknown option --bogus'],

@@ -1,5 +1,5 @@
 export { openMemory, Memory, type OpenMemoryOptions } from './memory.ts';
-export { ZeromemError, isZeromemError, ERROR_CODES, type ErrorCode, type ErrorDetails, type InputIssue, type ItemFailure } from './model/errors.ts';
+export { ZeromemError, isZeromemError, ERROR_CODES, type ErrorCode, type ErrorDetails, type InputIssue, type ItemFailure, type LineFailure } from './model/errors.ts';
 export { DEFAULT_LIMITS, type Limits } from './model/limits.ts';
 export { systemClock, type Clock } from './model/clock.ts';
 export { namespaceKey } from './model/namespace.ts';
@@ -18,3 +18,8 @@ export { CONTEXT_LAYERS, DEFAULT_BUDGET, DEFAULT_MAX_ITEMS, MAX_BUDGET, type Bui
 export type { BuiltContext, ContextReport, DropReason, DroppedItem, IncludedItem, LayerUsage } from './context/report.ts';
 export { Session, type SessionOptions, type SessionEndReport, type TurnOptions } from './context/session.ts';
 export type { LlmHook, LlmSpend, LlmUsage } from './context/llm-hook.ts';
+export { DEFAULT_LIFECYCLE, type LifecycleOptions, type LifecyclePolicy } from './lifecycle/policy.ts';
+export { DEFAULT_CONSOLIDATE_THRESHOLD, type ConsolidateResult, type ConsolidationGroup } from './lifecycle/consolidate.ts';
+export type { RetierResult } from './lifecycle/retier.ts';
+export { EXPORT_FORMAT, EXPORT_VERSION, type ExportHeader, type ExportLine, type ExportScope } from './lifecycle/jsonl-format.ts';
+export type { ImportResult } from './lifecycle/import-jsonl.ts';

@@ -36,7 +36,7 @@ import { forgetWhere } from './verbs/forget-where.ts';
 import { forget } from './verbs/forget.ts';
 import { get } from './verbs/get.ts';
 import { list } from './verbs/list.ts';
-import { recall, type RecallContext, type RecallResult } from './verbs/recall.ts';
+import { recall, type RecallResult } from './verbs/recall.ts';
 import type { ConversationTurn } from './model/validate-recall.ts';
 import type { RankingWeights } from './rank/ranking.ts';
 import { remember, rememberMany } from './verbs/remember.ts';
@@ -52,6 +52,17 @@ import { Session, type SessionOptions } from './context/session.ts';
 import type { ContextSource } from './context/source.ts';
 import { noteUse } from './verbs/note-use.ts';
 import { createTokenizer, isTokenizer, type Tokenizer } from './context/tokenizer.ts';
+import { consolidate, type ConsolidateResult } from './lifecycle/consolidate.ts';
+import type { LifecycleContext } from './lifecycle/lifecycle-context.ts';
+import { markUsed } from './lifecycle/mark-used.ts';
+import { exportJsonl } from './lifecycle/export-jsonl.ts';
+import { importJsonl, type ImportResult } from './lifecycle/import-jsonl.ts';
+import type { ExportScope } from './lifecycle/jsonl-format.ts';
+import { checkLifecycle, type LifecycleOptions } from './lifecycle/policy.ts';
+import { retier, type RetierResult } from './lifecycle/retier.ts';
+import { rewarmHits, rewarmRead } from './lifecycle/rewarm.ts';
+import { namespaceKey, requireNamespace } from './model/namespace.ts';
+import { memoryInternals } from './internals.ts';
 
 /** Options of {@link openMemory}. Everything is optional. */
 export interface OpenMemoryOptions extends DatabaseOptions {
@@ -81,9 +92,11 @@ export interface OpenMemoryOptions extends DatabaseOptions {
   indexSnapshots?: IndexSnapshotOptions | false;
   /** Counts the tokens of built contexts. Default: OpenAI's `o200k_base` BPE (see {@link createTokenizer}), loaded on first use. */
   tokenizer?: Tokenizer;
+  /** How records age: importance decay, use gain, when they go cold. See {@link LifecycleOptions}. */
+  lifecycle?: LifecycleOptions;
 }
 
-const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBackgroundError', 'indexedDB', 'IDBKeyRange', 'durability', 'embedder', 'indexSnapshots', 'tokenizer'] as const;
+const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBackgroundError', 'indexedDB', 'IDBKeyRange', 'durability', 'embedder', 'indexSnapshots', 'tokenizer', 'lifecycle'] as const;
 
 /**
  * Opens (creating if needed) a memory backed by IndexedDB and resolves once it is ready.
@@ -103,6 +116,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
   const name = options.name === undefined ? 'zeromem' : checkName(options.name, 'name', 256, issues);
   const actor = options.actor === undefined ? 'local' : checkName(options.actor, 'actor', DEFAULT_LIMITS.maxNameLength, issues);
   const limits = checkLimits(options.limits, issues);
+  const lifecycle = checkLifecycle(options.lifecycle, issues);
   if (options.clock !== undefined && typeof options.clock?.now !== 'function') issues.add('clock', 'must be an object with a now() method');
   if (options.sweepEveryMs !== undefined && !(typeof options.sweepEveryMs === 'number' && options.sweepEveryMs >= 10 && Number.isFinite(options.sweepEveryMs))) {
     issues.add('sweepEveryMs', 'must be a number of milliseconds, 10 or more');
@@ -144,6 +158,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
   await withStorage(() => db.open());
   const ctx: VerbContext = { db, clock: options.clock ?? systemClock, limits, actor: actor!, newId: createUlidGenerator() };
   return new Memory(ctx, {
+    lifecycle,
     sweepEveryMs: options.sweepEveryMs,
     onBackgroundError: options.onBackgroundError,
     embedder: options.embedder,
@@ -189,7 +204,7 @@ function checkLimits(value: unknown, issues: IssueList): Limits {
  * and never calls an LLM or the network.
  */
 export class Memory {
-  readonly #ctx: RecallContext;
+  readonly #ctx: LifecycleContext;
   readonly #timer: ReturnType<typeof setInterval> | undefined;
   readonly #queue: EmbedQueue | undefined;
   /** The search for stored memories without a vector, started by the constructor. */
@@ -201,6 +216,7 @@ export class Memory {
   constructor(
     ctx: VerbContext,
     options: {
+      lifecycle: LifecycleContext['lifecycle'];
       sweepEveryMs?: number | undefined;
       onBackgroundError?: ((err: ZeromemError) => void) | undefined;
       embedder?: Embedder | undefined;
@@ -235,9 +251,10 @@ export class Memory {
         report,
       );
     }
-    this.#ctx = { ...ctx, indexes, embedder, access: new AccessTracker(ctx.db, report) };
+    this.#ctx = { ...ctx, indexes, embedder, access: new AccessTracker(ctx.db, report), lifecycle: options.lifecycle };
+    memoryInternals.set(this, this.#ctx);
     if (options.sweepEveryMs !== undefined) {
-      this.#timer = setInterval(() => void sweep(ctx).catch(report), options.sweepEveryMs);
+      this.#timer = setInterval(() => void this.sweep().catch(report), options.sweepEveryMs);
       // Node: a sweep timer must not keep the process alive on its own.
       (this.#timer as { unref?: () => void }).unref?.();
     }
@@ -277,9 +294,9 @@ export class Memory {
     return result;
   }
 
-  /** The record, or `undefined` when there is none (or it expired). */
-  get(namespace: Namespace, id: string): Promise<MemoryRecord | undefined> {
-    return get(this.#ctx, namespace, id);
+  /** The record, or `undefined` when there is none (or it expired). Reading a cold record re-warms it. */
+  async get(namespace: Namespace, id: string): Promise<MemoryRecord | undefined> {
+    return rewarmRead(this.#ctx, await get(this.#ctx, namespace, id));
   }
 
   /**
@@ -301,7 +318,7 @@ export class Memory {
    * their access statistics raised (in batches) unless `trackAccess: false`.
    * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT
    */
-  recall(
+  async recall(
     namespace: Namespace,
     query: string | ConversationTurn[],
     options?: {
@@ -312,11 +329,14 @@ export class Memory {
       /** The time recency and heat are measured from. Default: the clock. */
       now?: TimeInput;
       weights?: Partial<RankingWeights>;
-      /** Count these hits as accesses (heat). Default true. */
+      /** Count these hits as accesses (heat). Default true. A cold hit counted so re-warms. */
       trackAccess?: boolean;
+      /** Recall cold-tier records too. Default false. */
+      includeCold?: boolean;
     },
   ): Promise<RecallResult> {
-    return recall(this.#ctx, namespace, query, options, () => this.pendingEmbeddings());
+    const result = await recall(this.#ctx, namespace, query, options, () => this.pendingEmbeddings());
+    return rewarmHits(this.#ctx, requireNamespace(namespace, this.#ctx.limits.maxNameLength), result, options?.trackAccess !== false);
   }
 
   /**
@@ -380,29 +400,106 @@ export class Memory {
     return stats(this.#ctx, namespace);
   }
 
-  /** Deletes one record; true when a live one was forgotten. */
-  forget(namespace: Namespace, id: string, options?: WriteOptions): Promise<boolean> {
-    return forget(this.#ctx, namespace, id, options);
+  /** Deletes one record (with its vector and index entries); true when a live one was forgotten. */
+  async forget(namespace: Namespace, id: string, options?: WriteOptions): Promise<boolean> {
+    const forgotten = await forget(this.#ctx, namespace, id, options);
+    await this.#purge((key, recordId) => key === namespaceKey(namespace) && (recordId === undefined || recordId === id));
+    return forgotten;
   }
 
   /** Deletes the records that match a (non-empty) filter; returns their ids. */
-  forgetWhere(namespace: Namespace, filter: RecordFilter, options?: WriteOptions): Promise<string[]> {
-    return forgetWhere(this.#ctx, namespace, filter, options);
+  async forgetWhere(namespace: Namespace, filter: RecordFilter, options?: WriteOptions): Promise<string[]> {
+    const ids = await forgetWhere(this.#ctx, namespace, filter, options);
+    await this.#purge((key, recordId) => key === namespaceKey(namespace) && (recordId === undefined || ids.includes(recordId)));
+    return ids;
   }
 
   /** Deletes every record of exactly this namespace; returns how many. */
-  forgetNamespace(namespace: Namespace, options?: WriteOptions): Promise<number> {
-    return forgetNamespace(this.#ctx, namespace, options);
+  async forgetNamespace(namespace: Namespace, options?: WriteOptions): Promise<number> {
+    const count = await forgetNamespace(this.#ctx, namespace, options);
+    await this.#purge((key) => key === namespaceKey(namespace));
+    return count;
   }
 
   /** Deletes every record of a user, in all of their namespaces; returns how many. */
-  forgetUser(userId: string, options?: WriteOptions): Promise<number> {
-    return forgetUser(this.#ctx, userId, options);
+  async forgetUser(userId: string, options?: WriteOptions): Promise<number> {
+    const count = await forgetUser(this.#ctx, userId, options);
+    const prefix = namespaceKey({ userId });
+    await this.#purge((key) => key === prefix || key.startsWith(`${prefix};`));
+    return count;
   }
 
-  /** Deletes every expired record now; returns how many. */
-  sweep(): Promise<number> {
-    return sweep(this.#ctx);
+  /**
+   * After a forget, forgotten content leaves this process now, not at the next recall:
+   * loaded indexes of the namespaces it touched catch up, and queued embedding jobs of the
+   * forgotten records (which hold their text) are dropped. `matches` gets a namespace key,
+   * and a record id for queued jobs.
+   */
+  async #purge(matches: (key: string, id?: string) => boolean): Promise<void> {
+    this.#queue?.drop(matches);
+    for (const key of this.#ctx.indexes.loadedKeys().filter((key) => matches(key))) await this.#ctx.indexes.ready(key);
+  }
+
+  /**
+   * Merges near-duplicate memories of a namespace (cosine similarity of stored vectors >=
+   * `threshold` plus overlapping tags; text equality ignoring case and punctuation for
+   * records without a vector). The newest content survives with the highest importance,
+   * the union of tags and `mergedFrom`; the rest is forgotten. `dryRun: true` only plans.
+   * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT
+   */
+  consolidate(namespace: Namespace, options?: { threshold?: number; dryRun?: boolean; actor?: string }): Promise<ConsolidateResult> {
+    return consolidate(this.#ctx, namespace, options);
+  }
+
+  /**
+   * Ages records by the clock (one namespace, or all): untouched records' importance decays
+   * toward the floor; records untouched for `lifecycle.coldAfter` and below
+   * `lifecycle.coldBelowImportance` go cold (recall skips them unless `includeCold`).
+   */
+  retier(options?: { namespace?: Namespace }): Promise<RetierResult> {
+    return retier(this.#ctx, options);
+  }
+
+  /**
+   * Tells memory these records were used (e.g. put into a prompt): their importance rises
+   * by `lifecycle.useGain`, they re-warm and count as touched. Unknown ids are skipped.
+   * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT
+   */
+  markUsed(namespace: Namespace, ids: string[]): Promise<MemoryRecord[]> {
+    return markUsed(this.#ctx, namespace, ids);
+  }
+
+  /**
+   * Exports a namespace (`{ namespace }`) or a whole user (`{ userId }`) as versioned JSONL:
+   * a header line (format, version, scope, record count, vector model), then one line per
+   * live record with every field. `vectors: true` includes the current embedder's vectors.
+   * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT
+   */
+  exportJsonl(scope: ExportScope, options?: { vectors?: boolean }): Promise<string> {
+    return exportJsonl(this.#ctx, scope, options);
+  }
+
+  /**
+   * Imports what `exportJsonl` wrote (the text, or an iterable or async iterable of its
+   * lines), losslessly. Every line is validated first; bad lines are INVALID_INPUT listed
+   * by number in `details.lines` and nothing is written, unless `skipInvalid: true` writes
+   * the good lines and returns the bad ones. Stored content is deduplicated as `remember` does.
+   * @throws ZeromemError INVALID_INPUT, CONFLICT, QUOTA_EXCEEDED
+   */
+  async importJsonl(
+    source: string | Iterable<string> | AsyncIterable<string>,
+    options?: { skipInvalid?: boolean; actor?: string },
+  ): Promise<ImportResult> {
+    const { result, added } = await importJsonl(this.#ctx, source, options);
+    this.#embedLater(added);
+    return result;
+  }
+
+  /** Deletes every expired record now (and drops them from loaded indexes); returns how many. */
+  async sweep(): Promise<number> {
+    const deleted = await sweep(this.#ctx);
+    if (deleted > 0) await this.#purge((_key, id) => id === undefined); // expired ids are not known here: indexes only
+    return deleted;
   }
 
   /** The namespace's audit log (no content), oldest first. */

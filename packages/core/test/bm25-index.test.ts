@@ -64,6 +64,8 @@ describe('Bm25Index', () => {
         const fresh = new Bm25Index();
         fresh.addMany([...live].map(([id, content]) => ({ id, content })));
         expect(index.size).toBe(live.size);
+        // A removed document's words leave with it (a forgotten memory keeps no word in the index).
+        expect([...index.words()].sort()).toEqual([...fresh.words()].sort());
         index.search(words.join(' '), 50); // an earlier search must leave nothing behind in the reused buffer
         const got = index.search(query.join(' '), 50);
         const want = fresh.search(query.join(' '), 50);

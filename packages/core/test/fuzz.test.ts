@@ -221,6 +221,16 @@ const callArb: fc.Arbitrary<Call> = fc.oneof(
   { weight: 1, arbitrary: fc.tuple(nsArg, maybeJunk(fc.record({ after: maybeJunk(fc.nat(20)), limit: maybeJunk(fc.integer({ min: 1, max: 5 })) }, { requiredKeys: [] }))).map(call('audit')) },
   { weight: 2, arbitrary: fc.tuple(nsArg, fc.oneof(fc.constant(undefined), listOptionsArg), fc.oneof(fc.constantFrom(() => undefined, { next: () => undefined, error: () => undefined }), junk)).map(call('watch')) },
   { weight: 1, arbitrary: fc.constant<Call>({ verb: 'sweep', args: [] }) },
+  { weight: 1, arbitrary: fc.tuple(nsArg, optionsArg({ actor, threshold: fc.constantFrom(0.5, 0.8, 1), dryRun: fc.boolean() })).map(call('consolidate')) },
+  { weight: 1, arbitrary: fc.tuple(optionsArg({ namespace: nsArg })).map(call('retier')) },
+  { weight: 1, arbitrary: fc.tuple(nsArg, maybeJunk(fc.array(idArg, { minLength: 1, maxLength: 3 }))).map(call('markUsed')) },
+  { weight: 1, arbitrary: fc.tuple(maybeJunk(fc.oneof(fc.record({ namespace: nsArg }), fc.record({ userId: fc.constantFrom('f1', 'f2') }))), optionsArg({ vectors: fc.boolean() })).map(call('exportJsonl')) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(maybeJunk(fc.oneof(fc.string({ maxLength: 30 }), fc.array(fc.oneof(fc.json(), fc.string({ maxLength: 20 })), { maxLength: 4 }))), optionsArg({ actor, skipInvalid: fc.boolean() }))
+      .map(call('importJsonl')),
+  },
   {
     weight: 2,
     arbitrary: fc
@@ -339,10 +349,10 @@ function expectCallerError(call: Call, err: unknown): void {
 
 const GOOD_INPUT = { namespace: GOOD_NS, id: 'keep', content: 'known good', tags: ['t1'], metadata: { a: [1, { b: null }] }, importance: 0.7 };
 
-/** A record without its access statistics, which recall raises in the background. */
-function withoutAccess(record: MemoryRecord | undefined): Omit<MemoryRecord, 'accessCount' | 'lastAccessedAt'> | undefined {
+/** A record without its access statistics, which recall raises in the background (and a read of a cold record re-warms). */
+function withoutAccess(record: MemoryRecord | undefined): Omit<MemoryRecord, 'accessCount' | 'lastAccessedAt' | 'tier'> | undefined {
   if (!record) return record;
-  const { accessCount: _count, lastAccessedAt: _last, ...rest } = record;
+  const { accessCount: _count, lastAccessedAt: _last, tier: _tier, ...rest } = record;
   return rest;
 }
 
@@ -380,7 +390,12 @@ const VALID_ARGS: Record<string, unknown[]> = {
   forgetUser: ['f1', { actor: 'me' }],
   audit: [LAST_NS, { after: 0, limit: 10 }],
   watch: [LAST_NS, { limit: 3 }, () => undefined],
-  recall: [LAST_NS, 'seed record content', { k: 5, filters: { tags: { any: ['t1'] } }, trackAccess: true }],
+  recall: [LAST_NS, 'seed record content', { k: 5, filters: { tags: { any: ['t1'] } }, trackAccess: true, includeCold: true }],
+  consolidate: [LAST_NS, { threshold: 0.9, dryRun: true, actor: 'me' }],
+  retier: [{ namespace: LAST_NS }],
+  markUsed: [LAST_NS, [LAST_ID]],
+  exportJsonl: [{ namespace: LAST_NS }, { vectors: false }],
+  importJsonl: ['{"format":"zeromem-export","version":1,"exportedAt":0,"scope":{"userId":"f1"},"records":0,"vectors":null}\n', { skipInvalid: true, actor: 'me' }],
 };
 /** The fields of the first argument that get junk one at a time too. */
 const FIELDS: Record<string, string[]> = {
@@ -474,6 +489,7 @@ describe('fuzz: junk into every verb', () => {
   it('after close(), every verb fails with CLOSED (or its input error), never anything else', async () => {
     const { memory } = await openTestMemory();
     await memory.remember({ namespace: { userId: 'f1' }, id: 'x', content: 'x' });
+    const exported = await memory.exportJsonl({ userId: 'f1' });
     await memory.close();
     const ns = { userId: 'f1' };
     const calls: Call[] = [
@@ -491,6 +507,11 @@ describe('fuzz: junk into every verb', () => {
       { verb: 'audit', args: [ns] },
       { verb: 'sweep', args: [] },
       { verb: 'recall', args: [ns, 'x'] },
+      { verb: 'consolidate', args: [ns] },
+      { verb: 'retier', args: [] },
+      { verb: 'markUsed', args: [ns, ['x']] },
+      { verb: 'exportJsonl', args: [{ namespace: ns }] },
+      { verb: 'importJsonl', args: [exported] },
     ];
     for (const call of calls) {
       const err = await invoke(memory, call);

@@ -128,11 +128,13 @@ export const RECORD_FIELDS = [
   'importance',
   'lastAccessedAt',
   'layer',
+  'mergedFrom',
   'metadata',
   'namespace',
   'namespaceKey',
   'source',
   'tags',
+  'tier',
   'updatedAt',
   'version',
 ] as const;

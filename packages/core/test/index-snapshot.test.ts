@@ -166,7 +166,7 @@ describe('index snapshots', () => {
     const { memory } = await openTestMemory();
     const { record } = await memory.remember({ namespace: ns, content: 'a', tags: ['x'], metadata: { n: 1 }, ttl: 60_000 });
     const { record: other } = await memory.remember({ namespace: ns, content: 'b', layer: 'knowledge' });
-    const future = { ...other, tier: 'cold', mergedFrom: ['r1', 'r2'] };
+    const future = { ...other, tier: 'cold' as const, mergedFrom: ['r1', 'r2'], addedLater: { nested: [1] } };
     expect(fromColumns(toColumns([record, future], nsKey))).toEqual([record, future]);
     expect(fromColumns(toColumns([], nsKey))).toEqual([]);
     await memory.close();

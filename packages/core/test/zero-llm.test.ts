@@ -109,6 +109,11 @@ describe('zero LLM, zero network', () => {
     expect(sessionContext.report.layers.session.items).toBe(1);
     expect((await session.end()).promoted).toHaveLength(1);
     expect(await memory.forgetWhere(ns, { metadata: { order: 'TS20240315' } })).toHaveLength(1);
+    expect((await memory.markUsed(ns, [id]))[0]?.importance).toBeGreaterThan(0.8);
+    expect((await memory.consolidate(ns, { dryRun: true })).groups).toEqual([]);
+    expect((await memory.retier({ namespace: ns })).scanned).toBe(3); // with the promoted session turn
+    const exported = await memory.exportJsonl({ namespace: ns }, { vectors: true });
+    expect(await memory.importJsonl(exported)).toMatchObject({ imported: 0, deduplicated: 3 });
 
     // The sweep timer: expire the ttl record, let one interval elapse, wait for its sweep.
     clock.advance(2 * 3_600_000);

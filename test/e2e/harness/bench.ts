@@ -78,6 +78,8 @@ function makeRows(inputs: RememberInput[], newId: (now: number) => string): Reco
       accessCount: 0,
       lastAccessedAt: null,
       contentHash: (i + 1).toString(16).padStart(64, '0'),
+      tier: 'hot',
+      mergedFrom: [],
       version: 1,
     };
     return toRow(record);

@@ -65,6 +65,12 @@ export class EmbedQueue {
     return new Promise((resolve, reject) => this.#idle.push({ resolve, reject }));
   }
 
+  /** Drops the pending jobs (and the text they hold) of records that were forgotten. */
+  drop(matches: (ns: string, id: string) => boolean): void {
+    for (const [key, job] of this.#jobs) if (matches(job.ns, job.id)) this.#jobs.delete(key);
+    this.#settleIdle();
+  }
+
   /** Stops working; pending jobs are dropped (their records get queued again on the next open). */
   close(): void {
     this.#closed = true;

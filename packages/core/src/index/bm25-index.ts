@@ -42,6 +42,8 @@ export interface Bm25Params {
 export class Bm25Index {
   readonly #params: Bm25Params;
   readonly #termIds = new Map<string, number>();
+  /** Term id -> word; `undefined` once no live document has it (a forgotten word leaves the index). */
+  #terms: Array<string | undefined> = [];
   #postDocs: Int32Array[] = [];
   #postTfs: Uint16Array[] = [];
   #postLen: number[] = [];
@@ -64,6 +66,11 @@ export class Bm25Index {
     return this.#slots.size;
   }
 
+  /** The words in the index (of live documents only). */
+  words(): IterableIterator<string> {
+    return this.#termIds.keys();
+  }
+
   /** Adds memories (an id already in the index is replaced). */
   addMany(docs: Array<{ id: string; content: string }>): void {
     for (const doc of docs) this.#add(doc.id, tokenize(doc.content));
@@ -74,7 +81,14 @@ export class Bm25Index {
     const slot = this.#slots.get(id);
     if (slot === undefined) return;
     this.#slots.delete(id);
-    for (const term of this.#slotTerms[slot]!) this.#df[term]!--;
+    for (const term of this.#slotTerms[slot]!) {
+      if (--this.#df[term]! > 0) continue;
+      this.#termIds.delete(this.#terms[term]!);
+      this.#terms[term] = undefined;
+      this.#postDocs[term] = new Int32Array(4);
+      this.#postTfs[term] = new Uint16Array(4);
+      this.#postLen[term] = 0;
+    }
     this.#totalLength -= this.#slotLength[slot]!;
     this.#slotIds[slot] = undefined;
     this.#slotTerms[slot] = undefined;
@@ -188,6 +202,7 @@ export class Bm25Index {
       throw new RangeError('BM25 state arrays do not fit together');
     }
     terms.forEach((term, id) => index.#termIds.set(term, id));
+    index.#terms = terms;
     for (let term = 0; term < termCount; term++) {
       const from = state.termStart[term]!;
       const to = state.termStart[term + 1]!;
@@ -214,7 +229,8 @@ export class Bm25Index {
     for (const token of tokens) {
       let term = this.#termIds.get(token);
       if (term === undefined) {
-        term = this.#termIds.size;
+        term = this.#terms.length; // ids of words that left are not reused
+        this.#terms.push(token);
         this.#termIds.set(token, term);
         this.#postDocs.push(new Int32Array(4));
         this.#postTfs.push(new Uint16Array(4));

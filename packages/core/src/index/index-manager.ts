@@ -86,6 +86,11 @@ export class IndexManager {
     return this.#indexes.get(ns);
   }
 
+  /** The namespace keys whose indexes are loaded. */
+  loadedKeys(): string[] {
+    return [...this.#indexes.keys()];
+  }
+
   #evict(): void {
     let held = 0;
     for (const index of this.#indexes.values()) held += index.records.size;

@@ -32,12 +32,21 @@ export interface ItemFailure {
   issues: InputIssue[];
 }
 
+/** A bad line of an imported file, by its line number (1-based). */
+export interface LineFailure {
+  line: number;
+  code: ErrorCode;
+  issues: InputIssue[];
+}
+
 /** Structured details that travel with a {@link ZeromemError}. */
 export interface ErrorDetails {
   /** Problems with a single input. */
   issues?: InputIssue[];
   /** Problems with the items of a batch, by position. */
   items?: ItemFailure[];
+  /** Problems with the lines of an imported file, by line number. */
+  lines?: LineFailure[];
   /** For CONFLICT: the record that is in the way. */
   existingId?: string;
   /** For CONFLICT on `ifVersion`: the version that is stored. */

@@ -8,6 +8,11 @@ export type Layer = 'session' | 'long_term' | 'knowledge';
 /** All {@link Layer} values. */
 export const LAYERS: readonly Layer[] = ['session', 'long_term', 'knowledge'];
 
+/** Storage tier: `hot` records are recalled; `cold` ones (long unused, unimportant) only with `includeCold`. */
+export type Tier = 'hot' | 'cold';
+/** All {@link Tier} values. */
+export const TIERS: readonly Tier[] = ['hot', 'cold'];
+
 /** A JSON value: what `metadata` may hold (no `undefined`, `NaN`, `Infinity`, functions, cycles). */
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 /** A JSON object. */
@@ -54,6 +59,10 @@ export interface MemoryRecord {
   contentHash: string;
   /** Starts at 1, grows by one with every change; pass it as `ifVersion` for optimistic concurrency. */
   version: number;
+  /** `hot` unless `retier()` moved it to `cold` (then recall skips it unless `includeCold`). */
+  tier: Tier;
+  /** Ids of the records `consolidate()` merged into this one; empty otherwise. */
+  mergedFrom: string[];
 }
 
 /** What `remember` takes. Only `namespace` and `content` are required. */
@@ -175,7 +184,7 @@ export interface NamespaceStats {
 }
 
 /** The kinds of change the audit log records. */
-export type AuditOp = 'remember' | 'update' | 'forget' | 'expire';
+export type AuditOp = 'remember' | 'update' | 'forget' | 'expire' | 'merge' | 'retier';
 
 /** An audit log entry. It never holds content. */
 export interface AuditEntry {

@@ -5,7 +5,7 @@ import type { Limits } from './limits.ts';
 import { LAYERS, type Layer } from './types.ts';
 import { validateFilter, type PreparedFilter } from './validate-filter.ts';
 
-const RECALL_FIELDS = ['k', 'filters', 'layers', 'now', 'weights', 'trackAccess'] as const;
+const RECALL_FIELDS = ['k', 'filters', 'layers', 'now', 'weights', 'trackAccess', 'includeCold'] as const;
 
 /** Most hits one recall returns. */
 export const MAX_RECALL_K = 1000;
@@ -31,6 +31,8 @@ export interface PreparedRecall {
   now: number;
   weights: RankingWeights;
   trackAccess: boolean;
+  /** Cold-tier records are candidates too. */
+  includeCold: boolean;
 }
 
 /**
@@ -69,6 +71,7 @@ export function validateRecall(query: unknown, options: unknown, limits: Limits,
     if (typeof opts.trackAccess === 'boolean') trackAccess = opts.trackAccess;
     else issues.add('trackAccess', 'must be a boolean');
   }
+  if (opts.includeCold !== undefined && typeof opts.includeCold !== 'boolean') issues.add('includeCold', 'must be a boolean');
   let filter: PreparedFilter = {};
   try {
     filter = validateFilter(opts.filters, limits, 'recall filters');
@@ -86,7 +89,7 @@ export function validateRecall(query: unknown, options: unknown, limits: Limits,
     }
   }
   if (!issues.ok) throw invalidInput('recall', issues.items);
-  return { ...texts!, k, filter, now: now!, weights, trackAccess };
+  return { ...texts!, k, filter, now: now!, weights, trackAccess, includeCold: opts.includeCold === true };
 }
 
 /**

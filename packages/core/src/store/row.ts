@@ -10,6 +10,8 @@ export interface RecordRow extends MemoryRecord {
   byCreated: string[];
   /** Sort keys for `orderBy: updatedAt`. */
   byUpdated: string[];
+  /** Time up to which importance decay has been applied (lifecycle/importance.ts); absent until `retier()` ran. */
+  decayedAt?: number;
 }
 
 /** The row to store for a record. */
@@ -42,6 +44,9 @@ export function fromRow(row: RecordRow): MemoryRecord {
     lastAccessedAt: row.lastAccessedAt,
     contentHash: row.contentHash,
     version: row.version,
+    // Rows written before tiers and consolidation existed have neither field.
+    tier: row.tier ?? 'hot',
+    mergedFrom: row.mergedFrom ?? [],
   };
 }
 

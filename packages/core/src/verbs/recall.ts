@@ -78,7 +78,7 @@ export async function recall(ctx: RecallContext, namespace: unknown, query: unkn
   // Expiry is judged by the real clock; `now` only moves recency and heat.
   const accept = (id: string) => {
     const record = index.records.get(id);
-    return record !== undefined && matchesFilter(record, opts.filter, clockNow);
+    return record !== undefined && (opts.includeCold || record.tier !== 'cold') && matchesFilter(record, opts.filter, clockNow);
   };
   const pool = candidatePool(opts.k);
   const textHits = text.trim() ? index.text.search(text, pool * 2).filter((hit) => accept(hit.id)).slice(0, pool) : [];

@@ -188,6 +188,8 @@ async function writeItems(
           lastAccessedAt: null,
           contentHash: item.hash,
           version: 1,
+          tier: 'hot',
+          mergedFrom: [],
         };
         const row = toRow(record);
         added.set(key(row.ns, row.id), row);
@@ -233,7 +235,8 @@ function raiseOnDuplicate(row: RecordRow, value: PreparedRemember, now: number):
   return toRow({ ...fromRow(row), importance, expiresAt, updatedAt: Math.max(now, row.updatedAt), version: row.version + 1 });
 }
 
-async function enforceQuota(ctx: VerbContext, added: RecordRow[], now: number): Promise<void> {
+/** QUOTA_EXCEEDED when adding these rows would take a namespace over `maxRecordsPerNamespace` (inside the caller's transaction). */
+export async function enforceQuota(ctx: VerbContext, added: RecordRow[], now: number): Promise<void> {
   const max = ctx.limits.maxRecordsPerNamespace;
   if (!Number.isFinite(max) || added.length === 0) return;
   const perNamespace = new Map<string, number>();

@@ -1,0 +1,227 @@
+import { contentHash } from '../model/content-hash.ts';
+import { IssueList, describe } from '../model/checks.ts';
+import { ZeromemError, type LineFailure } from '../model/errors.ts';
+import type { MemoryRecord } from '../model/types.ts';
+import type { AuditRow } from '../store/database.ts';
+import { deleteRows } from '../store/delete-rows.ts';
+import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
+import { withStorage } from '../store/storage-errors.ts';
+import { readOptions, resolveActor } from '../verbs/verb-context.ts';
+import { enforceQuota } from '../verbs/remember.ts';
+import type { ExportHeader } from './jsonl-format.ts';
+import { parseHeader, parseRecordLine, type ParsedLine } from './import-line.ts';
+import type { LifecycleContext } from './lifecycle-context.ts';
+
+/** What `importJsonl()` did. */
+export interface ImportResult {
+  /** Records written as new. */
+  imported: number;
+  /** Records whose content was already stored in their namespace: the stored record stays (higher importance and later expiry kept). */
+  deduplicated: number;
+  /** Records already expired now: not written. */
+  expired: number;
+  /** Lines not imported, by line number (only with `skipInvalid`; otherwise the import throws). */
+  failures: LineFailure[];
+  /** Ids of the records written as new, in file order. */
+  ids: string[];
+}
+
+interface Item extends ParsedLine {
+  line: number;
+}
+
+/**
+ * Imports a zeromem JSONL export (a string, or an iterable or async iterable of its lines).
+ * Every line is validated (and each content hash recomputed) before anything is written;
+ * the write is one transaction. A bad line is INVALID_INPUT listing every bad line by
+ * number in `details.lines`, and nothing is written; with `skipInvalid: true` the good
+ * lines are written and the bad ones come back as `failures`. Content already stored in
+ * the namespace is deduplicated as `remember` does; an id holding other content is CONFLICT.
+ * Records keep every field (id, times, version, access statistics, tier, provenance).
+ * @throws ZeromemError INVALID_INPUT, CONFLICT, QUOTA_EXCEEDED
+ */
+export async function importJsonl(ctx: LifecycleContext, source: unknown, options?: unknown): Promise<{ result: ImportResult; added: MemoryRecord[] }> {
+  const opts = readOptions(options, ['skipInvalid', 'actor']);
+  const actor = resolveActor(ctx, opts);
+  if (opts.skipInvalid !== undefined && typeof opts.skipInvalid !== 'boolean') {
+    throw new ZeromemError('INVALID_INPUT', 'Invalid import options: skipInvalid: must be a boolean', { issues: [{ path: 'skipInvalid', message: 'must be a boolean' }] });
+  }
+  const skipInvalid = opts.skipInvalid === true;
+  const failures: LineFailure[] = [];
+  const fail = (line: number, issues: IssueList | LineFailure['issues'], code: LineFailure['code'] = 'INVALID_INPUT') =>
+    failures.push({ line, code, issues: Array.isArray(issues) ? issues : issues.items });
+
+  let header: ExportHeader | undefined;
+  const items: Item[] = [];
+  let recordLines = 0;
+  let number = 0;
+  for await (const text of lines(source)) {
+    number++;
+    if (number === 1) {
+      const issues = new IssueList();
+      header = parseHeader(text, ctx.limits, issues);
+      if (!header) throw linesError([{ line: 1, code: 'INVALID_INPUT', issues: issues.items }], 'The first line is not a zeromem export header');
+      continue;
+    }
+    if (text.trim() === '') continue;
+    recordLines++;
+    const issues = new IssueList();
+    const parsed = parseRecordLine(text, header!, ctx.limits, issues);
+    if (parsed) items.push({ ...parsed, line: number });
+    else fail(number, issues);
+  }
+  if (!header) throw linesError([{ line: 1, code: 'INVALID_INPUT', issues: [{ path: '', message: 'the file is empty: it must start with a zeromem export header' }] }], 'Nothing to import');
+  if (recordLines !== header.records) {
+    fail(1, [{ path: 'records', message: `the header announces ${header.records} record lines, the file has ${recordLines}: it is truncated or spliced` }]);
+  }
+  const hashes = await Promise.all(items.map((item) => contentHash(item.record.content)));
+  const valid = items.filter((item, i) => {
+    if (hashes[i] === item.record.contentHash) return true;
+    fail(item.line, [{ path: 'record.contentHash', message: 'does not match the content: the line was changed after export' }]);
+    return false;
+  });
+  if (failures.length && !skipInvalid) throw linesError(failures, 'Invalid import');
+
+  const now = ctx.clock.now();
+  const live = valid.filter((item) => !isExpired(item.record, now));
+  const written = await write(ctx, header, live, actor, now, skipInvalid);
+  for (const conflict of written.conflicts) fail(conflict.line, conflict.issues, 'CONFLICT');
+  failures.sort((a, b) => a.line - b.line);
+  const result = { imported: written.added.length, deduplicated: written.deduplicated, expired: valid.length - live.length, failures, ids: written.added.map((r) => r.id) };
+  return { result, added: written.added };
+}
+
+/**
+ * The write transaction: dedupe against stored and in-file records, refuse ids holding
+ * other content (CONFLICT aborts it unless `skipInvalid`), delete expired rows in the way,
+ * enforce the quota, then add rows, raise duplicates, audit, and store carried vectors.
+ */
+async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[], actor: string, now: number, skipInvalid: boolean) {
+  const { db } = ctx;
+  return withStorage(() =>
+    db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async () => {
+      const byId = new Map<string, RecordRow>();
+      const byHash = new Map<string, RecordRow>();
+      const added = new Map<string, RecordRow>();
+      const raised = new Map<string, RecordRow>();
+      const conflicts: Array<{ line: number; issues: LineFailure['issues'] }> = [];
+      const vectorHashes = new Map<string, Float32Array | null>();
+      const expired = new Map<string, RecordRow>();
+      let deduplicated = 0;
+      // Everything the file could collide with, read up front in a few requests, not two per line.
+      const idKeys = unique(items.map((item) => [item.record.namespaceKey, item.record.id]));
+      const stored = await db.records.bulkGet(idKeys);
+      const storedById = new Map(idKeys.map((k, i) => [key(...k), stored[i]]));
+      const hashKeys = unique(items.map((item) => [item.record.namespaceKey, item.record.contentHash]));
+      const twins = await Promise.all(hashKeys.map((k) => db.records.where('[ns+contentHash]').equals(k).toArray()));
+      // An expired twin may sit next to a live one: the live one wins.
+      const storedByHash = new Map(hashKeys.map((k, i) => [key(...k), twins[i]!.find((row) => !isExpired(row, now)) ?? twins[i]![0]]));
+      for (const item of items) {
+        const { record } = item;
+        const ns = record.namespaceKey;
+        const holder = lookup(byId, key(ns, record.id), storedById, now, expired);
+        if (holder && holder.contentHash !== record.contentHash) {
+          conflicts.push({ line: item.line, issues: [{ path: 'record.id', message: `a different memory already has id "${record.id}" in this namespace` }] });
+          continue;
+        }
+        const twin = holder ?? lookup(byHash, key(ns, record.contentHash), storedByHash, now, expired);
+        if (item.vector !== undefined) vectorHashes.set(record.contentHash, item.vector);
+        if (twin) {
+          deduplicated++;
+          const kept = raise(twin, record, now);
+          if (kept !== twin) {
+            byId.set(key(ns, kept.id), kept);
+            byHash.set(key(ns, kept.contentHash), kept);
+            (added.has(key(ns, kept.id)) ? added : raised).set(key(ns, kept.id), kept);
+          }
+          continue;
+        }
+        const row = toRow(record);
+        added.set(key(ns, record.id), row);
+        byId.set(key(ns, record.id), row);
+        byHash.set(key(ns, record.contentHash), row);
+      }
+      if (conflicts.length && !skipInvalid) throw linesError(conflicts.map((c) => ({ ...c, code: 'CONFLICT' as const })), 'Import conflicts with stored memories', 'CONFLICT');
+      // Expired rows found in the way are deleted first, as sweep() would.
+      await deleteRows(db, [...expired.values()], 'expire', 'sweep', now);
+      await enforceQuota(ctx, [...added.values()], now);
+      await db.records.bulkAdd([...added.values()]);
+      if (raised.size) await db.records.bulkPut([...raised.values()]);
+      const audit: AuditRow[] = [];
+      for (const row of added.values()) audit.push({ ns: row.ns, op: 'remember', id: row.id, namespace: row.namespace, at: now, actor });
+      for (const row of raised.values()) audit.push({ ns: row.ns, op: 'update', id: row.id, namespace: row.namespace, at: now, actor });
+      if (audit.length) await db.audit.bulkAdd(audit);
+      if (header.vectors && vectorHashes.size) {
+        const model = header.vectors.model;
+        const keys = [...vectorHashes.keys()];
+        const stored = await db.vectors.bulkGet(keys.map((hash) => [model, hash] as [string, string]));
+        await db.vectors.bulkAdd(keys.filter((_, i) => !stored[i]).map((hash) => ({ model, hash, vector: vectorHashes.get(hash)! })));
+      }
+      return { added: [...added.values()].map(fromRow), deduplicated, conflicts };
+    }),
+  );
+}
+
+/** A record from the in-file map, or else the stored one; an expired one counts as absent and goes to `expired` (deleted before writing). */
+function lookup(seen: Map<string, RecordRow>, k: string, stored: Map<string, RecordRow | undefined>, now: number, expired: Map<string, RecordRow>): RecordRow | undefined {
+  const row = seen.get(k) ?? stored.get(k);
+  if (!row) return undefined;
+  if (isExpired(row, now)) {
+    expired.set(key(row.ns, row.id), row);
+    return undefined;
+  }
+  seen.set(k, row);
+  return row;
+}
+
+/** A duplicate keeps the stored record, with the higher importance and the later expiry (none beats any). */
+function raise(row: RecordRow, incoming: MemoryRecord, now: number): RecordRow {
+  const importance = Math.max(row.importance, incoming.importance);
+  const expiresAt = row.expiresAt === null || incoming.expiresAt === null ? null : Math.max(row.expiresAt, incoming.expiresAt);
+  if (importance === row.importance && expiresAt === row.expiresAt) return row;
+  return toRow({ ...fromRow(row), importance, expiresAt, updatedAt: Math.max(now, row.updatedAt), version: row.version + 1 });
+}
+
+function key(ns: string, part: string): string {
+  return `${ns}\u0000${part}`;
+}
+
+function unique(pairs: Array<[string, string]>): Array<[string, string]> {
+  return [...new Map(pairs.map((pair) => [key(...pair), pair])).values()];
+}
+
+function linesError(failures: LineFailure[], what: string, code: 'INVALID_INPUT' | 'CONFLICT' = 'INVALID_INPUT'): ZeromemError {
+  const first = failures[0]!;
+  const issue = first.issues[0];
+  const detail = issue ? `${issue.path ? `${issue.path}: ` : ''}${issue.message}` : first.code;
+  const count = failures.length === 1 ? 'line' : `${failures.length} lines, first`;
+  return new ZeromemError(code, `${what} (${count} at line ${first.line}: ${detail}); nothing was imported. Fix the file, or pass { skipInvalid: true } to import the good lines.`, {
+    lines: failures,
+  });
+}
+
+/** The lines of the source: a string split at newlines, or the items of an (async) iterable of lines. */
+async function* lines(source: unknown): AsyncGenerator<string> {
+  if (typeof source === 'string') {
+    const parts = source.split('\n');
+    if (parts.at(-1) === '') parts.pop(); // the newline that ends the last line
+    for (const part of parts) yield part.endsWith('\r') ? part.slice(0, -1) : part;
+    return;
+  }
+  const iterable = source as { [Symbol.asyncIterator]?: unknown; [Symbol.iterator]?: unknown } | null;
+  if (typeof iterable !== 'object' || iterable === null || (typeof iterable[Symbol.asyncIterator] !== 'function' && typeof iterable[Symbol.iterator] !== 'function')) {
+    throw new ZeromemError('INVALID_INPUT', `Invalid import source: must be the JSONL text or an iterable of its lines, got ${describe(source)}`, {
+      issues: [{ path: '', message: 'must be a string or an iterable of strings' }],
+    });
+  }
+  let number = 0;
+  for await (const line of source as AsyncIterable<unknown>) {
+    number++;
+    if (typeof line !== 'string') {
+      throw new ZeromemError('INVALID_INPUT', `Invalid import source: line ${number} is ${describe(line)}, not a string`, {
+        lines: [{ line: number, code: 'INVALID_INPUT', issues: [{ path: '', message: 'must be a string' }] }],
+      });
+    }
+    yield line;
+  }
+}

@@ -1,0 +1,111 @@
+import { IDBFactory } from 'fake-indexeddb';
+import { describe, expect, it } from 'vitest';
+import type { Embedder, Namespace } from '../src/index.ts';
+import { memoryInternals } from '../src/internals.ts';
+import { contentHash } from '../src/model/content-hash.ts';
+import { hashingEmbedder } from './hashing-embedder.ts';
+import { openTestMemory, type TestMemory } from './helpers.ts';
+import { databaseTraces, indexTraces } from './traces.ts';
+
+const SECRET = 'The vault code is quokka-7731-xylophone';
+/** The secret, its distinctive words (what an index keeps) and its content hash (what identifies it). */
+async function needles(secret = SECRET): Promise<string[]> {
+  return [secret, 'quokka', 'xylophone', await contentHash(secret)];
+}
+
+/** Uses the secret every way the lifecycle can: recalled, used, aged, planned for merging, exported. */
+async function touchEverything(t: TestMemory, namespaces: Namespace[]): Promise<string[]> {
+  const ids: string[] = [];
+  for (const ns of namespaces) {
+    const { id } = await t.memory.remember({ namespace: ns, content: SECRET, tags: ['secret'], importance: 0.2 });
+    ids.push(id);
+    await t.memory.remember({ namespace: ns, content: 'Prefers phone calls over e-mail', tags: ['contact'] });
+  }
+  await t.memory.whenEmbedded();
+  for (const [i, ns] of namespaces.entries()) {
+    expect((await t.memory.recall(ns, 'vault code quokka')).hits[0]?.id).toBe(ids[i]);
+    await t.memory.markUsed(ns, [ids[i]!]);
+    await t.memory.consolidate(ns, { dryRun: true });
+    expect(await t.memory.exportJsonl({ namespace: ns }, { vectors: true })).toContain(SECRET);
+  }
+  t.clock.advance(60 * 86_400_000);
+  expect((await t.memory.retier()).cooled).toBeGreaterThan(0); // tier data written for the secret's records
+  return ids;
+}
+
+describe('a forgotten secret leaves no trace', () => {
+  it('the search finds a secret in any store, including one added later, and in binary values (control)', async () => {
+    const factory = new IDBFactory();
+    await new Promise<void>((resolve, reject) => {
+      const request = factory.open('control', 1);
+      request.onupgradeneeded = () => {
+        request.result.createObjectStore('records', { keyPath: 'id' }).put({ id: 'a', content: 'nothing here' });
+        request.result.createObjectStore('snapshotsAddedLater').put({ blob: new TextEncoder().encode(`...${SECRET}...`) }, 'k');
+      };
+      request.onsuccess = () => {
+        request.result.close();
+        resolve();
+      };
+      request.onerror = () => reject(request.error);
+    });
+    expect(await databaseTraces(factory, 'control', [SECRET, 'nothing here'])).toEqual([`records: nothing here`, `snapshotsAddedLater: ${SECRET}`]);
+  });
+
+  it('after forget(): not in any table, not in the loaded index (records, words, vectors)', async () => {
+    const t = await openTestMemory({ embedder: hashingEmbedder() });
+    const ns = { userId: 'u1', agentId: 'support' };
+    const [id] = await touchEverything(t, [ns]);
+    const look = await needles();
+    // Control: before forgetting, the search does find it, in the records, the vectors and the index.
+    expect(await databaseTraces(t.factory, t.name, look)).toEqual(expect.arrayContaining([`records: ${SECRET}`, `vectors: ${look[3]}`]));
+    expect(indexTraces(t.memory, look, [id!])).toEqual(expect.arrayContaining([`index u=u1;a=support: quokka`, `index u=u1;a=support: record ${id}`]));
+
+    // The search covers every table Dexie knows (today records, audit, vectors; any added later too).
+    const tables = memoryInternals.get(t.memory)!.db.tables.map((table) => table.name).sort();
+    expect(tables.length).toBeGreaterThanOrEqual(3);
+    expect(Object.keys(await t.stores()).sort()).toEqual(tables); // ...and they are the object stores searched
+
+    expect(await t.memory.forget(ns, id!)).toBe(true);
+    expect(await databaseTraces(t.factory, t.name, look)).toEqual([]);
+    expect(indexTraces(t.memory, look, [id!])).toEqual([]); // at once, before any recall
+    expect(await t.memory.count(ns)).toBe(1); // the other memory stays
+    expect((await t.memory.recall(ns, 'vault code quokka xylophone', { includeCold: true })).hits.map((h) => h.record.content)).not.toContain(SECRET);
+    expect((await t.memory.audit(ns)).filter((e) => e.id === id).map((e) => e.op)).toContain('forget'); // ids only
+  });
+
+  it('after forgetUser(): not in any table or index, in any of the user\'s namespaces; other users keep theirs', async () => {
+    const t = await openTestMemory({ embedder: hashingEmbedder() });
+    const namespaces = [{ userId: 'u1' }, { userId: 'u1', agentId: 'sales' }, { userId: 'u1', agentId: 'sales', scope: 'q3' }];
+    const ids = await touchEverything(t, namespaces);
+    const other = { userId: 'u10' }; // a userId the user's id is a prefix of
+    await t.memory.remember({ namespace: other, content: 'Another user: the boat is called xylophone' });
+    await t.memory.recall(other, 'boat');
+    const look = await needles();
+
+    expect(await t.memory.forgetUser('u1')).toBe(6);
+    expect(await databaseTraces(t.factory, t.name, look.filter((n) => n !== 'xylophone'))).toEqual([]);
+    expect(indexTraces(t.memory, look.filter((n) => n !== 'xylophone'), ids)).toEqual([]);
+    // The only xylophone left is the other user's own memory.
+    expect(await databaseTraces(t.factory, t.name, ['xylophone'])).toEqual(['records: xylophone']);
+    expect(indexTraces(t.memory, ['xylophone', 'quokka'], ids)).toEqual(['index u=u10: xylophone']);
+  });
+
+  it('a secret forgotten while its embedding is still queued leaves the queue at once, and no vector is stored later', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const inner = hashingEmbedder();
+    const embedder: Embedder = { ...inner, embed: async (texts, kind) => (await gate, inner.embed(texts, kind)) };
+    const t = await openTestMemory({ embedder });
+    const ns = { userId: 'u1' };
+    await t.memory.remember({ namespace: ns, content: 'Prefers phone calls' });
+    await new Promise((resolve) => setTimeout(resolve, 10)); // the first batch is now inside the (blocked) embedder
+    const { id } = await t.memory.remember({ namespace: ns, content: SECRET });
+    expect(t.memory.pendingEmbeddings()).toBe(2);
+    expect(await t.memory.forget(ns, id)).toBe(true);
+    expect(t.memory.pendingEmbeddings()).toBe(1); // the secret's job, and its text, are gone
+    release();
+    await t.memory.whenEmbedded();
+    expect(await databaseTraces(t.factory, t.name, await needles())).toEqual([]);
+    expect(((await t.stores()).vectors as unknown[]).length).toBe(1);
+  });
+});

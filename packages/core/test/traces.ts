@@ -1,0 +1,78 @@
+import type { IDBFactory } from 'fake-indexeddb';
+import type { Memory } from '../src/index.ts';
+import { memoryInternals } from '../src/internals.ts';
+
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+
+/** Every string inside a value: strings, object keys, and bytes decoded as UTF-8 and Latin-1 (a serialized snapshot may be binary). */
+function strings(value: unknown, out: string[], seen = new Set<unknown>()): void {
+  if (typeof value === 'string') return void out.push(value);
+  if (value === null || typeof value !== 'object' || seen.has(value)) return;
+  seen.add(value);
+  if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) {
+    const bytes = value instanceof ArrayBuffer ? new Uint8Array(value) : new Uint8Array(value.buffer, value.byteOffset, value.byteLength);
+    out.push(utf8.decode(bytes));
+    let latin1 = '';
+    for (const byte of bytes) latin1 += String.fromCharCode(byte);
+    out.push(latin1);
+    return;
+  }
+  if (value instanceof Map) {
+    for (const [k, v] of value) {
+      strings(k, out, seen);
+      strings(v, out, seen);
+    }
+    return;
+  }
+  for (const [k, v] of Object.entries(value)) {
+    out.push(k);
+    strings(v, out, seen);
+  }
+}
+
+/**
+ * Where the needles occur in a database: every object store, found by name at run time
+ * (so stores added later are searched too), keys and values. Returns "store: needle" hits.
+ */
+export async function databaseTraces(factory: IDBFactory, name: string, needles: readonly string[]): Promise<string[]> {
+  const db = await new Promise<IDBDatabase>((resolve, reject) => {
+    const request = factory.open(name);
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+  const hits: string[] = [];
+  try {
+    for (const store of Array.from(db.objectStoreNames)) {
+      const read = <T>(make: (s: IDBObjectStore) => IDBRequest<T>) =>
+        new Promise<T>((resolve, reject) => {
+          const request = make(db.transaction(store).objectStore(store));
+          request.onsuccess = () => resolve(request.result);
+          request.onerror = () => reject(request.error);
+        });
+      const found: string[] = [];
+      strings(await read((s) => s.getAll()), found);
+      strings(await read((s) => s.getAllKeys()), found);
+      const text = found.join('\n');
+      for (const needle of needles) if (text.includes(needle)) hits.push(`${store}: ${needle}`);
+    }
+  } finally {
+    db.close();
+  }
+  return hits;
+}
+
+/** Where the needles occur in the memory's loaded search indexes (records, BM25 words) and whether it holds vectors of these ids. */
+export function indexTraces(memory: Memory, needles: readonly string[], ids: readonly string[]): string[] {
+  const ctx = memoryInternals.get(memory)!;
+  const hits: string[] = [];
+  for (const key of ctx.indexes.loadedKeys()) {
+    const index = ctx.indexes.loaded(key)!;
+    const found: string[] = [];
+    strings(index.records, found);
+    found.push(...index.text.words());
+    const text = found.join('\n');
+    for (const needle of needles) if (text.includes(needle)) hits.push(`index ${key}: ${needle}`);
+    for (const id of ids) if (index.vectors?.has(id) || index.records.has(id)) hits.push(`index ${key}: record ${id}`);
+  }
+  return hits;
+}
