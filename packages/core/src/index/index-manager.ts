@@ -59,7 +59,10 @@ export class IndexManager {
   ) {
     this.#db = db;
     this.#maxIndexedRecords = options.maxIndexedRecords ?? DEFAULT_MAX_INDEXED_RECORDS;
-    this.#snapshots = options.snapshots === false ? false : { ...SNAPSHOT_DEFAULTS, ...options.snapshots };
+    this.#snapshots =
+      options.snapshots === false
+        ? false
+        : { minRecords: options.snapshots?.minRecords ?? SNAPSHOT_DEFAULTS.minRecords, delayMs: options.snapshots?.delayMs ?? SNAPSHOT_DEFAULTS.delayMs };
     this.#onError = options.onError;
     this.#modelId = modelId;
     this.#needsVectors = needsVectors;
