@@ -101,6 +101,45 @@ describe('index snapshots', () => {
     expect(final).not.toContain('zebra');
   });
 
+  it('go with a tags or metadata change too, which may hold personal data', async () => {
+    const test = await openTestMemory({ embedder: hashingEmbedder(), indexSnapshots: eager });
+    const { id } = await test.memory.remember({ namespace: ns, content: 'call back', metadata: { phone: '555-0199' } });
+    await test.memory.recall(ns, 'call');
+    await test.memory.close();
+    const next = await reopen(test.factory, test.clock);
+    await next.update(ns, id, { metadata: { phone: 'redacted' } });
+    expect(await snapshotRows(test)).toEqual([]);
+    await next.close();
+    expect(JSON.stringify(await snapshotRows(test))).not.toContain('555-0199');
+  });
+
+  it('never bring back importance that aging or use changed without an audit entry', async () => {
+    const DAY = 86_400_000;
+    const test = await openTestMemory({ embedder: hashingEmbedder(), indexSnapshots: eager });
+    const { results } = await test.memory.rememberMany(Array.from({ length: 10 }, (_, i) => ({ namespace: ns, content: sentence(i), importance: 0.9 })));
+    await test.memory.recall(ns, 'port', { trackAccess: false });
+    await test.memory.close();
+    const importance = async (memory: Memory) => (await memory.recall(ns, sentence(3), { trackAccess: false, includeCold: true, k: 50 })).hits.find((hit) => hit.id === results[3]!.id)!.record.importance;
+
+    // The namespace is not loaded while retier() ages it: its snapshot must go.
+    test.clock.advance(20 * DAY); // decayed, still hot: no audit entry
+    const aging = await reopen(test.factory, test.clock);
+    await aging.retier({ namespace: ns });
+    const aged = (await aging.get(ns, results[3]!.id))!.importance;
+    expect(aged).toBeLessThan(0.9);
+    await aging.close();
+    const afterAging = await reopen(test.factory, test.clock);
+    expect(await importance(afterAging)).toBe(aged);
+    // Loaded while used: its index takes the gain and the snapshot written on close has it.
+    await afterAging.markUsed(ns, [results[3]!.id]);
+    const used = (await afterAging.get(ns, results[3]!.id))!.importance;
+    expect(used).toBeGreaterThan(aged);
+    await afterAging.close();
+    const afterUse = await reopen(test.factory, test.clock);
+    expect(await importance(afterUse)).toBe(used);
+    await afterUse.close();
+  });
+
   it('restore vectors only for the model that made them; another model re-embeds', async () => {
     const test = await openTestMemory({ embedder: hashingEmbedder({ dimension: 32 }), indexSnapshots: eager });
     await test.memory.rememberMany(Array.from({ length: 30 }, (_, i) => ({ namespace: ns, content: sentence(i) })));

@@ -3,6 +3,7 @@ import type { EmbedJob } from '../embed/embed-queue.ts';
 import type { MemoryDatabase } from '../store/database.ts';
 import { fromRow, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
+import { changesText } from '../model/changes-text.ts';
 import type { MemoryRecord } from '../model/types.ts';
 import { captureSnapshot, restoreSnapshot } from './index-snapshot.ts';
 import { NamespaceIndex } from './namespace-index.ts';
@@ -174,8 +175,9 @@ export class IndexManager {
         snapshotDropped = true;
       } else {
         const known = index.records.get(row.id);
-        if (index.upsert(fromRow(row))) changedIds.add(row.id);
-        snapshotDropped ||= known !== undefined && known.content !== row.content;
+        const record = fromRow(row);
+        if (index.upsert(record)) changedIds.add(row.id);
+        snapshotDropped ||= known !== undefined && changesText(record, known);
       }
     });
     // Only records whose content is new to the index need their vector (stored or to embed).
@@ -199,6 +201,19 @@ export class IndexManager {
       else missing.push({ ns: record.namespaceKey, id: record.id, hash: record.contentHash, content: record.content });
     });
     if (missing.length) this.#needsVectors(missing);
+  }
+
+  /**
+   * Records changed without an audit entry (importance aging, use): into the loaded
+   * indexes, counted towards their next snapshot. Call after the change committed.
+   */
+  refresh(records: readonly MemoryRecord[]): void {
+    for (const record of records) {
+      const index = this.#indexes.get(record.namespaceKey);
+      if (!index) continue;
+      index.upsert(record);
+      index.changesSinceSnapshot++;
+    }
   }
 
   /** Vectors the embedding queue stored: into the loaded index, and counted towards its next snapshot. */

@@ -7,6 +7,7 @@ import { readOptions } from '../verbs/verb-context.ts';
 import { decayImportance, lastTouch } from './importance.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
 import type { LifecyclePolicy } from './policy.ts';
+import { dropUnloadedSnapshots } from './stale-snapshots.ts';
 
 /** Records read and written per transaction. */
 const BATCH = 2000;
@@ -38,8 +39,8 @@ export async function retier(ctx: LifecycleContext, options?: unknown): Promise<
   const result: RetierResult = { scanned: 0, decayed: 0, cooled: 0 };
   let after: [string, string] | undefined;
   for (;;) {
-    const rows = await withStorage(() =>
-      db.transaction('rw', db.records, db.audit, async () => {
+    const { batch: rows, changed } = await withStorage(() =>
+      db.transaction('rw', db.records, db.audit, db.indexSnapshots, async () => {
         const range = ns
           ? db.records.where('[ns+id]').between([ns.key, after?.[1] ?? Dexie.minKey], [ns.key, Dexie.maxKey], after === undefined, true)
           : after
@@ -62,10 +63,11 @@ export async function retier(ctx: LifecycleContext, options?: unknown): Promise<
         }
         if (changed.length) await db.records.bulkPut(changed);
         if (audit.length) await db.audit.bulkAdd(audit);
-        for (const row of changed) ctx.indexes.loaded(row.ns)?.upsert(fromRow(row));
-        return batch;
+        await dropUnloadedSnapshots(ctx, changed);
+        return { batch, changed };
       }),
     );
+    ctx.indexes.refresh(changed.map(fromRow));
     if (rows.length < BATCH) return result;
     const last = rows[rows.length - 1]!;
     after = [last.ns, last.id];

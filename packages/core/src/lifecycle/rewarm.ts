@@ -5,6 +5,7 @@ import type { MemoryRecord, Namespace } from '../model/types.ts';
 import type { RecallResult } from '../verbs/recall.ts';
 import { gainImportance } from './importance.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
+import { dropUnloadedSnapshots } from './stale-snapshots.ts';
 
 /**
  * Touches records in one transaction: each becomes hot (a tier change is audited as
@@ -20,8 +21,8 @@ export async function touchRecords(
 ): Promise<MemoryRecord[]> {
   const now = ctx.clock.now();
   const { db } = ctx;
-  return withStorage(() =>
-    db.transaction('rw', db.records, db.audit, async () => {
+  const records = await withStorage(() =>
+    db.transaction('rw', db.records, db.audit, db.indexSnapshots, async () => {
       const rows = await db.records.bulkGet(ids.map((id) => [ns.key, id] as [string, string]));
       const changed: RecordRow[] = [];
       const audit: AuditRow[] = [];
@@ -37,12 +38,12 @@ export async function touchRecords(
       }
       if (changed.length) await db.records.bulkPut(changed);
       if (audit.length) await db.audit.bulkAdd(audit);
-      const records = changed.map(fromRow);
-      const index = ctx.indexes.loaded(ns.key);
-      for (const record of records) index?.upsert(record);
-      return records;
+      await dropUnloadedSnapshots(ctx, changed);
+      return changed.map(fromRow);
     }),
   );
+  ctx.indexes.refresh(records); // after the commit: an aborted write must not reach the index
+  return records;
 }
 
 /** A recall's result with its cold hits re-warmed (when the recall counted as access), each hit showing its record after that. */

@@ -4,6 +4,7 @@ import { requireNamespace } from '../model/namespace.ts';
 import type { MemoryRecord } from '../model/types.ts';
 import { canonicalJson } from '../model/validate-filter.ts';
 import { validatePatch, type PreparedPatch } from '../model/validate-patch.ts';
+import { changesText } from '../model/changes-text.ts';
 import { dropIndexSnapshots } from '../store/database.ts';
 import { dropOrphanVectors } from '../store/delete-rows.ts';
 import { fromRow, isExpired, toRow } from '../store/row.ts';
@@ -63,7 +64,8 @@ export async function update(ctx: VerbContext, namespace: unknown, id: unknown, 
       };
       await db.records.put(toRow(record));
       if (record.contentHash !== row.contentHash) await dropOrphanVectors(db, [row.contentHash]);
-      if (record.content !== row.content) await dropIndexSnapshots(db, [ns.key]); // the old text must not outlive the change
+      // The old text (content, tags, metadata) must not outlive the change in a stored snapshot.
+      if (changesText(record, row)) await dropIndexSnapshots(db, [ns.key]);
       await db.audit.add({ ns: ns.key, op: 'update', id: recordId, namespace: ns.namespace, at: now, actor });
       return record;
     }),

@@ -1,0 +1,11 @@
+import type { MemoryRecord } from './types.ts';
+import { canonicalJson } from './validate-filter.ts';
+
+/** True when a change touches what a record says (content, tags, metadata), not just how it ranks or expires. */
+export function changesText(next: MemoryRecord, previous: MemoryRecord): boolean {
+  return (
+    next.content !== previous.content ||
+    canonicalJson(next.tags) !== canonicalJson(previous.tags) ||
+    canonicalJson(next.metadata) !== canonicalJson(previous.metadata)
+  );
+}
