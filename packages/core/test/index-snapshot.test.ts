@@ -3,6 +3,7 @@ import { IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import { openMemory, type Memory, type RecallResult } from '../src/index.ts';
 import { fromColumns, toColumns } from '../src/index/record-columns.ts';
+import { memoryInternals } from '../src/internals.ts';
 import { MemoryDatabase } from '../src/store/database.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
 import { expectCode, fakeClock, openTestMemory, readStores, type FakeClock } from './helpers.ts';
@@ -27,6 +28,11 @@ function answer(result: RecallResult) {
 
 async function snapshotRows(memory: { factory: IDBFactory; name: string }) {
   return (await readStores(memory.factory, memory.name))['indexSnapshots'] as Array<{ ns: string; lastSeq: number; records: { ids: string; contents: string } }>;
+}
+
+/** Resolves once the memory has written every snapshot that is due (they are written in the background). */
+async function snapshotsWritten(memory: Memory): Promise<void> {
+  await memoryInternals.get(memory)!.indexes.snapshotsIdle();
 }
 
 async function reopen(factory: IDBFactory, clock: FakeClock, snapshots: false | object = eager): Promise<Memory> {
@@ -81,13 +87,13 @@ describe('index snapshots', () => {
     const secret = await test.memory.remember({ namespace: ns, content: 'door code 7319 zebra' });
     const changed = await test.memory.remember({ namespace: ns, content: 'password hunter2 kiwi' });
     await test.memory.recall(ns, 'door code');
-    await new Promise((resolve) => setTimeout(resolve, 20)); // the due snapshot is written off the caller's path
+    await snapshotsWritten(test.memory); // the due snapshot is written off the caller's path
     expect((await snapshotRows(test))[0]?.records.contents).toContain('zebra');
 
     await test.memory.forget(ns, secret.id);
     expect(await snapshotRows(test)).toEqual([]); // gone in the forget's own transaction
     await test.memory.recall(ns, 'door code');
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await snapshotsWritten(test.memory);
     const rewritten = await snapshotRows(test);
     expect(rewritten).toHaveLength(1);
     expect(JSON.stringify(rewritten)).not.toContain('zebra');

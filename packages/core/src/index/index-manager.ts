@@ -5,21 +5,14 @@ import { fromRow, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import { changesText } from '../model/changes-text.ts';
 import type { MemoryRecord } from '../model/types.ts';
-import { captureSnapshot, restoreSnapshot } from './index-snapshot.ts';
+import { restoreSnapshot } from './index-snapshot.ts';
 import { NamespaceIndex } from './namespace-index.ts';
+import { SnapshotWriter, type IndexSnapshotOptions } from './snapshot-writer.ts';
+
+export type { IndexSnapshotOptions } from './snapshot-writer.ts';
 
 /** Records held in loaded indexes before the least recently searched namespaces are dropped. */
 const DEFAULT_MAX_INDEXED_RECORDS = 250_000;
-
-/** When indexes are snapshotted to the store (see {@link IndexManager}). */
-export interface IndexSnapshotOptions {
-  /** Namespaces with fewer records are rebuilt on open instead (quick enough). Default 2,000. */
-  minRecords?: number;
-  /** How long after the changes that call for a snapshot it is written. Default 5,000 ms. */
-  delayMs?: number;
-}
-
-const SNAPSHOT_DEFAULTS = { minRecords: 2000, delayMs: 5000 };
 
 /**
  * Keeps one {@link NamespaceIndex} per namespace that has been searched: built on first
@@ -28,10 +21,9 @@ const SNAPSHOT_DEFAULTS = { minRecords: 2000, delayMs: 5000 };
  * Least recently searched namespaces are dropped when the loaded indexes hold more than
  * `maxIndexedRecords` records (they are rebuilt when searched again).
  *
- * A namespace of `minRecords` or more is snapshotted to the store (table `indexSnapshots`)
- * after it is built and after enough changes, off the caller's path, and on close; a new
- * instance restores the snapshot and replays the audit log after it instead of reading
- * every row and vector back (100k memories: seconds instead of tens of seconds).
+ * Big namespaces are snapshotted to the store by a {@link SnapshotWriter}; a new instance
+ * restores the snapshot and replays the audit log after it instead of reading every row
+ * and vector back (100k memories: about 2 s instead of 12-30 s).
  */
 export class IndexManager {
   readonly #db: MemoryDatabase;
@@ -40,17 +32,12 @@ export class IndexManager {
   readonly #indexes = new Map<string, NamespaceIndex>();
   readonly #pending = new Map<string, Promise<NamespaceIndex>>();
   readonly #maxIndexedRecords: number;
-  readonly #snapshots: Required<IndexSnapshotOptions> | false;
-  readonly #onError: (err: unknown) => void;
-  /** Namespaces whose snapshot is due, and the timer that writes them. */
-  readonly #due = new Set<string>();
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #closed = false;
+  readonly #snapshots: SnapshotWriter | undefined;
 
   /**
    * @param modelId the current embedder's model id (undefined: no vectors)
    * @param needsVectors receives records whose vector is not stored yet
-   * @param onError receives failures of background snapshot writes
+   * @param options `snapshots: false` turns index snapshots off; `onError` receives failures of background snapshot writes
    */
   constructor(
     db: MemoryDatabase,
@@ -60,13 +47,12 @@ export class IndexManager {
   ) {
     this.#db = db;
     this.#maxIndexedRecords = options.maxIndexedRecords ?? DEFAULT_MAX_INDEXED_RECORDS;
-    this.#snapshots =
-      options.snapshots === false
-        ? false
-        : { minRecords: options.snapshots?.minRecords ?? SNAPSHOT_DEFAULTS.minRecords, delayMs: options.snapshots?.delayMs ?? SNAPSHOT_DEFAULTS.delayMs };
-    this.#onError = options.onError;
     this.#modelId = modelId;
     this.#needsVectors = needsVectors;
+    if (options.snapshots !== false) {
+      const current = async (ns: string) => (this.#indexes.has(ns) ? this.ready(ns) : undefined);
+      this.#snapshots = new SnapshotWriter(db, modelId, current, options.snapshots ?? {}, options.onError);
+    }
   }
 
   /** The namespace's index, current with the store. Concurrent calls share one load. */
@@ -109,7 +95,7 @@ export class IndexManager {
     const restored = this.#snapshots ? await this.#restore(ns) : undefined;
     if (restored) return restored;
     const index = await this.#build(ns);
-    this.#considerSnapshot(ns, index, true);
+    this.#snapshots?.consider(ns, index, true);
     return index;
   }
 
@@ -129,7 +115,7 @@ export class IndexManager {
       index.changesSinceSnapshot += withoutVector.length;
     }
     const current = await this.#catchUp(ns, index);
-    this.#considerSnapshot(ns, current, false);
+    this.#snapshots?.consider(ns, current, false);
     return current;
   }
 
@@ -188,7 +174,7 @@ export class IndexManager {
     );
     index.lastSeq = entries[entries.length - 1]!.seq!;
     index.changesSinceSnapshot += entries.length;
-    this.#considerSnapshot(ns, index, snapshotDropped);
+    this.#snapshots?.consider(ns, index, snapshotDropped);
     return index;
   }
 
@@ -223,71 +209,22 @@ export class IndexManager {
       if (!index) continue;
       index.setVector(job.id, job.hash, job.vector);
       index.changesSinceSnapshot++;
-      this.#considerSnapshot(job.ns, index, false);
+      this.#snapshots?.consider(job.ns, index, false);
     }
   }
 
-  /**
-   * Marks the namespace's snapshot due when the index is big enough and the stored one is
-   * missing (`now`) or lags by a tenth of the records (at least `minRecords` changes).
-   */
-  #considerSnapshot(ns: string, index: NamespaceIndex, missingOrStale: boolean): void {
-    const options = this.#snapshots;
-    if (!options || this.#closed || index.records.size < options.minRecords) return;
-    if (!missingOrStale && index.changesSinceSnapshot < Math.max(options.minRecords, index.records.size / 10)) return;
-    this.#due.add(ns);
-    if (this.#timer) return;
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      this.#writeDue().catch(this.#onError);
-    }, options.delayMs);
-    (this.#timer as { unref?: () => void }).unref?.(); // Node: never keeps a process alive
-  }
-
-  /** Writes the snapshots that are due. */
-  async #writeDue(): Promise<void> {
-    const due = [...this.#due];
-    this.#due.clear();
-    for (const ns of due) await this.#writeSnapshot(ns);
-  }
-
-  async #writeSnapshot(ns: string): Promise<void> {
-    if (!this.#indexes.has(ns)) return; // dropped meanwhile: its next load rebuilds and snapshots
-    const index = await this.ready(ns);
-    const row = captureSnapshot(ns, index, this.#modelId());
-    const db = this.#db;
-    const written = await withStorage(() =>
-      db.transaction('rw', db.indexSnapshots, db.audit, async () => {
-        // Only a snapshot of the current state: a forget after the capture has deleted the
-        // stored snapshot in its own transaction and must not be undone by this one.
-        const last = await db.audit.where('[ns+seq]').between([ns, Dexie.minKey], [ns, Dexie.maxKey]).last();
-        if ((last?.seq ?? 0) !== row.lastSeq) return false;
-        await db.indexSnapshots.put(row);
-        return true;
-      }),
-    );
-    if (written) index.changesSinceSnapshot = 0;
-    else if (!this.#closed) this.#considerSnapshot(ns, index, true); // changed meanwhile: again, later
+  /** Resolves once no index snapshot is due or being written (for tests and benchmarks). */
+  async snapshotsIdle(): Promise<void> {
+    await this.#snapshots?.idle();
   }
 
   /**
-   * Stops background snapshots and writes, before the database closes, the snapshot of
-   * every loaded index that changed since its last one (access statistics included), so
-   * the next instance starts where this one ended.
+   * Catches every loaded index up (other instances' forgets deleted stored snapshots) and
+   * writes the snapshots that are due, before the database closes.
    */
   async close(): Promise<void> {
-    const options = this.#snapshots;
-    if (options) {
-      // Catching up first shows what other instances changed, forgets included (they deleted the stored snapshot).
-      for (const ns of [...this.#indexes.keys()]) await this.ready(ns);
-    }
-    if (this.#timer) clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#closed = true;
-    if (!options) return;
-    for (const [ns, index] of this.#indexes) {
-      if (index.changesSinceSnapshot > 0 && index.records.size >= options.minRecords) this.#due.add(ns);
-    }
-    await this.#writeDue();
+    if (!this.#snapshots) return;
+    for (const ns of [...this.#indexes.keys()]) await this.ready(ns);
+    await this.#snapshots.close(this.#indexes);
   }
 }

@@ -1,0 +1,119 @@
+import { Dexie } from 'dexie';
+import type { MemoryDatabase } from '../store/database.ts';
+import { withStorage } from '../store/storage-errors.ts';
+import { captureSnapshot } from './index-snapshot.ts';
+import type { NamespaceIndex } from './namespace-index.ts';
+
+/** When indexes are snapshotted to the store (see {@link SnapshotWriter}). */
+export interface IndexSnapshotOptions {
+  /** Namespaces with fewer records are rebuilt on open instead (quick enough). Default 2,000. */
+  minRecords?: number;
+  /** How long after the changes that call for a snapshot it is written. Default 5,000 ms. */
+  delayMs?: number;
+}
+
+const DEFAULTS = { minRecords: 2000, delayMs: 5000 };
+
+/**
+ * Decides when a loaded index is snapshotted to the store (table `indexSnapshots`) and
+ * writes it, off the caller's path: after a build (no snapshot stored), after changes
+ * worth a tenth of the namespace, after a forget or text change deleted the stored one,
+ * and on close for every index that changed since its last snapshot.
+ */
+export class SnapshotWriter {
+  readonly minRecords: number;
+  readonly #delayMs: number;
+  readonly #db: MemoryDatabase;
+  readonly #modelId: () => string | undefined;
+  readonly #current: (ns: string) => Promise<NamespaceIndex | undefined>;
+  readonly #onError: (err: unknown) => void;
+  readonly #due = new Set<string>();
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #running: Promise<void> | undefined;
+  #closed = false;
+
+  /**
+   * @param current the namespace's index caught up with the store, undefined when it is no longer loaded
+   * @param onError receives failures of background writes
+   */
+  constructor(
+    db: MemoryDatabase,
+    modelId: () => string | undefined,
+    current: (ns: string) => Promise<NamespaceIndex | undefined>,
+    options: IndexSnapshotOptions,
+    onError: (err: unknown) => void,
+  ) {
+    this.#db = db;
+    this.#modelId = modelId;
+    this.#current = current;
+    this.minRecords = options.minRecords ?? DEFAULTS.minRecords;
+    this.#delayMs = options.delayMs ?? DEFAULTS.delayMs;
+    this.#onError = onError;
+  }
+
+  /**
+   * Marks the namespace's snapshot due when the index is big enough and the stored one is
+   * missing or stale (`missingOrStale`) or lags by a tenth of the records (at least
+   * `minRecords` changes).
+   */
+  consider(ns: string, index: NamespaceIndex, missingOrStale: boolean): void {
+    if (this.#closed || index.records.size < this.minRecords) return;
+    if (!missingOrStale && index.changesSinceSnapshot < Math.max(this.minRecords, index.records.size / 10)) return;
+    this.#due.add(ns);
+    if (this.#timer) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#running = this.#writeDue()
+        .catch(this.#onError)
+        .finally(() => (this.#running = undefined));
+    }, this.#delayMs);
+    (this.#timer as { unref?: () => void }).unref?.(); // Node: never keeps a process alive
+  }
+
+  /** Resolves once no snapshot is due or being written (for tests and benchmarks). */
+  async idle(): Promise<void> {
+    while (this.#timer || this.#running) await (this.#running ?? new Promise((resolve) => setTimeout(resolve, 1)));
+  }
+
+  /**
+   * Stops background writes and writes the snapshot of every given index that changed
+   * since its last one (access statistics included), so the next instance starts where
+   * this one ended. The indexes must be caught up with the store.
+   */
+  async close(loaded: Iterable<[string, NamespaceIndex]>): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#closed = true;
+    await this.#running;
+    for (const [ns, index] of loaded) {
+      if (index.changesSinceSnapshot > 0 && index.records.size >= this.minRecords) this.#due.add(ns);
+    }
+    await this.#writeDue();
+  }
+
+  async #writeDue(): Promise<void> {
+    const due = [...this.#due];
+    this.#due.clear();
+    for (const ns of due) await this.#write(ns);
+  }
+
+  async #write(ns: string): Promise<void> {
+    const index = await this.#current(ns);
+    if (!index) return; // dropped meanwhile: its next load rebuilds and snapshots
+    const counted = index.changesSinceSnapshot;
+    const row = captureSnapshot(ns, index, this.#modelId());
+    const db = this.#db;
+    const written = await withStorage(() =>
+      db.transaction('rw', db.indexSnapshots, db.audit, async () => {
+        // Only a snapshot of the current state: a forget after the capture has deleted the
+        // stored snapshot in its own transaction and must not be undone by this one.
+        const last = await db.audit.where('[ns+seq]').between([ns, Dexie.minKey], [ns, Dexie.maxKey]).last();
+        if ((last?.seq ?? 0) !== row.lastSeq) return false;
+        await db.indexSnapshots.put(row);
+        return true;
+      }),
+    );
+    if (written) index.changesSinceSnapshot -= counted; // what changed during the write still counts
+    else this.consider(ns, index, true); // changed meanwhile: again, later
+  }
+}
