@@ -52,6 +52,7 @@ import { Session, type SessionOptions } from './context/session.ts';
 import type { ContextSource } from './context/source.ts';
 import { noteUse } from './verbs/note-use.ts';
 import { createTokenizer, isTokenizer, type Tokenizer } from './context/tokenizer.ts';
+import { clearCountCache } from './context/count-cache.ts';
 import { consolidate, type ConsolidateResult } from './lifecycle/consolidate.ts';
 import type { LifecycleContext } from './lifecycle/lifecycle-context.ts';
 import { markUsed } from './lifecycle/mark-used.ts';
@@ -431,12 +432,15 @@ export class Memory {
 
   /**
    * After a forget, forgotten content leaves this process now, not at the next recall:
-   * loaded indexes of the namespaces it touched catch up, and queued embedding jobs of the
-   * forgotten records (which hold their text) are dropped. `matches` gets a namespace key,
-   * and a record id for queued jobs.
+   * loaded indexes of the namespaces it touched catch up, queued embedding jobs of the
+   * forgotten records (which hold their text) are dropped, and the token-count cache
+   * (keyed by counted lines) is emptied. `matches` gets a namespace key, and a record id
+   * for queued jobs.
    */
   async #purge(matches: (key: string, id?: string) => boolean): Promise<void> {
     this.#queue?.drop(matches);
+    const tokenizer = await this.#tokenizer?.catch(() => undefined); // one that failed to load counted nothing
+    if (tokenizer) clearCountCache(tokenizer);
     for (const key of this.#ctx.indexes.loadedKeys().filter((key) => matches(key))) await this.#ctx.indexes.ready(key);
   }
 

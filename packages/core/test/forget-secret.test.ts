@@ -1,6 +1,7 @@
 import { IDBFactory } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import type { Embedder, Namespace } from '../src/index.ts';
+import { createTokenizer, type Embedder, type Namespace, type Tokenizer } from '../src/index.ts';
+import { cachedCount } from '../src/context/count-cache.ts';
 import { memoryInternals } from '../src/internals.ts';
 import { contentHash } from '../src/model/content-hash.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
@@ -27,10 +28,26 @@ async function touchEverything(t: TestMemory, namespaces: Namespace[]): Promise<
     await t.memory.markUsed(ns, [ids[i]!]);
     await t.memory.consolidate(ns, { dryRun: true });
     expect(await t.memory.exportJsonl({ namespace: ns }, { vectors: true })).toContain(SECRET);
+    const built = await t.memory.buildContext({ namespace: ns, query: 'vault code quokka', fullHistory: true });
+    expect(built.text).toContain(SECRET); // its line was counted (and cached) for the context and the full history
   }
   t.clock.advance(60 * 86_400_000);
   expect((await t.memory.retier()).cooled).toBeGreaterThan(0); // tier data written for the secret's records
   return ids;
+}
+
+/** A real tokenizer that records every text it is asked to count, so a test can tell a cache hit from a miss. */
+async function recordingTokenizer(): Promise<{ tokenizer: Tokenizer; counted: Set<string>; cached: (text: string) => boolean }> {
+  const real = await createTokenizer();
+  const counted = new Set<string>();
+  let calls = 0;
+  const tokenizer: Tokenizer = { id: real.id, count: (text) => (calls++, counted.add(text), real.count(text)), truncate: (text, max) => real.truncate(text, max) };
+  const cached = (text: string) => {
+    const before = calls;
+    cachedCount(tokenizer, text);
+    return calls === before;
+  };
+  return { tokenizer, counted, cached };
 }
 
 describe('a forgotten secret leaves no trace', () => {
@@ -52,10 +69,14 @@ describe('a forgotten secret leaves no trace', () => {
   });
 
   it('after forget(): not in any table, not in the loaded index (records, words, vectors)', async () => {
-    const t = await openTestMemory({ embedder: hashingEmbedder() });
+    const counts = await recordingTokenizer();
+    const t = await openTestMemory({ embedder: hashingEmbedder(), tokenizer: counts.tokenizer });
     const ns = { userId: 'u1', agentId: 'support' };
     const [id] = await touchEverything(t, [ns]);
     const look = await needles();
+    const secretTexts = [...counts.counted].filter((text) => text.includes('quokka'));
+    expect(secretTexts.length).toBeGreaterThan(0);
+    expect(secretTexts.filter((text) => counts.cached(text))).toEqual(secretTexts); // control: the token-count cache keeps them
     // Control: before forgetting, the search does find it, in the records, the vectors and the index.
     expect(await databaseTraces(t.factory, t.name, look)).toEqual(expect.arrayContaining([`records: ${SECRET}`, `vectors: ${look[3]}`]));
     expect(indexTraces(t.memory, look, [id!])).toEqual(expect.arrayContaining([`index u=u1;a=support: quokka`, `index u=u1;a=support: record ${id}`]));
@@ -68,6 +89,7 @@ describe('a forgotten secret leaves no trace', () => {
     expect(await t.memory.forget(ns, id!)).toBe(true);
     expect(await databaseTraces(t.factory, t.name, look)).toEqual([]);
     expect(indexTraces(t.memory, look, [id!])).toEqual([]); // at once, before any recall
+    expect(secretTexts.filter((text) => counts.cached(text))).toEqual([]); // the token-count cache keeps no line of it
     expect(await t.memory.count(ns)).toBe(1); // the other memory stays
     expect((await t.memory.recall(ns, 'vault code quokka xylophone', { includeCold: true })).hits.map((h) => h.record.content)).not.toContain(SECRET);
     expect((await t.memory.audit(ns)).filter((e) => e.id === id).map((e) => e.op)).toContain('forget'); // ids only
