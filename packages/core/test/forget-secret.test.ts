@@ -36,6 +36,17 @@ async function touchEverything(t: TestMemory, namespaces: Namespace[]): Promise<
   return ids;
 }
 
+/** An embedder that blocks inside its first call until released; `started` resolves once that call began. */
+function blockedEmbedder(): { embedder: Embedder; started: Promise<void>; release: () => void } {
+  let release!: () => void;
+  let begin!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const started = new Promise<void>((resolve) => (begin = resolve));
+  const inner = hashingEmbedder();
+  const embedder: Embedder = { ...inner, embed: async (texts, kind) => (begin(), await gate, inner.embed(texts, kind)) };
+  return { embedder, started, release };
+}
+
 /** A real tokenizer that records every text it is asked to count, so a test can tell a cache hit from a miss. */
 async function recordingTokenizer(): Promise<{ tokenizer: Tokenizer; counted: Set<string>; cached: (text: string) => boolean }> {
   const real = await createTokenizer();
@@ -113,14 +124,11 @@ describe('a forgotten secret leaves no trace', () => {
   });
 
   it('a secret forgotten while its embedding is still queued leaves the queue at once, and no vector is stored later', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const inner = hashingEmbedder();
-    const embedder: Embedder = { ...inner, embed: async (texts, kind) => (await gate, inner.embed(texts, kind)) };
+    const { embedder, started, release } = blockedEmbedder();
     const t = await openTestMemory({ embedder });
     const ns = { userId: 'u1' };
     await t.memory.remember({ namespace: ns, content: 'Prefers phone calls' });
-    await new Promise((resolve) => setTimeout(resolve, 10)); // the first batch is now inside the (blocked) embedder
+    await started; // the first batch is now inside the (blocked) embedder
     const { id } = await t.memory.remember({ namespace: ns, content: SECRET });
     expect(t.memory.pendingEmbeddings()).toBe(2);
     expect(await t.memory.forget(ns, id)).toBe(true);
