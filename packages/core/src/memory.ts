@@ -41,7 +41,7 @@ import type { ConversationTurn } from './model/validate-recall.ts';
 import type { RankingWeights } from './rank/ranking.ts';
 import { remember, rememberMany } from './verbs/remember.ts';
 import { stats } from './verbs/stats.ts';
-import { sweep } from './verbs/sweep.ts';
+import { sweep, type DeletedRecord } from './verbs/sweep.ts';
 import { update } from './verbs/update.ts';
 import type { VerbContext } from './verbs/verb-context.ts';
 import { watch, type WatchListener } from './verbs/watch.ts';
@@ -444,6 +444,14 @@ export class Memory {
     for (const key of this.#ctx.indexes.loadedKeys().filter((key) => matches(key))) await this.#ctx.indexes.ready(key);
   }
 
+  /** {@link Memory.#purge} for a known list of deleted records (sweep, consolidate, import). */
+  async #purgeRecords(deleted: DeletedRecord[]): Promise<void> {
+    if (deleted.length === 0) return;
+    const keys = new Set(deleted.map((r) => r.ns));
+    const records = new Set(deleted.map((r) => `${r.ns}\u0000${r.id}`));
+    await this.#purge((key, id) => (id === undefined ? keys.has(key) : records.has(`${key}\u0000${id}`)));
+  }
+
   /**
    * Merges near-duplicate memories of a namespace (cosine similarity of stored vectors >=
    * `threshold` plus overlapping tags; text equality ignoring case and punctuation for
@@ -451,8 +459,13 @@ export class Memory {
    * the union of tags and `mergedFrom`; the rest is forgotten. `dryRun: true` only plans.
    * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT
    */
-  consolidate(namespace: Namespace, options?: { threshold?: number; dryRun?: boolean; actor?: string }): Promise<ConsolidateResult> {
-    return consolidate(this.#ctx, namespace, options);
+  async consolidate(namespace: Namespace, options?: { threshold?: number; dryRun?: boolean; actor?: string }): Promise<ConsolidateResult> {
+    const result = await consolidate(this.#ctx, namespace, options);
+    if (!result.dryRun && result.groups.length) {
+      const ns = namespaceKey(namespace);
+      await this.#purgeRecords(result.groups.flatMap((group) => group.mergedIds.map((id) => ({ ns, id }))));
+    }
+    return result;
   }
 
   /**
@@ -494,16 +507,17 @@ export class Memory {
     source: string | Iterable<string> | AsyncIterable<string>,
     options?: { skipInvalid?: boolean; actor?: string },
   ): Promise<ImportResult> {
-    const { result, added } = await importJsonl(this.#ctx, source, options);
+    const { result, added, deleted } = await importJsonl(this.#ctx, source, options);
+    await this.#purgeRecords(deleted); // expired rows in the way, before the added records are queued (an id may come back)
     this.#embedLater(added);
     return result;
   }
 
-  /** Deletes every expired record now (and drops them from loaded indexes); returns how many. */
+  /** Deletes every expired record now (purged as by a forget); returns how many. */
   async sweep(): Promise<number> {
     const deleted = await sweep(this.#ctx);
-    if (deleted > 0) await this.#purge((_key, id) => id === undefined); // expired ids are not known here: indexes only
-    return deleted;
+    await this.#purgeRecords(deleted);
+    return deleted.length;
   }
 
   /** The namespace's audit log (no content), oldest first. */

@@ -139,3 +139,54 @@ describe('a forgotten secret leaves no trace', () => {
     expect(((await t.stores()).vectors as unknown[]).length).toBe(1);
   });
 });
+
+describe('records deleted by maintenance leave the embedding queue at once', () => {
+  async function blocked() {
+    const { embedder, started, release } = blockedEmbedder();
+    const t = await openTestMemory({ embedder });
+    const ns = { userId: 'u1' };
+    await t.memory.remember({ namespace: ns, content: 'Prefers phone calls' });
+    await started; // this job stays queued inside the blocked embedder
+    return { t, ns, release };
+  }
+
+  it('sweep() drops the queued jobs (and text) of the expired records it deleted', async () => {
+    const { t, ns, release } = await blocked();
+    await t.memory.remember({ namespace: ns, content: SECRET, ttl: '1h' });
+    expect(t.memory.pendingEmbeddings()).toBe(2);
+    t.clock.advance(2 * 3_600_000);
+    expect(await t.memory.sweep()).toBe(1);
+    expect(t.memory.pendingEmbeddings()).toBe(1);
+    release();
+    await t.memory.whenEmbedded();
+    expect(await databaseTraces(t.factory, t.name, await needles())).toEqual([]);
+  });
+
+  it('consolidate() drops the queued jobs of the records it merged away', async () => {
+    const { t, ns, release } = await blocked();
+    await t.memory.remember({ namespace: ns, content: SECRET });
+    t.clock.advance(1000);
+    const { id: keepId } = await t.memory.remember({ namespace: ns, content: `${SECRET.toUpperCase()}!` });
+    expect(t.memory.pendingEmbeddings()).toBe(3);
+    const { groups } = await t.memory.consolidate(ns);
+    expect(groups.map((g) => g.keepId)).toEqual([keepId]);
+    expect(t.memory.pendingEmbeddings()).toBe(2); // the survivor's job stays, the merged-away one's is gone
+    release();
+    await t.memory.whenEmbedded();
+    expect(await databaseTraces(t.factory, t.name, await needles())).toEqual([]);
+  });
+
+  it('importJsonl() drops the queued jobs of the expired rows it deleted on the way', async () => {
+    const { t, ns, release } = await blocked();
+    await t.memory.remember({ namespace: ns, content: SECRET, ttl: '1h' });
+    t.clock.advance(2 * 3_600_000);
+    const other = await openTestMemory({ clock: t.clock });
+    await other.memory.remember({ namespace: ns, content: SECRET });
+    const result = await t.memory.importJsonl(await other.memory.exportJsonl({ namespace: ns }));
+    expect(result.imported).toBe(1);
+    expect(t.memory.pendingEmbeddings()).toBe(2); // the blocked job and the imported record's; the expired row's is gone
+    release();
+    await t.memory.whenEmbedded();
+    expect(await t.memory.count(ns)).toBe(2);
+  });
+});

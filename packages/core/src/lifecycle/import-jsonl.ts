@@ -6,6 +6,7 @@ import type { AuditRow } from '../store/database.ts';
 import { deleteRows } from '../store/delete-rows.ts';
 import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
+import type { DeletedRecord } from '../verbs/sweep.ts';
 import { readOptions, resolveActor } from '../verbs/verb-context.ts';
 import { enforceQuota } from '../verbs/remember.ts';
 import type { ExportHeader } from './jsonl-format.ts';
@@ -40,7 +41,11 @@ interface Item extends ParsedLine {
  * Records keep every field (id, times, version, access statistics, tier, provenance).
  * @throws ZeromemError INVALID_INPUT, CONFLICT, QUOTA_EXCEEDED
  */
-export async function importJsonl(ctx: LifecycleContext, source: unknown, options?: unknown): Promise<{ result: ImportResult; added: MemoryRecord[] }> {
+export async function importJsonl(
+  ctx: LifecycleContext,
+  source: unknown,
+  options?: unknown,
+): Promise<{ result: ImportResult; added: MemoryRecord[]; deleted: DeletedRecord[] }> {
   const opts = readOptions(options, ['skipInvalid', 'actor']);
   const actor = resolveActor(ctx, opts);
   if (opts.skipInvalid !== undefined && typeof opts.skipInvalid !== 'boolean') {
@@ -88,7 +93,7 @@ export async function importJsonl(ctx: LifecycleContext, source: unknown, option
   for (const conflict of written.conflicts) fail(conflict.line, conflict.issues, 'CONFLICT');
   failures.sort((a, b) => a.line - b.line);
   const result = { imported: written.added.length, deduplicated: written.deduplicated, expired: valid.length - live.length, failures, ids: written.added.map((r) => r.id) };
-  return { result, added: written.added };
+  return { result, added: written.added, deleted: written.deleted };
 }
 
 /**
@@ -157,7 +162,8 @@ async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[],
         const stored = await db.vectors.bulkGet(keys.map((hash) => [model, hash] as [string, string]));
         await db.vectors.bulkAdd(keys.filter((_, i) => !stored[i]).map((hash) => ({ model, hash, vector: vectorHashes.get(hash)! })));
       }
-      return { added: [...added.values()].map(fromRow), deduplicated, conflicts };
+      const deleted = [...expired.values()].map((row) => ({ ns: row.ns, id: row.id }));
+      return { added: [...added.values()].map(fromRow), deduplicated, conflicts, deleted };
     }),
   );
 }
