@@ -501,6 +501,7 @@ export class Memory {
    * lines), losslessly. Every line is validated first; bad lines are INVALID_INPUT listed
    * by number in `details.lines` and nothing is written, unless `skipInvalid: true` writes
    * the good lines and returns the bad ones. Stored content is deduplicated as `remember` does.
+   * Carried vectors are stored at unit length (scaled if needed; a zero vector is a bad line).
    * @throws ZeromemError INVALID_INPUT, CONFLICT, QUOTA_EXCEEDED
    */
   async importJsonl(
