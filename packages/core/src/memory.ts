@@ -354,7 +354,7 @@ export class Memory {
       list: (namespace, listOptions) => this.list(namespace, listOptions),
       noteUse: (namespace, ids) => noteUse(this.#ctx, namespace, ids),
     };
-    return buildContext(source, await this.tokenizer(), options);
+    return buildContext(source, await this.tokenizer(), options, this.#ctx.limits);
   }
 
   /**
@@ -363,7 +363,7 @@ export class Memory {
    * @throws ZeromemError INVALID_INPUT, NAMESPACE_REQUIRED
    */
   session(options: SessionOptions): Session {
-    return new Session(this, () => this.tokenizer(), options);
+    return new Session(this, () => this.tokenizer(), options, this.#ctx.limits);
   }
 
   /** The tokenizer contexts are counted with (the one passed to openMemory, or o200k_base). */

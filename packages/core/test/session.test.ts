@@ -6,6 +6,23 @@ const ns = { userId: 'u1', agentId: 'support' };
 const HOUR = 3_600_000;
 
 describe('session', () => {
+  it('contexts and sessions check names against the memory\'s configured limits, as the other verbs do', async () => {
+    const long = { userId: 'u'.repeat(300) }; // over the default maxNameLength (256)
+    const wide = (await openTestMemory({ limits: { maxNameLength: 400, maxContentBytes: 64 * 1024 } })).memory;
+    const turn = 'x'.repeat(40 * 1024); // over the default maxContentBytes (32 KiB)
+    const session = wide.session({ namespace: long, id: 's'.repeat(300) });
+    await session.addTurn('user', turn);
+    await wide.remember({ namespace: long, content: 'The phone charger is broken' });
+    const built = await session.context('phone charger', { budget: 20_000 });
+    expect(built.report.included.map((item) => item.layer).sort()).toEqual(['long_term', 'session']);
+    expect((await wide.buildContext({ namespace: long, query: 'phone', sessionId: 's'.repeat(300) })).report.layers.long_term.items).toBe(1);
+
+    const narrow = (await openTestMemory({ limits: { maxNameLength: 8 } })).memory;
+    await expectCode(narrow.buildContext({ namespace: ns, query: 'phone', sessionId: 'session-1042' }), 'INVALID_INPUT', 'sessionId');
+    expect(() => narrow.session({ namespace: ns, id: 'session-1042' })).toThrowError(/id/);
+    expect(() => narrow.session({ namespace: { userId: 'user-1042' } })).toThrowError(/userId/);
+  });
+
   it('stores turns as expiring session memories; context() shows only this session; end() keeps the durable ones', async () => {
     const { memory, clock } = await openTestMemory();
     const other = memory.session({ namespace: ns, id: 'other' });

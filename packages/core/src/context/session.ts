@@ -1,7 +1,7 @@
 import { IssueList, checkEnum, checkKnownKeys, checkName, describe, isPlainObject } from '../model/checks.ts';
 import { parseDuration } from '../model/duration.ts';
 import { ZeromemError, invalidInput } from '../model/errors.ts';
-import { DEFAULT_LIMITS } from '../model/limits.ts';
+import type { Limits } from '../model/limits.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { Duration, ListOptions, ListPage, MemoryRecord, Namespace, RememberInput, RememberResult, UpdatePatch } from '../model/types.ts';
 import type { ConversationTurn } from '../model/validate-recall.ts';
@@ -77,12 +77,12 @@ export class Session {
   #ended = false;
 
   /** @internal Use `memory.session()`. */
-  constructor(memory: SessionMemory, tokenizer: () => Promise<Tokenizer>, options: SessionOptions) {
+  constructor(memory: SessionMemory, tokenizer: () => Promise<Tokenizer>, options: SessionOptions, limits: Limits) {
     const issues = new IssueList();
     if (!isPlainObject(options)) throw invalidInput('session options', [{ path: '', message: `must be an object like { namespace }, got ${describe(options)}` }]);
     checkKnownKeys(options, ['namespace', 'id', 'ttl', 'context', 'llm'], '', issues);
-    this.namespace = requireNamespace(options.namespace, DEFAULT_LIMITS.maxNameLength).namespace;
-    this.id = options.id === undefined ? crypto.randomUUID() : (checkName(options.id, 'id', DEFAULT_LIMITS.maxNameLength, issues) ?? '');
+    this.namespace = requireNamespace(options.namespace, limits.maxNameLength).namespace;
+    this.id = options.id === undefined ? crypto.randomUUID() : (checkName(options.id, 'id', limits.maxNameLength, issues) ?? '');
     if (options.ttl !== undefined && parseDuration(options.ttl) === undefined) issues.add('ttl', `must be a duration such as "1d" or milliseconds, got ${describe(options.ttl)}`);
     if (options.context !== undefined && !isPlainObject(options.context)) issues.add('context', 'must be an object of buildContext options');
     if (options.llm !== undefined && (typeof options.llm !== 'object' || options.llm === null)) issues.add('llm', 'must be an object with extractFacts and/or summarize');
