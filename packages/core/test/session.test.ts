@@ -86,6 +86,32 @@ describe('session', () => {
     await memory.close();
   });
 
+  it('end() is safe to retry: after the LLM hook failed, a second end() repeats no step that completed', async () => {
+    const { memory } = await openTestMemory();
+    const calls = { extractFacts: 0, summarize: 0 };
+    const llm: LlmHook = {
+      // Different wording on every call: a repeated call would store new memories, not deduplicated ones.
+      extractFacts: async () => ({ facts: [`The user prefers calls (${++calls.extractFacts})`, `The phone is a Pixel (${calls.extractFacts})`] }),
+      summarize: async () => {
+        if (++calls.summarize === 1) throw new Error('LLM server unavailable');
+        return { summary: 'Charging problem; call the user.' };
+      },
+    };
+    const session = memory.session({ namespace: ns, llm });
+    const durable = await session.addTurn('user', 'My phone does not charge', { durable: true });
+    await session.addTurn('assistant', 'I will call you back');
+    await expect(session.end({ extractFacts: true, summarize: true })).rejects.toThrow('LLM server unavailable');
+    const report = await session.end({ extractFacts: true, summarize: true });
+    expect(calls).toEqual({ extractFacts: 1, summarize: 2 });
+    expect(report.promoted).toEqual([durable.id]);
+    expect(report.expiring).toBe(1);
+    expect(report.extracted).toHaveLength(2);
+    expect(report.llm.calls).toBe(2); // the answered calls; the failed one reported no usage
+    const longTerm = (await memory.list(ns, { layer: 'long_term', limit: 100 })).items.map((r) => r.content).sort();
+    expect(longTerm).toEqual(['Charging problem; call the user.', 'My phone does not charge', 'The phone is a Pixel (1)', 'The user prefers calls (1)']);
+    await expectCode(session.end(), 'CLOSED');
+  });
+
   it('the LLM hook is off by default; asked for, its every token is reported apart', async () => {
     const { memory } = await openTestMemory();
     const seen: ChatMessage[][] = [];
