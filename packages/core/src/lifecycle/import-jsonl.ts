@@ -8,7 +8,7 @@ import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import type { DeletedRecord } from '../verbs/sweep.ts';
 import { readOptions, resolveActor } from '../verbs/verb-context.ts';
-import { enforceQuota } from '../verbs/remember.ts';
+import { enforceQuota, raiseOnDuplicate } from '../verbs/remember.ts';
 import type { ExportHeader } from './jsonl-format.ts';
 import { parseHeader, parseRecordLine, type ParsedLine } from './import-line.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
@@ -133,7 +133,7 @@ async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[],
         if (item.vector !== undefined) vectorHashes.set(record.contentHash, item.vector);
         if (twin) {
           deduplicated++;
-          const kept = raise(twin, record, now);
+          const kept = raiseOnDuplicate(twin, record, now);
           if (kept !== twin) {
             byId.set(key(ns, kept.id), kept);
             byHash.set(key(ns, kept.contentHash), kept);
@@ -178,14 +178,6 @@ function lookup(seen: Map<string, RecordRow>, k: string, stored: Map<string, Rec
   }
   seen.set(k, row);
   return row;
-}
-
-/** A duplicate keeps the stored record, with the higher importance and the later expiry (none beats any). */
-function raise(row: RecordRow, incoming: MemoryRecord, now: number): RecordRow {
-  const importance = Math.max(row.importance, incoming.importance);
-  const expiresAt = row.expiresAt === null || incoming.expiresAt === null ? null : Math.max(row.expiresAt, incoming.expiresAt);
-  if (importance === row.importance && expiresAt === row.expiresAt) return row;
-  return toRow({ ...fromRow(row), importance, expiresAt, updatedAt: Math.max(now, row.updatedAt), version: row.version + 1 });
 }
 
 function key(ns: string, part: string): string {
