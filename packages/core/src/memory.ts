@@ -50,7 +50,7 @@ import type { BuildContextOptions } from './context/options.ts';
 import type { BuiltContext } from './context/report.ts';
 import { Session, type SessionOptions } from './context/session.ts';
 import type { ContextSource } from './context/source.ts';
-import { noteUse } from './verbs/note-use.ts';
+import { countAccess } from './verbs/count-access.ts';
 import { createTokenizer, isTokenizer, type Tokenizer } from './context/tokenizer.ts';
 import { clearCountCache } from './context/count-cache.ts';
 import { consolidate, type ConsolidateResult } from './lifecycle/consolidate.ts';
@@ -352,7 +352,7 @@ export class Memory {
     const source: ContextSource = {
       recall: (namespace, query, recallOptions) => this.recall(namespace, query, recallOptions),
       list: (namespace, listOptions) => this.list(namespace, listOptions),
-      noteUse: (namespace, ids) => noteUse(this.#ctx, namespace, ids),
+      countAccess: (namespace, ids) => countAccess(this.#ctx, namespace, ids),
     };
     return buildContext(source, await this.tokenizer(), options, this.#ctx.limits);
   }
@@ -480,6 +480,8 @@ export class Memory {
   /**
    * Tells memory these records were used (e.g. put into a prompt): their importance rises
    * by `lifecycle.useGain`, they re-warm and count as touched. Unknown ids are skipped.
+   * `buildContext` does not call it: the memories a context keeps only count as accessed
+   * (heat), as recall hits do; call `markUsed` for those that proved useful.
    * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT
    */
   markUsed(namespace: Namespace, ids: string[]): Promise<MemoryRecord[]> {

@@ -64,7 +64,7 @@ export async function buildContext(source: ContextSource, tokenizer: Tokenizer, 
       if (opts.trackAccess) {
         for (const layer of opts.layers) {
           if (layer.layer === 'session') continue;
-          await source.noteUse(layer.namespace, fill.chosen.filter((c) => c.layer === layer.layer).map((c) => c.id));
+          await source.countAccess(layer.namespace, fill.chosen.filter((c) => c.layer === layer.layer).map((c) => c.id));
         }
       }
       const included: IncludedItem[] = [
