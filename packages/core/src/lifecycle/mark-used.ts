@@ -3,7 +3,7 @@ import { invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { MemoryRecord } from '../model/types.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
-import { touchRecords } from './rewarm.ts';
+import { touchRecords } from './touch.ts';
 
 /** Most ids one `markUsed` call takes. */
 const MAX_IDS = 1000;
