@@ -11,19 +11,20 @@ import { checkImport } from './import/check-import.ts';
 const USAGE = `Usage: zeromem <command> [options]
 
 Commands:
-  eval    replay memories into zeromem, rank queries with recall, score the run
-  import  check a zeromem JSONL export: import it in-process and report every bad line
+  eval          replay memories into zeromem, rank queries with recall, score the run
+  check-import  check a zeromem JSONL export: import it into a throwaway in-process
+                memory and report every bad line (nothing is kept)
 
 Run "zeromem <command> --help" for the options of a command.
 `;
 
-const IMPORT_USAGE = `Usage: zeromem import <export.jsonl> [--skip-invalid]
+const IMPORT_USAGE = `Usage: zeromem check-import <export.jsonl> [--skip-invalid]
 
 Imports a zeromem JSONL export (what memory.exportJsonl() writes; .jsonl or .jsonl.gz)
 into a fresh in-process memory through memory.importJsonl(), and prints what it stored:
 records imported, duplicates, expired ones skipped, and every bad line by number with
 what is wrong. In Node the memory lives in memory (fake-indexeddb), so nothing is kept:
-this checks a file before an app imports it.
+this only checks a file before an app imports it.
 
 Options:
   --skip-invalid   import the good lines when some are bad (importJsonl's skipInvalid)
@@ -79,7 +80,7 @@ export async function main(argv: readonly string[], io: Io = { stdout: process.s
       io.stdout.write(USAGE);
       return 0;
     }
-    if (command === 'import') {
+    if (command === 'check-import') {
       const options = parseImportArgs(rest);
       if (options === 'help') {
         io.stdout.write(IMPORT_USAGE);
@@ -96,12 +97,12 @@ export async function main(argv: readonly string[], io: Io = { stdout: process.s
     return await runEval({ ...options, stdout: io.stdout, stderr: io.stderr });
   } catch (err) {
     if (err instanceof UsageError) {
-      const known = command === 'eval' || command === 'import' ? command : undefined;
+      const known = command === 'eval' || command === 'check-import' ? command : undefined;
       io.stderr.write(`zeromem${known ? ` ${known}` : ''}: ${err.message}\nRun "zeromem ${known ? `${known} ` : ''}--help" for usage.\n`);
       return 2;
     }
-    if (command === 'import') {
-      io.stderr.write(`zeromem import: ${err instanceof Error ? err.message : String(err)}\n`);
+    if (command === 'check-import') {
+      io.stderr.write(`zeromem check-import: ${err instanceof Error ? err.message : String(err)}\n`);
       return 1;
     }
     if (err instanceof EmbedderUnavailableError || err instanceof JsonlError) {
@@ -175,7 +176,7 @@ export function parseImportArgs(args: readonly string[]): { file: string; skipIn
   }
   const { values, positionals } = parsed;
   if (values.help) return 'help';
-  if (positionals.length !== 1) throw new UsageError(positionals.length ? `one file at a time, got ${positionals.length}` : 'which file? zeromem import <export.jsonl>');
+  if (positionals.length !== 1) throw new UsageError(positionals.length ? `one file at a time, got ${positionals.length}` : 'which file? zeromem check-import <export.jsonl>');
   const file = resolve(positionals[0]!);
   requireFile('file', file);
   return { file, skipInvalid: values['skip-invalid'] === true };

@@ -19,10 +19,11 @@ describe('zeromem argument handling', () => {
   it.each([
     [[], 'zeromem: a command is required'],
     [['inspect'], 'zeromem: unknown command "inspect"'],
-    [['import'], 'zeromem import: which file? zeromem import <export.jsonl>'],
-    [['import', 'a.jsonl', 'b.jsonl'], 'zeromem import: one file at a time, got 2'],
-    [['import', 'no-such-file.jsonl'], 'zeromem import: file: no such file'],
-    [['import', 'x', '--skip'], 'zeromem import: unknown option --skip'],
+    [['import', 'a.jsonl'], 'zeromem: unknown command "import"'], // it only ever checked: see check-import
+    [['check-import'], 'zeromem check-import: which file? zeromem check-import <export.jsonl>'],
+    [['check-import', 'a.jsonl', 'b.jsonl'], 'zeromem check-import: one file at a time, got 2'],
+    [['check-import', 'no-such-file.jsonl'], 'zeromem check-import: file: no such file'],
+    [['check-import', 'x', '--skip'], 'zeromem check-import: unknown option --skip'],
     [['eval'], 'missing --memories <file>, --queries <file>, --out <file>'],
     [['eval', '--memories', 'x.jsonl'], 'missing --queries <file>, --out <file>'],
     [['eval', '--bogus'], 'unknown option --bogus'],

@@ -37,10 +37,10 @@ function file(name: string, content: string | Buffer): string {
   return path;
 }
 
-describe('zeromem import (checks an export in-process)', () => {
+describe('zeromem check-import (checks an export in-process)', () => {
   it('a good export (plain or gzipped): exit 0 and what it stored', async () => {
     for (const path of [file('good.jsonl', `${lines.join('\n')}\n`), file('good.jsonl.gz', gzipSync(`${lines.join('\n')}\n`))]) {
-      const result = await run(['import', path]);
+      const result = await run(['check-import', path]);
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout).toContain('zeromem export version 1, user u1, vectors: none');
       expect(result.stdout).toContain('records: 3 imported, 0 duplicates, 0 expired (skipped), 0 bad lines');
@@ -53,28 +53,28 @@ describe('zeromem import (checks an export in-process)', () => {
     broken[2] = broken[2]!.replace('"importance":0.5', '"importance":5');
     broken[3] = '{"record":';
     const path = file('bad.jsonl', broken.join('\n'));
-    const strict = await run(['import', path]);
+    const strict = await run(['check-import', path]);
     expect(strict.code).toBe(1);
     expect(strict.stdout).toBe('');
     expect(strict.stderr).toContain('nothing was imported');
     expect(strict.stderr).toContain('line 3: INVALID_INPUT record.importance: must be a number from 0 to 1, got 5');
     expect(strict.stderr).toMatch(/line 4: INVALID_INPUT is not valid JSON/);
-    const lenient = await run(['import', path, '--skip-invalid']);
+    const lenient = await run(['check-import', path, '--skip-invalid']);
     expect(lenient.code).toBe(1);
     expect(lenient.stdout).toContain('records: 1 imported, 0 duplicates, 0 expired (skipped), 2 bad lines');
     expect(lenient.stderr).toContain('line 3: INVALID_INPUT record.importance');
   });
 
   it('not an export at all: exit 1 naming line 1', async () => {
-    const result = await run(['import', file('other.jsonl', '{"ns":"u1","id":"x","text":"hello"}\n')]);
+    const result = await run(['check-import', file('other.jsonl', '{"ns":"u1","id":"x","text":"hello"}\n')]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('line 1: INVALID_INPUT format: the first line must be a zeromem export header');
   });
 
   it('runs as a real child process', { timeout: 60_000 }, async () => {
-    const result = await runCli(['import', file('good-bin.jsonl', lines.join('\n'))]);
+    const result = await runCli(['check-import', file('good-bin.jsonl', lines.join('\n'))]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('records: 3 imported');
-    expect((await runCli(['import', '--help'])).stdout).toContain('Usage: zeromem import <export.jsonl> [--skip-invalid]');
+    expect((await runCli(['check-import', '--help'])).stdout).toContain('Usage: zeromem check-import <export.jsonl> [--skip-invalid]');
   });
 });

@@ -41,7 +41,7 @@ import type { ConversationTurn } from './model/validate-recall.ts';
 import type { RankingWeights } from './rank/ranking.ts';
 import { remember, rememberMany } from './verbs/remember.ts';
 import { stats } from './verbs/stats.ts';
-import { sweep } from './verbs/sweep.ts';
+import { sweep, type DeletedRecord } from './verbs/sweep.ts';
 import { update } from './verbs/update.ts';
 import type { VerbContext } from './verbs/verb-context.ts';
 import { watch, type WatchListener } from './verbs/watch.ts';
@@ -50,8 +50,9 @@ import type { BuildContextOptions } from './context/options.ts';
 import type { BuiltContext } from './context/report.ts';
 import { Session, type SessionOptions } from './context/session.ts';
 import type { ContextSource } from './context/source.ts';
-import { noteUse } from './verbs/note-use.ts';
+import { countAccess } from './verbs/count-access.ts';
 import { createTokenizer, isTokenizer, type Tokenizer } from './context/tokenizer.ts';
+import { clearCountCache } from './context/count-cache.ts';
 import { consolidate, type ConsolidateResult } from './lifecycle/consolidate.ts';
 import type { LifecycleContext } from './lifecycle/lifecycle-context.ts';
 import { markUsed } from './lifecycle/mark-used.ts';
@@ -351,9 +352,9 @@ export class Memory {
     const source: ContextSource = {
       recall: (namespace, query, recallOptions) => this.recall(namespace, query, recallOptions),
       list: (namespace, listOptions) => this.list(namespace, listOptions),
-      noteUse: (namespace, ids) => noteUse(this.#ctx, namespace, ids),
+      countAccess: (namespace, ids) => countAccess(this.#ctx, namespace, ids),
     };
-    return buildContext(source, await this.tokenizer(), options);
+    return buildContext(source, await this.tokenizer(), options, this.#ctx.limits);
   }
 
   /**
@@ -362,7 +363,7 @@ export class Memory {
    * @throws ZeromemError INVALID_INPUT, NAMESPACE_REQUIRED
    */
   session(options: SessionOptions): Session {
-    return new Session(this, () => this.tokenizer(), options);
+    return new Session(this, () => this.tokenizer(), options, this.#ctx.limits);
   }
 
   /** The tokenizer contexts are counted with (the one passed to openMemory, or o200k_base). */
@@ -431,13 +432,24 @@ export class Memory {
 
   /**
    * After a forget, forgotten content leaves this process now, not at the next recall:
-   * loaded indexes of the namespaces it touched catch up, and queued embedding jobs of the
-   * forgotten records (which hold their text) are dropped. `matches` gets a namespace key,
-   * and a record id for queued jobs.
+   * loaded indexes of the namespaces it touched catch up, queued embedding jobs of the
+   * forgotten records (which hold their text) are dropped, and the token-count cache
+   * (keyed by counted lines) is emptied. `matches` gets a namespace key, and a record id
+   * for queued jobs.
    */
   async #purge(matches: (key: string, id?: string) => boolean): Promise<void> {
     this.#queue?.drop(matches);
+    const tokenizer = await this.#tokenizer?.catch(() => undefined); // one that failed to load counted nothing
+    if (tokenizer) clearCountCache(tokenizer);
     for (const key of this.#ctx.indexes.loadedKeys().filter((key) => matches(key))) await this.#ctx.indexes.ready(key);
+  }
+
+  /** {@link Memory.#purge} for a known list of deleted records (sweep, consolidate, import). */
+  async #purgeRecords(deleted: DeletedRecord[]): Promise<void> {
+    if (deleted.length === 0) return;
+    const keys = new Set(deleted.map((r) => r.ns));
+    const records = new Set(deleted.map((r) => `${r.ns}\u0000${r.id}`));
+    await this.#purge((key, id) => (id === undefined ? keys.has(key) : records.has(`${key}\u0000${id}`)));
   }
 
   /**
@@ -447,8 +459,13 @@ export class Memory {
    * the union of tags and `mergedFrom`; the rest is forgotten. `dryRun: true` only plans.
    * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT
    */
-  consolidate(namespace: Namespace, options?: { threshold?: number; dryRun?: boolean; actor?: string }): Promise<ConsolidateResult> {
-    return consolidate(this.#ctx, namespace, options);
+  async consolidate(namespace: Namespace, options?: { threshold?: number; dryRun?: boolean; actor?: string }): Promise<ConsolidateResult> {
+    const result = await consolidate(this.#ctx, namespace, options);
+    if (!result.dryRun && result.groups.length) {
+      const ns = namespaceKey(namespace);
+      await this.#purgeRecords(result.groups.flatMap((group) => group.mergedIds.map((id) => ({ ns, id }))));
+    }
+    return result;
   }
 
   /**
@@ -463,6 +480,8 @@ export class Memory {
   /**
    * Tells memory these records were used (e.g. put into a prompt): their importance rises
    * by `lifecycle.useGain`, they re-warm and count as touched. Unknown ids are skipped.
+   * `buildContext` does not call it: the memories a context keeps only count as accessed
+   * (heat), as recall hits do; call `markUsed` for those that proved useful.
    * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT
    */
   markUsed(namespace: Namespace, ids: string[]): Promise<MemoryRecord[]> {
@@ -484,22 +503,24 @@ export class Memory {
    * lines), losslessly. Every line is validated first; bad lines are INVALID_INPUT listed
    * by number in `details.lines` and nothing is written, unless `skipInvalid: true` writes
    * the good lines and returns the bad ones. Stored content is deduplicated as `remember` does.
+   * Carried vectors are stored at unit length (scaled if needed; a zero vector is a bad line).
    * @throws ZeromemError INVALID_INPUT, CONFLICT, QUOTA_EXCEEDED
    */
   async importJsonl(
     source: string | Iterable<string> | AsyncIterable<string>,
     options?: { skipInvalid?: boolean; actor?: string },
   ): Promise<ImportResult> {
-    const { result, added } = await importJsonl(this.#ctx, source, options);
+    const { result, added, deleted } = await importJsonl(this.#ctx, source, options);
+    await this.#purgeRecords(deleted); // expired rows in the way, before the added records are queued (an id may come back)
     this.#embedLater(added);
     return result;
   }
 
-  /** Deletes every expired record now (and drops them from loaded indexes); returns how many. */
+  /** Deletes every expired record now (purged as by a forget); returns how many. */
   async sweep(): Promise<number> {
     const deleted = await sweep(this.#ctx);
-    if (deleted > 0) await this.#purge((_key, id) => id === undefined); // expired ids are not known here: indexes only
-    return deleted;
+    await this.#purgeRecords(deleted);
+    return deleted.length;
   }
 
   /** The namespace's audit log (no content), oldest first. */

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportHeader, type JsonObject, type Memory, type MemoryRecord, type Namespace, type RememberInput } from '../src/index.ts';
+import { decodeVector, encodeVector } from '../src/lifecycle/jsonl-format.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
 import { expectCode, fakeClock, fcSeed, openTestMemory, rowCount, type TestMemory } from './helpers.ts';
 
@@ -165,6 +166,29 @@ describe('export and import (versioned JSONL)', () => {
     await target.memory.whenEmbedded();
     expect(Object.keys(await vectors(target)).map((k) => k.split('/')[0]).sort()).toEqual(['test-hashing-16', 'test-hashing-64']);
     expect((await target.memory.recall(NAMESPACES[0]!, 'two')).vector).toBe('used'); // embedded again with its own model
+  });
+
+  it('vectors: an imported vector is stored at unit length (recall takes its dot product as cosine); a zero vector is a bad line', async () => {
+    const embedder = hashingEmbedder({ dimension: 16 });
+    const source = await openTestMemory({ embedder });
+    await source.memory.remember({ namespace: NAMESPACES[0]!, content: 'one two three' });
+    await source.memory.whenEmbedded();
+    const lines = (await source.memory.exportJsonl({ namespace: NAMESPACES[0]! }, { vectors: true })).trimEnd().split('\n');
+    const line = JSON.parse(lines[1]!);
+    const unit = decodeVector(line.vector, 16)!;
+    const withVector = (vector: Float32Array) => [lines[0]!, JSON.stringify({ ...line, vector: encodeVector(vector) })];
+
+    const zero = await openTestMemory({ embedder });
+    const bad = await expectCode(zero.memory.importJsonl(withVector(new Float32Array(16))), 'INVALID_INPUT');
+    expect(bad.details.lines?.[0]).toMatchObject({ line: 2, issues: [{ path: 'vector' }] });
+    expect(await zero.memory.count(NAMESPACES[0]!)).toBe(0);
+
+    const target = await openTestMemory({ embedder });
+    await target.memory.importJsonl(withVector(unit.map((x) => x * 3)));
+    const [stored] = Object.values(await vectors(target));
+    expect(stored!.reduce((sum, x) => sum + x * x, 0)).toBeCloseTo(1, 5);
+    stored!.forEach((x, i) => expect(x).toBeCloseTo(unit[i]!, 6));
+    expect((await target.memory.recall(NAMESPACES[0]!, 'one two three')).hits[0]?.explain.cosine).toBeCloseTo(1, 1); // not 3
   });
 
   it('an expired record in the way (same id) is replaced, as remember replaces one', async () => {

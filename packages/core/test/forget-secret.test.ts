@@ -1,6 +1,7 @@
 import { IDBFactory } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import type { Embedder, Namespace } from '../src/index.ts';
+import { createTokenizer, type Embedder, type Namespace, type Tokenizer } from '../src/index.ts';
+import { cachedCount } from '../src/context/count-cache.ts';
 import { memoryInternals } from '../src/internals.ts';
 import { contentHash } from '../src/model/content-hash.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
@@ -27,10 +28,37 @@ async function touchEverything(t: TestMemory, namespaces: Namespace[]): Promise<
     await t.memory.markUsed(ns, [ids[i]!]);
     await t.memory.consolidate(ns, { dryRun: true });
     expect(await t.memory.exportJsonl({ namespace: ns }, { vectors: true })).toContain(SECRET);
+    const built = await t.memory.buildContext({ namespace: ns, query: 'vault code quokka', fullHistory: true });
+    expect(built.text).toContain(SECRET); // its line was counted (and cached) for the context and the full history
   }
   t.clock.advance(60 * 86_400_000);
   expect((await t.memory.retier()).cooled).toBeGreaterThan(0); // tier data written for the secret's records
   return ids;
+}
+
+/** An embedder that blocks inside its first call until released; `started` resolves once that call began. */
+function blockedEmbedder(): { embedder: Embedder; started: Promise<void>; release: () => void } {
+  let release!: () => void;
+  let begin!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const started = new Promise<void>((resolve) => (begin = resolve));
+  const inner = hashingEmbedder();
+  const embedder: Embedder = { ...inner, embed: async (texts, kind) => (begin(), await gate, inner.embed(texts, kind)) };
+  return { embedder, started, release };
+}
+
+/** A real tokenizer that records every text it is asked to count, so a test can tell a cache hit from a miss. */
+async function recordingTokenizer(): Promise<{ tokenizer: Tokenizer; counted: Set<string>; cached: (text: string) => boolean }> {
+  const real = await createTokenizer();
+  const counted = new Set<string>();
+  let calls = 0;
+  const tokenizer: Tokenizer = { id: real.id, count: (text) => (calls++, counted.add(text), real.count(text)), truncate: (text, max) => real.truncate(text, max) };
+  const cached = (text: string) => {
+    const before = calls;
+    cachedCount(tokenizer, text);
+    return calls === before;
+  };
+  return { tokenizer, counted, cached };
 }
 
 describe('a forgotten secret leaves no trace', () => {
@@ -52,10 +80,14 @@ describe('a forgotten secret leaves no trace', () => {
   });
 
   it('after forget(): not in any table, not in the loaded index (records, words, vectors)', async () => {
-    const t = await openTestMemory({ embedder: hashingEmbedder() });
+    const counts = await recordingTokenizer();
+    const t = await openTestMemory({ embedder: hashingEmbedder(), tokenizer: counts.tokenizer });
     const ns = { userId: 'u1', agentId: 'support' };
     const [id] = await touchEverything(t, [ns]);
     const look = await needles();
+    const secretTexts = [...counts.counted].filter((text) => text.includes('quokka'));
+    expect(secretTexts.length).toBeGreaterThan(0);
+    expect(secretTexts.filter((text) => counts.cached(text))).toEqual(secretTexts); // control: the token-count cache keeps them
     // Control: before forgetting, the search does find it, in the records, the vectors and the index.
     expect(await databaseTraces(t.factory, t.name, look)).toEqual(expect.arrayContaining([`records: ${SECRET}`, `vectors: ${look[3]}`]));
     expect(indexTraces(t.memory, look, [id!])).toEqual(expect.arrayContaining([`index u=u1;a=support: quokka`, `index u=u1;a=support: record ${id}`]));
@@ -68,6 +100,7 @@ describe('a forgotten secret leaves no trace', () => {
     expect(await t.memory.forget(ns, id!)).toBe(true);
     expect(await databaseTraces(t.factory, t.name, look)).toEqual([]);
     expect(indexTraces(t.memory, look, [id!])).toEqual([]); // at once, before any recall
+    expect(secretTexts.filter((text) => counts.cached(text))).toEqual([]); // the token-count cache keeps no line of it
     expect(await t.memory.count(ns)).toBe(1); // the other memory stays
     expect((await t.memory.recall(ns, 'vault code quokka xylophone', { includeCold: true })).hits.map((h) => h.record.content)).not.toContain(SECRET);
     expect((await t.memory.audit(ns)).filter((e) => e.id === id).map((e) => e.op)).toContain('forget'); // ids only
@@ -91,14 +124,11 @@ describe('a forgotten secret leaves no trace', () => {
   });
 
   it('a secret forgotten while its embedding is still queued leaves the queue at once, and no vector is stored later', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const inner = hashingEmbedder();
-    const embedder: Embedder = { ...inner, embed: async (texts, kind) => (await gate, inner.embed(texts, kind)) };
+    const { embedder, started, release } = blockedEmbedder();
     const t = await openTestMemory({ embedder });
     const ns = { userId: 'u1' };
     await t.memory.remember({ namespace: ns, content: 'Prefers phone calls' });
-    await new Promise((resolve) => setTimeout(resolve, 10)); // the first batch is now inside the (blocked) embedder
+    await started; // the first batch is now inside the (blocked) embedder
     const { id } = await t.memory.remember({ namespace: ns, content: SECRET });
     expect(t.memory.pendingEmbeddings()).toBe(2);
     expect(await t.memory.forget(ns, id)).toBe(true);
@@ -107,5 +137,56 @@ describe('a forgotten secret leaves no trace', () => {
     await t.memory.whenEmbedded();
     expect(await databaseTraces(t.factory, t.name, await needles())).toEqual([]);
     expect(((await t.stores()).vectors as unknown[]).length).toBe(1);
+  });
+});
+
+describe('records deleted by maintenance leave the embedding queue at once', () => {
+  async function blocked() {
+    const { embedder, started, release } = blockedEmbedder();
+    const t = await openTestMemory({ embedder });
+    const ns = { userId: 'u1' };
+    await t.memory.remember({ namespace: ns, content: 'Prefers phone calls' });
+    await started; // this job stays queued inside the blocked embedder
+    return { t, ns, release };
+  }
+
+  it('sweep() drops the queued jobs (and text) of the expired records it deleted', async () => {
+    const { t, ns, release } = await blocked();
+    await t.memory.remember({ namespace: ns, content: SECRET, ttl: '1h' });
+    expect(t.memory.pendingEmbeddings()).toBe(2);
+    t.clock.advance(2 * 3_600_000);
+    expect(await t.memory.sweep()).toBe(1);
+    expect(t.memory.pendingEmbeddings()).toBe(1);
+    release();
+    await t.memory.whenEmbedded();
+    expect(await databaseTraces(t.factory, t.name, await needles())).toEqual([]);
+  });
+
+  it('consolidate() drops the queued jobs of the records it merged away', async () => {
+    const { t, ns, release } = await blocked();
+    await t.memory.remember({ namespace: ns, content: SECRET });
+    t.clock.advance(1000);
+    const { id: keepId } = await t.memory.remember({ namespace: ns, content: `${SECRET.toUpperCase()}!` });
+    expect(t.memory.pendingEmbeddings()).toBe(3);
+    const { groups } = await t.memory.consolidate(ns);
+    expect(groups.map((g) => g.keepId)).toEqual([keepId]);
+    expect(t.memory.pendingEmbeddings()).toBe(2); // the survivor's job stays, the merged-away one's is gone
+    release();
+    await t.memory.whenEmbedded();
+    expect(await databaseTraces(t.factory, t.name, await needles())).toEqual([]);
+  });
+
+  it('importJsonl() drops the queued jobs of the expired rows it deleted on the way', async () => {
+    const { t, ns, release } = await blocked();
+    await t.memory.remember({ namespace: ns, content: SECRET, ttl: '1h' });
+    t.clock.advance(2 * 3_600_000);
+    const other = await openTestMemory({ clock: t.clock });
+    await other.memory.remember({ namespace: ns, content: SECRET });
+    const result = await t.memory.importJsonl(await other.memory.exportJsonl({ namespace: ns }));
+    expect(result.imported).toBe(1);
+    expect(t.memory.pendingEmbeddings()).toBe(2); // the blocked job and the imported record's; the expired row's is gone
+    release();
+    await t.memory.whenEmbedded();
+    expect(await t.memory.count(ns)).toBe(2);
   });
 });

@@ -6,6 +6,23 @@ const ns = { userId: 'u1', agentId: 'support' };
 const HOUR = 3_600_000;
 
 describe('session', () => {
+  it('contexts and sessions check names against the memory\'s configured limits, as the other verbs do', async () => {
+    const long = { userId: 'u'.repeat(300) }; // over the default maxNameLength (256)
+    const wide = (await openTestMemory({ limits: { maxNameLength: 400, maxContentBytes: 64 * 1024 } })).memory;
+    const turn = 'x'.repeat(40 * 1024); // over the default maxContentBytes (32 KiB)
+    const session = wide.session({ namespace: long, id: 's'.repeat(300) });
+    await session.addTurn('user', turn);
+    await wide.remember({ namespace: long, content: 'The phone charger is broken' });
+    const built = await session.context('phone charger', { budget: 20_000 });
+    expect(built.report.included.map((item) => item.layer).sort()).toEqual(['long_term', 'session']);
+    expect((await wide.buildContext({ namespace: long, query: 'phone', sessionId: 's'.repeat(300) })).report.layers.long_term.items).toBe(1);
+
+    const narrow = (await openTestMemory({ limits: { maxNameLength: 8 } })).memory;
+    await expectCode(narrow.buildContext({ namespace: ns, query: 'phone', sessionId: 'session-1042' }), 'INVALID_INPUT', 'sessionId');
+    expect(() => narrow.session({ namespace: ns, id: 'session-1042' })).toThrowError(/id/);
+    expect(() => narrow.session({ namespace: { userId: 'user-1042' } })).toThrowError(/userId/);
+  });
+
   it('stores turns as expiring session memories; context() shows only this session; end() keeps the durable ones', async () => {
     const { memory, clock } = await openTestMemory();
     const other = memory.session({ namespace: ns, id: 'other' });
@@ -67,6 +84,32 @@ describe('session', () => {
     await expectCode(() => memory.session({ namespace: ns, colour: 1 } as never), 'INVALID_INPUT', 'colour');
     await expectCode(() => memory.session({} as never), 'NAMESPACE_REQUIRED');
     await memory.close();
+  });
+
+  it('end() is safe to retry: after the LLM hook failed, a second end() repeats no step that completed', async () => {
+    const { memory } = await openTestMemory();
+    const calls = { extractFacts: 0, summarize: 0 };
+    const llm: LlmHook = {
+      // Different wording on every call: a repeated call would store new memories, not deduplicated ones.
+      extractFacts: async () => ({ facts: [`The user prefers calls (${++calls.extractFacts})`, `The phone is a Pixel (${calls.extractFacts})`] }),
+      summarize: async () => {
+        if (++calls.summarize === 1) throw new Error('LLM server unavailable');
+        return { summary: 'Charging problem; call the user.' };
+      },
+    };
+    const session = memory.session({ namespace: ns, llm });
+    const durable = await session.addTurn('user', 'My phone does not charge', { durable: true });
+    await session.addTurn('assistant', 'I will call you back');
+    await expect(session.end({ extractFacts: true, summarize: true })).rejects.toThrow('LLM server unavailable');
+    const report = await session.end({ extractFacts: true, summarize: true });
+    expect(calls).toEqual({ extractFacts: 1, summarize: 2 });
+    expect(report.promoted).toEqual([durable.id]);
+    expect(report.expiring).toBe(1);
+    expect(report.extracted).toHaveLength(2);
+    expect(report.llm.calls).toBe(2); // the answered calls; the failed one reported no usage
+    const longTerm = (await memory.list(ns, { layer: 'long_term', limit: 100 })).items.map((r) => r.content).sort();
+    expect(longTerm).toEqual(['Charging problem; call the user.', 'My phone does not charge', 'The phone is a Pixel (1)', 'The user prefers calls (1)']);
+    await expectCode(session.end(), 'CLOSED');
   });
 
   it('the LLM hook is off by default; asked for, its every token is reported apart', async () => {

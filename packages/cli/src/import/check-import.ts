@@ -5,7 +5,7 @@ import { createGunzip } from 'node:zlib';
 import { isZeromemError, openMemory, type ExportHeader, type LineFailure } from '@zeromem/core';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 
-/** Options of {@link checkImport}, as `zeromem import` parsed them. */
+/** Options of {@link checkImport}, as `zeromem check-import` parsed them. */
 export interface ImportCheckOptions {
   file: string;
   /** Import the good lines when some are bad (as `importJsonl({ skipInvalid: true })`). */

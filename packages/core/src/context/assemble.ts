@@ -1,5 +1,6 @@
 import { normalizeContent } from '../model/content-hash.ts';
 import { invalidInput } from '../model/errors.ts';
+import type { Limits } from '../model/limits.ts';
 import { fetchCandidates } from './candidates.ts';
 import { cachedCount } from './count-cache.ts';
 import { Fill, type Candidate } from './fill.ts';
@@ -16,11 +17,11 @@ import { countChatTokens, type Tokenizer } from './tokenizer.ts';
  * (recall hits by score; one too big is skipped for smaller ones). Content already in is
  * dropped as a duplicate. Fitting is decided on per-line counts, then the rendered text
  * and messages are counted whole and items removed, last chosen first, until every
- * quota and the budget hold exactly.
+ * quota and the budget hold exactly. Names are checked against the memory's `limits`.
  * @throws ZeromemError INVALID_INPUT (bad options, or system instructions that do not fit), NAMESPACE_REQUIRED
  */
-export async function buildContext(source: ContextSource, tokenizer: Tokenizer, options: unknown): Promise<BuiltContext> {
-  const opts = validateContextOptions(options);
+export async function buildContext(source: ContextSource, tokenizer: Tokenizer, options: unknown, limits: Limits): Promise<BuiltContext> {
+  const opts = validateContextOptions(options, limits);
   const count = (text: string) => cachedCount(tokenizer, text);
   const fill = new Fill(opts, count, tokenizer);
   const dropped: DroppedItem[] = [];
@@ -63,7 +64,7 @@ export async function buildContext(source: ContextSource, tokenizer: Tokenizer, 
       if (opts.trackAccess) {
         for (const layer of opts.layers) {
           if (layer.layer === 'session') continue;
-          await source.noteUse(layer.namespace, fill.chosen.filter((c) => c.layer === layer.layer).map((c) => c.id));
+          await source.countAccess(layer.namespace, fill.chosen.filter((c) => c.layer === layer.layer).map((c) => c.id));
         }
       }
       const included: IncludedItem[] = [

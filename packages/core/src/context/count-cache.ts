@@ -29,3 +29,11 @@ export function cachedCount(tokenizer: Tokenizer, text: string): number {
   }
   return count;
 }
+
+/**
+ * Empties the tokenizer's cache: its keys are the counted text (memory lines), which must
+ * not outlive a forget. Everything still in use is counted again on the next build.
+ */
+export function clearCountCache(tokenizer: Tokenizer): void {
+  caches.delete(tokenizer);
+}

@@ -1,6 +1,6 @@
 import { IssueList, checkKnownKeys, checkName, checkTime, describe, isPlainObject, join } from '../model/checks.ts';
 import { ZeromemError, invalidInput } from '../model/errors.ts';
-import { DEFAULT_LIMITS } from '../model/limits.ts';
+import type { Limits } from '../model/limits.ts';
 import { checkNamespace, requireNamespace } from '../model/namespace.ts';
 import type { Namespace, TimeInput } from '../model/types.ts';
 import { validateRecall, type ConversationTurn } from '../model/validate-recall.ts';
@@ -88,10 +88,11 @@ export interface PreparedContext {
 const FIELDS = ['namespace', 'query', 'now', 'budget', 'system', 'sessionId', 'layers', 'maxItemTokens', 'fullHistory', 'trackAccess'] as const;
 
 /**
- * Validates buildContext options; every problem is reported at once as INVALID_INPUT
- * (a missing namespace is NAMESPACE_REQUIRED).
+ * Validates buildContext options against the memory's limits; every problem is reported
+ * at once as INVALID_INPUT (a missing namespace is NAMESPACE_REQUIRED).
  */
-export function validateContextOptions(options: unknown, maxNameLength = DEFAULT_LIMITS.maxNameLength): PreparedContext {
+export function validateContextOptions(options: unknown, limits: Limits): PreparedContext {
+  const { maxNameLength } = limits;
   if (!isPlainObject(options)) {
     if (options === undefined || options === null) requireNamespace(undefined, maxNameLength);
     throw invalidInput('buildContext options', [{ path: '', message: `must be an object like { namespace, query, budget }, got ${describe(options)}` }]);
@@ -101,7 +102,7 @@ export function validateContextOptions(options: unknown, maxNameLength = DEFAULT
   const namespace = requireNamespace(options.namespace, maxNameLength).namespace;
   const budget = options.budget === undefined ? DEFAULT_BUDGET : checkCount(options.budget, 'budget', 1, MAX_BUDGET, issues);
   const now = options.now === undefined ? undefined : checkTime(options.now, 'now', issues);
-  const query = checkQuery(options.query, issues);
+  const query = checkQuery(options.query, limits, issues);
   const system = checkSystem(options.system, issues);
   const sessionId = options.sessionId === undefined ? undefined : checkName(options.sessionId, 'sessionId', maxNameLength, issues);
   const maxItemTokens = options.maxItemTokens === undefined ? undefined : checkCount(options.maxItemTokens, 'maxItemTokens', 1, MAX_BUDGET, issues);
@@ -183,10 +184,10 @@ function checkSystem(value: unknown, issues: IssueList): string[] | undefined {
 }
 
 /** The query is checked as recall checks it, so a bad one fails even when no layer would recall. */
-function checkQuery(value: unknown, issues: IssueList): string | ConversationTurn[] | undefined {
+function checkQuery(value: unknown, limits: Limits, issues: IssueList): string | ConversationTurn[] | undefined {
   if (value === undefined) return undefined;
   try {
-    validateRecall(value, undefined, DEFAULT_LIMITS, 0);
+    validateRecall(value, undefined, limits, 0);
   } catch (err) {
     if (!(err instanceof ZeromemError)) throw err;
     for (const issue of err.details.issues ?? []) issues.add(issue.path, issue.message);

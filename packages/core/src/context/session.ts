@@ -1,12 +1,13 @@
 import { IssueList, checkEnum, checkKnownKeys, checkName, describe, isPlainObject } from '../model/checks.ts';
 import { parseDuration } from '../model/duration.ts';
 import { ZeromemError, invalidInput } from '../model/errors.ts';
-import { DEFAULT_LIMITS } from '../model/limits.ts';
+import type { Limits } from '../model/limits.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { Duration, ListOptions, ListPage, MemoryRecord, Namespace, RememberInput, RememberResult, UpdatePatch } from '../model/types.ts';
 import type { ConversationTurn } from '../model/validate-recall.ts';
 import { addSpend, noSpend, type LlmHook, type LlmSpend } from './llm-hook.ts';
 import type { BuildContextOptions } from './options.ts';
+import { turnRole } from './render.ts';
 import type { BuiltContext } from './report.ts';
 import type { ChatMessage, Tokenizer } from './tokenizer.ts';
 
@@ -54,6 +55,20 @@ export interface SessionEndReport {
   llm: LlmSpend;
 }
 
+/** What `end()` has done so far: a retry after a failure (e.g. of the LLM hook) repeats no completed step. */
+interface EndProgress {
+  /** The conversation's turns, oldest first. */
+  turns: MemoryRecord[];
+  promoted: string[];
+  /** The hook's facts, once it answered. */
+  facts?: string[];
+  /** Ids of the facts stored so far, in the order of `facts`. */
+  extracted: string[];
+  /** The hook's summary, once it answered. */
+  summary?: string;
+  summaryId: string | null;
+}
+
 const ROLES = ['user', 'assistant', 'system', 'tool'] as const;
 const TURN_FIELDS = ['durable', 'tags', 'importance'] as const;
 
@@ -75,14 +90,15 @@ export class Session {
   readonly #spend = noSpend();
   #seq = 0;
   #ended = false;
+  #progress: EndProgress | undefined;
 
   /** @internal Use `memory.session()`. */
-  constructor(memory: SessionMemory, tokenizer: () => Promise<Tokenizer>, options: SessionOptions) {
+  constructor(memory: SessionMemory, tokenizer: () => Promise<Tokenizer>, options: SessionOptions, limits: Limits) {
     const issues = new IssueList();
     if (!isPlainObject(options)) throw invalidInput('session options', [{ path: '', message: `must be an object like { namespace }, got ${describe(options)}` }]);
     checkKnownKeys(options, ['namespace', 'id', 'ttl', 'context', 'llm'], '', issues);
-    this.namespace = requireNamespace(options.namespace, DEFAULT_LIMITS.maxNameLength).namespace;
-    this.id = options.id === undefined ? crypto.randomUUID() : (checkName(options.id, 'id', DEFAULT_LIMITS.maxNameLength, issues) ?? '');
+    this.namespace = requireNamespace(options.namespace, limits.maxNameLength).namespace;
+    this.id = options.id === undefined ? crypto.randomUUID() : (checkName(options.id, 'id', limits.maxNameLength, issues) ?? '');
     if (options.ttl !== undefined && parseDuration(options.ttl) === undefined) issues.add('ttl', `must be a duration such as "1d" or milliseconds, got ${describe(options.ttl)}`);
     if (options.context !== undefined && !isPlainObject(options.context)) issues.add('context', 'must be an object of buildContext options');
     if (options.llm !== undefined && (typeof options.llm !== 'object' || options.llm === null)) issues.add('llm', 'must be an object with extractFacts and/or summarize');
@@ -155,6 +171,8 @@ export class Session {
    * Ends the session: turns marked durable become long-term memories without expiry; the
    * others keep their TTL and expire. With the `llm` hook and `extractFacts` / `summarize`,
    * the hook's facts and summary are stored as long-term memories and its tokens reported.
+   * When a step fails (e.g. the hook throws), calling `end()` again is safe: turns already
+   * promoted, hook answers already received and memories already stored are not redone.
    * @throws ZeromemError INVALID_INPUT (an LLM step asked for without a hook that has it), CLOSED when already ended
    */
   async end(options: { extractFacts?: boolean; summarize?: boolean } = {}): Promise<SessionEndReport> {
@@ -169,39 +187,60 @@ export class Session {
       }
     }
     if (!issues.ok) throw invalidInput('session end', issues.items);
-    const turns = await this.#turns();
-    const report: SessionEndReport = { promoted: [], expiring: 0, extracted: [], summaryId: null, llm: this.#spend };
-    for (const turn of turns) {
-      if (turn.metadata.durable !== true) {
-        report.expiring++;
-        continue;
-      }
+    const progress = await this.#endProgress();
+    for (const turn of progress.turns) {
+      if (turn.metadata.durable !== true || progress.promoted.includes(turn.id)) continue;
       await this.#memory.update(this.namespace, turn.id, { layer: 'long_term', expiresAt: null });
-      report.promoted.push(turn.id);
+      progress.promoted.push(turn.id);
     }
-    const chat: ChatMessage[] = turns.map((turn) => ({ role: turn.source === 'memory' ? 'user' : turn.source, content: turn.content }));
+    const chat: ChatMessage[] = progress.turns.map((turn) => ({ role: turnRole(turn.source), content: turn.content }));
     if (options.extractFacts && chat.length) {
-      const { facts, usage } = await this.#llm!.extractFacts!(chat);
-      if (!Array.isArray(facts) || facts.some((fact) => typeof fact !== 'string')) {
-        throw invalidInput('llm hook result', [{ path: 'facts', message: `extractFacts must resolve to { facts: string[] }, got ${describe(facts)}` }]);
+      if (!progress.facts) {
+        const { facts, usage } = await this.#llm!.extractFacts!(chat);
+        if (!Array.isArray(facts) || facts.some((fact) => typeof fact !== 'string')) {
+          throw invalidInput('llm hook result', [{ path: 'facts', message: `extractFacts must resolve to { facts: string[] }, got ${describe(facts)}` }]);
+        }
+        addSpend(this.#spend, await this.#tokenizer(), chat, facts, usage);
+        progress.facts = facts;
       }
-      addSpend(this.#spend, await this.#tokenizer(), chat, facts, usage);
-      for (const fact of facts) {
+      for (const fact of progress.facts.slice(progress.extracted.length)) {
         const { id } = await this.#memory.remember({ namespace: this.namespace, content: fact, source: 'memory', metadata: { session: this.id, extracted: true } });
-        report.extracted.push(id);
+        progress.extracted.push(id);
       }
     }
     if (options.summarize && chat.length) {
       const texts = chat.map((turn) => `${turn.role}: ${turn.content}`);
-      const { summary, usage } = await this.#llm!.summarize!(texts);
-      if (typeof summary !== 'string') throw invalidInput('llm hook result', [{ path: 'summary', message: `summarize must resolve to { summary: string }, got ${describe(summary)}` }]);
-      addSpend(this.#spend, await this.#tokenizer(), texts.map((content) => ({ role: 'user', content })), [summary], usage);
-      const { id } = await this.#memory.remember({ namespace: this.namespace, content: summary, source: 'memory', tags: ['session-summary'], metadata: { session: this.id } });
-      report.summaryId = id;
+      if (progress.summary === undefined) {
+        const { summary, usage } = await this.#llm!.summarize!(texts);
+        if (typeof summary !== 'string') throw invalidInput('llm hook result', [{ path: 'summary', message: `summarize must resolve to { summary: string }, got ${describe(summary)}` }]);
+        addSpend(this.#spend, await this.#tokenizer(), texts.map((content) => ({ role: 'user', content })), [summary], usage);
+        progress.summary = summary;
+      }
+      if (progress.summaryId === null) {
+        const { id } = await this.#memory.remember({ namespace: this.namespace, content: progress.summary, source: 'memory', tags: ['session-summary'], metadata: { session: this.id } });
+        progress.summaryId = id;
+      }
     }
-    report.llm = { ...this.#spend };
     this.#ended = true;
-    return report;
+    return {
+      promoted: [...progress.promoted],
+      expiring: progress.turns.filter((turn) => turn.metadata.durable !== true).length,
+      extracted: [...progress.extracted],
+      summaryId: progress.summaryId,
+      llm: { ...this.#spend },
+    };
+  }
+
+  /**
+   * What earlier, failed `end()` calls did, joined with the turns listed now (a promoted
+   * turn is no longer in the session layer, but still part of the conversation).
+   */
+  async #endProgress(): Promise<EndProgress> {
+    const listed = await this.#turns();
+    const progress = (this.#progress ??= { turns: [], promoted: [], extracted: [], summaryId: null });
+    const known = new Set(progress.turns.map((turn) => turn.id));
+    progress.turns = [...progress.turns, ...listed.filter((turn) => !known.has(turn.id))].sort(bySeq);
+    return progress;
   }
 
   /** This session's live turns, oldest first. */
@@ -213,10 +252,14 @@ export class Session {
       turns.push(...page.items);
       cursor = page.nextCursor ?? undefined;
     } while (cursor);
-    return turns.sort((a, b) => (Number(a.metadata.seq) || 0) - (Number(b.metadata.seq) || 0));
+    return turns.sort(bySeq);
   }
 
   #open(): void {
     if (this.#ended) throw new ZeromemError('CLOSED', `Session ${this.id} has ended; start a new one with memory.session().`);
   }
+}
+
+function bySeq(a: MemoryRecord, b: MemoryRecord): number {
+  return (Number(a.metadata.seq) || 0) - (Number(b.metadata.seq) || 0);
 }

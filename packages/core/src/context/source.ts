@@ -13,6 +13,6 @@ export interface ContextSource {
     options: { k: number; layers: Layer[]; now?: number; trackAccess: boolean },
   ): Promise<RecallResult>;
   list(namespace: Namespace, options: ListOptions): Promise<ListPage>;
-  /** Counts these records as accessed (heat), as a recall hit is. */
-  noteUse(namespace: Namespace, ids: readonly string[]): Promise<void>;
+  /** Counts these records as accessed (heat), as a recall hit is; importance does not change. */
+  countAccess(namespace: Namespace, ids: readonly string[]): Promise<void>;
 }

@@ -106,7 +106,6 @@ export async function consolidate(ctx: LifecycleContext, namespace: unknown, opt
       return { done, skipped };
     }),
   );
-  // A loaded index drops the merged-away records (and their words) now, not at the next recall.
-  if (ctx.indexes.loaded(ns.key)) await ctx.indexes.ready(ns.key);
+  // The caller (Memory) purges the merged-away records from loaded indexes and the embedding queue.
   return { dryRun, threshold, groups: outcome.done, skipped: outcome.skipped };
 }

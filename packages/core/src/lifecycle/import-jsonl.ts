@@ -6,8 +6,9 @@ import type { AuditRow } from '../store/database.ts';
 import { deleteRows } from '../store/delete-rows.ts';
 import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
+import type { DeletedRecord } from '../verbs/sweep.ts';
 import { readOptions, resolveActor } from '../verbs/verb-context.ts';
-import { enforceQuota } from '../verbs/remember.ts';
+import { enforceQuota, raiseOnDuplicate } from '../verbs/remember.ts';
 import type { ExportHeader } from './jsonl-format.ts';
 import { parseHeader, parseRecordLine, type ParsedLine } from './import-line.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
@@ -40,7 +41,11 @@ interface Item extends ParsedLine {
  * Records keep every field (id, times, version, access statistics, tier, provenance).
  * @throws ZeromemError INVALID_INPUT, CONFLICT, QUOTA_EXCEEDED
  */
-export async function importJsonl(ctx: LifecycleContext, source: unknown, options?: unknown): Promise<{ result: ImportResult; added: MemoryRecord[] }> {
+export async function importJsonl(
+  ctx: LifecycleContext,
+  source: unknown,
+  options?: unknown,
+): Promise<{ result: ImportResult; added: MemoryRecord[]; deleted: DeletedRecord[] }> {
   const opts = readOptions(options, ['skipInvalid', 'actor']);
   const actor = resolveActor(ctx, opts);
   if (opts.skipInvalid !== undefined && typeof opts.skipInvalid !== 'boolean') {
@@ -88,7 +93,7 @@ export async function importJsonl(ctx: LifecycleContext, source: unknown, option
   for (const conflict of written.conflicts) fail(conflict.line, conflict.issues, 'CONFLICT');
   failures.sort((a, b) => a.line - b.line);
   const result = { imported: written.added.length, deduplicated: written.deduplicated, expired: valid.length - live.length, failures, ids: written.added.map((r) => r.id) };
-  return { result, added: written.added };
+  return { result, added: written.added, deleted: written.deleted };
 }
 
 /**
@@ -128,7 +133,7 @@ async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[],
         if (item.vector !== undefined) vectorHashes.set(record.contentHash, item.vector);
         if (twin) {
           deduplicated++;
-          const kept = raise(twin, record, now);
+          const kept = raiseOnDuplicate(twin, record, now);
           if (kept !== twin) {
             byId.set(key(ns, kept.id), kept);
             byHash.set(key(ns, kept.contentHash), kept);
@@ -157,7 +162,8 @@ async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[],
         const stored = await db.vectors.bulkGet(keys.map((hash) => [model, hash] as [string, string]));
         await db.vectors.bulkAdd(keys.filter((_, i) => !stored[i]).map((hash) => ({ model, hash, vector: vectorHashes.get(hash)! })));
       }
-      return { added: [...added.values()].map(fromRow), deduplicated, conflicts };
+      const deleted = [...expired.values()].map((row) => ({ ns: row.ns, id: row.id }));
+      return { added: [...added.values()].map(fromRow), deduplicated, conflicts, deleted };
     }),
   );
 }
@@ -172,14 +178,6 @@ function lookup(seen: Map<string, RecordRow>, k: string, stored: Map<string, Rec
   }
   seen.set(k, row);
   return row;
-}
-
-/** A duplicate keeps the stored record, with the higher importance and the later expiry (none beats any). */
-function raise(row: RecordRow, incoming: MemoryRecord, now: number): RecordRow {
-  const importance = Math.max(row.importance, incoming.importance);
-  const expiresAt = row.expiresAt === null || incoming.expiresAt === null ? null : Math.max(row.expiresAt, incoming.expiresAt);
-  if (importance === row.importance && expiresAt === row.expiresAt) return row;
-  return toRow({ ...fromRow(row), importance, expiresAt, updatedAt: Math.max(now, row.updatedAt), version: row.version + 1 });
 }
 
 function key(ns: string, part: string): string {

@@ -3,6 +3,7 @@ import type { Limits } from '../model/limits.ts';
 import { checkNamespace, namespaceKey } from '../model/namespace.ts';
 import { TIERS, type MemoryRecord } from '../model/types.ts';
 import { validateRemember } from '../model/validate-remember.ts';
+import { toUnitVector } from '../embed/embedder.ts';
 import { EXPORT_FORMAT, EXPORT_VERSION, decodeVector, type ExportHeader } from './jsonl-format.ts';
 
 const RECORD_KEYS = [
@@ -122,8 +123,28 @@ function checkVector(line: Record<string, unknown>, header: ExportHeader, issues
   }
   if (line.vector === null) return null;
   const vector = typeof line.vector === 'string' ? decodeVector(line.vector, header.vectors.dimension) : undefined;
-  if (!vector) issues.add('vector', `must be base64 of ${header.vectors.dimension} little-endian float32 values, or null`);
-  return vector;
+  if (!vector) {
+    issues.add('vector', `must be base64 of ${header.vectors.dimension} little-endian float32 values, or null`);
+    return undefined;
+  }
+  return asUnitVector(vector, issues);
+}
+
+/** How far from 1 a vector's squared length may be and still count as unit length (float32 rounding of an exported unit vector). */
+const UNIT_TOLERANCE = 1e-5;
+
+/**
+ * Recall takes the dot product of stored vectors as their cosine, so an imported vector
+ * must have unit length: one that has (as every export does) is kept bit for bit, any
+ * other is scaled to it, and a zero vector, which has no direction, is a bad line.
+ */
+function asUnitVector(vector: Float32Array, issues: IssueList): Float32Array | undefined {
+  let norm = 0;
+  for (const x of vector) norm += x * x;
+  if (Math.abs(norm - 1) <= UNIT_TOLERANCE) return vector;
+  const unit = toUnitVector(vector, vector.length);
+  if (!unit) issues.add('vector', 'has no direction (zero length or too large to scale): export it with null instead');
+  return unit ?? undefined;
 }
 
 function isNonNegativeInteger(value: unknown): value is number {

@@ -3,7 +3,7 @@ import { invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { MemoryRecord } from '../model/types.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
-import { touchRecords } from './rewarm.ts';
+import { touchRecords } from './touch.ts';
 
 /** Most ids one `markUsed` call takes. */
 const MAX_IDS = 1000;
@@ -12,6 +12,8 @@ const MAX_IDS = 1000;
  * Says that these records were used (e.g. recalled and put into the prompt): each gains
  * importance (`useGain` of the distance to 1), becomes hot and counts as touched now.
  * Ids that are not (or no longer) there are skipped. Returns the updated records.
+ * Unlike `countAccess` (verbs/count-access.ts), which only counts an access (heat) for
+ * recall hits and built contexts, this changes importance: the caller says it was useful.
  */
 export async function markUsed(ctx: LifecycleContext, namespace: unknown, ids: unknown): Promise<MemoryRecord[]> {
   const ns = requireNamespace(namespace, ctx.limits.maxNameLength);

@@ -227,8 +227,11 @@ async function writeItems(
   );
 }
 
-/** A duplicate keeps the higher importance and the later expiry (none beats any); same row if nothing changes. */
-function raiseOnDuplicate(row: RecordRow, value: PreparedRemember, now: number): RecordRow {
+/**
+ * A duplicate keeps the stored record with the higher importance and the later expiry
+ * (none beats any); the same row if nothing changes. `remember` and `importJsonl` share it.
+ */
+export function raiseOnDuplicate(row: RecordRow, value: Pick<PreparedRemember, 'importance' | 'expiresAt'>, now: number): RecordRow {
   const importance = Math.max(row.importance, value.importance);
   const expiresAt = row.expiresAt === null || value.expiresAt === null ? null : Math.max(row.expiresAt, value.expiresAt);
   if (importance === row.importance && expiresAt === row.expiresAt) return row;

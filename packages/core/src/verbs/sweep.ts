@@ -5,23 +5,30 @@ import type { VerbContext } from './verb-context.ts';
 /** Records deleted per sweep transaction, so a large sweep does not hold one huge transaction. */
 const SWEEP_BATCH = 5000;
 
+/** A deleted record: its namespace key and id. */
+export interface DeletedRecord {
+  ns: string;
+  id: string;
+}
+
 /**
  * Deletes every expired record in the database (all namespaces: this is maintenance,
- * not a read) and returns how many. Reads never return expired records, swept or not.
+ * not a read) and returns which, so the caller can purge what still holds their text.
+ * Reads never return expired records, swept or not.
  */
-export async function sweep(ctx: VerbContext): Promise<number> {
+export async function sweep(ctx: VerbContext): Promise<DeletedRecord[]> {
   const now = ctx.clock.now();
   const { db } = ctx;
-  let total = 0;
+  const all: DeletedRecord[] = [];
   for (;;) {
     const deleted = await withStorage(() =>
       db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async () => {
         const rows = await db.records.where('expiresAt').belowOrEqual(now).limit(SWEEP_BATCH).toArray();
         await deleteRows(db, rows, 'expire', 'sweep', now);
-        return rows.length;
+        return rows.map((row) => ({ ns: row.ns, id: row.id }));
       }),
     );
-    total += deleted;
-    if (deleted < SWEEP_BATCH) return total;
+    all.push(...deleted);
+    if (deleted.length < SWEEP_BATCH) return all;
   }
 }

@@ -1,0 +1,46 @@
+import type { AuditRow } from '../store/database.ts';
+import { fromRow, isExpired, type RecordRow } from '../store/row.ts';
+import { withStorage } from '../store/storage-errors.ts';
+import type { MemoryRecord, Namespace } from '../model/types.ts';
+import { gainImportance } from './importance.ts';
+import type { LifecycleContext } from './lifecycle-context.ts';
+import { dropUnloadedSnapshots } from './stale-snapshots.ts';
+
+/**
+ * Touches records in one transaction: each becomes hot (a tier change is audited as
+ * `retier`) and `lastAccessedAt` moves to now, so `retier` counts it as recently used;
+ * with `gain`, its importance rises by the policy's `useGain`. Missing or expired ids are
+ * skipped. The loaded index gets the new records at once. Returns the touched records.
+ */
+export async function touchRecords(
+  ctx: LifecycleContext,
+  ns: { key: string; namespace: Namespace },
+  ids: readonly string[],
+  gain: boolean,
+): Promise<MemoryRecord[]> {
+  const now = ctx.clock.now();
+  const { db } = ctx;
+  const records = await withStorage(() =>
+    db.transaction('rw', db.records, db.audit, db.indexSnapshots, async () => {
+      const rows = await db.records.bulkGet(ids.map((id) => [ns.key, id] as [string, string]));
+      const changed: RecordRow[] = [];
+      const audit: AuditRow[] = [];
+      for (const row of rows) {
+        if (!row || isExpired(row, now) || changed.some((c) => c.id === row.id)) continue;
+        if (row.tier === 'cold') audit.push({ ns: row.ns, op: 'retier', id: row.id, namespace: row.namespace, at: now, actor: ctx.actor });
+        changed.push({
+          ...row,
+          tier: 'hot',
+          importance: gain ? gainImportance(row.importance, ctx.lifecycle) : row.importance,
+          lastAccessedAt: Math.max(row.lastAccessedAt ?? 0, now),
+        });
+      }
+      if (changed.length) await db.records.bulkPut(changed);
+      if (audit.length) await db.audit.bulkAdd(audit);
+      await dropUnloadedSnapshots(ctx, changed);
+      return changed.map(fromRow);
+    }),
+  );
+  ctx.indexes.refresh(records); // after the commit: an aborted write must not reach the index
+  return records;
+}
