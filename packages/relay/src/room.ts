@@ -137,7 +137,9 @@ export class Room {
       return;
     }
     if (this.storedBytes + update.byteLength > this.limits.maxDocumentBytes) {
-      this.compact();
+      // Compaction is expensive (full encoding, rewrite, WAL truncation): only worth it when
+      // something was stored since the last one; otherwise it cannot free more than it did.
+      this.compactIfChanged();
       if (this.storedBytes + update.byteLength > this.limits.maxDocumentBytes) {
         this.log.warn('document too large', { room: this.name, subject: peer.subject, bytes: this.storedBytes + update.byteLength });
         peer.socket.close(CLOSE.documentTooLarge, 'document too large');
