@@ -3,7 +3,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { RelayError } from './errors.ts';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
 import { DEFAULTS, type RelayOptions } from './options.ts';
-import { parseDuration } from './duration.ts';
+import { parseDurationSeconds } from './duration-seconds.ts';
 import { type Relay, startRelay } from './server.ts';
 import { MAX_TTL_SECONDS, issueToken } from './token.ts';
 
@@ -174,7 +174,7 @@ async function token(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo)
   }
   const rooms = (values.room as string[] | undefined) ?? [];
   if (rooms.length === 0) throw new UsageError('--room is required (a shared namespace key, e.g. "u=alice;s=support")');
-  const ttlSeconds = parseDuration((values.ttl as string | undefined) ?? '1h');
+  const ttlSeconds = parseDurationSeconds((values.ttl as string | undefined) ?? '1h');
   if (ttlSeconds === undefined || ttlSeconds < 1 || ttlSeconds > MAX_TTL_SECONDS) {
     throw new UsageError('--ttl must be a duration like 90, 45s, 30m, 12h or 7d, from 1 second to 366 days');
   }
