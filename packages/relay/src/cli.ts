@@ -3,7 +3,7 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { RelayError } from './errors.ts';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
 import { DEFAULTS, type RelayOptions } from './options.ts';
-import { parseDuration } from './duration.ts';
+import { parseDurationSeconds } from './duration-seconds.ts';
 import { type Relay, startRelay } from './server.ts';
 import { MAX_TTL_SECONDS, issueToken } from './token.ts';
 
@@ -29,6 +29,8 @@ Options (each also read from the environment variable shown):
                                                                              ZEROMEM_RELAY_MAX_MESSAGE_BYTES
   --max-document-bytes <n>          largest document, else close 4413 (default ${DEFAULTS.maxDocumentBytes})
                                                                              ZEROMEM_RELAY_MAX_DOCUMENT_BYTES
+  --max-awareness-bytes <n>         largest awareness update, else close 1009 (default ${DEFAULTS.maxAwarenessBytes})
+                                                                             ZEROMEM_RELAY_MAX_AWARENESS_BYTES
   --max-connections-per-subject <n> sockets per token subject, else HTTP 429 (default ${DEFAULTS.maxConnectionsPerSubject})
                                                                              ZEROMEM_RELAY_MAX_CONNECTIONS_PER_SUBJECT
   --compact-every <n>               stored updates before a room is compacted (default ${DEFAULTS.compactEvery})
@@ -124,6 +126,7 @@ function parseServeArgs(args: readonly string[], env: NodeJS.ProcessEnv): RelayO
     'data-dir': { type: 'string' },
     'max-message-bytes': { type: 'string' },
     'max-document-bytes': { type: 'string' },
+    'max-awareness-bytes': { type: 'string' },
     'max-connections-per-subject': { type: 'string' },
     'compact-every': { type: 'string' },
     'log-level': { type: 'string' },
@@ -145,6 +148,7 @@ function parseServeArgs(args: readonly string[], env: NodeJS.ProcessEnv): RelayO
   const limits = [
     ['max-message-bytes', 'ZEROMEM_RELAY_MAX_MESSAGE_BYTES', 'maxMessageBytes'],
     ['max-document-bytes', 'ZEROMEM_RELAY_MAX_DOCUMENT_BYTES', 'maxDocumentBytes'],
+    ['max-awareness-bytes', 'ZEROMEM_RELAY_MAX_AWARENESS_BYTES', 'maxAwarenessBytes'],
     ['max-connections-per-subject', 'ZEROMEM_RELAY_MAX_CONNECTIONS_PER_SUBJECT', 'maxConnectionsPerSubject'],
     ['compact-every', 'ZEROMEM_RELAY_COMPACT_EVERY', 'compactEvery'],
   ] as const;
@@ -170,7 +174,7 @@ async function token(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo)
   }
   const rooms = (values.room as string[] | undefined) ?? [];
   if (rooms.length === 0) throw new UsageError('--room is required (a shared namespace key, e.g. "u=alice;s=support")');
-  const ttlSeconds = parseDuration((values.ttl as string | undefined) ?? '1h');
+  const ttlSeconds = parseDurationSeconds((values.ttl as string | undefined) ?? '1h');
   if (ttlSeconds === undefined || ttlSeconds < 1 || ttlSeconds > MAX_TTL_SECONDS) {
     throw new UsageError('--ttl must be a duration like 90, 45s, 30m, 12h or 7d, from 1 second to 366 days');
   }

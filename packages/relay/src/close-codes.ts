@@ -1,11 +1,12 @@
 /**
  * Websocket close codes the relay uses (4000-4999 are for applications). The standard
- * 1009 (message too big) comes from `ws` itself when a message exceeds `maxMessageBytes`.
+ * 1009 (message too big) comes from `ws` itself when a message exceeds `maxMessageBytes`,
+ * and from the relay when an awareness update exceeds `maxAwarenessBytes`.
  */
 export const CLOSE = {
   /** The relay is shutting down (standard "going away"). */
   goingAway: 1001,
-  /** A message larger than `maxMessageBytes` (standard, sent by `ws`). */
+  /** A message larger than `maxMessageBytes` (sent by `ws`) or an awareness update larger than `maxAwarenessBytes`. */
   messageTooBig: 1009,
   /** A message that is not y-websocket protocol: malformed, text, unknown type, bad update. */
   badMessage: 4400,

@@ -16,6 +16,12 @@ export interface RelayOptions {
   maxMessageBytes?: number;
   /** Largest stored document (after compaction); writes beyond it close the socket with 4413. Default 64 MiB. */
   maxDocumentBytes?: number;
+  /**
+   * Largest awareness update a socket may send (read-only ones included: they publish
+   * awareness so other peers list them as online); larger ones close the socket with 1009
+   * and are not forwarded. Default 16 KiB.
+   */
+  maxAwarenessBytes?: number;
   /** Open connections one token subject may hold; more get HTTP 429. Default 16. */
   maxConnectionsPerSubject?: number;
   /** Stored updates of a room after which it is compacted. Default 500. */
@@ -36,6 +42,7 @@ export interface ResolvedOptions {
   host: string;
   maxMessageBytes: number;
   maxDocumentBytes: number;
+  maxAwarenessBytes: number;
   maxConnectionsPerSubject: number;
   compactEvery: number;
   pingIntervalMs: number;
@@ -48,6 +55,7 @@ export const DEFAULTS = {
   host: '127.0.0.1',
   maxMessageBytes: 1024 * 1024,
   maxDocumentBytes: 64 * 1024 * 1024,
+  maxAwarenessBytes: 16 * 1024,
   maxConnectionsPerSubject: 16,
   compactEvery: 500,
   pingIntervalMs: 30_000,
@@ -78,6 +86,7 @@ export function resolveOptions(options: RelayOptions): ResolvedOptions {
     host: options.host ?? DEFAULTS.host,
     maxMessageBytes,
     maxDocumentBytes: integer('maxDocumentBytes', options.maxDocumentBytes, DEFAULTS.maxDocumentBytes, 1024, 2 ** 40),
+    maxAwarenessBytes: integer('maxAwarenessBytes', options.maxAwarenessBytes, DEFAULTS.maxAwarenessBytes, 64, 256 * 1024 * 1024),
     maxConnectionsPerSubject: integer('maxConnectionsPerSubject', options.maxConnectionsPerSubject, DEFAULTS.maxConnectionsPerSubject, 1, 1_000_000),
     compactEvery: integer('compactEvery', options.compactEvery, DEFAULTS.compactEvery, 1, 1_000_000),
     pingIntervalMs: integer('pingIntervalMs', options.pingIntervalMs, DEFAULTS.pingIntervalMs, 100, 3_600_000),

@@ -4,9 +4,14 @@ import { type Awareness, encodeAwarenessUpdate } from 'y-protocols/awareness';
 import * as sync from 'y-protocols/sync';
 import type * as Y from 'yjs';
 
-/** Top-level message types of the y-websocket protocol. */
+// Top-level message types of the y-websocket protocol (the first varuint of a message).
+// Type 2 (auth) is not used: the relay authenticates at the HTTP upgrade.
+
+/** A y-protocols sync message follows: step 1, step 2 or update. */
 export const MESSAGE_SYNC = 0;
+/** An awareness update follows (client ids, clocks and JSON states). */
 export const MESSAGE_AWARENESS = 1;
+/** Nothing follows: the sender asks for every current awareness state. */
 export const MESSAGE_QUERY_AWARENESS = 3;
 
 /** A sync step 1 message: the relay's state vector, asking the peer for what it lacks. */

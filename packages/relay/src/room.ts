@@ -9,6 +9,7 @@ import type { RoomStore } from './store.ts';
 /** Limits a room enforces. */
 export interface RoomLimits {
   maxDocumentBytes: number;
+  maxAwarenessBytes: number;
   compactEvery: number;
 }
 
@@ -137,7 +138,9 @@ export class Room {
       return;
     }
     if (this.storedBytes + update.byteLength > this.limits.maxDocumentBytes) {
-      this.compact();
+      // Compaction is expensive (full encoding, rewrite, WAL truncation): only worth it when
+      // something was stored since the last one; otherwise it cannot free more than it did.
+      this.compactIfChanged();
       if (this.storedBytes + update.byteLength > this.limits.maxDocumentBytes) {
         this.log.warn('document too large', { room: this.name, subject: peer.subject, bytes: this.storedBytes + update.byteLength });
         peer.socket.close(CLOSE.documentTooLarge, 'document too large');
@@ -175,7 +178,17 @@ export class Room {
     if (this.storedUpdates >= this.limits.compactEvery) this.compact();
   }
 
+  /**
+   * Applies and forwards an awareness update, from read-only sockets too: a read-only
+   * replica must show as online to the others. Awareness is arbitrary JSON sent to every
+   * peer, so its size is bounded and a socket may only speak for its own client ids.
+   */
   private receiveAwareness(peer: Peer, update: Uint8Array, clientIds: number[]): void {
+    if (update.byteLength > this.limits.maxAwarenessBytes) {
+      this.log.warn('awareness update too large', { room: this.name, subject: peer.subject, bytes: update.byteLength });
+      peer.socket.close(CLOSE.messageTooBig, 'awareness update too large');
+      return;
+    }
     for (const id of clientIds) {
       for (const other of this.peers) {
         if (other !== peer && other.awarenessIds.has(id)) {

@@ -18,6 +18,7 @@ export interface RelayStats {
   connections: number;
   /** Non-empty updates refused from read-only sockets since start. */
   refusedWrites: number;
+  /** Whole seconds since the relay started. */
   uptimeSeconds: number;
 }
 
@@ -27,6 +28,10 @@ export interface Relay {
   readonly port: number;
   /** `ws://host:port`, the `serverUrl` for a y-websocket client. */
   readonly url: string;
+  /**
+   * The relay's counters right now (a fresh object each call): the same numbers
+   * `GET /healthz` serves, without its `status`.
+   */
   stats(): RelayStats;
   /**
    * Compacts a room now (loading it if no socket has it open), so content deleted from

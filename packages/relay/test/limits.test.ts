@@ -60,6 +60,38 @@ describe('limits', () => {
     expect([...late.doc.getMap('records').keys()]).toEqual(['r1']);
   });
 
+  it('compacts once for a room near maxDocumentBytes, then refuses further oversized updates without compacting again', async () => {
+    const compactions: string[] = [];
+    const logger = { error() {}, warn() {}, info() {}, debug: (msg: string) => void (msg === 'compacted' && compactions.push(msg)) };
+    const relay = await testRelay({ maxDocumentBytes: 8192, maxMessageBytes: 64 * 1024, logger });
+    const rw = await token([ROOM]);
+    const reader = client(relay.url, ROOM, rw);
+    await synced(reader.provider);
+    const first = await openSocket(relay.url, `${PATH}?token=${rw}`);
+    first.send(updateMessage(bigUpdate('r1', 5000)));
+    await until(() => reader.doc.getMap('records').has('r1'), 'r1 to be stored and forwarded');
+    expect(compactions).toHaveLength(0);
+    // The first oversized update compacts (r1 was stored since the last compaction); it
+    // does not free enough, so every later one is refused at once.
+    for (let i = 0; i < 4; i++) {
+      const socket = await openSocket(relay.url, `${PATH}?token=${rw}`);
+      const closed = closeCode(socket);
+      socket.send(updateMessage(bigUpdate(`big${i}`, 5000)));
+      expect(await closed).toBe(CLOSE.documentTooLarge);
+    }
+    expect(compactions).toHaveLength(1);
+    // A write that fits makes the room dirty again: the next oversized update compacts once more.
+    const watcher = client(relay.url, ROOM, rw);
+    await synced(watcher.provider);
+    reader.doc.getMap('records').set('small', 1);
+    await until(() => watcher.doc.getMap('records').get('small') === 1, 'the small write to be stored and forwarded');
+    const last = await openSocket(relay.url, `${PATH}?token=${rw}`);
+    const closed = closeCode(last);
+    last.send(updateMessage(bigUpdate('big-last', 5000)));
+    expect(await closed).toBe(CLOSE.documentTooLarge);
+    expect(compactions).toHaveLength(2);
+  });
+
   it('answers 429 once a subject holds maxConnectionsPerSubject sockets, and admits again after one closes', async () => {
     const relay = await testRelay({ maxConnectionsPerSubject: 2 });
     const mine = await token([ROOM], { subject: 'device-1' });

@@ -27,6 +27,7 @@ describe('startRelay options', () => {
       [{ secret: SECRET, dataDir, port: 70000 }, /port must be/],
       [{ secret: SECRET, dataDir, maxMessageBytes: 10 }, /maxMessageBytes must be/],
       [{ secret: SECRET, dataDir, maxDocumentBytes: 1.5 }, /maxDocumentBytes must be/],
+      [{ secret: SECRET, dataDir, maxAwarenessBytes: 10 }, /maxAwarenessBytes must be/],
       [{ secret: SECRET, dataDir, maxConnectionsPerSubject: 0 }, /maxConnectionsPerSubject must be/],
       [{ secret: SECRET, dataDir, compactEvery: -1 }, /compactEvery must be/],
       [{ secret: SECRET, dataDir, logLevel: 'loud' as 'info' }, /log level must be/],

@@ -57,6 +57,17 @@ describe('the zeromem-relay process', () => {
     }
   });
 
+  it('takes --max-awareness-bytes: a larger awareness update closes the socket with 1009', async () => {
+    const relay = await serve(tempDir(), ['--quiet', '--max-awareness-bytes', '100']);
+    const attempt = await rawConnect(relay.url, `/${encodeURIComponent(ROOM)}?token=${await token([ROOM], { access: 'read' })}`);
+    if (attempt.kind !== 'open') throw new Error('expected the socket to open');
+    const closed = closeCode(attempt.socket);
+    // Type 1 (awareness), then the update: one client id 7, clock 1, a 119-character JSON state (123 bytes).
+    const state = JSON.stringify({ note: 'x'.repeat(108) });
+    attempt.socket.send(new Uint8Array([1, 3 + state.length + 1, 1, 7, 1, state.length, ...Buffer.from(state)]));
+    expect(await closed).toBe(CLOSE.messageTooBig);
+  });
+
   it('issues tokens with "token" that the relay accepts', async () => {
     const issued = await runRelay(['token', '--room', ROOM, '--room', 'u=alice;s=two', '--read-only', '--ttl', '2h', '--subject', 'phone']);
     expect(issued.code).toBe(0);

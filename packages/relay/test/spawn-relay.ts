@@ -42,7 +42,11 @@ export async function serveRelay(dataDir: string, extra: readonly string[] = [],
   for (;;) {
     const url = /^(ws:\/\/\S+:(\d+))\n/.exec(relay.stdout());
     if (url) return { ...relay, url: url[1]!, port: Number(url[2]) };
-    if (relay.child.exitCode !== null) throw new Error(`relay exited early: ${relay.stderr()}`);
+    if (relay.child.exitCode !== null) {
+      // 'exit' can come before the last stderr chunk; 'close' (exited) comes after it.
+      await relay.exited;
+      throw new Error(`relay exited early: ${relay.stderr()}`);
+    }
     if (Date.now() > deadline) throw new Error(`relay did not start: ${relay.stderr()}`);
     await new Promise((resolve) => setTimeout(resolve, 25));
   }

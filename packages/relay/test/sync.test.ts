@@ -2,7 +2,8 @@ import * as encoding from 'lib0/encoding';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Awareness, encodeAwarenessUpdate } from 'y-protocols/awareness';
 import * as Y from 'yjs';
-import { cleanup, client, rawConnect, synced, testRelay, token, until } from './helpers.ts';
+import { CLOSE } from '../src/index.ts';
+import { cleanup, client, closeCode, rawConnect, synced, testRelay, token, until } from './helpers.ts';
 
 const ROOM = 'u=alice;s=shared';
 
@@ -73,6 +74,48 @@ describe('sync through the relay', () => {
     await until(() => a.provider.awareness.getStates().get(readerId)?.device === 'phone', 'a to see the reader');
     reader.provider.disconnect();
     await until(() => !a.provider.awareness.getStates().has(readerId), 'a to drop the reader');
+  });
+});
+
+/** An awareness message publishing `state` for a fresh client id. */
+function awarenessMessageOf(state: Record<string, unknown>): { message: Uint8Array; clientId: number } {
+  const awareness = new Awareness(new Y.Doc());
+  awareness.setLocalState(state);
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, 1);
+  encoding.writeVarUint8Array(encoder, encodeAwarenessUpdate(awareness, [awareness.clientID]));
+  const clientId = awareness.clientID;
+  awareness.destroy();
+  return { message: encoding.toUint8Array(encoder), clientId };
+}
+
+describe('awareness size', () => {
+  it('forwards a read-only socket\'s awareness up to maxAwarenessBytes and closes it with 1009 beyond, forwarding nothing', async () => {
+    const relay = await testRelay({ maxAwarenessBytes: 1024 });
+    const a = client(relay.url, ROOM, await token([ROOM]));
+    await synced(a.provider);
+    const path = `/${encodeURIComponent(ROOM)}?token=${await token([ROOM], { access: 'read', subject: 'reader' })}`;
+
+    const small = await rawConnect(relay.url, path);
+    if (small.kind !== 'open') throw new Error('expected the socket to open');
+    const fits = awarenessMessageOf({ device: 'phone', note: 'x'.repeat(900) });
+    small.socket.send(fits.message);
+    await until(() => a.provider.awareness.getStates().get(fits.clientId)?.device === 'phone', 'a to see the read-only socket');
+
+    const big = await rawConnect(relay.url, path);
+    if (big.kind !== 'open') throw new Error('expected the socket to open');
+    const closed = closeCode(big.socket);
+    const tooBig = awarenessMessageOf({ device: 'tablet', note: 'x'.repeat(1100) });
+    big.socket.send(tooBig.message);
+    expect(await closed).toBe(CLOSE.messageTooBig);
+    // A later awareness change still arrives, and the oversized state never did.
+    a.provider.awareness.setLocalStateField('name', 'a');
+    const b = client(relay.url, ROOM, await token([ROOM]));
+    await synced(b.provider);
+    await until(() => b.provider.awareness.getStates().get(a.doc.clientID)?.name === 'a', 'b to see a');
+    await until(() => b.provider.awareness.getStates().has(fits.clientId), 'b to see the read-only socket');
+    expect(a.provider.awareness.getStates().has(tooBig.clientId)).toBe(false);
+    expect(b.provider.awareness.getStates().has(tooBig.clientId)).toBe(false);
   });
 });
 
