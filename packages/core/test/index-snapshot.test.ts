@@ -260,52 +260,60 @@ describe('index snapshots', () => {
   });
 
   it('give the same recall as a rebuild after any mix of writes, forgets and reopens (property)', async () => {
-    const op = fc.oneof(
-      fc.record({ kind: fc.constant('remember' as const), seed: fc.nat(200) }),
-      fc.record({ kind: fc.constant('update' as const), pick: fc.nat(), seed: fc.nat(200) }),
-      fc.record({ kind: fc.constant('forget' as const), pick: fc.nat() }),
-      fc.record({ kind: fc.constant('recall' as const), seed: fc.nat(200) }),
-      fc.record({ kind: fc.constant('reopen' as const) }),
-    );
     const seed = Number(process.env['FC_SEED'] ?? Date.now() % 2 ** 31);
     console.log(`index snapshot property: FC_SEED=${seed}`);
-    await fc.assert(
-      fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), async (ops) => {
-        const clock = fakeClock();
-        const test = await openTestMemory({ clock, embedder: hashingEmbedder(), indexSnapshots: eager });
-        let memory = test.memory;
-        const ids: string[] = [];
-        for (const step of ops) {
-          if (step.kind === 'remember') {
-            const { id, deduplicated } = await memory.remember({ namespace: ns, content: sentence(step.seed) });
-            if (!deduplicated) ids.push(id);
-          } else if (step.kind === 'update' && ids.length) {
-            await memory.update(ns, ids[step.pick % ids.length]!, { content: `${sentence(step.seed)} changed` }).catch((err) => {
-              if (err.code !== 'CONFLICT') throw err; // that content is already another record's
-            });
-          } else if (step.kind === 'forget' && ids.length) {
-            await memory.forget(ns, ids.splice(step.pick % ids.length, 1)[0]!);
-          } else if (step.kind === 'recall') {
-            await memory.recall(ns, sentence(step.seed));
-          } else if (step.kind === 'reopen') {
-            await memory.close();
-            memory = await reopen(test.factory, clock);
-          }
-          clock.advance(1000);
-        }
-        await memory.whenEmbedded();
-        await memory.close();
-        const restored = await reopen(test.factory, clock);
-        const rebuilt = await reopen(test.factory, clock, false);
-        await restored.whenEmbedded();
-        await rebuilt.whenEmbedded();
-        for (const query of ['loose charging port', 'refund order late', 'battery screen']) {
-          expect(answer(await restored.recall(ns, query, { trackAccess: false, k: 50 }))).toEqual(answer(await rebuilt.recall(ns, query, { trackAccess: false, k: 50 })));
-        }
-        await restored.close();
-        await rebuilt.close();
-      }),
-      { seed, numRuns: 25 },
-    );
+    // Seeds that once failed run too: heat lost on a change before the flush (690635380),
+    // access counted while a snapshot was being written and then forgotten (692838000).
+    const seeds = process.env['FC_SEED'] ? [seed] : [seed, 690635380, 692838000];
+    for (const runSeed of seeds) await check(runSeed);
   });
 });
+
+/** The property with one seed. */
+async function check(seed: number): Promise<void> {
+  const op = fc.oneof(
+    fc.record({ kind: fc.constant('remember' as const), seed: fc.nat(200) }),
+    fc.record({ kind: fc.constant('update' as const), pick: fc.nat(), seed: fc.nat(200) }),
+    fc.record({ kind: fc.constant('forget' as const), pick: fc.nat() }),
+    fc.record({ kind: fc.constant('recall' as const), seed: fc.nat(200) }),
+    fc.record({ kind: fc.constant('reopen' as const) }),
+  );
+  await fc.assert(
+    fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 25 }), async (ops) => {
+      const clock = fakeClock();
+      const test = await openTestMemory({ clock, embedder: hashingEmbedder(), indexSnapshots: eager });
+      let memory = test.memory;
+      const ids: string[] = [];
+      for (const step of ops) {
+        if (step.kind === 'remember') {
+          const { id, deduplicated } = await memory.remember({ namespace: ns, content: sentence(step.seed) });
+          if (!deduplicated) ids.push(id);
+        } else if (step.kind === 'update' && ids.length) {
+          await memory.update(ns, ids[step.pick % ids.length]!, { content: `${sentence(step.seed)} changed` }).catch((err) => {
+            if (err.code !== 'CONFLICT') throw err; // that content is already another record's
+          });
+        } else if (step.kind === 'forget' && ids.length) {
+          await memory.forget(ns, ids.splice(step.pick % ids.length, 1)[0]!);
+        } else if (step.kind === 'recall') {
+          await memory.recall(ns, sentence(step.seed));
+        } else if (step.kind === 'reopen') {
+          await memory.close();
+          memory = await reopen(test.factory, clock);
+        }
+        clock.advance(1000);
+      }
+      await memory.whenEmbedded();
+      await memory.close();
+      const restored = await reopen(test.factory, clock);
+      const rebuilt = await reopen(test.factory, clock, false);
+      await restored.whenEmbedded();
+      await rebuilt.whenEmbedded();
+      for (const query of ['loose charging port', 'refund order late', 'battery screen']) {
+        expect(answer(await restored.recall(ns, query, { trackAccess: false, k: 50 }))).toEqual(answer(await rebuilt.recall(ns, query, { trackAccess: false, k: 50 })));
+      }
+      await restored.close();
+      await rebuilt.close();
+    }),
+    { seed, numRuns: 25 },
+  );
+}
