@@ -18,3 +18,4 @@ export { CONTEXT_LAYERS, DEFAULT_BUDGET, DEFAULT_MAX_ITEMS, MAX_BUDGET, type Bui
 export type { BuiltContext, ContextReport, DropReason, DroppedItem, IncludedItem, LayerUsage } from './context/report.ts';
 export { Session, type SessionOptions, type SessionEndReport, type TurnOptions } from './context/session.ts';
 export type { LlmHook, LlmSpend, LlmUsage } from './context/llm-hook.ts';
+export { replicatedState } from './verbs/apply-replicated.ts';
