@@ -1,0 +1,398 @@
+import { ZeromemError, namespaceKey, replicatedState, type Memory, type Namespace, type ReplicatedChange } from '@zeromem/core';
+import { WebsocketProvider } from 'y-websocket';
+import * as Y from 'yjs';
+import { canonical } from './canonical.ts';
+import { DocStore } from './doc-store.ts';
+import { importNamespaceKey } from './encryption.ts';
+import { checkShareOptions, type ShareOptions } from './options.ts';
+import { listPeers, type Peer, type PeerState } from './peers.ts';
+import { RecordCodec } from './record-codec.ts';
+import { readGrant } from './token-grant.ts';
+
+/** Where a share stands. `failed` is final (see `error`); `closed` after `close()`. */
+export type ShareStatus = 'connecting' | 'connected' | 'offline' | 'failed' | 'closed';
+
+/** Origin of the changes this replica makes to the document. */
+const LOCAL = Symbol('zeromem-local');
+/** Origin of the stored document state applied on start. */
+const LOAD = Symbol('zeromem-load');
+/** The relay closes a socket whose token expired with this code. */
+const TOKEN_EXPIRED = 4401;
+/** Stored updates of a room before they are folded into one. */
+const COMPACT_AFTER = 500;
+
+/**
+ * Shares one namespace of `memory` with every replica that opens it with a token for the
+ * same relay room (the namespace key). Local writes, updates and forgets of the namespace
+ * go to the others; theirs land in this memory's store and indexes (and get embedded here).
+ * Other namespaces never leave the device. The shared document is kept in IndexedDB
+ * (database `<memory name>-sync`), so a restart neither loses unsent changes nor downloads
+ * everything again. Close the share before the memory.
+ *
+ * @example
+ * const share = await shareNamespace(memory, { userId: 'alice', scope: 'support' }, { url, token, agentName: 'support-bot' });
+ * await share.synced;
+ * @throws ZeromemError INVALID_INPUT (options, key), NAMESPACE_REQUIRED, UNAUTHORIZED (the token is expired or names other rooms)
+ */
+export async function shareNamespace(memory: Memory, namespace: Namespace, options: ShareOptions): Promise<SharedNamespace> {
+  const opts = checkShareOptions(options);
+  await memory.audit(namespace, { limit: 1 }); // validates the namespace with core's rules and codes
+  const room = namespaceKey(namespace);
+  const grant = readGrant(opts.token, room);
+  if (grant.expiresAt !== undefined && grant.expiresAt <= Date.now()) {
+    throw new ZeromemError('UNAUTHORIZED', 'The relay token has expired: ask for a new one (zeromem-relay token).');
+  }
+  if (grant.listsRooms && grant.access === undefined) {
+    throw new ZeromemError('UNAUTHORIZED', `The relay token does not grant namespace ${room}: ask for a token naming this room.`);
+  }
+  const key = opts.encryptionKey === undefined ? undefined : await importNamespaceKey(opts.encryptionKey);
+  const store = new DocStore(`${memory.name}-sync`, opts);
+  await store.open();
+  const share = new SharedNamespace(memory, namespace, room, opts, new RecordCodec(room, key), store, opts.readOnly ?? grant.access === 'read');
+  await share.start();
+  return share;
+}
+
+/** An open share of a namespace: its sync state, its peers, and `close()`. */
+export class SharedNamespace {
+  /** The shared namespace. */
+  readonly namespace: Namespace;
+  /** The relay room: the namespace key. */
+  readonly room: string;
+  /** True when local changes are not sent (a read-only token or `readOnly: true`). */
+  readonly readOnly: boolean;
+  /**
+   * Resolves once this replica has exchanged state with the relay and applied what it
+   * received to the store; rejects (UNAUTHORIZED, DECRYPTION_FAILED) if the share fails first.
+   */
+  readonly synced: Promise<void>;
+
+  readonly #memory: Memory;
+  readonly #opts: ShareOptions;
+  readonly #codec: RecordCodec;
+  readonly #store: DocStore;
+  readonly #doc = new Y.Doc({ gc: true });
+  readonly #records: Y.Map<unknown>;
+  readonly #meta: Y.Map<unknown>;
+  #provider: WebsocketProvider | undefined;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  /** The last audit seq whose change is in the document (or was applied from it). */
+  #cursor = 0;
+  /** Record ids the document changed remotely and the store has not caught up with. */
+  readonly #dirty = new Set<string>();
+  #fullReconcile = false;
+  #needsCompaction = false;
+  #keyReady = false;
+  #relaySynced = false;
+  #syncedDone = false;
+  #resolveSynced!: () => void;
+  #rejectSynced!: (err: ZeromemError) => void;
+  #chain: Promise<void> = Promise.resolve();
+  #queued: Promise<void> | undefined;
+  #persist: Promise<void> = Promise.resolve();
+  readonly #unsaved: Uint8Array[] = [];
+  #status: ShareStatus = 'connecting';
+  #error: ZeromemError | undefined;
+  readonly #reported = new Set<string>();
+
+  /** @internal Use {@link shareNamespace}. */
+  constructor(memory: Memory, namespace: Namespace, room: string, opts: ShareOptions, codec: RecordCodec, store: DocStore, readOnly: boolean) {
+    this.#memory = memory;
+    this.namespace = namespace;
+    this.room = room;
+    this.#opts = opts;
+    this.#codec = codec;
+    this.#store = store;
+    this.readOnly = readOnly;
+    this.#records = this.#doc.getMap('records');
+    this.#meta = this.#doc.getMap('meta');
+    this.synced = new Promise<void>((resolve, reject) => {
+      this.#resolveSynced = resolve;
+      this.#rejectSynced = reject;
+    });
+    this.synced.catch(() => undefined); // the failure is also in `error` and onError; awaiting is optional
+  }
+
+  /** Where the share stands now. */
+  get status(): ShareStatus {
+    return this.#status;
+  }
+
+  /** Why the share failed, when `status` is `failed`. */
+  get error(): ZeromemError | undefined {
+    return this.#error;
+  }
+
+  /** @internal Loads the stored document, shares offline changes, connects. */
+  async start(): Promise<void> {
+    const loaded = await this.#store.load(this.room, this.#doc, LOAD);
+    this.#cursor = loaded.cursor ?? 0;
+    if (loaded.cursor !== undefined) {
+      // A crash may have come between storing a remote change and applying it: compare all.
+      for (const id of this.#records.keys()) this.#dirty.add(id);
+      this.#fullReconcile = !this.readOnly;
+    }
+    this.#doc.on('update', (update: Uint8Array, origin: unknown) => {
+      if (origin === LOAD) return;
+      this.#unsaved.push(update);
+      this.#save(undefined);
+    });
+    this.#records.observe((event, transaction) => {
+      for (const change of event.changes.keys.values()) if (change.action !== 'add') this.#needsCompaction = true;
+      if (transaction.origin === LOCAL) return;
+      for (const id of event.keysChanged) this.#dirty.add(id);
+      void this.#schedule();
+    });
+    this.#meta.observe(() => {
+      this.#keyReady = false; // check the key marker again: a concurrent first writer may have won
+      void this.#schedule();
+    });
+    await this.#schedule(); // offline changes go into the document before it is offered to the relay
+    this.#connect();
+    this.#timer = setInterval(() => void this.#schedule(), this.#opts.pollMs ?? 50);
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  #connect(): void {
+    const provider = new WebsocketProvider(this.#opts.url, encodeURIComponent(this.room), this.#doc, {
+      params: { token: this.#opts.token },
+      ...(this.#opts.WebSocketPolyfill ? { WebSocketPolyfill: this.#opts.WebSocketPolyfill as typeof WebSocket } : {}),
+      // Tabs on one device sync through the relay like any replica (the store is shared anyway).
+      disableBc: true,
+      maxBackoffTime: this.#opts.maxBackoffMs ?? 2500,
+    });
+    this.#provider = provider;
+    const me: PeerState = { readOnly: this.readOnly };
+    if (this.#opts.agentName !== undefined) me.agentName = this.#opts.agentName;
+    if (this.#opts.deviceName !== undefined) me.deviceName = this.#opts.deviceName;
+    provider.awareness.setLocalStateField('zeromem', me);
+    provider.on('status', ({ status }: { status: string }) => {
+      if (this.#status === 'failed' || this.#status === 'closed') return;
+      this.#status = status === 'connected' ? 'connected' : status === 'connecting' ? 'connecting' : 'offline';
+    });
+    provider.on('sync', (isSynced: boolean) => {
+      if (!isSynced) return;
+      this.#relaySynced = true;
+      void this.#schedule();
+    });
+    provider.on('connection-close', (event: { code?: number } | null) => {
+      if (event?.code === TOKEN_EXPIRED) this.#fail(new ZeromemError('UNAUTHORIZED', 'The relay closed the connection: the token expired. Share again with a new token.'));
+    });
+    provider.on('connection-error', (event: Event) => {
+      // Node's `ws` reports the refused upgrade's status in its error event; browsers do not say why.
+      const message: unknown = (event as Event & { message?: unknown }).message;
+      const status = typeof message === 'string' ? /Unexpected server response: (40[13])/.exec(message)?.[1] : undefined;
+      if (status) this.#fail(new ZeromemError('UNAUTHORIZED', `The relay refused the token (HTTP ${status}): it is forged, expired, or does not grant ${this.room}.`));
+    });
+  }
+
+  /** Other replicas online in this namespace (agent, device, read-only), from the relay's awareness. */
+  peers(): Peer[] {
+    return this.#provider ? listPeers(this.#provider.awareness) : [];
+  }
+
+  /** Resolves once every local change made before the call is in the shared document and stored on this device. */
+  flush(): Promise<void> {
+    return this.#schedule();
+  }
+
+  /** Goes offline: local changes keep being recorded and are sent on `connect()`. */
+  disconnect(): void {
+    this.#provider?.disconnect();
+  }
+
+  /** Reconnects after {@link disconnect}. */
+  connect(): void {
+    if (this.#status !== 'failed' && this.#status !== 'closed') void this.#provider?.connect();
+  }
+
+  /** Shares the last local changes, stores the document, disconnects. The memory stays open. */
+  async close(): Promise<void> {
+    if (this.#status === 'closed') return;
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    if (this.#status !== 'failed') await this.#schedule();
+    await this.#persist;
+    this.#status = 'closed';
+    this.#provider?.destroy();
+    this.#doc.destroy();
+    this.#store.close();
+  }
+
+  /** Runs one step after the running one; a step already waiting is reused. Never rejects. */
+  #schedule(): Promise<void> {
+    if (this.#queued) return this.#queued;
+    const run = this.#chain.then(() => {
+      this.#queued = undefined;
+      return this.#step();
+    });
+    this.#chain = run.catch((err: unknown) => this.#report(err as ZeromemError));
+    this.#queued = this.#chain;
+    return this.#chain;
+  }
+
+  async #step(): Promise<void> {
+    if (this.#status === 'closed' || this.#status === 'failed') return;
+    const relaySynced = this.#relaySynced;
+    await this.#persist;
+    if (!(await this.#checkKey())) return;
+    await this.#shareLocal();
+    if (this.#fullReconcile) {
+      this.#fullReconcile = false;
+      await this.#markUnshared();
+    }
+    await this.#applyRemote();
+    this.#save(this.#cursor);
+    await this.#persist;
+    if (this.#needsCompaction) {
+      this.#needsCompaction = false;
+      await this.#store.compact(this.room, this.#doc);
+    }
+    if (relaySynced && !this.#syncedDone) {
+      this.#syncedDone = true;
+      this.#resolveSynced();
+    }
+  }
+
+  /** Encrypted rooms carry a key-check marker: nothing is read or written with a wrong key. */
+  async #checkKey(): Promise<boolean> {
+    const marker = this.#meta.get('keyCheck');
+    if (!this.#codec.encrypted) {
+      if (marker !== undefined) {
+        this.#fail(new ZeromemError('DECRYPTION_FAILED', `Namespace ${this.room} is shared encrypted: pass its encryptionKey to shareNamespace().`));
+        return false;
+      }
+      return true;
+    }
+    if (this.#keyReady) return true;
+    if (marker !== undefined) {
+      try {
+        await this.#codec.verify(marker);
+      } catch {
+        this.#fail(new ZeromemError('DECRYPTION_FAILED', `The encryptionKey is not the key of namespace ${this.room}: nothing was read or written. Use the key the namespace was shared with.`));
+        return false;
+      }
+      this.#keyReady = true;
+      return true;
+    }
+    if (!this.#relaySynced) return false; // the room may already have a key: wait for the relay's state
+    if (this.#records.size > 0) {
+      this.#fail(new ZeromemError('DECRYPTION_FAILED', `Namespace ${this.room} is shared without encryption: share it without encryptionKey, or under another namespace.`));
+      return false;
+    }
+    if (!this.readOnly) {
+      const check = await this.#codec.keyCheck();
+      this.#doc.transact(() => this.#meta.set('keyCheck', check), LOCAL);
+    }
+    this.#keyReady = true;
+    return true;
+  }
+
+  /** Puts the local changes after the cursor (from the audit log) into the document. */
+  async #shareLocal(): Promise<void> {
+    for (;;) {
+      const entries = await this.#memory.audit(this.namespace, { after: this.#cursor, limit: 1000 });
+      if (entries.length === 0) return;
+      const ids = [...new Set(entries.filter((entry) => !entry.replicated).map((entry) => entry.id))];
+      if (this.readOnly) {
+        for (const id of ids) {
+          this.#report(new ZeromemError('UNAUTHORIZED', `Memory "${id}" of namespace ${this.room} was changed on a read-only replica: the change stays on this device and is not shared.`));
+        }
+      } else if (ids.length) {
+        const records = await Promise.all(ids.map((id) => this.#memory.get(this.namespace, id)));
+        const current = await Promise.all(ids.map((id) => (this.#records.has(id) ? this.#codec.decode(id, this.#records.get(id)).catch(() => undefined) : undefined)));
+        const values = await Promise.all(
+          records.map((record, i) => (record && (current[i] === undefined || canonical(current[i]) !== canonical(replicatedState(record))) ? this.#codec.encode(record) : undefined)),
+        );
+        this.#doc.transact(() => {
+          ids.forEach((id, i) => {
+            if (!records[i]) {
+              if (this.#records.has(id)) this.#records.delete(id);
+            } else if (values[i] !== undefined) this.#records.set(id, values[i]);
+          });
+        }, LOCAL);
+      }
+      this.#cursor = entries[entries.length - 1]!.seq;
+      this.#save(this.#cursor);
+    }
+  }
+
+  /** After a restart: records in the store but not in the document were forgotten elsewhere meanwhile. */
+  async #markUnshared(): Promise<void> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.#memory.list(this.namespace, { limit: 1000, ...(cursor ? { cursor } : {}) });
+      for (const record of page.items) if (!this.#records.has(record.id)) this.#dirty.add(record.id);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+  }
+
+  /** Makes the store hold what the document holds for the ids that changed remotely. */
+  async #applyRemote(): Promise<void> {
+    while (this.#dirty.size) {
+      const ids = [...this.#dirty];
+      this.#dirty.clear();
+      const changes: ReplicatedChange[] = [];
+      const changeIds: string[] = [];
+      for (const id of ids) {
+        const value = this.#records.get(id);
+        if (value === undefined) {
+          changes.push({ delete: id });
+          changeIds.push(id);
+          continue;
+        }
+        try {
+          changes.push({ put: (await this.#codec.decode(id, value)) as never });
+          changeIds.push(id);
+        } catch (err) {
+          this.#report(err as ZeromemError);
+        }
+      }
+      const result = await this.#memory.applyReplicated(this.namespace, changes, { after: this.#cursor, actor: 'sync' });
+      if (result.stale) {
+        for (const id of ids) this.#dirty.add(id);
+        await this.#shareLocal(); // the local change goes into the document first, then the document's winner comes back
+        continue;
+      }
+      for (const failure of result.rejected) {
+        this.#report(
+          new ZeromemError('INVALID_INPUT', `Memory "${changeIds[failure.index]}" from another replica of ${this.room} is invalid and was not stored.`, { issues: failure.issues }),
+        );
+      }
+      this.#cursor = Math.max(this.#cursor, result.lastSeq);
+    }
+  }
+
+  /** Stores the updates made since the last save (and the cursor), in order, off the caller's path. */
+  #save(cursor: number | undefined): void {
+    const updates = this.#unsaved.splice(0);
+    if (updates.length === 0 && cursor === undefined) return;
+    this.#persist = this.#persist
+      .then(() => this.#store.append(this.room, updates, cursor))
+      .then((stored) => {
+        if (stored > COMPACT_AFTER) this.#needsCompaction = true;
+      })
+      .catch((err: unknown) => this.#report(new ZeromemError('STORAGE_FAILED', `Storing the shared document of ${this.room} failed.`, { cause: err })));
+  }
+
+  #fail(err: ZeromemError): void {
+    if (this.#status === 'failed' || this.#status === 'closed') return;
+    this.#status = 'failed';
+    this.#error = err;
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    this.#provider?.disconnect();
+    this.#rejectSynced(err);
+    this.#report(err);
+  }
+
+  #report(err: ZeromemError): void {
+    if (err.code === 'CLOSED') return; // the memory was closed under the share: nothing left to do
+    const key = `${err.code}:${err.message}`;
+    if (err.code === 'UNAUTHORIZED' && this.#reported.has(key)) return; // a refused id is reported once
+    this.#reported.add(key);
+    if (this.#opts.onError) this.#opts.onError(err);
+    else
+      setTimeout(() => {
+        throw err; // nobody listens: surface it rather than lose it
+      });
+  }
+}
