@@ -145,3 +145,19 @@ export async function dumpAll(factory: IDBFactory): Promise<string> {
   }
   return out.join('\n');
 }
+
+/** A WebSocket class for the provider that counts the bytes it sends and receives. */
+export function countingSocket(): { WebSocketPolyfill: unknown; bytes: { sent: number; received: number } } {
+  const bytes = { sent: 0, received: 0 };
+  class Counting extends WebSocket {
+    constructor(address: string, protocols?: string | string[]) {
+      super(address, protocols);
+      this.on('message', (data: ArrayBuffer | Buffer) => void (bytes.received += data.byteLength));
+    }
+    override send(data: Uint8Array, ...rest: unknown[]): void {
+      bytes.sent += data.byteLength;
+      (super.send as (...args: unknown[]) => void)(data, ...rest);
+    }
+  }
+  return { WebSocketPolyfill: Counting, bytes };
+}
