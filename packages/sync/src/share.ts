@@ -18,6 +18,8 @@ const LOCAL = Symbol('zeromem-local');
 const LOAD = Symbol('zeromem-load');
 /** The relay closes a socket whose token expired with this code. */
 const TOKEN_EXPIRED = 4401;
+/** Audit entries turned into one document transaction (one update of ~100-150 KB at most). */
+const BATCH = 250;
 /** Stored updates of a room before they are folded into one. */
 const COMPACT_AFTER = 500;
 
@@ -147,8 +149,8 @@ export class SharedNamespace {
       this.#keyReady = false; // check the key marker again: a concurrent first writer may have won
       void this.#schedule();
     });
-    await this.#schedule(); // offline changes go into the document before it is offered to the relay
     this.#connect();
+    await this.#schedule();
     this.#timer = setInterval(() => void this.#schedule(), this.#opts.pollMs ?? 50);
     (this.#timer as { unref?: () => void }).unref?.();
   }
@@ -287,10 +289,19 @@ export class SharedNamespace {
     return true;
   }
 
+  /**
+   * Local changes go into the document only while the relay is in sync with it, a batch
+   * per transaction, so each is sent as one small update (the relay limits message size).
+   * Until then they wait in core's store and audit log, which are durable already.
+   */
+  #canSend(): boolean {
+    return !this.readOnly && this.#provider?.synced === true;
+  }
+
   /** Puts the local changes after the cursor (from the audit log) into the document. */
   async #shareLocal(): Promise<void> {
-    for (;;) {
-      const entries = await this.#memory.audit(this.namespace, { after: this.#cursor, limit: 1000 });
+    while (this.readOnly || this.#canSend()) {
+      const entries = await this.#memory.audit(this.namespace, { after: this.#cursor, limit: BATCH });
       if (entries.length === 0) return;
       const ids = [...new Set(entries.filter((entry) => !entry.replicated).map((entry) => entry.id))];
       if (this.readOnly) {
@@ -350,6 +361,7 @@ export class SharedNamespace {
       const result = await this.#memory.applyReplicated(this.namespace, changes, { after: this.#cursor, actor: 'sync' });
       if (result.stale) {
         for (const id of ids) this.#dirty.add(id);
+        if (!this.#canSend()) return; // offline: the local change stays; both meet once it is sent
         await this.#shareLocal(); // the local change goes into the document first, then the document's winner comes back
         continue;
       }

@@ -6,7 +6,7 @@ import { requireNamespace } from '../model/namespace.ts';
 import type { ApplyReplicatedResult, MemoryRecord, ReplicatedRecord } from '../model/types.ts';
 import { canonicalJson } from '../model/validate-filter.ts';
 import { validateReplicated } from '../model/validate-replicated.ts';
-import { dropIndexSnapshots } from '../store/database.ts';
+import { dropIndexSnapshots, type AuditRow } from '../store/database.ts';
 import { dropOrphanVectors } from '../store/delete-rows.ts';
 import { fromRow, toRow, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
@@ -58,21 +58,20 @@ export async function applyReplicated(ctx: VerbContext, namespace: unknown, chan
       if (await audited.clone().filter((row) => !row.replicated).first()) {
         return { stale: true, written: [], deleted: [], rejected, lastSeq: await lastSeq() };
       }
-      const written = new Map<string, MemoryRecord>();
-      const deleted: string[] = [];
-      const log = (op: 'remember' | 'update' | 'forget', id: string) =>
-        db.audit.add({ ns: ns.key, op, id, namespace: ns.namespace, at: now, actor, replicated: true });
+      // Bulk reads and writes: an initial sync applies thousands of records in one call.
+      const ids = [...new Set(checked.map((change) => ('put' in change ? change.put.id : change.delete)))];
+      const stored = await db.records.bulkGet(ids.map((id) => [ns.key, id] as [string, string]));
+      const current = new Map<string, RecordRow | undefined>(ids.map((id, i) => [id, stored[i]]));
+      const original = new Map(current);
+      const audit: AuditRow[] = [];
+      const log = (op: 'remember' | 'update' | 'forget', id: string) => audit.push({ ns: ns.key, op, id, namespace: ns.namespace, at: now, actor, replicated: true });
       for (const change of checked) {
         const id = 'put' in change ? change.put.id : change.delete;
-        const existing = await db.records.get([ns.key, id]);
+        const existing = current.get(id);
         if ('delete' in change) {
           if (!existing) continue;
-          await db.records.delete([ns.key, id]);
-          await dropOrphanVectors(db, [existing.contentHash]);
-          await dropIndexSnapshots(db, [ns.key]);
-          await log('forget', id);
-          written.delete(id);
-          deleted.push(id);
+          current.set(id, undefined);
+          log('forget', id);
           continue;
         }
         if (existing && sameState(existing, change.put)) continue;
@@ -85,13 +84,28 @@ export async function applyReplicated(ctx: VerbContext, namespace: unknown, chan
           accessCount: existing?.accessCount ?? 0,
           lastAccessedAt: existing?.lastAccessedAt ?? null,
         };
-        await db.records.put(toRow(record));
-        if (existing && existing.contentHash !== change.hash) await dropOrphanVectors(db, [existing.contentHash]);
-        if (existing && existing.content !== record.content) await dropIndexSnapshots(db, [ns.key]); // the old text must not outlive the change
-        await log(existing ? 'update' : 'remember', id);
-        written.set(id, record);
+        current.set(id, toRow(record));
+        log(existing ? 'update' : 'remember', id);
       }
-      return { stale: false, written: [...written.values()], deleted, rejected, lastSeq: await lastSeq() };
+      const puts: RecordRow[] = [];
+      const deleted: string[] = [];
+      const oldHashes: string[] = [];
+      let contentGone = false; // a forget or a content change: the old text must not outlive it
+      for (const [id, row] of current) {
+        const before = original.get(id);
+        if (row === before) continue;
+        if (row) puts.push(row);
+        else deleted.push(id);
+        if (before && (!row || row.contentHash !== before.contentHash)) oldHashes.push(before.contentHash);
+        contentGone ||= before !== undefined && (!row || row.content !== before.content);
+      }
+      if (deleted.length) await db.records.bulkDelete(deleted.map((id) => [ns.key, id] as [string, string]));
+      if (puts.length) await db.records.bulkPut(puts);
+      if (audit.length) await db.audit.bulkAdd(audit);
+      if (oldHashes.length) await dropOrphanVectors(db, oldHashes);
+      if (contentGone) await dropIndexSnapshots(db, [ns.key]);
+      const written = puts.map(fromRow);
+      return { stale: false, written, deleted, rejected, lastSeq: await lastSeq() };
     }),
   );
 }
