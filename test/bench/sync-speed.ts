@@ -12,7 +12,7 @@
  * - bytes sent per memory: what A's websocket sent while sharing the N memories, and
  *   while writing memories one at a time, divided by the count, against the JSON size of the
  *   record as `get()` returns it.
- * - write-to-visible: A `remember()`s, B polls `get()` every 2 ms; sequential samples, with
+ * - write-to-visible: A `remember()`s at a random moment, B polls `get()` every 2 ms; sequential samples, with
  *   the default audit-log poll of 50 ms and with 10 ms.
  *
  * Prints a Markdown table and writes test/bench/results/sync-speed.json. Timing is never a
@@ -112,6 +112,7 @@ async function latency(pollMs: number): Promise<ReturnType<typeof summarize>> {
   await Promise.all([writer.share.synced, reader.share.synced]);
   const samples: number[] = [];
   for (let i = 0; i < SAMPLES + 20; i++) {
+    await sleep(random() * 60); // writes at random moments, not in step with the audit-log poll
     const start = performance.now();
     const { id } = await writer.memory.remember({ namespace: NS, content: `latency probe ${pollMs} ${i}` });
     while (!(await reader.memory.get(NS, id))) await sleep(2);

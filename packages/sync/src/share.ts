@@ -1,4 +1,5 @@
 import { ZeromemError, namespaceKey, replicatedState, type Memory, type Namespace, type ReplicatedChange } from '@zeromem/core';
+import { Dexie, type ObservabilitySet } from 'dexie';
 import { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 import { canonical } from './canonical.ts';
@@ -149,11 +150,19 @@ export class SharedNamespace {
       this.#keyReady = false; // check the key marker again: a concurrent first writer may have won
       void this.#schedule();
     });
+    // Writes of this process (and, in browsers, of other tabs) are seen at once through
+    // Dexie's mutation event on core's audit table; the poll catches any other writer.
+    Dexie.on('storagemutated', this.#onMutated);
     this.#connect();
     await this.#schedule();
     this.#timer = setInterval(() => void this.#schedule(), this.#opts.pollMs ?? 50);
     (this.#timer as { unref?: () => void }).unref?.();
   }
+
+  readonly #onMutated = (parts: ObservabilitySet): void => {
+    const prefix = `idb://${this.#memory.name}/audit/`;
+    if (Object.keys(parts).some((part) => part.startsWith(prefix))) void this.#schedule();
+  };
 
   #connect(): void {
     const provider = new WebsocketProvider(this.#opts.url, encodeURIComponent(this.room), this.#doc, {
@@ -214,6 +223,7 @@ export class SharedNamespace {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     if (this.#status !== 'failed') await this.#schedule();
     await this.#persist;
+    Dexie.on.storagemutated.unsubscribe(this.#onMutated);
     this.#status = 'closed';
     this.#provider?.destroy();
     this.#doc.destroy();
@@ -391,6 +401,7 @@ export class SharedNamespace {
     this.#status = 'failed';
     this.#error = err;
     if (this.#timer !== undefined) clearInterval(this.#timer);
+    Dexie.on.storagemutated.unsubscribe(this.#onMutated);
     this.#provider?.disconnect();
     this.#rejectSynced(err);
     this.#report(err);
