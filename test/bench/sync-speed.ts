@@ -11,7 +11,7 @@
  *   resolved, i.e. all N records are in B's store (no embedder: embedding excluded).
  * - bytes sent per memory: what A's websocket sent while sharing the N memories, and
  *   while writing memories one at a time, divided by the count, against the JSON size of the
- *   record as `get()` returns it.
+ *   record as `get()` returns it; and one at a time with end-to-end encryption.
  * - write-to-visible: A `remember()`s at a random moment, B polls `get()` every 2 ms; sequential samples, with
  *   the default audit-log poll of 50 ms and with 10 ms.
  *
@@ -27,7 +27,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import WebSocket from 'ws';
 import { namespaceKey, openMemory, type Memory, type RememberInput } from '@zeromem/core';
 import { issueToken, startRelay } from '@zeromem/relay';
-import { shareNamespace, type SharedNamespace } from '@zeromem/sync';
+import { generateNamespaceKey, shareNamespace, type SharedNamespace } from '@zeromem/sync';
 import { summarize } from './stats.ts';
 import { prng } from './prng.ts';
 
@@ -105,6 +105,28 @@ await sleep(200);
 const singleBytesPerMemory = (aSocket.bytes.sent - before) / 100;
 singleJson /= 100;
 
+// --- one write at a time, end-to-end encrypted (another namespace: a room is encrypted or not)
+const SECRET_NS = { userId: 'bench-user', scope: 'encrypted' };
+const secretToken = await issueToken({ secret: SECRET, subject: 'bench', rooms: [namespaceKey(SECRET_NS)], ttlSeconds: 3600 });
+const eSocket = counting();
+const eFactory = new IDBFactory();
+const eMemory = await openMemory({ indexedDB: eFactory, IDBKeyRange, name: 'e', indexSnapshots: false });
+const eShare = await shareNamespace(eMemory, SECRET_NS, { url: relay.url, token: secretToken, WebSocketPolyfill: eSocket.WebSocketPolyfill, indexedDB: eFactory, IDBKeyRange, encryptionKey: generateNamespaceKey() });
+await eShare.synced;
+await eShare.flush();
+const eBefore = eSocket.bytes.sent;
+let encryptedJson = 0;
+for (let i = 0; i < 100; i++) {
+  const r = await eMemory.remember({ ...input(N + i), namespace: SECRET_NS });
+  encryptedJson += Buffer.byteLength(JSON.stringify(r.record));
+  await eShare.flush();
+}
+await sleep(200);
+const encryptedBytesPerMemory = (eSocket.bytes.sent - eBefore) / 100;
+encryptedJson /= 100;
+await eShare.close();
+await eMemory.close();
+
 // --- write-to-visible
 async function latency(pollMs: number): Promise<ReturnType<typeof summarize>> {
   const writer = await replica(`w${pollMs}`, counting(), pollMs);
@@ -147,6 +169,8 @@ const result = {
   singleRecordJsonBytes: round(singleJson),
   singleBytesPerMemory: round(singleBytesPerMemory),
   singleRatio: Math.round((singleBytesPerMemory / singleJson) * 100) / 100,
+  encryptedBytesPerMemory: round(encryptedBytesPerMemory),
+  encryptedRatio: Math.round((encryptedBytesPerMemory / encryptedJson) * 100) / 100,
   latencyPoll50: latency50,
   latencyPoll10: latency10,
 };
@@ -156,6 +180,7 @@ console.log(`| Measurement | value |
 | sharing ${N} existing memories (audit log -> document, sent) | ${(result.pushMs / 1000).toFixed(2)} s |
 | bytes sent per memory, bulk (record JSON ${result.recordJsonBytes} B) | ${result.bulkBytesPerMemory} B (${result.bulkRatio}x) |
 | bytes sent per memory, one write at a time (record JSON ${result.singleRecordJsonBytes} B) | ${result.singleBytesPerMemory} B (${result.singleRatio}x) |
+| bytes sent per memory, one write at a time, encrypted (record JSON ${round(encryptedJson)} B) | ${result.encryptedBytesPerMemory} B (${result.encryptedRatio}x) |
 | write-to-visible p50 / p95, audit poll 50 ms (default) | ${latency50.p50} / ${latency50.p95} ms |
 | write-to-visible p50 / p95, audit poll 10 ms | ${latency10.p50} / ${latency10.p95} ms |
 load average ${result.machine.loadavg.join(' ')}`);

@@ -22,7 +22,7 @@ export interface ShareOptions extends StorageOptions {
    * to `onError` as UNAUTHORIZED; a later change of the same record from a writer replaces them.
    */
   readOnly?: boolean;
-  /** How often local changes are looked for in the audit log, ms. Default 50. */
+  /** How often the audit log is read for changes by other processes, ms (this process's and tab's are seen at once). Default 50. */
   pollMs?: number;
   /** Longest wait between reconnect attempts, ms. Default 2,500. */
   maxBackoffMs?: number;
