@@ -95,6 +95,7 @@ export class SharedNamespace {
   #persist: Promise<void> = Promise.resolve();
   readonly #unsaved: Uint8Array[] = [];
   #status: ShareStatus = 'connecting';
+  #closing: Promise<void> | undefined;
   #error: ZeromemError | undefined;
   readonly #reported = new Set<string>();
 
@@ -218,14 +219,19 @@ export class SharedNamespace {
   }
 
   /** Shares the last local changes, stores the document, disconnects. The memory stays open. */
-  async close(): Promise<void> {
-    if (this.#status === 'closed') return;
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
     if (this.#timer !== undefined) clearInterval(this.#timer);
-    if (this.#status !== 'failed') await this.#schedule();
-    await this.#persist;
     Dexie.on.storagemutated.unsubscribe(this.#onMutated);
-    this.#status = 'closed';
-    this.#provider?.destroy();
+    if (this.#status !== 'failed') await this.#schedule();
+    this.#status = 'closed'; // steps scheduled from now on do nothing
+    this.#provider?.destroy(); // no remote update arrives after this
+    await this.#chain; // a step already running finishes
+    await this.#persist; // and what it changed is stored
     this.#doc.destroy();
     this.#store.close();
   }

@@ -13,6 +13,7 @@ type Op =
   | { kind: 'update'; replica: number; pick: number; word: number; tags: boolean }
   | { kind: 'forget'; replica: number; pick: number }
   | { kind: 'toggle'; replica: number }
+  | { kind: 'restart'; replica: number }
   | { kind: 'pause' };
 
 const replica = fc.integer({ min: 0, max: 2 });
@@ -21,6 +22,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('update' as const), replica, pick: fc.nat(), word: fc.nat(WORDS.length - 1), tags: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('forget' as const), replica, pick: fc.nat() }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('toggle' as const), replica }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('restart' as const), replica }) },
   { weight: 1, arbitrary: fc.constant({ kind: 'pause' as const }) },
 );
 
@@ -47,6 +49,7 @@ async function run(ops: Op[]): Promise<void> {
   for (const d of devices) shares.push(await d.share(SHARED, { url: relay.url, token: rw }));
   await Promise.all(shares.map((s) => s.synced));
   const online = [true, true, true];
+  const ever = [...devices];
   const created = new Set<string>();
   const forgotten = new Set<string>();
   let counter = 0;
@@ -66,6 +69,13 @@ async function run(ops: Op[]): Promise<void> {
       } else if (o.kind === 'forget') {
         const id = await pick(d!, o.pick);
         if (id && (await d!.memory.forget(SHARED, id))) forgotten.add(id);
+      } else if (o.kind === 'restart') {
+        // The replica closes (share, then memory) and opens again on the same IndexedDB.
+        await devices[o.replica]!.close();
+        devices[o.replica] = await devices[o.replica]!.reopen();
+        ever.push(devices[o.replica]!);
+        shares[o.replica] = await devices[o.replica]!.share(SHARED, { url: relay.url, token: rw });
+        if (!online[o.replica]) shares[o.replica]!.disconnect();
       } else if (o.kind === 'toggle') {
         if (online[o.replica]) shares[o.replica]!.disconnect();
         else shares[o.replica]!.connect();
@@ -92,17 +102,17 @@ async function run(ops: Op[]): Promise<void> {
     expect(hits[1]).toEqual(hits[0]);
     expect(hits[2]).toEqual(hits[0]);
   }
-  for (const d of devices) expect(d.errors, d.name).toEqual([]);
+  for (const d of ever) expect(d.errors, d.name).toEqual([]);
   await cleanup();
 }
 
 afterEach(cleanup);
 
 describe('convergence of three replicas through a relay', () => {
-  it('random writes, updates, forgets, disconnects and a relay restart end with identical replicas', async () => {
+  it('random writes, updates, forgets, disconnects, replica restarts and a relay restart end with identical replicas', async () => {
     await fc.assert(
       fc.asyncProperty(fc.array(op, { minLength: 20, maxLength: 50 }), (ops) => run(ops)),
-      { seed: seed(), numRuns: Number(process.env.SYNC_FUZZ_RUNS ?? 4), endOnFailure: true },
+      { seed: seed(), numRuns: Number(process.env.SYNC_FUZZ_RUNS ?? 8), endOnFailure: true },
     );
   }, 180_000);
 });
