@@ -39,6 +39,23 @@ export class RecordCodec {
     return { ...(JSON.parse(decoder.decode(plain)) as object), id };
   }
 
+  /**
+   * A tombstone: which incarnation of a record (its `createdAt`) was forgotten. Sealed in
+   * encrypted rooms, so it tells the relay no more than the deletion itself.
+   */
+  async encodeTombstone(id: string, createdAt: number): Promise<unknown> {
+    if (!this.#key) return createdAt;
+    return seal(this.#key, `${this.#room}\u0000forgotten\u0000${id}`, encoder.encode(String(createdAt)));
+  }
+
+  /** The forgotten incarnation, or undefined when there is no readable tombstone. */
+  async decodeTombstone(id: string, value: unknown): Promise<number | undefined> {
+    if (value === undefined) return undefined;
+    if (!this.#key) return typeof value === 'number' ? value : undefined;
+    const plain = Number(decoder.decode(await open(this.#key, `${this.#room}\u0000forgotten\u0000${id}`, value)));
+    return Number.isFinite(plain) ? plain : undefined;
+  }
+
   /** The marker an encrypted room carries so a wrong key is found before anything is written. */
   async keyCheck(): Promise<SharedValue> {
     return seal(this.#key!, `${this.#room}\u0000key-check`, encoder.encode(KEY_CHECK));

@@ -77,6 +77,8 @@ export class SharedNamespace {
   readonly #doc = new Y.Doc({ gc: true });
   readonly #records: Y.Map<unknown>;
   readonly #meta: Y.Map<unknown>;
+  /** id -> the forgotten incarnation (its createdAt): a forget wins over concurrent or offline updates of it. */
+  readonly #forgotten: Y.Map<unknown>;
   #provider: WebsocketProvider | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
   /** The last audit seq whose change is in the document (or was applied from it). */
@@ -110,6 +112,7 @@ export class SharedNamespace {
     this.readOnly = readOnly;
     this.#records = this.#doc.getMap('records');
     this.#meta = this.#doc.getMap('meta');
+    this.#forgotten = this.#doc.getMap('forgotten');
     this.synced = new Promise<void>((resolve, reject) => {
       this.#resolveSynced = resolve;
       this.#rejectSynced = reject;
@@ -143,6 +146,11 @@ export class SharedNamespace {
     });
     this.#records.observe((event, transaction) => {
       for (const change of event.changes.keys.values()) if (change.action !== 'add') this.#needsCompaction = true;
+      if (transaction.origin === LOCAL) return;
+      for (const id of event.keysChanged) this.#dirty.add(id);
+      void this.#schedule();
+    });
+    this.#forgotten.observe((event, transaction) => {
       if (transaction.origin === LOCAL) return;
       for (const id of event.keysChanged) this.#dirty.add(id);
       void this.#schedule();
@@ -326,21 +334,46 @@ export class SharedNamespace {
         }
       } else if (ids.length) {
         const records = await Promise.all(ids.map((id) => this.#memory.get(this.namespace, id)));
-        const current = await Promise.all(ids.map((id) => (this.#records.has(id) ? this.#codec.decode(id, this.#records.get(id)).catch(() => undefined) : undefined)));
-        const values = await Promise.all(
-          records.map((record, i) => (record && (current[i] === undefined || canonical(current[i]) !== canonical(replicatedState(record))) ? this.#codec.encode(record) : undefined)),
-        );
-        this.#doc.transact(() => {
-          ids.forEach((id, i) => {
-            if (!records[i]) {
-              if (this.#records.has(id)) this.#records.delete(id);
-            } else if (values[i] !== undefined) this.#records.set(id, values[i]);
-          });
-        }, LOCAL);
+        const current = await Promise.all(ids.map((id) => this.#decodeCurrent(id)));
+        const tombstones = await Promise.all(ids.map((id) => this.#tombstone(id)));
+        const changes: Array<() => void> = [];
+        for (let i = 0; i < ids.length; i++) {
+          const id = ids[i]!;
+          const record = records[i];
+          const shared = current[i] as { createdAt?: unknown } | undefined;
+          if (!record) {
+            if (!this.#records.has(id)) continue;
+            // The tombstone names the forgotten incarnation, so an offline edit of it cannot bring it back.
+            const tombstone = typeof shared?.createdAt === 'number' ? await this.#codec.encodeTombstone(id, shared.createdAt) : undefined;
+            changes.push(() => {
+              this.#records.delete(id);
+              if (tombstone !== undefined) this.#forgotten.set(id, tombstone);
+            });
+          } else if (tombstones[i] === record.createdAt) {
+            this.#dirty.add(id); // forgotten elsewhere: the forget wins, this replica deletes it too
+          } else if (shared === undefined || canonical(shared) !== canonical(replicatedState(record))) {
+            const value = await this.#codec.encode(record);
+            changes.push(() => {
+              this.#records.set(id, value);
+              if (this.#forgotten.has(id)) this.#forgotten.delete(id); // a new incarnation of a forgotten id
+            });
+          }
+        }
+        if (changes.length) this.#doc.transact(() => changes.forEach((change) => change()), LOCAL);
       }
       this.#cursor = entries[entries.length - 1]!.seq;
       this.#save(this.#cursor);
     }
+  }
+
+  /** The shared state of a record, or undefined when there is none (or it cannot be read). */
+  #decodeCurrent(id: string): Promise<unknown> {
+    return this.#records.has(id) ? this.#codec.decode(id, this.#records.get(id)).catch(() => undefined) : Promise.resolve(undefined);
+  }
+
+  /** The forgotten incarnation of `id`, if a tombstone says so. */
+  #tombstone(id: string): Promise<number | undefined> {
+    return this.#codec.decodeTombstone(id, this.#forgotten.get(id)).catch(() => undefined);
   }
 
   /** After a restart: records in the store but not in the document were forgotten elsewhere meanwhile. */
@@ -368,7 +401,12 @@ export class SharedNamespace {
           continue;
         }
         try {
-          changes.push({ put: (await this.#codec.decode(id, value)) as never });
+          const state = (await this.#codec.decode(id, value)) as { createdAt?: unknown };
+          if (state.createdAt !== undefined && state.createdAt === (await this.#tombstone(id))) {
+            // An update that raced a forget of the same incarnation: the forget wins everywhere.
+            changes.push({ delete: id });
+            if (!this.readOnly) this.#doc.transact(() => this.#records.delete(id), LOCAL);
+          } else changes.push({ put: state as never });
           changeIds.push(id);
         } catch (err) {
           this.#report(err as ZeromemError);

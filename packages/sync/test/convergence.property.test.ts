@@ -97,6 +97,7 @@ async function run(ops: Op[]): Promise<void> {
   }, 'every replica to hold the same records', 25_000);
   const final = new Set((await records(devices[0]!.memory, SHARED)).map((r) => r.id));
   for (const id of created) if (!forgotten.has(id)) expect(final.has(id), `acknowledged record ${id} is missing`).toBe(true);
+  for (const id of forgotten) expect(final.has(id), `forgotten record ${id} came back`).toBe(false);
   for (const word of ['tea', 'refund note', 'paris edit']) {
     const hits = await Promise.all(devices.map(async (d) => (await d.memory.recall(SHARED, word, { trackAccess: false, now: 0 })).hits.map((h) => [h.record.id, h.score])));
     expect(hits[1]).toEqual(hits[0]);

@@ -111,6 +111,54 @@ describe('shared namespaces through a real relay', () => {
     }
   });
 
+  it('a forget wins over an offline update of the same record, everywhere and in the relay’s storage', async () => {
+    const relay = await testRelay();
+    const rw = await token([ROOM]);
+    const laptop = await device('laptop');
+    const phone = await device('phone');
+    const a = await laptop.share(SHARED, { url: relay.url, token: rw });
+    const b = await phone.share(SHARED, { url: relay.url, token: rw });
+    await Promise.all([a.synced, b.synced]);
+    const target = await laptop.memory.remember({ namespace: SHARED, content: 'ex-partner-3d8a phone number 0612' });
+    await until(async () => (await phone.memory.get(SHARED, target.id)) !== undefined, 'the phone to get it');
+
+    a.disconnect();
+    await laptop.memory.update(SHARED, target.id, { content: 'ex-partner-3d8a new phone number 0699' });
+    await phone.memory.forget(SHARED, target.id);
+    await b.flush();
+    a.connect();
+    await a.flush();
+    await until(async () => (await laptop.memory.get(SHARED, target.id)) === undefined, 'the laptop to forget despite its offline edit');
+    await Promise.all([a.flush(), b.flush()]);
+    expect(await phone.memory.get(SHARED, target.id)).toBeUndefined();
+    expect((await laptop.memory.recall(SHARED, 'phone number')).hits).toHaveLength(0);
+    // A new record under another id is unaffected, and the same namespace keeps syncing.
+    const later = await laptop.memory.remember({ namespace: SHARED, content: 'written after the forget' });
+    await until(async () => (await phone.memory.get(SHARED, later.id)) !== undefined, 'the later write');
+    await relay.compact(ROOM);
+    expect(directoryContains(relay.dataDir, 'ex-partner-3d8a')).toBe(false);
+    for (const d of [laptop, phone]) expect(await dumpAll(d.factory), d.name).not.toContain('ex-partner-3d8a');
+    expect(laptop.errors.concat(phone.errors)).toEqual([]);
+  });
+
+  it('a forgotten custom id can be remembered again (a new incarnation)', async () => {
+    const relay = await testRelay();
+    const rw = await token([ROOM]);
+    const laptop = await device('laptop');
+    const phone = await device('phone');
+    const a = await laptop.share(SHARED, { url: relay.url, token: rw });
+    const b = await phone.share(SHARED, { url: relay.url, token: rw });
+    await Promise.all([a.synced, b.synced]);
+    const first = await laptop.memory.remember({ namespace: SHARED, id: 'WO-1', content: 'work order open', createdAt: Date.UTC(2026, 0, 1) });
+    await until(async () => (await phone.memory.get(SHARED, 'WO-1')) !== undefined, 'the first incarnation');
+    await phone.memory.forget(SHARED, 'WO-1');
+    await until(async () => (await laptop.memory.get(SHARED, 'WO-1')) === undefined, 'the forget');
+    await laptop.memory.remember({ namespace: SHARED, id: 'WO-1', content: 'work order reopened', createdAt: first.record.createdAt + 1 });
+    await until(async () => (await phone.memory.get(SHARED, 'WO-1'))?.content === 'work order reopened', 'the second incarnation');
+    await Promise.all([a.flush(), b.flush()]);
+    expect(await records(laptop.memory, SHARED)).toEqual(await records(phone.memory, SHARED));
+  });
+
   it('a restart keeps unsent changes and downloads only what is new', async () => {
     const relay = await testRelay();
     const rw = await token([ROOM]);
