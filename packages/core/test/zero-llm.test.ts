@@ -109,6 +109,8 @@ describe('zero LLM, zero network', () => {
     expect(sessionContext.report.layers.session.items).toBe(1);
     expect((await session.end()).promoted).toHaveLength(1);
     expect(await memory.forgetWhere(ns, { metadata: { order: 'TS20240315' } })).toHaveLength(1);
+    const replica = { id: 'r1', content: 'From another replica', source: 'user', layer: 'long_term', tags: [], metadata: {}, importance: 0.5, createdAt: 1, updatedAt: 1, expiresAt: null, version: 1 } as const;
+    expect((await memory.applyReplicated({ userId: 'u2' }, [{ put: { ...replica, tags: [] } }], { after: 0 })).written).toHaveLength(1);
 
     // The sweep timer: expire the ttl record, let one interval elapse, wait for its sweep.
     clock.advance(2 * 3_600_000);

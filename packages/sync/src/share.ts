@@ -21,6 +21,8 @@ const LOAD = Symbol('zeromem-load');
 const TOKEN_EXPIRED = 4401;
 /** Audit entries turned into one document transaction (one update of ~100-150 KB at most). */
 const BATCH = 250;
+/** Overwritten record values before the stored document is folded (a forget folds it at once). */
+const COMPACT_AFTER_OVERWRITES = 100;
 /** Stored updates of a room before they are folded into one. */
 const COMPACT_AFTER = 500;
 
@@ -87,6 +89,8 @@ export class SharedNamespace {
   readonly #dirty = new Set<string>();
   #fullReconcile = false;
   #needsCompaction = false;
+  /** Overwritten record values since the last compaction. */
+  #overwrites = 0;
   #keyReady = false;
   #relaySynced = false;
   #syncedDone = false;
@@ -130,7 +134,7 @@ export class SharedNamespace {
     return this.#error;
   }
 
-  /** @internal Loads the stored document, shares offline changes, connects. */
+  /** @internal Loads the stored document, connects, and starts sharing (offline changes once in sync). */
   async start(): Promise<void> {
     const loaded = await this.#store.load(this.room, this.#doc, LOAD);
     this.#cursor = loaded.cursor ?? 0;
@@ -145,7 +149,11 @@ export class SharedNamespace {
       this.#save(undefined);
     });
     this.#records.observe((event, transaction) => {
-      for (const change of event.changes.keys.values()) if (change.action !== 'add') this.#needsCompaction = true;
+      for (const change of event.changes.keys.values()) {
+        // A forget's content must leave the stored document now; an overwritten version may wait a little.
+        if (change.action === 'delete') this.#needsCompaction = true;
+        else if (change.action === 'update' && ++this.#overwrites >= COMPACT_AFTER_OVERWRITES) this.#needsCompaction = true;
+      }
       if (transaction.origin === LOCAL) return;
       for (const id of event.keysChanged) this.#dirty.add(id);
       void this.#schedule();
@@ -240,6 +248,7 @@ export class SharedNamespace {
     this.#provider?.destroy(); // no remote update arrives after this
     await this.#chain; // a step already running finishes
     await this.#persist; // and what it changed is stored
+    if (this.#overwrites > 0 || this.#needsCompaction) await this.#compact(); // no old version outlives the session
     this.#doc.destroy();
     this.#store.close();
   }
@@ -269,14 +278,17 @@ export class SharedNamespace {
     await this.#applyRemote();
     this.#save(this.#cursor);
     await this.#persist;
-    if (this.#needsCompaction) {
-      this.#needsCompaction = false;
-      await this.#store.compact(this.room, this.#doc);
-    }
+    if (this.#needsCompaction) await this.#compact();
     if (relaySynced && !this.#syncedDone) {
       this.#syncedDone = true;
       this.#resolveSynced();
     }
+  }
+
+  async #compact(): Promise<void> {
+    this.#needsCompaction = false;
+    this.#overwrites = 0;
+    await this.#store.compact(this.room, this.#doc);
   }
 
   /** Encrypted rooms carry a key-check marker: nothing is read or written with a wrong key. */
