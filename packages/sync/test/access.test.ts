@@ -56,6 +56,27 @@ describe('tokens and read-only replicas', () => {
     expect(share.status).toBe('failed');
   });
 
+  it('a token that expires while open stops the share with UNAUTHORIZED; the unsent write goes out with a new token', async () => {
+    const relay = await testRelay();
+    const reader = await device('reader');
+    const watcher = await reader.share(SHARED, { url: relay.url, token: await token([ROOM]) });
+    const phone = await device('phone');
+    const shortLived = await issueToken({ secret: 'sync-test-secret-0123456789-abcdefghijklmnopqrstuvwxyz', subject: 'phone', rooms: [ROOM], ttlSeconds: 2 });
+    const share = await phone.share(SHARED, { url: relay.url, token: shortLived });
+    await Promise.all([share.synced, watcher.synced]);
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const late = await phone.memory.remember({ namespace: SHARED, content: 'written after the token expired' });
+    await until(() => share.status === 'failed', 'the share to fail');
+    expect(share.error?.code).toBe('UNAUTHORIZED');
+    expect(phone.errors.map((e) => e.code)).toEqual(['UNAUTHORIZED']);
+    expect(await reader.memory.get(SHARED, late.id)).toBeUndefined();
+
+    await share.close();
+    const renewed = await phone.share(SHARED, { url: relay.url, token: await token([ROOM], 'read-write', 'phone') });
+    await renewed.synced;
+    await until(async () => (await reader.memory.get(SHARED, late.id)) !== undefined, 'the write to arrive with the new token');
+  });
+
   it('answers bad options and namespaces with coded errors', async () => {
     const relay = await testRelay();
     const phone = await device('phone');
