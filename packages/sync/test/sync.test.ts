@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { IDBFactory } from 'fake-indexeddb';
 import { namespaceKey } from '@zeromem/core';
+import { hashingEmbedder } from '../../core/test/hashing-embedder.ts';
 import { cleanup, countingSocket, device, directoryContains, dumpAll, records, testRelay, token, until } from './helpers.ts';
 
 const SHARED = { userId: 'alice', scope: 'shared' };
@@ -32,6 +34,25 @@ describe('shared namespaces through a real relay', () => {
     await until(async () => (await phone.memory.get(SHARED, written.id)) === undefined, 'the phone to forget');
     expect((await phone.memory.recall(SHARED, 'jasmine')).hits).toHaveLength(0);
     expect(laptop.errors.concat(phone.errors)).toEqual([]);
+  });
+
+  it('embeds records that arrive from another replica on this device', async () => {
+    const relay = await testRelay();
+    const rw = await token([ROOM]);
+    const embedded: string[] = [];
+    const laptop = await device('laptop');
+    const phone = await device('phone', new IDBFactory(), hashingEmbedder({ onEmbed: (texts) => embedded.push(...texts) }));
+    const a = await laptop.share(SHARED, { url: relay.url, token: rw });
+    const b = await phone.share(SHARED, { url: relay.url, token: rw });
+    await Promise.all([a.synced, b.synced]);
+    const written = await laptop.memory.remember({ namespace: SHARED, content: 'Allergic to peanuts and shellfish' });
+    await until(async () => (await phone.memory.get(SHARED, written.id)) !== undefined, 'the record to arrive');
+    await phone.memory.whenEmbedded();
+    expect(embedded).toContain('Allergic to peanuts and shellfish');
+    const result = await phone.memory.recall(SHARED, 'shellfish peanuts');
+    expect(result.vector).toBe('used');
+    expect(result.hits[0]?.record.id).toBe(written.id);
+    expect(result.hits[0]!.explain.vectorScore).toBeGreaterThan(0);
   });
 
   it('keeps private namespaces on the device: the relay never stores their bytes', async () => {
