@@ -146,9 +146,10 @@ export async function dumpAll(factory: IDBFactory): Promise<string> {
   return out.join('\n');
 }
 
-/** A WebSocket class for the provider that counts the bytes it sends and receives. */
-export function countingSocket(): { WebSocketPolyfill: unknown; bytes: { sent: number; received: number } } {
+/** A WebSocket class for the provider that counts the bytes it sends and receives, and keeps what it sent. */
+export function countingSocket(): { WebSocketPolyfill: unknown; bytes: { sent: number; received: number }; sent: Buffer[] } {
   const bytes = { sent: 0, received: 0 };
+  const sent: Buffer[] = [];
   class Counting extends WebSocket {
     constructor(address: string, protocols?: string | string[]) {
       super(address, protocols);
@@ -156,8 +157,9 @@ export function countingSocket(): { WebSocketPolyfill: unknown; bytes: { sent: n
     }
     override send(data: Uint8Array, ...rest: unknown[]): void {
       bytes.sent += data.byteLength;
+      sent.push(Buffer.from(data));
       (super.send as (...args: unknown[]) => void)(data, ...rest);
     }
   }
-  return { WebSocketPolyfill: Counting, bytes };
+  return { WebSocketPolyfill: Counting, bytes, sent };
 }

@@ -55,12 +55,13 @@ describe('shared namespaces through a real relay', () => {
     expect(result.hits[0]!.explain.vectorScore).toBeGreaterThan(0);
   });
 
-  it('keeps private namespaces on the device: the relay never stores their bytes', async () => {
+  it('keeps private namespaces on the device: the relay never receives or stores their bytes', async () => {
     const relay = await testRelay();
     const laptop = await device('laptop');
     const phone = await device('phone');
     const rw = await token([ROOM]);
-    const a = await laptop.share(SHARED, { url: relay.url, token: rw });
+    const wire = countingSocket();
+    const a = await laptop.share(SHARED, { url: relay.url, token: rw, WebSocketPolyfill: wire.WebSocketPolyfill });
     const b = await phone.share(SHARED, { url: relay.url, token: rw });
     await Promise.all([a.synced, b.synced]);
     await laptop.memory.remember({ namespace: { userId: 'alice' }, content: 'private-marker-7f3a bank PIN hint', tags: ['private-tag-7f3a'] });
@@ -73,6 +74,11 @@ describe('shared namespaces through a real relay', () => {
     expect(directoryContains(relay.dataDir, 'private-marker-7f3a')).toBe(false);
     expect(directoryContains(relay.dataDir, 'private-tag-7f3a')).toBe(false);
     expect(await dumpAll(phone.factory)).not.toContain('private-marker-7f3a');
+    // Every byte the laptop sent to the relay: the shared text is there, the private text never.
+    const sent = Buffer.concat(wire.sent);
+    expect(sent.includes(Buffer.from('shared-marker-91c2'))).toBe(true);
+    expect(sent.includes(Buffer.from('private-marker-7f3a'))).toBe(false);
+    expect(sent.includes(Buffer.from('private-tag-7f3a'))).toBe(false);
   });
 
   it('merges offline edits of two replicas on reconnect', async () => {
