@@ -1,13 +1,13 @@
-import { ZeromemError, replicatedState, type Memory, type Namespace, type ReplicatedChange } from '@zeromem/core';
+import { ZeromemError, type Memory, type Namespace, type ReplicatedChange } from '@zeromem/core';
 import { Dexie, type ObservabilitySet } from 'dexie';
 import type { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
-import { canonical } from './canonical.ts';
 import { connectRoom } from './connection.ts';
 import type { DocStore } from './doc-store.ts';
 import type { ShareOptions } from './options.ts';
 import { listPeers, type Peer, type PeerState } from './peers.ts';
 import type { RecordCodec } from './record-codec.ts';
+import { RecordMap } from './record-map.ts';
 
 /** Where a share stands. `failed` is final (see `error`); `closed` after `close()`. */
 export type ShareStatus = 'connecting' | 'connected' | 'offline' | 'failed' | 'closed';
@@ -42,10 +42,9 @@ export class SharedNamespace {
   readonly #codec: RecordCodec;
   readonly #store: DocStore;
   readonly #doc = new Y.Doc({ gc: true });
+  readonly #map: RecordMap;
   readonly #records: Y.Map<unknown>;
   readonly #meta: Y.Map<unknown>;
-  /** id -> the forgotten incarnation (its createdAt): a forget wins over concurrent or offline updates of it. */
-  readonly #forgotten: Y.Map<unknown>;
   #provider: WebsocketProvider | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
   /** The last audit seq whose change is in the document (or was applied from it). */
@@ -79,9 +78,9 @@ export class SharedNamespace {
     this.#codec = codec;
     this.#store = store;
     this.readOnly = readOnly;
-    this.#records = this.#doc.getMap('records');
+    this.#map = new RecordMap(this.#doc, codec);
+    this.#records = this.#map.records;
     this.#meta = this.#doc.getMap('meta');
-    this.#forgotten = this.#doc.getMap('forgotten');
     this.synced = new Promise<void>((resolve, reject) => {
       this.#resolveSynced = resolve;
       this.#rejectSynced = reject;
@@ -123,7 +122,7 @@ export class SharedNamespace {
       for (const id of event.keysChanged) this.#dirty.add(id);
       void this.#schedule();
     });
-    this.#forgotten.observe((event, transaction) => {
+    this.#map.forgotten.observe((event, transaction) => {
       if (transaction.origin === LOCAL) return;
       for (const id of event.keysChanged) this.#dirty.add(id);
       void this.#schedule();
@@ -295,46 +294,16 @@ export class SharedNamespace {
         }
       } else if (ids.length) {
         const records = await Promise.all(ids.map((id) => this.#memory.get(this.namespace, id)));
-        const current = await Promise.all(ids.map((id) => this.#decodeCurrent(id)));
-        const tombstones = await Promise.all(ids.map((id) => this.#tombstone(id)));
-        const changes: Array<() => void> = [];
-        for (let i = 0; i < ids.length; i++) {
-          const id = ids[i]!;
-          const record = records[i];
-          const shared = current[i] as { createdAt?: unknown } | undefined;
-          if (!record) {
-            if (!this.#records.has(id)) continue;
-            // The tombstone names the forgotten incarnation, so an offline edit of it cannot bring it back.
-            const tombstone = typeof shared?.createdAt === 'number' ? await this.#codec.encodeTombstone(id, shared.createdAt) : undefined;
-            changes.push(() => {
-              this.#records.delete(id);
-              if (tombstone !== undefined) this.#forgotten.set(id, tombstone);
-            });
-          } else if (tombstones[i] === record.createdAt) {
-            this.#dirty.add(id); // forgotten elsewhere: the forget wins, this replica deletes it too
-          } else if (shared === undefined || canonical(shared) !== canonical(replicatedState(record))) {
-            const value = await this.#codec.encode(record);
-            changes.push(() => {
-              this.#records.set(id, value);
-              if (this.#forgotten.has(id)) this.#forgotten.delete(id); // a new incarnation of a forgotten id
-            });
-          }
-        }
-        if (changes.length) this.#doc.transact(() => changes.forEach((change) => change()), LOCAL);
+        const plans = await Promise.all(ids.map((id, i) => this.#map.planLocal(id, records[i])));
+        plans.forEach((plan, i) => {
+          if (plan.kind === 'forgotten') this.#dirty.add(ids[i]!); // forgotten elsewhere: this replica deletes it too
+        });
+        const changes = plans.flatMap((plan) => (plan.kind === 'change' ? [plan.apply] : []));
+        if (changes.length) this.#doc.transact(() => changes.forEach((apply) => apply()), LOCAL);
       }
       this.#cursor = entries[entries.length - 1]!.seq;
       this.#save(this.#cursor);
     }
-  }
-
-  /** The shared state of a record, or undefined when there is none (or it cannot be read). */
-  #decodeCurrent(id: string): Promise<unknown> {
-    return this.#records.has(id) ? this.#codec.decode(id, this.#records.get(id)).catch(() => undefined) : Promise.resolve(undefined);
-  }
-
-  /** The forgotten incarnation of `id`, if a tombstone says so. */
-  #tombstone(id: string): Promise<number | undefined> {
-    return this.#codec.decodeTombstone(id, this.#forgotten.get(id)).catch(() => undefined);
   }
 
   /** After a restart: records in the store but not in the document were forgotten elsewhere meanwhile. */
@@ -355,19 +324,11 @@ export class SharedNamespace {
       const changes: ReplicatedChange[] = [];
       const changeIds: string[] = [];
       for (const id of ids) {
-        const value = this.#records.get(id);
-        if (value === undefined) {
-          changes.push({ delete: id });
-          changeIds.push(id);
-          continue;
-        }
         try {
-          const state = (await this.#codec.decode(id, value)) as { createdAt?: unknown };
-          if (state.createdAt !== undefined && state.createdAt === (await this.#tombstone(id))) {
-            // An update that raced a forget of the same incarnation: the forget wins everywhere.
-            changes.push({ delete: id });
-            if (!this.readOnly) this.#doc.transact(() => this.#records.delete(id), LOCAL);
-          } else changes.push({ put: state as never });
+          const { change, raced } = await this.#map.remoteChange(id);
+          // An update that raced a forget of the same incarnation: the forget wins everywhere.
+          if (raced && !this.readOnly) this.#doc.transact(() => this.#records.delete(id), LOCAL);
+          changes.push(change);
           changeIds.push(id);
         } catch (err) {
           this.#report(err as ZeromemError);
