@@ -17,7 +17,8 @@ import { readGrant } from './token-grant.ts';
  * @example
  * const share = await shareNamespace(memory, { userId: 'alice', scope: 'support' }, { url, token, agentName: 'support-bot' });
  * await share.synced;
- * @throws ZeromemError INVALID_INPUT (options, key), NAMESPACE_REQUIRED, UNAUTHORIZED (the token is expired or names other rooms)
+ * @throws ZeromemError INVALID_INPUT (options, key), NAMESPACE_REQUIRED, UNAUTHORIZED (the token is expired or names other rooms),
+ *   CONFLICT (this memory already shares the namespace: close that share first)
  */
 export async function shareNamespace(memory: Memory, namespace: Namespace, options: ShareOptions): Promise<SharedNamespace> {
   const opts = checkShareOptions(options);
@@ -31,10 +32,22 @@ export async function shareNamespace(memory: Memory, namespace: Namespace, optio
     throw new ZeromemError('UNAUTHORIZED', `The relay token does not grant namespace ${room}: ask for a token naming this room.`);
   }
   const key = opts.encryptionKey === undefined ? undefined : await importNamespaceKey(opts.encryptionKey);
-  const store = new DocStore(`${memory.name}-sync`, opts);
-  await store.open();
-  const share = new SharedNamespace(memory, namespace, room, opts, new RecordCodec(room, key), store, opts.readOnly ?? grant.access === 'read');
-  await share.start();
-  return share;
+  const open = openShares.get(memory) ?? new Set<string>();
+  if (open.has(room)) throw new ZeromemError('CONFLICT', `Namespace ${room} is already shared by this memory: use that share, or close it first.`);
+  open.add(room);
+  openShares.set(memory, open);
+  try {
+    const store = new DocStore(`${memory.name}-sync`, opts);
+    await store.open();
+    const share = new SharedNamespace(memory, namespace, room, opts, new RecordCodec(room, key), store, opts.readOnly ?? grant.access === 'read', () => open.delete(room));
+    await share.start();
+    return share;
+  } catch (err) {
+    open.delete(room);
+    throw err;
+  }
 }
+
+/** The rooms each memory shares in this process: one share per namespace, or two would race on one stored document. */
+const openShares = new WeakMap<Memory, Set<string>>();
 

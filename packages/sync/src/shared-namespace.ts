@@ -66,11 +66,22 @@ export class SharedNamespace {
   readonly #unsaved: Uint8Array[] = [];
   #status: ShareStatus = 'connecting';
   #closing: Promise<void> | undefined;
+  readonly #onClosed: () => void;
   #error: ZeromemError | undefined;
   readonly #reported = new Set<string>();
 
   /** @internal Use {@link shareNamespace}. */
-  constructor(memory: Memory, namespace: Namespace, room: string, opts: ShareOptions, codec: RecordCodec, store: DocStore, readOnly: boolean) {
+  constructor(
+    memory: Memory,
+    namespace: Namespace,
+    room: string,
+    opts: ShareOptions,
+    codec: RecordCodec,
+    store: DocStore,
+    readOnly: boolean,
+    onClosed: () => void,
+  ) {
+    this.#onClosed = onClosed;
     this.#memory = memory;
     this.namespace = namespace;
     this.room = room;
@@ -199,6 +210,7 @@ export class SharedNamespace {
     if (this.#overwrites > 0 || this.#needsCompaction) await this.#compact(); // no old version outlives the session
     this.#doc.destroy();
     this.#store.close();
+    this.#onClosed();
   }
 
   /** Runs one step after the running one; a step already waiting is reused. Never rejects. */

@@ -87,6 +87,10 @@ describe('tokens and read-only replicas', () => {
     expect((await rejectionOf(phone.share(SHARED, { url: relay.url, token: rw, bogus: 1 } as never))).details.issues?.[0]?.path).toBe('bogus');
     expect((await rejectionOf(phone.share({ agentId: 'x' } as never, { url: relay.url, token: rw }))).code).toBe('NAMESPACE_REQUIRED');
     expect((await rejectionOf(phone.share(SHARED, { url: relay.url, token: rw, encryptionKey: 'too-short' }))).details.issues?.[0]?.path).toBe('encryptionKey');
+    const first = await phone.share(SHARED, { url: relay.url, token: rw });
+    expect((await rejectionOf(phone.share(SHARED, { url: relay.url, token: rw }))).code).toBe('CONFLICT');
+    await first.close();
+    await (await phone.share(SHARED, { url: relay.url, token: rw })).synced; // closed: it can be shared again
   });
 });
 
