@@ -8,6 +8,7 @@ import { ZeromemError, invalidInput } from './model/errors.ts';
 import { createUlidGenerator } from './model/ids.ts';
 import { DEFAULT_LIMITS, type Limits } from './model/limits.ts';
 import type {
+  ApplyReplicatedResult,
   AuditEntry,
   Layer,
   TimeInput,
@@ -21,6 +22,7 @@ import type {
   RememberManyOptions,
   RememberManyResult,
   RememberResult,
+  ReplicatedChange,
   UpdateOptions,
   UpdatePatch,
   WriteOptions,
@@ -28,6 +30,7 @@ import type {
 import { MemoryDatabase, type DatabaseOptions } from './store/database.ts';
 import { AccessTracker } from './rank/access-tracker.ts';
 import { withStorage } from './store/storage-errors.ts';
+import { applyReplicated } from './verbs/apply-replicated.ts';
 import { audit } from './verbs/audit.ts';
 import { count } from './verbs/count.ts';
 import { forgetNamespace } from './verbs/forget-namespace.ts';
@@ -526,6 +529,18 @@ export class Memory {
   /** The namespace's audit log (no content), oldest first. */
   audit(namespace: Namespace, options?: { after?: number; limit?: number }): Promise<AuditEntry[]> {
     return audit(this.#ctx, namespace, options);
+  }
+
+  /**
+   * For `@zeromem/sync`, not for application code: makes the namespace hold record states
+   * (or absences) decided on another replica, keeping their ids, times and versions; see
+   * {@link ApplyReplicatedResult}. Invalid changes are rejected one by one, never half-written.
+   * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT (bad namespace, options or a non-array)
+   */
+  async applyReplicated(namespace: Namespace, changes: ReplicatedChange[], options: { after: number; actor?: string }): Promise<ApplyReplicatedResult> {
+    const result = await applyReplicated(this.#ctx, namespace, changes, options);
+    this.#embedLater(result.written);
+    return result;
   }
 
   /**

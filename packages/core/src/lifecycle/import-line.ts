@@ -1,4 +1,4 @@
-import { IssueList, checkEnum, checkId, checkKnownKeys, checkName, describe, isPlainObject, join } from '../model/checks.ts';
+import { IssueList, checkEnum, checkIdList, checkKnownKeys, checkName, describe, isPlainObject, join } from '../model/checks.ts';
 import type { Limits } from '../model/limits.ts';
 import { checkNamespace, namespaceKey } from '../model/namespace.ts';
 import { TIERS, type MemoryRecord } from '../model/types.ts';
@@ -83,12 +83,7 @@ export function parseRecordLine(text: string, header: ExportHeader, limits: Limi
   if (!(isNonNegativeInteger(raw.version) && raw.version >= 1)) issues.add('record.version', 'must be a whole number, 1 or more');
   if (typeof raw.contentHash !== 'string' || !/^[0-9a-f]{64}$/.test(raw.contentHash)) issues.add('record.contentHash', 'must be a SHA-256 in lower-case hex');
   const tier = checkEnum(raw.tier, TIERS, 'record.tier', issues);
-  const mergedFrom: string[] = [];
-  if (!Array.isArray(raw.mergedFrom)) issues.add('record.mergedFrom', 'must be an array of record ids');
-  else raw.mergedFrom.forEach((id: unknown, i) => {
-    const ok = checkId(id, join('record.mergedFrom', i), limits.maxIdLength, issues);
-    if (ok !== undefined) mergedFrom.push(ok);
-  });
+  const mergedFrom = checkIdList(raw.mergedFrom, 'record.mergedFrom', limits.maxIdLength, issues) ?? [];
   if (!checked.ok || !issues.ok) return undefined;
   const prepared = checked.value;
   if (prepared.id === undefined) issues.add('record.id', 'is missing');

@@ -68,6 +68,20 @@ export function checkId(value: unknown, path: string, maxLength: number, issues:
   return value;
 }
 
+/** A list of record ids (such as `mergedFrom`); each entry checked like an id. */
+export function checkIdList(value: unknown, path: string, maxIdLength: number, issues: IssueList): string[] | undefined {
+  if (!Array.isArray(value)) {
+    issues.add(path, `must be an array of record ids, got ${describe(value)}`);
+    return undefined;
+  }
+  const ids: string[] = [];
+  value.forEach((id: unknown, i) => {
+    const ok = checkId(id, join(path, i), maxIdLength, issues);
+    if (ok !== undefined) ids.push(ok);
+  });
+  return ids.length === value.length ? ids : undefined;
+}
+
 /** Memory content: non-blank, well-formed text within the byte limit. */
 export function checkContent(value: unknown, path: string, maxBytes: number, issues: IssueList): string | undefined {
   if (typeof value !== 'string') {

@@ -11,6 +11,8 @@ export const ERROR_CODES = [
   'STORAGE_FAILED',
   'EMBEDDER_UNAVAILABLE',
   'UNSUPPORTED_ENVIRONMENT',
+  'UNAUTHORIZED',
+  'DECRYPTION_FAILED',
 ] as const;
 
 /** One of {@link ERROR_CODES}. */

@@ -195,4 +195,47 @@ export interface AuditEntry {
   namespace: Namespace;
   at: number;
   actor: string;
+  /** True when the change came from another replica through sync (`applyReplicated`). */
+  replicated?: true;
+}
+
+/**
+ * A record's state as replicas exchange it (for `@zeromem/sync`): the fields every replica
+ * must agree on. The namespace travels apart (one shared document per namespace), the
+ * content hash is recomputed on arrival, and access statistics stay on each device.
+ */
+export interface ReplicatedRecord {
+  id: string;
+  content: string;
+  source: Source;
+  layer: Layer;
+  tags: string[];
+  metadata: JsonObject;
+  importance: number;
+  createdAt: number;
+  updatedAt: number;
+  expiresAt: number | null;
+  version: number;
+  /** Ids consolidation merged into this record (its provenance travels with it). */
+  mergedFrom: string[];
+}
+
+/** One change from another replica: a record state to hold, or a record to forget. */
+export type ReplicatedChange = { put: ReplicatedRecord } | { delete: string };
+
+/** What `applyReplicated` did. */
+export interface ApplyReplicatedResult {
+  /**
+   * True when a local change the caller has not seen yet (an audit entry after `after`)
+   * is in the namespace: nothing was applied; read the audit log and call again.
+   */
+  stale: boolean;
+  /** Records written (new or changed). */
+  written: MemoryRecord[];
+  /** Ids deleted. */
+  deleted: string[];
+  /** Changes that failed validation, by position; nothing of them was written. */
+  rejected: import('./errors.ts').ItemFailure[];
+  /** The namespace's last audit seq after the call. */
+  lastSeq: number;
 }

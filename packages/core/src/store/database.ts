@@ -12,6 +12,8 @@ export interface AuditRow {
   namespace: Namespace;
   at: number;
   actor: string;
+  /** Set on changes applied from another replica, so sync does not send them back. */
+  replicated?: true;
 }
 
 /** A stored embedding, shared by every record with the same content hash. */

@@ -1,0 +1,60 @@
+import type { InputIssue } from './errors.ts';
+import { IssueList, checkIdList, checkContent, checkEnum, checkId, checkKnownKeys, checkMetadata, checkTags, checkTime, checkUnitInterval, describe, isPlainObject } from './checks.ts';
+import type { Limits } from './limits.ts';
+import { LAYERS, SOURCES, type ReplicatedRecord } from './types.ts';
+
+/** The fields of a {@link ReplicatedRecord}, all required. */
+export const REPLICATED_FIELDS = ['id', 'content', 'source', 'layer', 'tags', 'metadata', 'importance', 'createdAt', 'updatedAt', 'expiresAt', 'version', 'mergedFrom'] as const;
+
+/**
+ * Validates a record state that came from another replica. Unlike `remember`, nothing is
+ * defaulted: a replica sends whole records, and a missing field means a broken sender.
+ */
+export function validateReplicated(value: unknown, limits: Limits): { ok: true; value: ReplicatedRecord } | { ok: false; issues: InputIssue[] } {
+  const issues = new IssueList();
+  if (!isPlainObject(value)) {
+    issues.add('', `must be a record object, got ${describe(value)}`);
+    return { ok: false, issues: issues.items };
+  }
+  checkKnownKeys(value, REPLICATED_FIELDS, '', issues);
+  for (const field of REPLICATED_FIELDS) if (value[field] === undefined) issues.add(field, 'is required in a replicated record');
+  const id = checkId(value.id, 'id', limits.maxIdLength, issues);
+  const content = checkContent(value.content, 'content', limits.maxContentBytes, issues);
+  const source = checkEnum(value.source, SOURCES, 'source', issues);
+  const layer = checkEnum(value.layer, LAYERS, 'layer', issues);
+  const tags = checkTags(value.tags, 'tags', limits.maxTags, limits.maxTagLength, issues);
+  const metadata = checkMetadata(value.metadata, 'metadata', limits.maxMetadataBytes, limits.maxMetadataDepth, issues);
+  const importance = checkUnitInterval(value.importance, 'importance', issues);
+  // Epoch numbers only: a replica never sends Dates or ISO strings.
+  const createdAt = typeof value.createdAt === 'number' ? checkTime(value.createdAt, 'createdAt', issues) : undefined;
+  const updatedAt = typeof value.updatedAt === 'number' ? checkTime(value.updatedAt, 'updatedAt', issues) : undefined;
+  if (value.createdAt !== undefined && typeof value.createdAt !== 'number') issues.add('createdAt', 'must be epoch milliseconds');
+  if (value.updatedAt !== undefined && typeof value.updatedAt !== 'number') issues.add('updatedAt', 'must be epoch milliseconds');
+  let expiresAt: number | null | undefined = null;
+  if (value.expiresAt !== null) {
+    expiresAt = typeof value.expiresAt === 'number' ? checkTime(value.expiresAt, 'expiresAt', issues) : undefined;
+    if (value.expiresAt !== undefined && typeof value.expiresAt !== 'number') issues.add('expiresAt', 'must be epoch milliseconds or null');
+  }
+  const mergedFrom = value.mergedFrom === undefined ? undefined : checkIdList(value.mergedFrom, 'mergedFrom', limits.maxIdLength, issues);
+  const version = value.version;
+  if (version !== undefined && !(typeof version === 'number' && Number.isSafeInteger(version) && version >= 1)) issues.add('version', 'must be a whole number, 1 or more');
+  if (createdAt !== undefined && updatedAt !== undefined && updatedAt < createdAt) issues.add('updatedAt', 'must not be before createdAt');
+  if (!issues.ok) return { ok: false, issues: issues.items };
+  return {
+    ok: true,
+    value: {
+      id: id!,
+      content: content!,
+      source: source!,
+      layer: layer!,
+      tags: tags!,
+      metadata: metadata!,
+      importance: importance!,
+      createdAt: createdAt!,
+      updatedAt: updatedAt!,
+      expiresAt: expiresAt!,
+      version: version as number,
+      mergedFrom: mergedFrom!,
+    },
+  };
+}

@@ -1,0 +1,123 @@
+import { Dexie } from 'dexie';
+import { checkId, IssueList, isPlainObject, describe } from '../model/checks.ts';
+import { contentHash } from '../model/content-hash.ts';
+import { invalidInput, type ItemFailure } from '../model/errors.ts';
+import { requireNamespace } from '../model/namespace.ts';
+import type { ApplyReplicatedResult, MemoryRecord, ReplicatedRecord } from '../model/types.ts';
+import { changesText } from '../model/changes-text.ts';
+import { canonicalJson } from '../model/validate-filter.ts';
+import { validateReplicated } from '../model/validate-replicated.ts';
+import { dropIndexSnapshots, type AuditRow } from '../store/database.ts';
+import { dropOrphanVectors } from '../store/delete-rows.ts';
+import { fromRow, toRow, type RecordRow } from '../store/row.ts';
+import { withStorage } from '../store/storage-errors.ts';
+import { readOptions, resolveActor, type VerbContext } from './verb-context.ts';
+
+type Checked = { index: number; put: ReplicatedRecord; hash: string } | { index: number; delete: string };
+
+/**
+ * For `@zeromem/sync`: makes the store hold the record states (or absences) another
+ * replica decided, keeping their ids, times and versions. Each change is validated on its
+ * own; a bad one is returned in `rejected` and nothing of it is written. Applied changes
+ * are audited with `replicated: true`, so the audit log still feeds the search index but
+ * sync does not send them back. Compare-and-swap: when the namespace has a local (not
+ * replicated) audit entry after `options.after`, nothing is applied and `stale` is true,
+ * so a local change the caller has not shared yet is never overwritten unseen.
+ */
+export async function applyReplicated(ctx: VerbContext, namespace: unknown, changes: unknown, options: unknown): Promise<ApplyReplicatedResult> {
+  const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
+  const opts = readOptions(options, ['after', 'actor']);
+  const actor = resolveActor(ctx, opts);
+  const after = opts.after;
+  if (typeof after !== 'number' || !Number.isSafeInteger(after) || after < 0) {
+    throw invalidInput('options', [{ path: 'after', message: 'must be the last audit seq the caller has read (a whole number, 0 or more)' }]);
+  }
+  if (!Array.isArray(changes)) throw invalidInput('changes', [{ path: '', message: `must be an array of { put } or { delete }, got ${describe(changes)}` }]);
+  const rejected: ItemFailure[] = [];
+  const checked: Checked[] = [];
+  for (let index = 0; index < changes.length; index++) {
+    const change: unknown = changes[index];
+    const issues = new IssueList();
+    if (isPlainObject(change) && Object.keys(change).length === 1 && 'put' in change) {
+      const result = validateReplicated(change.put, ctx.limits);
+      if (result.ok) checked.push({ index, put: result.value, hash: await contentHash(result.value.content) });
+      else rejected.push({ index, code: 'INVALID_INPUT', issues: result.issues.map((i) => ({ ...i, path: i.path ? `put.${i.path}` : 'put' })) });
+      continue;
+    }
+    if (isPlainObject(change) && Object.keys(change).length === 1 && 'delete' in change) {
+      const id = checkId(change.delete, 'delete', ctx.limits.maxIdLength, issues);
+      if (id !== undefined) checked.push({ index, delete: id });
+    } else issues.add('', `must be { put: record } or { delete: id }, got ${describe(change)}`);
+    if (!issues.ok) rejected.push({ index, code: 'INVALID_INPUT', issues: issues.items });
+  }
+  const now = ctx.clock.now();
+  const { db } = ctx;
+  return withStorage(() =>
+    db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async () => {
+      const audited = db.audit.where('[ns+seq]').between([ns.key, after], [ns.key, Dexie.maxKey], false, true);
+      const lastSeq = async () => (await db.audit.where('[ns+seq]').between([ns.key, Dexie.minKey], [ns.key, Dexie.maxKey]).last())?.seq ?? 0;
+      if (await audited.clone().filter((row) => !row.replicated).first()) {
+        return { stale: true, written: [], deleted: [], rejected, lastSeq: await lastSeq() };
+      }
+      // Bulk reads and writes: an initial sync applies thousands of records in one call.
+      const ids = [...new Set(checked.map((change) => ('put' in change ? change.put.id : change.delete)))];
+      const stored = await db.records.bulkGet(ids.map((id) => [ns.key, id] as [string, string]));
+      const current = new Map<string, RecordRow | undefined>(ids.map((id, i) => [id, stored[i]]));
+      const original = new Map(current);
+      const audit: AuditRow[] = [];
+      const log = (op: 'remember' | 'update' | 'forget', id: string) => audit.push({ ns: ns.key, op, id, namespace: ns.namespace, at: now, actor, replicated: true });
+      for (const change of checked) {
+        const id = 'put' in change ? change.put.id : change.delete;
+        const existing = current.get(id);
+        if ('delete' in change) {
+          if (!existing) continue;
+          current.set(id, undefined);
+          log('forget', id);
+          continue;
+        }
+        if (existing && sameState(existing, change.put)) continue;
+        const record: MemoryRecord = {
+          ...change.put,
+          namespace: ns.namespace,
+          namespaceKey: ns.key,
+          contentHash: change.hash,
+          // Access statistics and the hot/cold tier are this device's own; they do not travel.
+          accessCount: existing?.accessCount ?? 0,
+          lastAccessedAt: existing?.lastAccessedAt ?? null,
+          tier: existing?.tier ?? 'hot',
+        };
+        current.set(id, toRow(record));
+        log(existing ? 'update' : 'remember', id);
+      }
+      const puts: RecordRow[] = [];
+      const deleted: string[] = [];
+      const oldHashes: string[] = [];
+      let textGone = false; // a forget or a change of content, tags or metadata: the old text must not outlive it in a snapshot
+      for (const [id, row] of current) {
+        const before = original.get(id);
+        if (row === before) continue;
+        if (row) puts.push(row);
+        else deleted.push(id);
+        if (before && (!row || row.contentHash !== before.contentHash)) oldHashes.push(before.contentHash);
+        textGone ||= before !== undefined && (!row || changesText(row, before));
+      }
+      if (deleted.length) await db.records.bulkDelete(deleted.map((id) => [ns.key, id] as [string, string]));
+      if (puts.length) await db.records.bulkPut(puts);
+      if (audit.length) await db.audit.bulkAdd(audit);
+      if (oldHashes.length) await dropOrphanVectors(db, oldHashes);
+      if (textGone) await dropIndexSnapshots(db, [ns.key]);
+      const written = puts.map(fromRow);
+      return { stale: false, written, deleted, rejected, lastSeq: await lastSeq() };
+    }),
+  );
+}
+
+/** The replicated fields of a stored record, for comparison and for sending. */
+export function replicatedState(record: MemoryRecord): ReplicatedRecord {
+  const { id, content, source, layer, tags, metadata, importance, createdAt, updatedAt, expiresAt, version, mergedFrom } = record;
+  return { id, content, source, layer, tags, metadata, importance, createdAt, updatedAt, expiresAt, version, mergedFrom };
+}
+
+function sameState(row: RecordRow, state: ReplicatedRecord): boolean {
+  return canonicalJson(replicatedState(fromRow(row))) === canonicalJson(state);
+}

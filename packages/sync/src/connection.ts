@@ -1,0 +1,48 @@
+import { ZeromemError } from '@zeromem/core';
+import { WebsocketProvider } from 'y-websocket';
+import type * as Y from 'yjs';
+import type { ShareOptions } from './options.ts';
+import type { PeerState } from './peers.ts';
+
+/** The relay closes a socket whose token expired with this code. */
+const TOKEN_EXPIRED = 4401;
+
+/** What the connection tells its share. */
+export interface ConnectionEvents {
+  /** The provider's status: `connected`, `connecting` or `disconnected`. */
+  status(status: string): void;
+  /** The first exchange with the relay after a (re)connect is done. */
+  synced(): void;
+  /** The relay refused the token, or it expired: the share cannot go on. */
+  refused(err: ZeromemError): void;
+}
+
+/**
+ * The standard y-websocket provider for one room: the token in the `token` query
+ * parameter (browsers cannot set headers on websockets), this replica's awareness state,
+ * and the relay's refusals turned into UNAUTHORIZED.
+ */
+export function connectRoom(doc: Y.Doc, room: string, opts: ShareOptions, me: PeerState, events: ConnectionEvents): WebsocketProvider {
+  const provider = new WebsocketProvider(opts.url, encodeURIComponent(room), doc, {
+    params: { token: opts.token },
+    ...(opts.WebSocketPolyfill ? { WebSocketPolyfill: opts.WebSocketPolyfill as typeof WebSocket } : {}),
+    // Tabs on one device sync through the relay like any replica (the store is shared anyway).
+    disableBc: true,
+    maxBackoffTime: opts.maxBackoffMs ?? 2500,
+  });
+  provider.awareness.setLocalStateField('zeromem', me);
+  provider.on('status', ({ status }: { status: string }) => events.status(status));
+  provider.on('sync', (isSynced: boolean) => {
+    if (isSynced) events.synced();
+  });
+  provider.on('connection-close', (event: { code?: number } | null) => {
+    if (event?.code === TOKEN_EXPIRED) events.refused(new ZeromemError('UNAUTHORIZED', 'The relay closed the connection: the token expired. Share again with a new token.'));
+  });
+  provider.on('connection-error', (event: Event) => {
+    // Node's `ws` reports the refused upgrade's status in its error event; browsers do not say why.
+    const message: unknown = (event as Event & { message?: unknown }).message;
+    const status = typeof message === 'string' ? /Unexpected server response: (40[13])/.exec(message)?.[1] : undefined;
+    if (status) events.refused(new ZeromemError('UNAUTHORIZED', `The relay refused the token (HTTP ${status}): it is forged, expired, or does not grant ${room}.`));
+  });
+  return provider;
+}

@@ -1,0 +1,81 @@
+import { replicatedState, type MemoryRecord, type ReplicatedChange } from '@zeromem/core';
+import type * as Y from 'yjs';
+import { canonical } from './canonical.ts';
+import type { RecordCodec } from './record-codec.ts';
+
+/** What a local record state means for the document. */
+export type LocalPlan =
+  /** Nothing to change: the document already holds this state, or never held the record. */
+  | { kind: 'same' }
+  /** The document holds a forget of this incarnation: the forget wins, the store must follow. */
+  | { kind: 'forgotten' }
+  /** Apply inside a document transaction. */
+  | { kind: 'change'; apply: () => void };
+
+/**
+ * The shared document's records and their merge rules: `records` maps id to the record's
+ * (possibly sealed) state, last writer wins per id; `forgotten` maps id to the forgotten
+ * incarnation (its `createdAt`), so a forget wins over updates of what it forgot.
+ */
+export class RecordMap {
+  readonly records: Y.Map<unknown>;
+  readonly forgotten: Y.Map<unknown>;
+  readonly #codec: RecordCodec;
+
+  constructor(doc: Y.Doc, codec: RecordCodec) {
+    this.records = doc.getMap('records');
+    this.forgotten = doc.getMap('forgotten');
+    this.#codec = codec;
+  }
+
+  /** How the document must change for this local state of `id` (`undefined`: the record is gone). */
+  async planLocal(id: string, record: MemoryRecord | undefined): Promise<LocalPlan> {
+    const shared = (await this.#current(id)) as { createdAt?: unknown } | undefined;
+    if (!record) {
+      if (!this.records.has(id)) return { kind: 'same' };
+      // The tombstone names the forgotten incarnation, so an offline edit of it cannot bring it back.
+      const tombstone = typeof shared?.createdAt === 'number' ? await this.#codec.encodeTombstone(id, shared.createdAt) : undefined;
+      return {
+        kind: 'change',
+        apply: () => {
+          this.records.delete(id);
+          if (tombstone !== undefined) this.forgotten.set(id, tombstone);
+        },
+      };
+    }
+    if ((await this.#tombstone(id)) === record.createdAt) return { kind: 'forgotten' };
+    if (shared !== undefined && canonical(shared) === canonical(replicatedState(record))) return { kind: 'same' };
+    const value = await this.#codec.encode(record);
+    return {
+      kind: 'change',
+      apply: () => {
+        this.records.set(id, value);
+        if (this.forgotten.has(id)) this.forgotten.delete(id); // a new incarnation of a forgotten id
+      },
+    };
+  }
+
+  /**
+   * The change the store must make for `id`, from the document. `raced` is true when the
+   * value is an update of a forgotten incarnation: the store deletes it, and a writer
+   * removes the stale value from the document too. Throws DECRYPTION_FAILED for a value
+   * this replica cannot read.
+   */
+  async remoteChange(id: string): Promise<{ change: ReplicatedChange; raced: boolean }> {
+    const value = this.records.get(id);
+    if (value === undefined) return { change: { delete: id }, raced: false };
+    const state = (await this.#codec.decode(id, value)) as { createdAt?: unknown };
+    if (state.createdAt !== undefined && state.createdAt === (await this.#tombstone(id))) return { change: { delete: id }, raced: true };
+    return { change: { put: state as never }, raced: false };
+  }
+
+  /** The shared state of a record, or undefined when there is none (or it cannot be read). */
+  #current(id: string): Promise<unknown> {
+    return this.records.has(id) ? this.#codec.decode(id, this.records.get(id)).catch(() => undefined) : Promise.resolve(undefined);
+  }
+
+  /** The forgotten incarnation of `id`, if a tombstone says so. */
+  #tombstone(id: string): Promise<number | undefined> {
+    return this.#codec.decodeTombstone(id, this.forgotten.get(id)).catch(() => undefined);
+  }
+}

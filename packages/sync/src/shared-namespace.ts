@@ -1,0 +1,399 @@
+import { ZeromemError, type Memory, type Namespace, type ReplicatedChange } from '@zeromem/core';
+import { Dexie, type ObservabilitySet } from 'dexie';
+import type { WebsocketProvider } from 'y-websocket';
+import * as Y from 'yjs';
+import { connectRoom } from './connection.ts';
+import type { DocStore } from './doc-store.ts';
+import type { ShareOptions } from './options.ts';
+import { listPeers, type Peer, type PeerState } from './peers.ts';
+import type { RecordCodec } from './record-codec.ts';
+import { RecordMap } from './record-map.ts';
+
+/** Where a share stands. `failed` is final (see `error`); `closed` after `close()`. */
+export type ShareStatus = 'connecting' | 'connected' | 'offline' | 'failed' | 'closed';
+
+/** Origin of the changes this replica makes to the document. */
+const LOCAL = Symbol('zeromem-local');
+/** Origin of the stored document state applied on start. */
+const LOAD = Symbol('zeromem-load');
+/** Audit entries turned into one document transaction (one update of ~100-150 KB at most). */
+const BATCH = 250;
+/** Overwritten record values before the stored document is folded (a forget folds it at once). */
+const COMPACT_AFTER_OVERWRITES = 100;
+/** Stored updates of a room before they are folded into one. */
+const COMPACT_AFTER = 500;
+
+/** An open share of a namespace (see `shareNamespace`): its sync state, its peers, and `close()`. */
+export class SharedNamespace {
+  /** The shared namespace. */
+  readonly namespace: Namespace;
+  /** The relay room: the namespace key. */
+  readonly room: string;
+  /** True when local changes are not sent (a read-only token or `readOnly: true`). */
+  readonly readOnly: boolean;
+  /**
+   * Resolves once this replica has exchanged state with the relay and applied what it
+   * received to the store; rejects (UNAUTHORIZED, DECRYPTION_FAILED) if the share fails first.
+   */
+  readonly synced: Promise<void>;
+
+  readonly #memory: Memory;
+  readonly #opts: ShareOptions;
+  readonly #codec: RecordCodec;
+  readonly #store: DocStore;
+  readonly #doc = new Y.Doc({ gc: true });
+  readonly #map: RecordMap;
+  readonly #records: Y.Map<unknown>;
+  readonly #meta: Y.Map<unknown>;
+  #provider: WebsocketProvider | undefined;
+  #timer: ReturnType<typeof setInterval> | undefined;
+  /** The last audit seq whose change is in the document (or was applied from it). */
+  #cursor = 0;
+  /** Record ids the document changed remotely and the store has not caught up with. */
+  readonly #dirty = new Set<string>();
+  #fullReconcile = false;
+  #needsCompaction = false;
+  /** Overwritten record values since the last compaction. */
+  #overwrites = 0;
+  #keyReady = false;
+  #relaySynced = false;
+  #syncedDone = false;
+  #resolveSynced!: () => void;
+  #rejectSynced!: (err: ZeromemError) => void;
+  #chain: Promise<void> = Promise.resolve();
+  #queued: Promise<void> | undefined;
+  #persist: Promise<void> = Promise.resolve();
+  readonly #unsaved: Uint8Array[] = [];
+  #status: ShareStatus = 'connecting';
+  #closing: Promise<void> | undefined;
+  readonly #onClosed: () => void;
+  #error: ZeromemError | undefined;
+  readonly #reported = new Set<string>();
+
+  /** @internal Use {@link shareNamespace}. */
+  constructor(
+    memory: Memory,
+    namespace: Namespace,
+    room: string,
+    opts: ShareOptions,
+    codec: RecordCodec,
+    store: DocStore,
+    readOnly: boolean,
+    onClosed: () => void,
+  ) {
+    this.#onClosed = onClosed;
+    this.#memory = memory;
+    this.namespace = namespace;
+    this.room = room;
+    this.#opts = opts;
+    this.#codec = codec;
+    this.#store = store;
+    this.readOnly = readOnly;
+    this.#map = new RecordMap(this.#doc, codec);
+    this.#records = this.#map.records;
+    this.#meta = this.#doc.getMap('meta');
+    this.synced = new Promise<void>((resolve, reject) => {
+      this.#resolveSynced = resolve;
+      this.#rejectSynced = reject;
+    });
+    this.synced.catch(() => undefined); // the failure is also in `error` and onError; awaiting is optional
+  }
+
+  /** Where the share stands now. */
+  get status(): ShareStatus {
+    return this.#status;
+  }
+
+  /** Why the share failed, when `status` is `failed`. */
+  get error(): ZeromemError | undefined {
+    return this.#error;
+  }
+
+  /** @internal Loads the stored document, connects, and starts sharing (offline changes once in sync). */
+  async start(): Promise<void> {
+    const loaded = await this.#store.load(this.room, this.#doc, LOAD);
+    this.#cursor = loaded.cursor ?? 0;
+    if (loaded.cursor !== undefined) {
+      // A crash may have come between storing a remote change and applying it: compare all.
+      for (const id of this.#records.keys()) this.#dirty.add(id);
+      this.#fullReconcile = !this.readOnly;
+    }
+    this.#doc.on('update', (update: Uint8Array, origin: unknown) => {
+      if (origin === LOAD) return;
+      this.#unsaved.push(update);
+      this.#save(undefined);
+    });
+    this.#records.observe((event, transaction) => {
+      for (const change of event.changes.keys.values()) {
+        // A forget's content must leave the stored document now; an overwritten version may wait a little.
+        if (change.action === 'delete') this.#needsCompaction = true;
+        else if (change.action === 'update' && ++this.#overwrites >= COMPACT_AFTER_OVERWRITES) this.#needsCompaction = true;
+      }
+      if (transaction.origin === LOCAL) return;
+      for (const id of event.keysChanged) this.#dirty.add(id);
+      void this.#schedule();
+    });
+    this.#map.forgotten.observe((event, transaction) => {
+      if (transaction.origin === LOCAL) return;
+      for (const id of event.keysChanged) this.#dirty.add(id);
+      void this.#schedule();
+    });
+    this.#meta.observe(() => {
+      this.#keyReady = false; // check the key marker again: a concurrent first writer may have won
+      void this.#schedule();
+    });
+    // Writes of this process (and, in browsers, of other tabs) are seen at once through
+    // Dexie's mutation event on core's audit table; the poll catches any other writer.
+    Dexie.on('storagemutated', this.#onMutated);
+    this.#connect();
+    await this.#schedule();
+    this.#timer = setInterval(() => void this.#schedule(), this.#opts.pollMs ?? 50);
+    (this.#timer as { unref?: () => void }).unref?.();
+  }
+
+  readonly #onMutated = (parts: ObservabilitySet): void => {
+    const prefix = `idb://${this.#memory.name}/audit/`;
+    if (Object.keys(parts).some((part) => part.startsWith(prefix))) void this.#schedule();
+  };
+
+  #connect(): void {
+    const me: PeerState = { readOnly: this.readOnly };
+    if (this.#opts.agentName !== undefined) me.agentName = this.#opts.agentName;
+    if (this.#opts.deviceName !== undefined) me.deviceName = this.#opts.deviceName;
+    this.#provider = connectRoom(this.#doc, this.room, this.#opts, me, {
+      status: (status) => {
+        if (this.#status === 'failed' || this.#status === 'closed') return;
+        this.#status = status === 'connected' ? 'connected' : status === 'connecting' ? 'connecting' : 'offline';
+      },
+      synced: () => {
+        this.#relaySynced = true;
+        void this.#schedule();
+      },
+      refused: (err) => this.#fail(err),
+    });
+  }
+
+  /** Other replicas online in this namespace (agent, device, read-only), from the relay's awareness. */
+  peers(): Peer[] {
+    return this.#provider ? listPeers(this.#provider.awareness) : [];
+  }
+
+  /** Resolves once every local change made before the call is in the shared document and stored on this device. */
+  flush(): Promise<void> {
+    return this.#schedule();
+  }
+
+  /** Goes offline: local changes keep being recorded and are sent on `connect()`. */
+  disconnect(): void {
+    this.#provider?.disconnect();
+  }
+
+  /** Reconnects after {@link disconnect}. */
+  connect(): void {
+    if (this.#status !== 'failed' && this.#status !== 'closed') void this.#provider?.connect();
+  }
+
+  /** Shares the last local changes, stores the document, disconnects. The memory stays open. */
+  close(): Promise<void> {
+    this.#closing ??= this.#close();
+    return this.#closing;
+  }
+
+  async #close(): Promise<void> {
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    Dexie.on.storagemutated.unsubscribe(this.#onMutated);
+    if (this.#status !== 'failed') await this.#schedule();
+    this.#status = 'closed'; // steps scheduled from now on do nothing
+    this.#provider?.destroy(); // no remote update arrives after this
+    await this.#chain; // a step already running finishes
+    await this.#persist; // and what it changed is stored
+    if (this.#overwrites > 0 || this.#needsCompaction) await this.#compact(); // no old version outlives the session
+    this.#doc.destroy();
+    this.#store.close();
+    this.#onClosed();
+  }
+
+  /** Runs one step after the running one; a step already waiting is reused. Never rejects. */
+  #schedule(): Promise<void> {
+    if (this.#queued) return this.#queued;
+    const run = this.#chain.then(() => {
+      this.#queued = undefined;
+      return this.#step();
+    });
+    this.#chain = run.catch((err: unknown) => this.#report(err as ZeromemError));
+    this.#queued = this.#chain;
+    return this.#chain;
+  }
+
+  async #step(): Promise<void> {
+    if (this.#status === 'closed' || this.#status === 'failed') return;
+    const relaySynced = this.#relaySynced;
+    await this.#persist;
+    if (!(await this.#checkKey())) return;
+    await this.#shareLocal();
+    if (this.#fullReconcile) {
+      this.#fullReconcile = false;
+      await this.#markUnshared();
+    }
+    await this.#applyRemote();
+    this.#save(this.#cursor);
+    await this.#persist;
+    if (this.#needsCompaction) await this.#compact();
+    if (relaySynced && !this.#syncedDone) {
+      this.#syncedDone = true;
+      this.#resolveSynced();
+    }
+  }
+
+  async #compact(): Promise<void> {
+    this.#needsCompaction = false;
+    this.#overwrites = 0;
+    await this.#store.compact(this.room, this.#doc);
+  }
+
+  /** Encrypted rooms carry a key-check marker: nothing is read or written with a wrong key. */
+  async #checkKey(): Promise<boolean> {
+    const marker = this.#meta.get('keyCheck');
+    if (!this.#codec.encrypted) {
+      if (marker !== undefined) {
+        this.#fail(new ZeromemError('DECRYPTION_FAILED', `Namespace ${this.room} is shared encrypted: pass its encryptionKey to shareNamespace().`));
+        return false;
+      }
+      return true;
+    }
+    if (this.#keyReady) return true;
+    if (marker !== undefined) {
+      try {
+        await this.#codec.verify(marker);
+      } catch {
+        this.#fail(new ZeromemError('DECRYPTION_FAILED', `The encryptionKey is not the key of namespace ${this.room}: nothing was read or written. Use the key the namespace was shared with.`));
+        return false;
+      }
+      this.#keyReady = true;
+      return true;
+    }
+    if (!this.#relaySynced) return false; // the room may already have a key: wait for the relay's state
+    if (this.#records.size > 0) {
+      this.#fail(new ZeromemError('DECRYPTION_FAILED', `Namespace ${this.room} is shared without encryption: share it without encryptionKey, or under another namespace.`));
+      return false;
+    }
+    if (!this.readOnly) {
+      const check = await this.#codec.keyCheck();
+      this.#doc.transact(() => this.#meta.set('keyCheck', check), LOCAL);
+    }
+    this.#keyReady = true;
+    return true;
+  }
+
+  /**
+   * Local changes go into the document only while the relay is in sync with it, a batch
+   * per transaction, so each is sent as one small update (the relay limits message size).
+   * Until then they wait in core's store and audit log, which are durable already.
+   */
+  #canSend(): boolean {
+    return !this.readOnly && this.#provider?.synced === true;
+  }
+
+  /** Puts the local changes after the cursor (from the audit log) into the document. */
+  async #shareLocal(): Promise<void> {
+    while (this.readOnly || this.#canSend()) {
+      const entries = await this.#memory.audit(this.namespace, { after: this.#cursor, limit: BATCH });
+      if (entries.length === 0) return;
+      const ids = [...new Set(entries.filter((entry) => !entry.replicated).map((entry) => entry.id))];
+      if (this.readOnly) {
+        for (const id of ids) {
+          this.#report(new ZeromemError('UNAUTHORIZED', `Memory "${id}" of namespace ${this.room} was changed on a read-only replica: the change stays on this device and is not shared.`));
+        }
+      } else if (ids.length) {
+        const records = await Promise.all(ids.map((id) => this.#memory.get(this.namespace, id)));
+        const plans = await Promise.all(ids.map((id, i) => this.#map.planLocal(id, records[i])));
+        plans.forEach((plan, i) => {
+          if (plan.kind === 'forgotten') this.#dirty.add(ids[i]!); // forgotten elsewhere: this replica deletes it too
+        });
+        const changes = plans.flatMap((plan) => (plan.kind === 'change' ? [plan.apply] : []));
+        if (changes.length) this.#doc.transact(() => changes.forEach((apply) => apply()), LOCAL);
+      }
+      this.#cursor = entries[entries.length - 1]!.seq;
+      this.#save(this.#cursor);
+    }
+  }
+
+  /** After a restart: records in the store but not in the document were forgotten elsewhere meanwhile. */
+  async #markUnshared(): Promise<void> {
+    let cursor: string | undefined;
+    do {
+      const page = await this.#memory.list(this.namespace, { limit: 1000, ...(cursor ? { cursor } : {}) });
+      for (const record of page.items) if (!this.#records.has(record.id)) this.#dirty.add(record.id);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+  }
+
+  /** Makes the store hold what the document holds for the ids that changed remotely. */
+  async #applyRemote(): Promise<void> {
+    while (this.#dirty.size) {
+      const ids = [...this.#dirty];
+      this.#dirty.clear();
+      const changes: ReplicatedChange[] = [];
+      const changeIds: string[] = [];
+      for (const id of ids) {
+        try {
+          const { change, raced } = await this.#map.remoteChange(id);
+          // An update that raced a forget of the same incarnation: the forget wins everywhere.
+          if (raced && !this.readOnly) this.#doc.transact(() => this.#records.delete(id), LOCAL);
+          changes.push(change);
+          changeIds.push(id);
+        } catch (err) {
+          this.#report(err as ZeromemError);
+        }
+      }
+      const result = await this.#memory.applyReplicated(this.namespace, changes, { after: this.#cursor, actor: 'sync' });
+      if (result.stale) {
+        for (const id of ids) this.#dirty.add(id);
+        if (!this.#canSend()) return; // offline: the local change stays; both meet once it is sent
+        await this.#shareLocal(); // the local change goes into the document first, then the document's winner comes back
+        continue;
+      }
+      for (const failure of result.rejected) {
+        this.#report(
+          new ZeromemError('INVALID_INPUT', `Memory "${changeIds[failure.index]}" from another replica of ${this.room} is invalid and was not stored.`, { issues: failure.issues }),
+        );
+      }
+      this.#cursor = Math.max(this.#cursor, result.lastSeq);
+    }
+  }
+
+  /** Stores the updates made since the last save (and the cursor), in order, off the caller's path. */
+  #save(cursor: number | undefined): void {
+    const updates = this.#unsaved.splice(0);
+    if (updates.length === 0 && cursor === undefined) return;
+    this.#persist = this.#persist
+      .then(() => this.#store.append(this.room, updates, cursor))
+      .then((stored) => {
+        if (stored > COMPACT_AFTER) this.#needsCompaction = true;
+      })
+      .catch((err: unknown) => this.#report(new ZeromemError('STORAGE_FAILED', `Storing the shared document of ${this.room} failed.`, { cause: err })));
+  }
+
+  #fail(err: ZeromemError): void {
+    if (this.#status === 'failed' || this.#status === 'closed') return;
+    this.#status = 'failed';
+    this.#error = err;
+    if (this.#timer !== undefined) clearInterval(this.#timer);
+    Dexie.on.storagemutated.unsubscribe(this.#onMutated);
+    this.#provider?.disconnect();
+    this.#rejectSynced(err);
+    this.#report(err);
+  }
+
+  #report(err: ZeromemError): void {
+    if (err.code === 'CLOSED') return; // the memory was closed under the share: nothing left to do
+    const key = `${err.code}:${err.message}`;
+    if (err.code === 'UNAUTHORIZED' && this.#reported.has(key)) return; // a refused id is reported once
+    this.#reported.add(key);
+    if (this.#opts.onError) this.#opts.onError(err);
+    else
+      setTimeout(() => {
+        throw err; // nobody listens: surface it rather than lose it
+      });
+  }
+}

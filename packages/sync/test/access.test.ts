@@ -1,0 +1,111 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { issueToken } from '@zeromem/relay';
+import { namespaceKey, type ZeromemError } from '@zeromem/core';
+import { cleanup, device, records, testRelay, token, until } from './helpers.ts';
+
+const SHARED = { userId: 'alice', scope: 'team' };
+const ROOM = namespaceKey(SHARED);
+
+afterEach(cleanup);
+
+async function rejectionOf(work: Promise<unknown>): Promise<ZeromemError> {
+  try {
+    await work;
+  } catch (err) {
+    return err as ZeromemError;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('tokens and read-only replicas', () => {
+  it('a read-only replica receives the namespace; its local writes are reported, not sent', async () => {
+    const relay = await testRelay();
+    const support = await device('support');
+    const marketing = await device('marketing');
+    const writer = await support.share(SHARED, { url: relay.url, token: await token([ROOM]), agentName: 'support' });
+    await writer.synced;
+    const fact = await support.memory.remember({ namespace: SHARED, content: 'Customer 42 returned the blender' });
+    const reader = await marketing.share(SHARED, { url: relay.url, token: await token([ROOM], 'read', 'marketing') });
+    expect(reader.readOnly).toBe(true);
+    await reader.synced;
+    await until(async () => (await marketing.memory.get(SHARED, fact.id)) !== undefined, 'the reader to receive');
+
+    const local = await marketing.memory.remember({ namespace: SHARED, content: 'a note the reader may not share' });
+    await reader.flush();
+    expect(marketing.errors.map((e) => e.code)).toEqual(['UNAUTHORIZED']);
+    expect(marketing.errors[0]!.message).toContain(local.id);
+    await support.memory.remember({ namespace: SHARED, content: 'a later fact' });
+    await until(async () => (await records(marketing.memory, SHARED)).length === 3, 'the reader to receive the later fact');
+    expect(await support.memory.get(SHARED, local.id)).toBeUndefined();
+    expect(relay.stats().refusedWrites).toBe(0); // nothing was sent to be refused
+  });
+
+  it('refuses a token for another namespace, an expired one and a forged one with UNAUTHORIZED', async () => {
+    const relay = await testRelay();
+    const phone = await device('phone');
+    const other = await rejectionOf(phone.share(SHARED, { url: relay.url, token: await token(['u=bob']) }));
+    expect(other.code).toBe('UNAUTHORIZED');
+    const expired = await issueToken({ secret: 'sync-test-secret-0123456789-abcdefghijklmnopqrstuvwxyz', subject: 's', rooms: [ROOM], ttlSeconds: 1, now: Date.now() - 60_000 });
+    expect((await rejectionOf(phone.share(SHARED, { url: relay.url, token: expired }))).code).toBe('UNAUTHORIZED');
+
+    const forged = await issueToken({ secret: 'another-secret-0123456789-abcdefghijklmnopqrstuvwxyz', subject: 's', rooms: [ROOM], ttlSeconds: 3600 });
+    const share = await phone.share(SHARED, { url: relay.url, token: forged });
+    const err = await rejectionOf(share.synced);
+    expect(err.code).toBe('UNAUTHORIZED');
+    expect(err.message).toContain('401');
+    expect(share.status).toBe('failed');
+  });
+
+  it('a token that expires while open stops the share with UNAUTHORIZED; the unsent write goes out with a new token', async () => {
+    const relay = await testRelay();
+    const reader = await device('reader');
+    const watcher = await reader.share(SHARED, { url: relay.url, token: await token([ROOM]) });
+    const phone = await device('phone');
+    const shortLived = await issueToken({ secret: 'sync-test-secret-0123456789-abcdefghijklmnopqrstuvwxyz', subject: 'phone', rooms: [ROOM], ttlSeconds: 2 });
+    const share = await phone.share(SHARED, { url: relay.url, token: shortLived });
+    await Promise.all([share.synced, watcher.synced]);
+    await new Promise((resolve) => setTimeout(resolve, 2100));
+    const late = await phone.memory.remember({ namespace: SHARED, content: 'written after the token expired' });
+    await until(() => share.status === 'failed', 'the share to fail');
+    expect(share.error?.code).toBe('UNAUTHORIZED');
+    expect(phone.errors.map((e) => e.code)).toEqual(['UNAUTHORIZED']);
+    expect(await reader.memory.get(SHARED, late.id)).toBeUndefined();
+
+    await share.close();
+    const renewed = await phone.share(SHARED, { url: relay.url, token: await token([ROOM], 'read-write', 'phone') });
+    await renewed.synced;
+    await until(async () => (await reader.memory.get(SHARED, late.id)) !== undefined, 'the write to arrive with the new token');
+  });
+
+  it('answers bad options and namespaces with coded errors', async () => {
+    const relay = await testRelay();
+    const phone = await device('phone');
+    const rw = await token([ROOM]);
+    expect((await rejectionOf(phone.share(SHARED, { url: 'http://x', token: rw }))).details.issues?.[0]?.path).toBe('url');
+    expect((await rejectionOf(phone.share(SHARED, { url: relay.url, token: '' }))).code).toBe('INVALID_INPUT');
+    expect((await rejectionOf(phone.share(SHARED, { url: relay.url, token: rw, pollMs: 0 }))).details.issues?.[0]?.path).toBe('pollMs');
+    expect((await rejectionOf(phone.share(SHARED, { url: relay.url, token: rw, bogus: 1 } as never))).details.issues?.[0]?.path).toBe('bogus');
+    expect((await rejectionOf(phone.share({ agentId: 'x' } as never, { url: relay.url, token: rw }))).code).toBe('NAMESPACE_REQUIRED');
+    expect((await rejectionOf(phone.share(SHARED, { url: relay.url, token: rw, encryptionKey: 'too-short' }))).details.issues?.[0]?.path).toBe('encryptionKey');
+    const first = await phone.share(SHARED, { url: relay.url, token: rw });
+    expect((await rejectionOf(phone.share(SHARED, { url: relay.url, token: rw }))).code).toBe('CONFLICT');
+    await first.close();
+    await (await phone.share(SHARED, { url: relay.url, token: rw })).synced; // closed: it can be shared again
+  });
+});
+
+describe('awareness', () => {
+  it('lists the other replicas online with their agent and device, and drops them when they leave', async () => {
+    const relay = await testRelay();
+    const rw = await token([ROOM]);
+    const a = await (await device('a')).share(SHARED, { url: relay.url, token: rw, agentName: 'support-agent', deviceName: 'server-1' });
+    const bDevice = await device('b');
+    const b = await bDevice.share(SHARED, { url: relay.url, token: await token([ROOM], 'read', 'm'), agentName: 'marketing-agent' });
+    await Promise.all([a.synced, b.synced]);
+    await until(() => a.peers().length === 1 && b.peers().length === 1, 'both to see one peer');
+    expect(a.peers()).toEqual([{ clientId: expect.any(Number), agentName: 'marketing-agent', deviceName: undefined, readOnly: true }]);
+    expect(b.peers()).toEqual([{ clientId: expect.any(Number), agentName: 'support-agent', deviceName: 'server-1', readOnly: false }]);
+    await b.close();
+    await until(() => a.peers().length === 0, 'a to see b leave');
+  });
+});

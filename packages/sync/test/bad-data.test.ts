@@ -1,0 +1,45 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { WebsocketProvider } from 'y-websocket';
+import * as Y from 'yjs';
+import { namespaceKey } from '@zeromem/core';
+import { cleanup, device, records, testRelay, token, until } from './helpers.ts';
+
+const SHARED = { userId: 'alice', scope: 'open' };
+const ROOM = namespaceKey(SHARED);
+
+afterEach(cleanup);
+
+describe('data from another replica', () => {
+  it('reports records that fail validation, writes none of them, and applies the valid ones', async () => {
+    const relay = await testRelay();
+    const rw = await token([ROOM]);
+    const phone = await device('phone');
+    const share = await phone.share(SHARED, { url: relay.url, token: rw });
+    await share.synced;
+
+    // A hostile or broken replica speaking plain Yjs.
+    const doc = new Y.Doc();
+    const provider = new WebsocketProvider(relay.url, encodeURIComponent(ROOM), doc, { WebSocketPolyfill: WebSocket as never, params: { token: rw }, disableBc: true });
+    try {
+      await new Promise<void>((resolve) => provider.once('sync', () => resolve()));
+      const good = { content: 'valid fact', source: 'user', layer: 'long_term', tags: [], metadata: {}, importance: 0.5, createdAt: 1, updatedAt: 2, expiresAt: null, version: 1 };
+      const map = doc.getMap('records');
+      doc.transact(() => {
+        map.set('good-1', good);
+        map.set('bad-content', { ...good, content: '' });
+        map.set('bad-extra', { ...good, injected: '<script>' });
+        map.set('not-an-object', 'just a string');
+        map.set('bad id with spaces', good);
+      });
+      await until(async () => (await phone.memory.get(SHARED, 'good-1')) !== undefined, 'the valid record');
+      await until(() => phone.errors.length === 4, 'four reports');
+    } finally {
+      provider.destroy();
+      doc.destroy();
+    }
+    expect(phone.errors.every((e) => e.code === 'INVALID_INPUT')).toBe(true);
+    expect(phone.errors.map((e) => e.message).join('\n')).toMatch(/bad-content[\s\S]*bad-extra|bad-extra[\s\S]*bad-content/);
+    expect((await records(phone.memory, SHARED)).map((r) => r.id)).toEqual(['good-1']);
+  });
+});
