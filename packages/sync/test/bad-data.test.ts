@@ -23,7 +23,7 @@ describe('data from another replica', () => {
     const provider = new WebsocketProvider(relay.url, encodeURIComponent(ROOM), doc, { WebSocketPolyfill: WebSocket as never, params: { token: rw }, disableBc: true });
     try {
       await new Promise<void>((resolve) => provider.once('sync', () => resolve()));
-      const good = { content: 'valid fact', source: 'user', layer: 'long_term', tags: [], metadata: {}, importance: 0.5, createdAt: 1, updatedAt: 2, expiresAt: null, version: 1 };
+      const good = { content: 'valid fact', source: 'user', layer: 'long_term', tags: [], metadata: {}, importance: 0.5, createdAt: 1, updatedAt: 2, expiresAt: null, version: 1, mergedFrom: [] };
       const map = doc.getMap('records');
       doc.transact(() => {
         map.set('good-1', good);
