@@ -3,6 +3,7 @@ import { DocStore } from './doc-store.ts';
 import { importNamespaceKey } from './encryption.ts';
 import { checkShareOptions, type ShareOptions } from './options.ts';
 import { RecordCodec } from './record-codec.ts';
+import type { Peer } from './peers.ts';
 import { SharedNamespace } from './shared-namespace.ts';
 import { readGrant } from './token-grant.ts';
 
@@ -32,15 +33,16 @@ export async function shareNamespace(memory: Memory, namespace: Namespace, optio
     throw new ZeromemError('UNAUTHORIZED', `The relay token does not grant namespace ${room}: ask for a token naming this room.`);
   }
   const key = opts.encryptionKey === undefined ? undefined : await importNamespaceKey(opts.encryptionKey);
-  const open = openShares.get(memory) ?? new Set<string>();
+  const open = openShares.get(memory) ?? new Map<string, SharedNamespace | undefined>();
   if (open.has(room)) throw new ZeromemError('CONFLICT', `Namespace ${room} is already shared by this memory: use that share, or close it first.`);
-  open.add(room);
+  open.set(room, undefined); // taken while the share starts
   openShares.set(memory, open);
   try {
     const store = new DocStore(`${memory.name}-sync`, opts);
     await store.open();
     const share = new SharedNamespace(memory, namespace, room, opts, new RecordCodec(room, key), store, opts.readOnly ?? grant.access === 'read', () => open.delete(room));
     await share.start();
+    open.set(room, share);
     return share;
   } catch (err) {
     open.delete(room);
@@ -48,6 +50,18 @@ export async function shareNamespace(memory: Memory, namespace: Namespace, optio
   }
 }
 
-/** The rooms each memory shares in this process: one share per namespace, or two would race on one stored document. */
-const openShares = new WeakMap<Memory, Set<string>>();
+/**
+ * Who is online in a namespace this memory shares (other replicas' agent and device
+ * names, from the relay's awareness); empty when the namespace is not shared here.
+ *
+ * @example
+ * peers(memory, { userId: 'alice', scope: 'support' }).map((peer) => peer.agentName);
+ * @throws ZeromemError NAMESPACE_REQUIRED or INVALID_INPUT for a bad namespace
+ */
+export function peers(memory: Memory, namespace: Namespace): Peer[] {
+  return openShares.get(memory)?.get(namespaceKey(namespace))?.peers() ?? [];
+}
+
+/** The shares of each memory in this process: one per namespace, or two would race on one stored document. */
+const openShares = new WeakMap<Memory, Map<string, SharedNamespace | undefined>>();
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { issueToken } from '@zeromem/relay';
 import { namespaceKey, type ZeromemError } from '@zeromem/core';
+import { peers } from '../src/index.ts';
 import { cleanup, device, records, testRelay, token, until } from './helpers.ts';
 
 const SHARED = { userId: 'alice', scope: 'team' };
@@ -98,13 +99,17 @@ describe('awareness', () => {
   it('lists the other replicas online with their agent and device, and drops them when they leave', async () => {
     const relay = await testRelay();
     const rw = await token([ROOM]);
-    const a = await (await device('a')).share(SHARED, { url: relay.url, token: rw, agentName: 'support-agent', deviceName: 'server-1' });
+    const aDevice = await device('a');
+    const a = await aDevice.share(SHARED, { url: relay.url, token: rw, agentName: 'support-agent', deviceName: 'server-1' });
     const bDevice = await device('b');
     const b = await bDevice.share(SHARED, { url: relay.url, token: await token([ROOM], 'read', 'm'), agentName: 'marketing-agent' });
     await Promise.all([a.synced, b.synced]);
     await until(() => a.peers().length === 1 && b.peers().length === 1, 'both to see one peer');
     expect(a.peers()).toEqual([{ clientId: expect.any(Number), agentName: 'marketing-agent', deviceName: undefined, readOnly: true }]);
     expect(b.peers()).toEqual([{ clientId: expect.any(Number), agentName: 'support-agent', deviceName: 'server-1', readOnly: false }]);
+    // The same list by memory and namespace; a namespace this memory does not share has none.
+    expect(peers(aDevice.memory, SHARED)).toEqual(a.peers());
+    expect(peers(aDevice.memory, { userId: 'alice' })).toEqual([]);
     await b.close();
     await until(() => a.peers().length === 0, 'a to see b leave');
   });
