@@ -3,7 +3,7 @@
  * memories in a fake-indexeddb store on one replica, the standard y-websocket provider,
  * the relay (in this process, SQLite on a temporary directory), another replica's store.
  *
- *   npx tsx test/bench/sync-speed.ts [--records 10000] [--samples 200]
+ *   npx tsx test/bench/sync-speed.ts [--records 10000] [--samples 200] [--append]
  *
  * - initial sync: replica A holds N memories (~180-byte contents, 2 tags, metadata) and
  *   shares the namespace (its audit log is turned into one Yjs update per 1,000 records);
@@ -15,10 +15,11 @@
  * - write-to-visible: A `remember()`s at a random moment, B polls `get()` every 2 ms; sequential samples, with
  *   the default audit-log poll of 50 ms and with 10 ms.
  *
- * Prints a Markdown table and writes test/bench/results/sync-speed.json. Timing is never a
+ * Prints a Markdown table and writes test/bench/results/sync-speed.json (with --append, the
+ * run is added to the runs already there). Timing is never a
  * pass/fail test.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,7 +33,9 @@ import { summarize } from './stats.ts';
 import { prng } from './prng.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const { values: args } = parseArgs({ options: { records: { type: 'string', default: '10000' }, samples: { type: 'string', default: '200' } } });
+const { values: args } = parseArgs({
+  options: { records: { type: 'string', default: '10000' }, samples: { type: 'string', default: '200' }, append: { type: 'boolean', default: false } },
+});
 const N = Number(args.records);
 const SAMPLES = Number(args.samples);
 const SECRET = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
@@ -185,4 +188,7 @@ console.log(`| Measurement | value |
 | write-to-visible p50 / p95, audit poll 10 ms | ${latency10.p50} / ${latency10.p95} ms |
 load average ${result.machine.loadavg.join(' ')}`);
 mkdirSync(join(here, 'results'), { recursive: true });
-writeFileSync(join(here, 'results', 'sync-speed.json'), `${JSON.stringify(result, null, 2)}\n`);
+const outFile = join(here, 'results', 'sync-speed.json');
+// Every run is kept with --append: one run on a shared machine is not a figure.
+const previous = args.append && existsSync(outFile) ? (JSON.parse(readFileSync(outFile, 'utf8')) as { runs: unknown[] }).runs : [];
+writeFileSync(outFile, `${JSON.stringify({ benchmark: 'sync-speed', command: 'npx tsx test/bench/sync-speed.ts [--records N] [--samples N] [--append]', runs: [...previous, result] }, null, 2)}\n`);
