@@ -46,7 +46,7 @@ import { remember, rememberMany } from './verbs/remember.ts';
 import { stats } from './verbs/stats.ts';
 import { sweep, type DeletedRecord } from './verbs/sweep.ts';
 import { update } from './verbs/update.ts';
-import type { VerbContext } from './verbs/verb-context.ts';
+import { readOptions, type VerbContext } from './verbs/verb-context.ts';
 import { watch, type WatchListener } from './verbs/watch.ts';
 import { buildContext } from './context/assemble.ts';
 import type { BuildContextOptions } from './context/options.ts';
@@ -298,9 +298,13 @@ export class Memory {
     return result;
   }
 
-  /** The record, or `undefined` when there is none (or it expired). Reading a cold record re-warms it. */
-  async get(namespace: Namespace, id: string): Promise<MemoryRecord | undefined> {
-    return rewarmRead(this.#ctx, await get(this.#ctx, namespace, id));
+  /** The record, or `undefined` when there is none (or it expired). Reading a cold record re-warms it unless `rewarm: false`. */
+  async get(namespace: Namespace, id: string, options?: { rewarm?: boolean }): Promise<MemoryRecord | undefined> {
+    const { rewarm = true } = readOptions(options, ['rewarm']);
+    if (typeof rewarm !== 'boolean') throw invalidInput('options', [{ path: 'rewarm', message: `must be true or false, got ${describe(rewarm)}` }]);
+    const record = await get(this.#ctx, namespace, id);
+    // `rewarm: false` reads without touching (sync, tools): only a use should keep a record hot.
+    return rewarm ? rewarmRead(this.#ctx, record) : record;
   }
 
   /**
@@ -539,6 +543,10 @@ export class Memory {
    */
   async applyReplicated(namespace: Namespace, changes: ReplicatedChange[], options: { after: number; actor?: string }): Promise<ApplyReplicatedResult> {
     const result = await applyReplicated(this.#ctx, namespace, changes, options);
+    const ns = namespaceKey(namespace);
+    // A forget from another replica reaches this process's copies like a local one; content
+    // it replaced must not stay in a queued embedding either.
+    await this.#purgeRecords([...result.deleted, ...result.written.map((record) => record.id)].map((id) => ({ ns, id })));
     this.#embedLater(result.written);
     return result;
   }

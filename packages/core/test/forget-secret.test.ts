@@ -189,4 +189,16 @@ describe('records deleted by maintenance leave the embedding queue at once', () 
     await t.memory.whenEmbedded();
     expect(await t.memory.count(ns)).toBe(2);
   });
+
+  it('applyReplicated() drops the queued job of a record another replica forgot', async () => {
+    const { t, ns, release } = await blocked();
+    const state = { id: 'r1', content: SECRET, source: 'user', layer: 'long_term', tags: [], metadata: {}, importance: 0.5, createdAt: 1, updatedAt: 1, expiresAt: null, version: 1, mergedFrom: [] } as const;
+    const put = await t.memory.applyReplicated(ns, [{ put: { ...state, tags: [], mergedFrom: [] } }], { after: (await t.memory.audit(ns)).at(-1)!.seq });
+    expect(t.memory.pendingEmbeddings()).toBe(2);
+    await t.memory.applyReplicated(ns, [{ delete: 'r1' }], { after: put.lastSeq });
+    expect(t.memory.pendingEmbeddings()).toBe(1);
+    release();
+    await t.memory.whenEmbedded();
+    expect(await databaseTraces(t.factory, t.name, await needles())).toEqual([]);
+  });
 });

@@ -119,7 +119,10 @@ describe('hot and cold tiers', () => {
     clock.advance(31 * DAY);
     await memory.retier();
     expect((await memory.list(ns)).items[0]?.tier).toBe('cold');
+    expect((await memory.get(ns, id, { rewarm: false }))?.tier).toBe('cold'); // a look, not a use
     expect((await memory.list(ns)).items[0]?.tier).toBe('cold');
+    await expectCode(memory.get(ns, id, { rewarm: 'no' as never }), 'INVALID_INPUT');
+    await expectCode(memory.get(ns, id, { warm: false } as never), 'INVALID_INPUT');
     const read = await memory.get(ns, id);
     expect(read?.tier).toBe('hot');
     expect(read?.lastAccessedAt).toBe(clock.now());
