@@ -7,13 +7,14 @@
  * feature-hashing vectors (a deterministic stand-in for a model: the bench measures the
  * verbs, not embedding).
  *
- *   npx tsx test/bench/lifecycle-speed.ts
+ *   npx tsx test/bench/lifecycle-speed.ts [--append]
  *
- * Prints a Markdown table; writes JSON to test/bench/results/lifecycle-speed.json.
+ * Prints a Markdown table; writes JSON to test/bench/results/lifecycle-speed.json (with
+ * --append, this run is added to the runs already there).
  * Timing is never a pass/fail test.
  */
 import 'fake-indexeddb/auto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -115,5 +116,10 @@ for (const r of rows) {
 }
 const out = join(dirname(fileURLToPath(import.meta.url)), 'results', 'lifecycle-speed.json');
 mkdirSync(dirname(out), { recursive: true });
-writeFileSync(out, `${JSON.stringify({ node: process.version, cores: cpus().length, load: loadavg()[0], rows }, null, 1)}\n`);
+const run = { node: process.version, cores: cpus().length, load: loadavg()[0], rows };
+// Every run is kept with --append (one run on a shared machine is not a figure); a file of the
+// earlier one-run format counts as its first run.
+const earlier = process.argv.includes('--append') && existsSync(out) ? (JSON.parse(readFileSync(out, 'utf8')) as { runs?: unknown[] }) : undefined;
+const runs = earlier ? [...(earlier.runs ?? [earlier]), run] : [run];
+writeFileSync(out, `${JSON.stringify({ benchmark: 'lifecycle-speed', command: 'npx tsx test/bench/lifecycle-speed.ts [--append]', runs }, null, 1)}\n`);
 console.log(`\nwrote ${out}`);
