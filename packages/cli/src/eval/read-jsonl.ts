@@ -1,7 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
+import { fileLines } from '../file-lines.ts';
 
 /** One parsed line of a JSONL file, with its 1-based line number for error messages. */
 export interface JsonlLine {
@@ -27,16 +24,9 @@ export class JsonlError extends Error {
  * throws a {@link JsonlError} naming the file and line.
  */
 export async function* readJsonl(file: string): AsyncGenerator<JsonlLine> {
-  let input: Readable = createReadStream(file);
-  if (file.endsWith('.gz')) {
-    const gunzip = createGunzip();
-    input.on('error', (err) => gunzip.destroy(err));
-    input = input.pipe(gunzip);
-  }
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let line = 0;
   try {
-    for await (const text of lines) {
+    for await (const text of fileLines(file)) {
       line++;
       if (text.trim() === '') continue;
       let value: unknown;
@@ -50,8 +40,5 @@ export async function* readJsonl(file: string): AsyncGenerator<JsonlLine> {
   } catch (err) {
     if (err instanceof JsonlError) throw err;
     throw new JsonlError(file, line + 1, `cannot read: ${(err as Error).message}`);
-  } finally {
-    lines.close();
-    input.destroy();
   }
 }

@@ -1,9 +1,6 @@
-import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
-import type { Readable } from 'node:stream';
-import { createGunzip } from 'node:zlib';
 import { isZeromemError, openMemory, type ExportHeader, type LineFailure } from '@zeromem/core';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { fileLines } from '../file-lines.ts';
 
 /** Options of {@link checkImport}, as `zeromem check-import` parsed them. */
 export interface ImportCheckOptions {
@@ -12,23 +9,6 @@ export interface ImportCheckOptions {
   skipInvalid: boolean;
   stdout: { write(text: string): unknown };
   stderr: { write(text: string): unknown };
-}
-
-/** The lines of a file, as they stream in; `.gz` files are gunzipped on the fly. */
-async function* fileLines(file: string): AsyncGenerator<string> {
-  let input: Readable = createReadStream(file);
-  if (file.endsWith('.gz')) {
-    const gunzip = createGunzip();
-    input.on('error', (err) => gunzip.destroy(err));
-    input = input.pipe(gunzip);
-  }
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-  try {
-    yield* lines;
-  } finally {
-    lines.close();
-    input.destroy();
-  }
 }
 
 function printFailures(failures: readonly LineFailure[], stderr: ImportCheckOptions['stderr']): void {
