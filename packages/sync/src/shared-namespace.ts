@@ -299,13 +299,14 @@ export class SharedNamespace {
     while (this.readOnly || this.#canSend()) {
       const entries = await this.#memory.audit(this.namespace, { after: this.#cursor, limit: BATCH });
       if (entries.length === 0) return;
-      const ids = [...new Set(entries.filter((entry) => !entry.replicated).map((entry) => entry.id))];
+      // A retier changes only this device's tier, never the replicated state: reading it would re-warm the record.
+      const ids = [...new Set(entries.filter((entry) => !entry.replicated && entry.op !== 'retier').map((entry) => entry.id))];
       if (this.readOnly) {
         for (const id of ids) {
           this.#report(new ZeromemError('UNAUTHORIZED', `Memory "${id}" of namespace ${this.room} was changed on a read-only replica: the change stays on this device and is not shared.`));
         }
       } else if (ids.length) {
-        const records = await Promise.all(ids.map((id) => this.#memory.get(this.namespace, id)));
+        const records = await Promise.all(ids.map((id) => this.#memory.get(this.namespace, id, { rewarm: false })));
         const plans = await Promise.all(ids.map((id, i) => this.#map.planLocal(id, records[i])));
         plans.forEach((plan, i) => {
           if (plan.kind === 'forgotten') this.#dirty.add(ids[i]!); // forgotten elsewhere: this replica deletes it too

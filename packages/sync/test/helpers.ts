@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import WebSocket from 'ws';
-import { openMemory, replicatedState, type Embedder, type Memory, type Namespace, type ReplicatedRecord, type ZeromemError } from '@zeromem/core';
+import { openMemory, replicatedState, type Embedder, type Memory, type OpenMemoryOptions, type Namespace, type ReplicatedRecord, type ZeromemError } from '@zeromem/core';
 import { issueToken, startRelay, type Access, type Relay } from '@zeromem/relay';
 import { shareNamespace, type ShareOptions, type SharedNamespace } from '../src/index.ts';
 
@@ -60,8 +60,8 @@ export interface Device {
 }
 
 /** Opens a device (a memory on a fresh or given fake IndexedDB). */
-export async function device(name = 'device', factory = new IDBFactory(), embedder?: Embedder): Promise<Device> {
-  const memory = await openMemory({ indexedDB: factory, IDBKeyRange, name, ...(embedder ? { embedder } : {}) });
+export async function device(name = 'device', factory = new IDBFactory(), embedder?: Embedder, options: Partial<OpenMemoryOptions> = {}): Promise<Device> {
+  const memory = await openMemory({ indexedDB: factory, IDBKeyRange, name, ...(embedder ? { embedder } : {}), ...options });
   const shares: SharedNamespace[] = [];
   const errors: ZeromemError[] = [];
   let closed = false;
@@ -78,7 +78,7 @@ export async function device(name = 'device', factory = new IDBFactory(), embedd
     name,
     errors,
     close,
-    reopen: () => device(name, factory, embedder),
+    reopen: () => device(name, factory, embedder, options),
     share: async (namespace, options) => {
       const share = await shareNamespace(memory, namespace, {
         WebSocketPolyfill: WebSocket,
