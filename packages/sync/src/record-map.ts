@@ -1,6 +1,7 @@
 import { replicatedState, type MemoryRecord, type ReplicatedChange } from '@zeromem/core';
 import type * as Y from 'yjs';
 import { canonical } from './canonical.ts';
+import { isNewer } from './newer-state.ts';
 import type { RecordCodec } from './record-codec.ts';
 
 /** What a local record state means for the document. */
@@ -9,12 +10,14 @@ export type LocalPlan =
   | { kind: 'same' }
   /** The document holds a forget of this incarnation: the forget wins, the store must follow. */
   | { kind: 'forgotten' }
+  /** The document holds a newer state (see {@link isNewer}): it wins, the store must follow. */
+  | { kind: 'outdated' }
   /** Apply inside a document transaction. */
   | { kind: 'change'; apply: () => void };
 
 /**
  * The shared document's records and their merge rules: `records` maps id to the record's
- * (possibly sealed) state, last writer wins per id; `forgotten` maps id to the forgotten
+ * (possibly sealed) state, the newer state wins per id ({@link isNewer}); `forgotten` maps id to the forgotten
  * incarnation (its `createdAt`), so a forget wins over updates of what it forgot.
  */
 export class RecordMap {
@@ -44,7 +47,9 @@ export class RecordMap {
       };
     }
     if ((await this.#tombstone(id)) === record.createdAt) return { kind: 'forgotten' };
-    if (shared !== undefined && canonical(shared) === canonical(replicatedState(record))) return { kind: 'same' };
+    const state = replicatedState(record);
+    if (shared !== undefined && canonical(shared) === canonical(state)) return { kind: 'same' };
+    if (shared !== undefined && isNewer(shared, state)) return { kind: 'outdated' };
     const value = await this.#codec.encode(record);
     return {
       kind: 'change',

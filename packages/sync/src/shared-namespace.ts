@@ -1,10 +1,11 @@
-import { ZeromemError, type Memory, type Namespace, type ReplicatedChange } from '@zeromem/core';
+import { ZeromemError, replicatedState, type Memory, type Namespace, type ReplicatedChange } from '@zeromem/core';
 import { Dexie, type ObservabilitySet } from 'dexie';
 import type { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 import { connectRoom } from './connection.ts';
 import type { DocStore } from './doc-store.ts';
 import type { ShareOptions } from './options.ts';
+import { isNewer } from './newer-state.ts';
 import { listPeers, type Peer, type PeerState } from './peers.ts';
 import type { RecordCodec } from './record-codec.ts';
 import { RecordMap } from './record-map.ts';
@@ -309,7 +310,8 @@ export class SharedNamespace {
         const records = await Promise.all(ids.map((id) => this.#memory.get(this.namespace, id, { rewarm: false })));
         const plans = await Promise.all(ids.map((id, i) => this.#map.planLocal(id, records[i])));
         plans.forEach((plan, i) => {
-          if (plan.kind === 'forgotten') this.#dirty.add(ids[i]!); // forgotten elsewhere: this replica deletes it too
+          // Forgotten elsewhere, or changed later elsewhere: this replica takes the document's state.
+          if (plan.kind === 'forgotten' || plan.kind === 'outdated') this.#dirty.add(ids[i]!);
         });
         const changes = plans.flatMap((plan) => (plan.kind === 'change' ? [plan.apply] : []));
         if (changes.length) this.#doc.transact(() => changes.forEach((apply) => apply()), LOCAL);
@@ -341,6 +343,7 @@ export class SharedNamespace {
           const { change, raced } = await this.#map.remoteChange(id);
           // An update that raced a forget of the same incarnation: the forget wins everywhere.
           if (raced && !this.readOnly) this.#doc.transact(() => this.#records.delete(id), LOCAL);
+          if (!raced && (await this.#keepsLocal(id, change))) continue;
           changes.push(change);
           changeIds.push(id);
         } catch (err) {
@@ -361,6 +364,20 @@ export class SharedNamespace {
       }
       this.#cursor = Math.max(this.#cursor, result.lastSeq);
     }
+  }
+
+  /**
+   * True when this replica's state of `id` is newer than the document's (two replicas set
+   * it at once and the document kept the older): the local state goes back into the
+   * document, so every replica ends with the newer one.
+   */
+  async #keepsLocal(id: string, change: ReplicatedChange): Promise<boolean> {
+    if (this.readOnly || !('put' in change)) return false;
+    const local = await this.#memory.get(this.namespace, id, { rewarm: false });
+    if (!local || !isNewer(replicatedState(local), change.put)) return false;
+    const plan = await this.#map.planLocal(id, local);
+    if (plan.kind === 'change') this.#doc.transact(plan.apply, LOCAL);
+    return true;
   }
 
   /** Stores the updates made since the last save (and the cursor), in order, off the caller's path. */
