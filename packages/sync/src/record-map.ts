@@ -33,7 +33,7 @@ export class RecordMap {
 
   /** How the document must change for this local state of `id` (`undefined`: the record is gone). */
   async planLocal(id: string, record: MemoryRecord | undefined): Promise<LocalPlan> {
-    const shared = (await this.#current(id)) as { createdAt?: unknown } | undefined;
+    const shared = (await this.#current(id)) as { createdAt?: unknown; updatedAt?: unknown; version?: unknown } | undefined;
     if (!record) {
       if (!this.records.has(id)) return { kind: 'same' };
       // The tombstone names the forgotten incarnation, so an offline edit of it cannot bring it back.
