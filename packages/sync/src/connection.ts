@@ -6,6 +6,10 @@ import type { PeerState } from './peers.ts';
 
 /** The relay closes a socket whose token expired with this code. */
 const TOKEN_EXPIRED = 4401;
+/** A message over the relay's `maxMessageBytes` (sent by `ws`). */
+const MESSAGE_TOO_BIG = 1009;
+/** An update that would make the stored document larger than the relay's `maxDocumentBytes`. */
+const DOCUMENT_TOO_LARGE = 4413;
 
 /** What the connection tells its share. */
 export interface ConnectionEvents {
@@ -15,6 +19,8 @@ export interface ConnectionEvents {
   synced(): void;
   /** The relay refused the token, or it expired: the share cannot go on. */
   refused(err: ZeromemError): void;
+  /** The relay closed the connection over a size limit (QUOTA_EXCEEDED); the provider reconnects. */
+  tooLarge(err: ZeromemError): void;
 }
 
 /**
@@ -37,6 +43,12 @@ export function connectRoom(doc: Y.Doc, room: string, opts: ShareOptions, me: Pe
   });
   provider.on('connection-close', (event: { code?: number } | null) => {
     if (event?.code === TOKEN_EXPIRED) events.refused(new ZeromemError('UNAUTHORIZED', 'The relay closed the connection: the token expired. Share again with a new token.'));
+    if (event?.code === MESSAGE_TOO_BIG) {
+      events.tooLarge(new ZeromemError('QUOTA_EXCEEDED', `The relay closed the connection to ${room}: a message was larger than its maxMessageBytes. Raise the relay's limit.`));
+    }
+    if (event?.code === DOCUMENT_TOO_LARGE) {
+      events.tooLarge(new ZeromemError('QUOTA_EXCEEDED', `The relay closed the connection to ${room}: the shared document would exceed its maxDocumentBytes. Forget records or raise the relay's limit.`));
+    }
   });
   provider.on('connection-error', (event: Event) => {
     // Node's `ws` reports the refused upgrade's status in its error event; browsers do not say why.

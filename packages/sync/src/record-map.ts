@@ -2,7 +2,7 @@ import { replicatedState, type MemoryRecord, type ReplicatedChange } from '@zero
 import type * as Y from 'yjs';
 import { canonical } from './canonical.ts';
 import { isNewer } from './newer-state.ts';
-import type { RecordCodec } from './record-codec.ts';
+import type { RecordCodec, SharedValue } from './record-codec.ts';
 
 /** What a local record state means for the document. */
 export type LocalPlan =
@@ -12,8 +12,8 @@ export type LocalPlan =
   | { kind: 'forgotten' }
   /** The document holds a newer state (see {@link isNewer}): it wins, the store must follow. */
   | { kind: 'outdated' }
-  /** Apply inside a document transaction. */
-  | { kind: 'change'; apply: () => void };
+  /** Apply inside a document transaction; `bytes` estimates the size it adds to the update. */
+  | { kind: 'change'; apply: () => void; bytes: number };
 
 /**
  * The shared document's records and their merge rules: `records` maps id to the record's
@@ -40,6 +40,7 @@ export class RecordMap {
       const tombstone = typeof shared?.createdAt === 'number' ? await this.#codec.encodeTombstone(id, shared.createdAt) : undefined;
       return {
         kind: 'change',
+        bytes: id.length + 64,
         apply: () => {
           this.records.delete(id);
           if (tombstone !== undefined) this.forgotten.set(id, tombstone);
@@ -53,6 +54,7 @@ export class RecordMap {
     const value = await this.#codec.encode(record);
     return {
       kind: 'change',
+      bytes: id.length + encodedSize(value),
       apply: () => {
         this.records.set(id, value);
         if (this.forgotten.has(id)) this.forgotten.delete(id); // a new incarnation of a forgotten id
@@ -84,3 +86,11 @@ export class RecordMap {
     return this.#codec.decodeTombstone(id, this.forgotten.get(id)).catch(() => undefined);
   }
 }
+
+/** The bytes a shared value takes in an update, near enough to cut updates by size. */
+function encodedSize(value: SharedValue): number {
+  if ('x' in value && value.x instanceof Uint8Array) return value.x.byteLength + value.n.byteLength + 16;
+  return utf8.encode(JSON.stringify(value)).byteLength;
+}
+
+const utf8 = new TextEncoder();

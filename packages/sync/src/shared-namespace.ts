@@ -17,8 +17,13 @@ export type ShareStatus = 'connecting' | 'connected' | 'offline' | 'failed' | 'c
 const LOCAL = Symbol('zeromem-local');
 /** Origin of the stored document state applied on start. */
 const LOAD = Symbol('zeromem-load');
-/** Audit entries turned into one document transaction (one update of ~100-150 KB at most). */
+/** Audit entries read at a time. */
 const BATCH = 250;
+/**
+ * Largest document update sent at once (estimated): half the relay's default 1 MiB message
+ * limit, leaving room for Yjs' encoding. A single larger record goes alone.
+ */
+const MAX_UPDATE_BYTES = 512 * 1024;
 /** Overwritten record values before the stored document is folded (a forget folds it at once). */
 const COMPACT_AFTER_OVERWRITES = 100;
 /** Stored updates of a room before they are folded into one. */
@@ -171,6 +176,7 @@ export class SharedNamespace {
         void this.#schedule();
       },
       refused: (err) => this.#fail(err),
+      tooLarge: (err) => this.#report(err),
     });
   }
 
@@ -313,12 +319,29 @@ export class SharedNamespace {
           // Forgotten elsewhere, or changed later elsewhere: this replica takes the document's state.
           if (plan.kind === 'forgotten' || plan.kind === 'outdated') this.#dirty.add(ids[i]!);
         });
-        const changes = plans.flatMap((plan) => (plan.kind === 'change' ? [plan.apply] : []));
-        if (changes.length) this.#doc.transact(() => changes.forEach((apply) => apply()), LOCAL);
+        this.#sendInParts(plans.flatMap((plan) => (plan.kind === 'change' ? [plan] : [])));
       }
       this.#cursor = entries[entries.length - 1]!.seq;
       this.#save(this.#cursor);
     }
+  }
+
+  /** One document transaction (one update on the wire) per part of at most MAX_UPDATE_BYTES. */
+  #sendInParts(changes: Array<{ apply: () => void; bytes: number }>): void {
+    let part: Array<() => void> = [];
+    let bytes = 0;
+    const send = () => {
+      const applies = part;
+      if (applies.length) this.#doc.transact(() => applies.forEach((apply) => apply()), LOCAL);
+      part = [];
+      bytes = 0;
+    };
+    for (const change of changes) {
+      if (bytes + change.bytes > MAX_UPDATE_BYTES) send();
+      part.push(change.apply);
+      bytes += change.bytes;
+    }
+    send();
   }
 
   /** After a restart: records in the store but not in the document were forgotten elsewhere meanwhile. */
@@ -406,7 +429,8 @@ export class SharedNamespace {
   #report(err: ZeromemError): void {
     if (err.code === 'CLOSED') return; // the memory was closed under the share: nothing left to do
     const key = `${err.code}:${err.message}`;
-    if (err.code === 'UNAUTHORIZED' && this.#reported.has(key)) return; // a refused id is reported once
+    // A refused id, or a size limit the relay hits on every reconnect, is reported once.
+    if ((err.code === 'UNAUTHORIZED' || err.code === 'QUOTA_EXCEEDED') && this.#reported.has(key)) return;
     this.#reported.add(key);
     if (this.#opts.onError) this.#opts.onError(err);
     else

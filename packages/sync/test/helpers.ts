@@ -18,9 +18,10 @@ export async function cleanup(): Promise<void> {
 }
 
 /** A relay on an ephemeral port (or `port`) with a fresh data directory (or `dataDir`). */
-export async function testRelay(options: { dataDir?: string; port?: number } = {}): Promise<Relay & { dataDir: string }> {
+export async function testRelay(options: { dataDir?: string; port?: number; maxMessageBytes?: number } = {}): Promise<Relay & { dataDir: string }> {
   const dataDir = options.dataDir ?? tempDir();
-  const relay = await startRelay({ secret: SECRET, dataDir, logLevel: 'silent', port: options.port ?? 0 });
+  const limits = options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes };
+  const relay = await startRelay({ secret: SECRET, dataDir, logLevel: 'silent', port: options.port ?? 0, ...limits });
   let closed = false;
   const close = relay.close.bind(relay);
   const wrapped = Object.assign(relay, {
