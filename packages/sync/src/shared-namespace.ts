@@ -1,4 +1,4 @@
-import { ZeromemError, replicatedState, type Memory, type Namespace, type ReplicatedChange } from '@zeromem/core';
+import { ZeromemError, replicatedState, type ApplyReplicatedResult, type Memory, type Namespace, type ReplicatedChange } from '@zeromem/core';
 import { Dexie, type ObservabilitySet } from 'dexie';
 import type { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
@@ -373,7 +373,13 @@ export class SharedNamespace {
           this.#report(err as ZeromemError);
         }
       }
-      const result = await this.#memory.applyReplicated(this.namespace, changes, { after: this.#cursor, actor: 'sync' });
+      let result: ApplyReplicatedResult;
+      try {
+        result = await this.#memory.applyReplicated(this.namespace, changes, { after: this.#cursor, actor: 'sync' });
+      } catch (err) {
+        for (const id of ids) this.#dirty.add(id); // nothing was stored: the next step tries again
+        throw err;
+      }
       if (result.stale) {
         for (const id of ids) this.#dirty.add(id);
         if (!this.#canSend()) return; // offline: the local change stays; both meet once it is sent
