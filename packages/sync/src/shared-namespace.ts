@@ -55,6 +55,8 @@ export class SharedNamespace {
   #timer: ReturnType<typeof setInterval> | undefined;
   /** The last audit seq whose change is in the document (or was applied from it). */
   #cursor = 0;
+  /** The cursor last handed to the store: an idle step does not write it again. */
+  #savedCursor: number | undefined;
   /** Record ids the document changed remotely and the store has not caught up with. */
   readonly #dirty = new Set<string>();
   #fullReconcile = false;
@@ -119,6 +121,7 @@ export class SharedNamespace {
   async start(): Promise<void> {
     const loaded = await this.#store.load(this.room, this.#doc, LOAD);
     this.#cursor = loaded.cursor ?? 0;
+    this.#savedCursor = loaded.cursor;
     if (loaded.cursor !== undefined) {
       // A crash may have come between storing a remote change and applying it: compare all.
       for (const id of this.#records.keys()) this.#dirty.add(id);
@@ -412,13 +415,20 @@ export class SharedNamespace {
   /** Stores the updates made since the last save (and the cursor), in order, off the caller's path. */
   #save(cursor: number | undefined): void {
     const updates = this.#unsaved.splice(0);
+    if (cursor === this.#savedCursor) cursor = undefined;
     if (updates.length === 0 && cursor === undefined) return;
+    if (cursor !== undefined) this.#savedCursor = cursor;
     this.#persist = this.#persist
       .then(() => this.#store.append(this.room, updates, cursor))
       .then((stored) => {
         if (stored > COMPACT_AFTER) this.#needsCompaction = true;
       })
-      .catch((err: unknown) => this.#report(new ZeromemError('STORAGE_FAILED', `Storing the shared document of ${this.room} failed.`, { cause: err })));
+      .catch((err: unknown) => {
+        // Store it all again on the next step: the cursor, and the whole document by compaction.
+        this.#savedCursor = undefined;
+        this.#needsCompaction = true;
+        this.#report(new ZeromemError('STORAGE_FAILED', `Storing the shared document of ${this.room} failed.`, { cause: err }));
+      });
   }
 
   #fail(err: ZeromemError): void {
