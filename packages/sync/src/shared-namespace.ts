@@ -123,8 +123,10 @@ export class SharedNamespace {
     this.#cursor = loaded.cursor ?? 0;
     this.#savedCursor = loaded.cursor;
     if (loaded.cursor !== undefined) {
-      // A crash may have come between storing a remote change and applying it: compare all.
+      // A crash may have come between storing a remote change and applying it: compare all,
+      // forgotten ids too (on read-only replicas as well: they apply forgets like any other).
       for (const id of this.#records.keys()) this.#dirty.add(id);
+      for (const id of this.#map.forgotten.keys()) this.#dirty.add(id);
       this.#fullReconcile = !this.readOnly;
     }
     this.#doc.on('update', (update: Uint8Array, origin: unknown) => {
