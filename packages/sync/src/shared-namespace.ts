@@ -2,6 +2,7 @@ import { ZeromemError, replicatedState, type ApplyReplicatedResult, type Memory,
 import { Dexie, type ObservabilitySet } from 'dexie';
 import type { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
+import { canonical } from './canonical.ts';
 import { connectRoom } from './connection.ts';
 import type { DocStore } from './doc-store.ts';
 import type { ShareOptions } from './options.ts';
@@ -26,6 +27,8 @@ const BATCH = 250;
 const MAX_UPDATE_BYTES = 512 * 1024;
 /** Overwritten record values before the stored document is folded (a forget folds it at once). */
 const COMPACT_AFTER_OVERWRITES = 100;
+/** An overwrite that changed text folds the stored document this soon (at most this often). */
+const COMPACT_TEXT_AFTER_MS = 1000;
 /** Stored updates of a room before they are folded into one. */
 const COMPACT_AFTER = 500;
 
@@ -63,6 +66,9 @@ export class SharedNamespace {
   #needsCompaction = false;
   /** Overwritten record values since the last compaction. */
   #overwrites = 0;
+  /** An overwrite since the last compaction changed content, tags or metadata (or was sealed). */
+  #textOverwritten = false;
+  #compactedAt = 0;
   #keyReady = false;
   #relaySynced = false;
   #syncedDone = false;
@@ -135,10 +141,13 @@ export class SharedNamespace {
       this.#save(undefined);
     });
     this.#records.observe((event, transaction) => {
-      for (const change of event.changes.keys.values()) {
-        // A forget's content must leave the stored document now; an overwritten version may wait a little.
+      for (const [id, change] of event.changes.keys) {
+        // A forget's content must leave the stored document now; an overwritten text soon; other overwrites may wait.
         if (change.action === 'delete') this.#needsCompaction = true;
-        else if (change.action === 'update' && ++this.#overwrites >= COMPACT_AFTER_OVERWRITES) this.#needsCompaction = true;
+        else if (change.action === 'update') {
+          if (++this.#overwrites >= COMPACT_AFTER_OVERWRITES) this.#needsCompaction = true;
+          if (changesText(change.oldValue, this.#records.get(id))) this.#textOverwritten = true;
+        }
       }
       if (transaction.origin === LOCAL) return;
       for (const id of event.keysChanged) this.#dirty.add(id);
@@ -250,7 +259,7 @@ export class SharedNamespace {
     await this.#applyRemote();
     this.#save(this.#cursor);
     await this.#persist;
-    if (this.#needsCompaction) await this.#compact();
+    if (this.#needsCompaction || (this.#textOverwritten && Date.now() - this.#compactedAt >= COMPACT_TEXT_AFTER_MS)) await this.#compact();
     if (relaySynced && !this.#syncedDone) {
       this.#syncedDone = true;
       this.#resolveSynced();
@@ -259,7 +268,9 @@ export class SharedNamespace {
 
   async #compact(): Promise<void> {
     this.#needsCompaction = false;
+    this.#textOverwritten = false;
     this.#overwrites = 0;
+    this.#compactedAt = Date.now();
     await this.#store.compact(this.room, this.#doc);
   }
 
@@ -456,4 +467,14 @@ export class SharedNamespace {
         throw err; // nobody listens: surface it rather than lose it
       });
   }
+}
+
+/** True when an overwrite may have changed a record's text: content, tags or metadata (sealed values always may). */
+function changesText(before: unknown, after: unknown): boolean {
+  if (!isPlain(before) || !isPlain(after)) return true;
+  return before.content !== after.content || canonical(before.tags) !== canonical(after.tags) || canonical(before.metadata) !== canonical(after.metadata);
+}
+
+function isPlain(value: unknown): value is { content?: unknown; tags?: unknown; metadata?: unknown } {
+  return value !== null && typeof value === 'object' && !('x' in value);
 }

@@ -125,10 +125,11 @@ export function directoryContains(dir: string, needle: string): boolean {
     .some((entry) => readFileSync(join(entry.parentPath, entry.name)).includes(bytes));
 }
 
-/** Every row of every object store of every database in `factory`, as JSON text (Uint8Arrays as their bytes in latin1). */
-export async function dumpAll(factory: IDBFactory): Promise<string> {
+/** Every row of every object store of every database in `factory` (or only the one named `only`), as JSON text (Uint8Arrays as their bytes in latin1). */
+export async function dumpAll(factory: IDBFactory, only?: string): Promise<string> {
   const out: string[] = [];
   for (const info of await factory.databases()) {
+    if (only !== undefined && info.name !== only) continue;
     const db = await new Promise<IDBDatabase>((resolve, reject) => {
       const request = factory.open(info.name!);
       request.onsuccess = () => resolve(request.result);
