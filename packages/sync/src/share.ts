@@ -18,7 +18,7 @@ import { readGrant } from './token-grant.ts';
  * @example
  * const share = await shareNamespace(memory, { userId: 'alice', scope: 'support' }, { url, token, agentName: 'support-bot' });
  * await share.synced;
- * @throws ZeromemError INVALID_INPUT (options, key), NAMESPACE_REQUIRED, UNAUTHORIZED (the token is expired or names other rooms),
+ * @throws ZeromemError INVALID_INPUT (options, key, `readOnly: false` with a read-only token), NAMESPACE_REQUIRED, UNAUTHORIZED (the token is expired or names other rooms),
  *   CONFLICT (this memory already shares the namespace: close that share first)
  */
 export async function shareNamespace(memory: Memory, namespace: Namespace, options: ShareOptions): Promise<SharedNamespace> {
@@ -31,6 +31,12 @@ export async function shareNamespace(memory: Memory, namespace: Namespace, optio
   }
   if (grant.listsRooms && grant.access === undefined) {
     throw new ZeromemError('UNAUTHORIZED', `The relay token does not grant namespace ${room}: ask for a token naming this room.`);
+  }
+  if (opts.readOnly === false && grant.access === 'read') {
+    // The relay would drop every write while they stay here: the replicas would differ for good.
+    throw new ZeromemError('INVALID_INPUT', `Invalid shareNamespace options: readOnly: the token only grants reading ${room}; pass readOnly: true (or leave it out), or use a read-write token.`, {
+      issues: [{ path: 'readOnly', message: `must not be false: the token only grants reading ${room}` }],
+    });
   }
   const key = opts.encryptionKey === undefined ? undefined : await importNamespaceKey(opts.encryptionKey);
   const open = openShares.get(memory) ?? new Map<string, SharedNamespace | undefined>();

@@ -78,6 +78,18 @@ describe('tokens and read-only replicas', () => {
     await until(async () => (await reader.memory.get(SHARED, late.id)) !== undefined, 'the write to arrive with the new token');
   });
 
+  it('refuses readOnly: false with a token that only grants reading (the relay would drop every write)', async () => {
+    const relay = await testRelay();
+    const phone = await device('phone');
+    const err = await rejectionOf(phone.share(SHARED, { url: relay.url, token: await token([ROOM], 'read'), readOnly: false }));
+    expect(err.code).toBe('INVALID_INPUT');
+    expect(err.details.issues?.[0]?.path).toBe('readOnly');
+    // Nothing was left open: the namespace can be shared read-only right after.
+    const reader = await phone.share(SHARED, { url: relay.url, token: await token([ROOM], 'read') });
+    expect(reader.readOnly).toBe(true);
+    await reader.synced;
+  });
+
   it('answers bad options and namespaces with coded errors', async () => {
     const relay = await testRelay();
     const phone = await device('phone');
