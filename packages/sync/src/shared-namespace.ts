@@ -31,6 +31,10 @@ const COMPACT_AFTER_OVERWRITES = 100;
 const COMPACT_TEXT_AFTER_MS = 1000;
 /** Stored updates of a room before they are folded into one. */
 const COMPACT_AFTER = 500;
+/** Rejected remote records kept on `rejected`. */
+const KEEP_REJECTED = 100;
+/** Distinct reported errors remembered to report each once (oldest forgotten first). */
+const KEEP_REPORTED = 1000;
 
 /** An open share of a namespace (see `shareNamespace`): its sync state, its peers, and `close()`. */
 export class SharedNamespace {
@@ -83,6 +87,7 @@ export class SharedNamespace {
   readonly #onClosed: () => void;
   #error: ZeromemError | undefined;
   readonly #reported = new Set<string>();
+  readonly #rejected: ZeromemError[] = [];
 
   /** @internal Use {@link shareNamespace}. */
   constructor(
@@ -116,6 +121,15 @@ export class SharedNamespace {
   /** Where the share stands now. */
   get status(): ShareStatus {
     return this.#status;
+  }
+
+  /**
+   * Records from other replicas this replica refused (INVALID_INPUT, DECRYPTION_FAILED), the
+   * last 100, oldest first. They are reported to `onError` too; without it they are only here,
+   * so one bad record from a broken or hostile peer never throws.
+   */
+  get rejected(): readonly ZeromemError[] {
+    return this.#rejected;
   }
 
   /** Why the share failed, when `status` is `failed`. */
@@ -386,7 +400,7 @@ export class SharedNamespace {
           changes.push(change);
           changeIds.push(id);
         } catch (err) {
-          this.#report(err as ZeromemError);
+          this.#reject(err as ZeromemError);
         }
       }
       let result: ApplyReplicatedResult;
@@ -403,7 +417,7 @@ export class SharedNamespace {
         continue;
       }
       for (const failure of result.rejected) {
-        this.#report(
+        this.#reject(
           new ZeromemError('INVALID_INPUT', `Memory "${changeIds[failure.index]}" from another replica of ${this.room} is invalid and was not stored.`, { issues: failure.issues }),
         );
       }
@@ -455,12 +469,21 @@ export class SharedNamespace {
     this.#report(err);
   }
 
+  /** A record from another replica that this one cannot store: kept on `rejected`, reported when someone listens. */
+  #reject(err: ZeromemError): void {
+    if (!(err instanceof ZeromemError)) return this.#report(err); // not about the record: a real failure
+    this.#rejected.push(err);
+    if (this.#rejected.length > KEEP_REJECTED) this.#rejected.shift();
+    this.#opts.onError?.(err);
+  }
+
   #report(err: ZeromemError): void {
     if (err.code === 'CLOSED') return; // the memory was closed under the share: nothing left to do
     const key = `${err.code}:${err.message}`;
     // A refused id, or a size limit the relay hits on every reconnect, is reported once.
     if ((err.code === 'UNAUTHORIZED' || err.code === 'QUOTA_EXCEEDED') && this.#reported.has(key)) return;
     this.#reported.add(key);
+    if (this.#reported.size > KEEP_REPORTED) this.#reported.delete(this.#reported.values().next().value!);
     if (this.#opts.onError) this.#opts.onError(err);
     else
       setTimeout(() => {
