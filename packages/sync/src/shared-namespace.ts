@@ -46,7 +46,10 @@ export class SharedNamespace {
   readonly readOnly: boolean;
   /**
    * Resolves once this replica has exchanged state with the relay and applied what it
-   * received to the store; rejects (UNAUTHORIZED, DECRYPTION_FAILED) if the share fails first.
+   * received to the store; rejects (UNAUTHORIZED, DECRYPTION_FAILED) if the share fails first,
+   * and with UNAUTHORIZED after the first 5 connects failed (the relay is unreachable, or
+   * refused the token in a browser, which is not told why): then the share keeps retrying
+   * and syncs if the relay comes back, without `synced` settling again.
    */
   readonly synced: Promise<void>;
 
@@ -205,6 +208,13 @@ export class SharedNamespace {
       },
       refused: (err) => this.#fail(err),
       tooLarge: (err) => this.#report(err),
+      unreachable: (err) => {
+        // Not final: a relay that is only down may come back, and the share then syncs (see `status`).
+        if (this.#syncedDone) return;
+        this.#syncedDone = true;
+        this.#rejectSynced(err);
+        this.#report(err);
+      },
     });
   }
 

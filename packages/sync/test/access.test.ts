@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { issueToken } from '@zeromem/relay';
 import { namespaceKey, type ZeromemError } from '@zeromem/core';
@@ -124,5 +126,26 @@ describe('awareness', () => {
     expect(peers(aDevice.memory, { userId: 'alice' })).toEqual([]);
     await b.close();
     await until(() => a.peers().length === 0, 'a to see b leave');
+  });
+});
+
+describe('a relay that refuses the upgrade without a status (what browsers see)', () => {
+  it('rejects synced with UNAUTHORIZED after 5 failed connects, reports it once, and keeps the share retrying', async () => {
+    const server = createServer();
+    server.on('upgrade', (_request, socket: Socket) => socket.destroy()); // no HTTP status, like a browser's view of a 401
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const phone = await device('phone');
+      const share = await phone.share(SHARED, { url: `ws://127.0.0.1:${port}`, token: await token([ROOM]) });
+      const err = await rejectionOf(share.synced);
+      expect(err.code).toBe('UNAUTHORIZED');
+      expect(err.message).toMatch(/unreachable, or it refused the token/);
+      expect(phone.errors).toEqual([err]);
+      expect(share.status).not.toBe('failed'); // a relay that is only down may come back
+      await share.close();
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
