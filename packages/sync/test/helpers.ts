@@ -148,14 +148,18 @@ export async function dumpAll(factory: IDBFactory, only?: string): Promise<strin
   return out.join('\n');
 }
 
-/** A WebSocket class for the provider that counts the bytes it sends and receives, and keeps what it sent. */
-export function countingSocket(): { WebSocketPolyfill: unknown; bytes: { sent: number; received: number }; sent: Buffer[] } {
+/** A WebSocket class for the provider that counts the bytes it sends and receives, and keeps them. */
+export function countingSocket(): { WebSocketPolyfill: unknown; bytes: { sent: number; received: number }; sent: Buffer[]; received: Buffer[] } {
   const bytes = { sent: 0, received: 0 };
   const sent: Buffer[] = [];
+  const received: Buffer[] = [];
   class Counting extends WebSocket {
     constructor(address: string, protocols?: string | string[]) {
       super(address, protocols);
-      this.on('message', (data: ArrayBuffer | Buffer) => void (bytes.received += data.byteLength));
+      this.on('message', (data: ArrayBuffer | Buffer) => {
+        bytes.received += data.byteLength;
+        received.push(Buffer.from(data as ArrayBuffer));
+      });
     }
     override send(data: Uint8Array, ...rest: unknown[]): void {
       bytes.sent += data.byteLength;
@@ -163,5 +167,5 @@ export function countingSocket(): { WebSocketPolyfill: unknown; bytes: { sent: n
       (super.send as (...args: unknown[]) => void)(data, ...rest);
     }
   }
-  return { WebSocketPolyfill: Counting, bytes, sent };
+  return { WebSocketPolyfill: Counting, bytes, sent, received };
 }
