@@ -75,6 +75,10 @@ describe('applyReplicated', () => {
     expect(await memory.get(NS, 'r1')).toMatchObject({ mergedFrom: ['r7', 'r8'], tier: 'hot' });
     const bad = await memory.applyReplicated(NS, [{ put: state({ id: 'r2', mergedFrom: ['ok', '../no'] }) }, { put: { ...state({ id: 'r3' }), mergedFrom: 'r1' as never } }], { after: first.lastSeq });
     expect(bad.stale).toBe(false);
+    // 32 tags x 32: a bound, so a hostile replica cannot send millions of ids.
+    const huge = await memory.applyReplicated(NS, [{ put: state({ id: 'r4', mergedFrom: Array.from({ length: 1025 }, (_, i) => `m${i}`) }) }], { after: first.lastSeq });
+    expect(huge.rejected.map((r) => r.issues[0]!.path)).toEqual(['put.mergedFrom']);
+    expect(await memory.get(NS, 'r4')).toBeUndefined();
     expect(bad.rejected.map((r) => [r.index, r.issues[0]!.path])).toEqual([
       [0, 'put.mergedFrom.1'],
       [1, 'put.mergedFrom'],

@@ -1,4 +1,4 @@
-import { canonical } from './canonical.ts';
+import { canonicalJson } from '@zeromem/core';
 
 /** The parts of a record state the merge rule reads. */
 interface Stamped {
@@ -16,7 +16,7 @@ export function isNewer(a: Stamped, b: Stamped): boolean {
   if (byTime !== 0) return byTime > 0;
   const byVersion = compareNumbers(a.version, b.version);
   if (byVersion !== 0) return byVersion > 0;
-  return canonical(a) > canonical(b);
+  return canonicalJson(a) > canonicalJson(b);
 }
 
 /** Numbers compare as numbers; a state without a valid number is older than any with one. */

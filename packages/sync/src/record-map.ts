@@ -1,6 +1,5 @@
-import { replicatedState, type MemoryRecord, type ReplicatedChange } from '@zeromem/core';
+import { canonicalJson, replicatedState, type MemoryRecord, type ReplicatedChange } from '@zeromem/core';
 import type * as Y from 'yjs';
-import { canonical } from './canonical.ts';
 import { isNewer } from './newer-state.ts';
 import type { RecordCodec, SharedValue } from './record-codec.ts';
 
@@ -49,7 +48,7 @@ export class RecordMap {
     }
     if ((await this.#tombstone(id)) === record.createdAt) return { kind: 'forgotten' };
     const state = replicatedState(record);
-    if (shared !== undefined && canonical(shared) === canonical(state)) return { kind: 'same' };
+    if (shared !== undefined && canonicalJson(shared) === canonicalJson(state)) return { kind: 'same' };
     if (shared !== undefined && isNewer(shared, state)) return { kind: 'outdated' };
     const value = await this.#codec.encode(record);
     return {

@@ -1,8 +1,7 @@
-import { ZeromemError, replicatedState, type ApplyReplicatedResult, type Memory, type Namespace, type ReplicatedChange } from '@zeromem/core';
+import { ZeromemError, canonicalJson, replicatedState, type ApplyReplicatedResult, type Memory, type Namespace, type ReplicatedChange } from '@zeromem/core';
 import { Dexie, type ObservabilitySet } from 'dexie';
 import type { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
-import { canonical } from './canonical.ts';
 import { connectRoom } from './connection.ts';
 import type { DocStore } from './doc-store.ts';
 import type { ShareOptions } from './options.ts';
@@ -505,7 +504,7 @@ export class SharedNamespace {
 /** True when an overwrite may have changed a record's text: content, tags or metadata (sealed values always may). */
 function changesText(before: unknown, after: unknown): boolean {
   if (!isPlain(before) || !isPlain(after)) return true;
-  return before.content !== after.content || canonical(before.tags) !== canonical(after.tags) || canonical(before.metadata) !== canonical(after.metadata);
+  return before.content !== after.content || canonicalJson(before.tags) !== canonicalJson(after.tags) || canonicalJson(before.metadata) !== canonicalJson(after.metadata);
 }
 
 function isPlain(value: unknown): value is { content?: unknown; tags?: unknown; metadata?: unknown } {
