@@ -1,8 +1,8 @@
 import { ZeromemError, type MemoryRecord, type ReplicatedRecord, replicatedState } from '@zeromem/core';
-import { open, seal } from './encryption.ts';
+import { open, seal, type Sealed } from './encryption.ts';
 
 /** A record's value in the shared Y.Map: its replicated state without the id (the map key), or that sealed. */
-export type SharedValue = Omit<ReplicatedRecord, 'id'> | { n: Uint8Array; x: Uint8Array };
+export type SharedValue = Omit<ReplicatedRecord, 'id'> | Sealed;
 
 /**
  * Turns records into shared values and back. With a key, the whole state is encrypted and

@@ -43,14 +43,15 @@ export async function shareNamespace(memory: Memory, namespace: Namespace, optio
   if (open.has(room)) throw new ZeromemError('CONFLICT', `Namespace ${room} is already shared by this memory: use that share, or close it first.`);
   open.set(room, undefined); // taken while the share starts
   openShares.set(memory, open);
+  const store = new DocStore(`${memory.name}-sync`, opts);
   try {
-    const store = new DocStore(`${memory.name}-sync`, opts);
     await store.open();
     const share = new SharedNamespace(memory, namespace, room, opts, new RecordCodec(room, key), store, opts.readOnly ?? grant.access === 'read', () => open.delete(room));
     await share.start();
     open.set(room, share);
     return share;
   } catch (err) {
+    store.close(); // nothing else holds the stored document open
     open.delete(room);
     throw err;
   }
