@@ -1,4 +1,4 @@
-import { ZeromemError, canonicalJson, replicatedState, type ApplyReplicatedResult, type Memory, type Namespace, type ReplicatedChange } from '@zeromem/core';
+import { ZeromemError, canonicalJson, replicatedState, type ApplyReplicatedResult, type Memory, type MemoryRecord, type Namespace, type ReplicatedChange } from '@zeromem/core';
 import { Dexie, type ObservabilitySet } from 'dexie';
 import type { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
@@ -30,6 +30,8 @@ const COMPACT_AFTER_OVERWRITES = 100;
 const COMPACT_TEXT_AFTER_MS = 1000;
 /** Stored updates of a room before they are folded into one. */
 const COMPACT_AFTER = 500;
+/** Up to this many remote changes, local records are read one by one; beyond, the namespace is paged. */
+const LOCAL_READS = 200;
 /** Rejected remote records kept on `rejected`. */
 const KEEP_REJECTED = 100;
 /** Distinct reported errors remembered to report each once (oldest forgotten first). */
@@ -352,7 +354,9 @@ export class SharedNamespace {
           this.#report(new ZeromemError('UNAUTHORIZED', `Memory "${id}" of namespace ${this.room} was changed on a read-only replica: the change stays on this device and is not shared.`));
         }
       } else if (ids.length) {
-        const records = await Promise.all(ids.map((id) => this.#memory.get(this.namespace, id, { rewarm: false })));
+        // An id from another replica may be invalid: applyReplicated reports it, here it has no local record.
+      const read = (id: string) => this.#memory.get(this.namespace, id, { rewarm: false }).catch((err: ZeromemError) => (err.code === 'INVALID_INPUT' ? undefined : Promise.reject(err)));
+      const records = await Promise.all(ids.map(read));
         const plans = await Promise.all(ids.map((id, i) => this.#map.planLocal(id, records[i])));
         plans.forEach((plan, i) => {
           // Forgotten elsewhere, or changed later elsewhere: this replica takes the document's state.
@@ -400,12 +404,13 @@ export class SharedNamespace {
       this.#dirty.clear();
       const changes: ReplicatedChange[] = [];
       const changeIds: string[] = [];
+      const locals = await this.#localRecords(ids);
       for (const id of ids) {
         try {
           const { change, raced } = await this.#map.remoteChange(id);
           // An update that raced a forget of the same incarnation: the forget wins everywhere.
           if (raced && !this.readOnly) this.#doc.transact(() => this.#records.delete(id), LOCAL);
-          if (!raced && (await this.#keepsLocal(id, change))) continue;
+          if (!raced && (await this.#keepsLocal(change, locals.get(id)))) continue;
           changes.push(change);
           changeIds.push(id);
         } catch (err) {
@@ -439,13 +444,32 @@ export class SharedNamespace {
    * it at once and the document kept the older): the local state goes back into the
    * document, so every replica ends with the newer one.
    */
-  async #keepsLocal(id: string, change: ReplicatedChange): Promise<boolean> {
-    if (this.readOnly || !('put' in change)) return false;
-    const local = await this.#memory.get(this.namespace, id, { rewarm: false });
-    if (!local || !isNewer(replicatedState(local), change.put)) return false;
-    const plan = await this.#map.planLocal(id, local);
+  async #keepsLocal(change: ReplicatedChange, local: MemoryRecord | undefined): Promise<boolean> {
+    if (this.readOnly || !('put' in change) || !local || !isNewer(replicatedState(local), change.put)) return false;
+    const plan = await this.#map.planLocal(local.id, local);
     if (plan.kind === 'change') this.#doc.transact(plan.apply, LOCAL);
     return true;
+  }
+
+  /** This replica's records among `ids` (none on a read-only replica, which never keeps its own): one read per id, or pages of the namespace for many. */
+  async #localRecords(ids: string[]): Promise<Map<string, MemoryRecord>> {
+    const found = new Map<string, MemoryRecord>();
+    if (this.readOnly) return found;
+    if (ids.length <= LOCAL_READS) {
+      // An id from another replica may be invalid: applyReplicated reports it, here it has no local record.
+      const read = (id: string) => this.#memory.get(this.namespace, id, { rewarm: false }).catch((err: ZeromemError) => (err.code === 'INVALID_INPUT' ? undefined : Promise.reject(err)));
+      const records = await Promise.all(ids.map(read));
+      for (const record of records) if (record) found.set(record.id, record);
+      return found;
+    }
+    const wanted = new Set(ids);
+    let cursor: string | undefined;
+    do {
+      const page = await this.#memory.list(this.namespace, { limit: 1000, ...(cursor ? { cursor } : {}) });
+      for (const record of page.items) if (wanted.has(record.id)) found.set(record.id, record);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    return found;
   }
 
   /** Stores the updates made since the last save (and the cursor), in order, off the caller's path. */
