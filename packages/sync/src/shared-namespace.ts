@@ -447,7 +447,8 @@ export class SharedNamespace {
   async #keepsLocal(change: ReplicatedChange, local: MemoryRecord | undefined): Promise<boolean> {
     if (this.readOnly || !('put' in change) || !local || !isNewer(replicatedState(local), change.put)) return false;
     const plan = await this.#map.planLocal(local.id, local);
-    if (plan.kind === 'change') this.#doc.transact(plan.apply, LOCAL);
+    if (plan.kind !== 'change') return false; // e.g. the local copy is a forgotten incarnation: the document's wins
+    this.#doc.transact(plan.apply, LOCAL);
     return true;
   }
 
