@@ -71,9 +71,14 @@ describe('applyReplicated', () => {
 
   it('carries consolidation provenance (mergedFrom) and keeps the tier of this device', async () => {
     const { memory } = await fresh();
-    await memory.applyReplicated(NS, [{ put: state({ mergedFrom: ['r7', 'r8'] }) }], { after: 0 });
+    const first = await memory.applyReplicated(NS, [{ put: state({ mergedFrom: ['r7', 'r8'] }) }], { after: 0 });
     expect(await memory.get(NS, 'r1')).toMatchObject({ mergedFrom: ['r7', 'r8'], tier: 'hot' });
-    const bad = await memory.applyReplicated(NS, [{ put: state({ id: 'r2', mergedFrom: ['ok', '../no'] }) }, { put: { ...state({ id: 'r3' }), mergedFrom: 'r1' as never } }], { after: 1 });
+    const bad = await memory.applyReplicated(NS, [{ put: state({ id: 'r2', mergedFrom: ['ok', '../no'] }) }, { put: { ...state({ id: 'r3' }), mergedFrom: 'r1' as never } }], { after: first.lastSeq });
+    expect(bad.stale).toBe(false);
+    // 32 tags x 32: a bound, so a hostile replica cannot send millions of ids.
+    const huge = await memory.applyReplicated(NS, [{ put: state({ id: 'r4', mergedFrom: Array.from({ length: 1025 }, (_, i) => `m${i}`) }) }], { after: first.lastSeq });
+    expect(huge.rejected.map((r) => r.issues[0]!.path)).toEqual(['put.mergedFrom']);
+    expect(await memory.get(NS, 'r4')).toBeUndefined();
     expect(bad.rejected.map((r) => [r.index, r.issues[0]!.path])).toEqual([
       [0, 'put.mergedFrom.1'],
       [1, 'put.mergedFrom'],

@@ -6,6 +6,17 @@ import type { PeerState } from './peers.ts';
 
 /** The relay closes a socket whose token expired with this code. */
 const TOKEN_EXPIRED = 4401;
+/** A message over the relay's `maxMessageBytes` (sent by `ws`). */
+const MESSAGE_TOO_BIG = 1009;
+/** An update that would make the stored document larger than the relay's `maxDocumentBytes`. */
+const DOCUMENT_TOO_LARGE = 4413;
+
+/**
+ * Connects that failed in a row before the first sync, after which `synced` gives up:
+ * browsers get no HTTP status for a refused upgrade, so a refused token looks like a relay
+ * that cannot be reached.
+ */
+const GIVE_UP_AFTER = 5;
 
 /** What the connection tells its share. */
 export interface ConnectionEvents {
@@ -15,6 +26,10 @@ export interface ConnectionEvents {
   synced(): void;
   /** The relay refused the token, or it expired: the share cannot go on. */
   refused(err: ZeromemError): void;
+  /** The first {@link GIVE_UP_AFTER} connects all failed (UNAUTHORIZED); the provider keeps trying. */
+  unreachable(err: ZeromemError): void;
+  /** The relay closed the connection over a size limit (QUOTA_EXCEEDED); the provider reconnects. */
+  tooLarge(err: ZeromemError): void;
 }
 
 /**
@@ -32,11 +47,30 @@ export function connectRoom(doc: Y.Doc, room: string, opts: ShareOptions, me: Pe
   });
   provider.awareness.setLocalStateField('zeromem', me);
   provider.on('status', ({ status }: { status: string }) => events.status(status));
+  let everSynced = false;
+  let failedInARow = 0;
   provider.on('sync', (isSynced: boolean) => {
-    if (isSynced) events.synced();
+    if (!isSynced) return;
+    everSynced = true;
+    events.synced();
   });
   provider.on('connection-close', (event: { code?: number } | null) => {
+    // `null`: this replica closed the socket itself (disconnect()), which is no failure.
+    if (event !== null && !everSynced && ++failedInARow === GIVE_UP_AFTER) {
+      events.unreachable(
+        new ZeromemError(
+          'UNAUTHORIZED',
+          `No connection to the relay for ${room} after ${GIVE_UP_AFTER} attempts: the relay is unreachable, or it refused the token (forged, expired, or not granting this room; browsers are not told which). The share keeps retrying; check the url and token.`,
+        ),
+      );
+    }
     if (event?.code === TOKEN_EXPIRED) events.refused(new ZeromemError('UNAUTHORIZED', 'The relay closed the connection: the token expired. Share again with a new token.'));
+    if (event?.code === MESSAGE_TOO_BIG) {
+      events.tooLarge(new ZeromemError('QUOTA_EXCEEDED', `The relay closed the connection to ${room}: a message was larger than its maxMessageBytes. Raise the relay's limit.`));
+    }
+    if (event?.code === DOCUMENT_TOO_LARGE) {
+      events.tooLarge(new ZeromemError('QUOTA_EXCEEDED', `The relay closed the connection to ${room}: the shared document would exceed its maxDocumentBytes. Forget records or raise the relay's limit.`));
+    }
   });
   provider.on('connection-error', (event: Event) => {
     // Node's `ws` reports the refused upgrade's status in its error event; browsers do not say why.

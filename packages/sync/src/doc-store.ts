@@ -17,7 +17,9 @@ interface RoomRow {
 
 /** Options to reach IndexedDB (the same as `openMemory`'s). */
 export interface StorageOptions {
+  /** The IndexedDB factory (fake-indexeddb in Node). Default: the global `indexedDB`. */
   indexedDB?: IDBFactory;
+  /** The IDBKeyRange of that factory. Default: the global `IDBKeyRange`. */
   IDBKeyRange?: typeof IDBKeyRange;
 }
 
@@ -39,13 +41,13 @@ export class DocStore extends Dexie {
   }
 
   /** Applies the stored updates of `room` to `doc`; returns the cursor, or undefined for a room never shared here. */
-  async load(room: string, doc: Y.Doc, origin: unknown): Promise<{ cursor: number | undefined; updates: number }> {
+  async load(room: string, doc: Y.Doc, origin: unknown): Promise<{ cursor: number | undefined }> {
     return this.transaction('r', this.updates, this.rooms, async () => {
       const rows = await this.updates.where('room').equals(room).toArray();
       Y.transact(doc, () => {
         for (const row of rows) Y.applyUpdate(doc, row.update);
       }, origin);
-      return { cursor: (await this.rooms.get(room))?.cursor, updates: rows.length };
+      return { cursor: (await this.rooms.get(room))?.cursor };
     });
   }
 

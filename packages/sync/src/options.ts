@@ -17,7 +17,8 @@ export interface ShareOptions extends StorageOptions {
   /** Which device this replica runs on, as other replicas see it in `peers()`. */
   deviceName?: string;
   /**
-   * Do not send local changes. Default: read from the token (a `read` grant is read-only).
+   * Do not send local changes. Default: read from the token (a `read` grant is read-only;
+   * `false` with such a token is refused with INVALID_INPUT).
    * A read-only replica's local writes to the namespace stay on this device and are reported
    * to `onError` as UNAUTHORIZED; a later change of the same record from a writer replaces them.
    */

@@ -4,15 +4,21 @@ import type { Awareness } from 'y-protocols/awareness';
 export interface Peer {
   /** The replica's Yjs client id (one per open share). */
   clientId: number;
+  /** The `agentName` it shares with, if any. */
   agentName: string | undefined;
+  /** The `deviceName` it shares with, if any. */
   deviceName: string | undefined;
+  /** True when it does not send changes (a read-only token or `readOnly: true`). */
   readOnly: boolean;
 }
 
 /** What a replica publishes about itself. */
 export interface PeerState {
+  /** See {@link Peer.agentName}. */
   agentName?: string;
+  /** See {@link Peer.deviceName}. */
   deviceName?: string;
+  /** See {@link Peer.readOnly}. */
   readOnly: boolean;
 }
 

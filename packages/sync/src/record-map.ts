@@ -1,7 +1,7 @@
-import { replicatedState, type MemoryRecord, type ReplicatedChange } from '@zeromem/core';
+import { canonicalJson, replicatedState, type MemoryRecord, type ReplicatedChange } from '@zeromem/core';
 import type * as Y from 'yjs';
-import { canonical } from './canonical.ts';
-import type { RecordCodec } from './record-codec.ts';
+import { isNewer } from './newer-state.ts';
+import type { RecordCodec, SharedValue } from './record-codec.ts';
 
 /** What a local record state means for the document. */
 export type LocalPlan =
@@ -9,12 +9,14 @@ export type LocalPlan =
   | { kind: 'same' }
   /** The document holds a forget of this incarnation: the forget wins, the store must follow. */
   | { kind: 'forgotten' }
-  /** Apply inside a document transaction. */
-  | { kind: 'change'; apply: () => void };
+  /** The document holds a newer state (see {@link isNewer}): it wins, the store must follow. */
+  | { kind: 'outdated' }
+  /** Apply inside a document transaction; `bytes` estimates the size it adds to the update. */
+  | { kind: 'change'; apply: () => void; bytes: number };
 
 /**
  * The shared document's records and their merge rules: `records` maps id to the record's
- * (possibly sealed) state, last writer wins per id; `forgotten` maps id to the forgotten
+ * (possibly sealed) state, the newer state wins per id ({@link isNewer}); `forgotten` maps id to the forgotten
  * incarnation (its `createdAt`), so a forget wins over updates of what it forgot.
  */
 export class RecordMap {
@@ -30,13 +32,14 @@ export class RecordMap {
 
   /** How the document must change for this local state of `id` (`undefined`: the record is gone). */
   async planLocal(id: string, record: MemoryRecord | undefined): Promise<LocalPlan> {
-    const shared = (await this.#current(id)) as { createdAt?: unknown } | undefined;
+    const shared = (await this.#current(id)) as { createdAt?: unknown; updatedAt?: unknown; version?: unknown } | undefined;
     if (!record) {
       if (!this.records.has(id)) return { kind: 'same' };
       // The tombstone names the forgotten incarnation, so an offline edit of it cannot bring it back.
       const tombstone = typeof shared?.createdAt === 'number' ? await this.#codec.encodeTombstone(id, shared.createdAt) : undefined;
       return {
         kind: 'change',
+        bytes: id.length + 64,
         apply: () => {
           this.records.delete(id);
           if (tombstone !== undefined) this.forgotten.set(id, tombstone);
@@ -44,10 +47,13 @@ export class RecordMap {
       };
     }
     if ((await this.#tombstone(id)) === record.createdAt) return { kind: 'forgotten' };
-    if (shared !== undefined && canonical(shared) === canonical(replicatedState(record))) return { kind: 'same' };
+    const state = replicatedState(record);
+    if (shared !== undefined && canonicalJson(shared) === canonicalJson(state)) return { kind: 'same' };
+    if (shared !== undefined && isNewer(shared, state)) return { kind: 'outdated' };
     const value = await this.#codec.encode(record);
     return {
       kind: 'change',
+      bytes: id.length + encodedSize(value),
       apply: () => {
         this.records.set(id, value);
         if (this.forgotten.has(id)) this.forgotten.delete(id); // a new incarnation of a forgotten id
@@ -79,3 +85,11 @@ export class RecordMap {
     return this.#codec.decodeTombstone(id, this.forgotten.get(id)).catch(() => undefined);
   }
 }
+
+/** The bytes a shared value takes in an update, near enough to cut updates by size. */
+function encodedSize(value: SharedValue): number {
+  if ('x' in value && value.x instanceof Uint8Array) return value.x.byteLength + value.n.byteLength + 16;
+  return utf8.encode(JSON.stringify(value)).byteLength;
+}
+
+const utf8 = new TextEncoder();

@@ -18,7 +18,7 @@ import { readGrant } from './token-grant.ts';
  * @example
  * const share = await shareNamespace(memory, { userId: 'alice', scope: 'support' }, { url, token, agentName: 'support-bot' });
  * await share.synced;
- * @throws ZeromemError INVALID_INPUT (options, key), NAMESPACE_REQUIRED, UNAUTHORIZED (the token is expired or names other rooms),
+ * @throws ZeromemError INVALID_INPUT (options, key, `readOnly: false` with a read-only token), NAMESPACE_REQUIRED, UNAUTHORIZED (the token is expired or names other rooms),
  *   CONFLICT (this memory already shares the namespace: close that share first)
  */
 export async function shareNamespace(memory: Memory, namespace: Namespace, options: ShareOptions): Promise<SharedNamespace> {
@@ -32,19 +32,26 @@ export async function shareNamespace(memory: Memory, namespace: Namespace, optio
   if (grant.listsRooms && grant.access === undefined) {
     throw new ZeromemError('UNAUTHORIZED', `The relay token does not grant namespace ${room}: ask for a token naming this room.`);
   }
+  if (opts.readOnly === false && grant.access === 'read') {
+    // The relay would drop every write while they stay here: the replicas would differ for good.
+    throw new ZeromemError('INVALID_INPUT', `Invalid shareNamespace options: readOnly: the token only grants reading ${room}; pass readOnly: true (or leave it out), or use a read-write token.`, {
+      issues: [{ path: 'readOnly', message: `must not be false: the token only grants reading ${room}` }],
+    });
+  }
   const key = opts.encryptionKey === undefined ? undefined : await importNamespaceKey(opts.encryptionKey);
   const open = openShares.get(memory) ?? new Map<string, SharedNamespace | undefined>();
   if (open.has(room)) throw new ZeromemError('CONFLICT', `Namespace ${room} is already shared by this memory: use that share, or close it first.`);
   open.set(room, undefined); // taken while the share starts
   openShares.set(memory, open);
+  const store = new DocStore(`${memory.name}-sync`, opts);
   try {
-    const store = new DocStore(`${memory.name}-sync`, opts);
     await store.open();
     const share = new SharedNamespace(memory, namespace, room, opts, new RecordCodec(room, key), store, opts.readOnly ?? grant.access === 'read', () => open.delete(room));
     await share.start();
     open.set(room, share);
     return share;
   } catch (err) {
+    store.close(); // nothing else holds the stored document open
     open.delete(room);
     throw err;
   }

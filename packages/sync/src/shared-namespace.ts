@@ -1,10 +1,11 @@
-import { ZeromemError, type Memory, type Namespace, type ReplicatedChange } from '@zeromem/core';
+import { ZeromemError, canonicalJson, replicatedState, type ApplyReplicatedResult, type Memory, type MemoryRecord, type Namespace, type ReplicatedChange } from '@zeromem/core';
 import { Dexie, type ObservabilitySet } from 'dexie';
 import type { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 import { connectRoom } from './connection.ts';
 import type { DocStore } from './doc-store.ts';
 import type { ShareOptions } from './options.ts';
+import { isNewer } from './newer-state.ts';
 import { listPeers, type Peer, type PeerState } from './peers.ts';
 import type { RecordCodec } from './record-codec.ts';
 import { RecordMap } from './record-map.ts';
@@ -16,12 +17,25 @@ export type ShareStatus = 'connecting' | 'connected' | 'offline' | 'failed' | 'c
 const LOCAL = Symbol('zeromem-local');
 /** Origin of the stored document state applied on start. */
 const LOAD = Symbol('zeromem-load');
-/** Audit entries turned into one document transaction (one update of ~100-150 KB at most). */
+/** Audit entries read at a time. */
 const BATCH = 250;
+/**
+ * Largest document update sent at once (estimated): half the relay's default 1 MiB message
+ * limit, leaving room for Yjs' encoding. A single larger record goes alone.
+ */
+const MAX_UPDATE_BYTES = 512 * 1024;
 /** Overwritten record values before the stored document is folded (a forget folds it at once). */
 const COMPACT_AFTER_OVERWRITES = 100;
+/** An overwrite that changed text folds the stored document this soon (at most this often). */
+const COMPACT_TEXT_AFTER_MS = 1000;
 /** Stored updates of a room before they are folded into one. */
 const COMPACT_AFTER = 500;
+/** Up to this many remote changes, local records are read one by one; beyond, the namespace is paged. */
+const LOCAL_READS = 200;
+/** Rejected remote records kept on `rejected`. */
+const KEEP_REJECTED = 100;
+/** Distinct reported errors remembered to report each once (oldest forgotten first). */
+const KEEP_REPORTED = 1000;
 
 /** An open share of a namespace (see `shareNamespace`): its sync state, its peers, and `close()`. */
 export class SharedNamespace {
@@ -33,7 +47,10 @@ export class SharedNamespace {
   readonly readOnly: boolean;
   /**
    * Resolves once this replica has exchanged state with the relay and applied what it
-   * received to the store; rejects (UNAUTHORIZED, DECRYPTION_FAILED) if the share fails first.
+   * received to the store; rejects (UNAUTHORIZED, DECRYPTION_FAILED) if the share fails first,
+   * and with UNAUTHORIZED after the first 5 connects failed (the relay is unreachable, or
+   * refused the token in a browser, which is not told why): then the share keeps retrying
+   * and syncs if the relay comes back, without `synced` settling again.
    */
   readonly synced: Promise<void>;
 
@@ -49,12 +66,17 @@ export class SharedNamespace {
   #timer: ReturnType<typeof setInterval> | undefined;
   /** The last audit seq whose change is in the document (or was applied from it). */
   #cursor = 0;
+  /** The cursor last handed to the store: an idle step does not write it again. */
+  #savedCursor: number | undefined;
   /** Record ids the document changed remotely and the store has not caught up with. */
   readonly #dirty = new Set<string>();
   #fullReconcile = false;
   #needsCompaction = false;
   /** Overwritten record values since the last compaction. */
   #overwrites = 0;
+  /** An overwrite since the last compaction changed content, tags or metadata (or was sealed). */
+  #textOverwritten = false;
+  #compactedAt = 0;
   #keyReady = false;
   #relaySynced = false;
   #syncedDone = false;
@@ -69,6 +91,7 @@ export class SharedNamespace {
   readonly #onClosed: () => void;
   #error: ZeromemError | undefined;
   readonly #reported = new Set<string>();
+  readonly #rejected: ZeromemError[] = [];
 
   /** @internal Use {@link shareNamespace}. */
   constructor(
@@ -104,6 +127,15 @@ export class SharedNamespace {
     return this.#status;
   }
 
+  /**
+   * Records from other replicas this replica refused (INVALID_INPUT, DECRYPTION_FAILED), the
+   * last 100, oldest first. They are reported to `onError` too; without it they are only here,
+   * so one bad record from a broken or hostile peer never throws.
+   */
+  get rejected(): readonly ZeromemError[] {
+    return this.#rejected;
+  }
+
   /** Why the share failed, when `status` is `failed`. */
   get error(): ZeromemError | undefined {
     return this.#error;
@@ -113,9 +145,12 @@ export class SharedNamespace {
   async start(): Promise<void> {
     const loaded = await this.#store.load(this.room, this.#doc, LOAD);
     this.#cursor = loaded.cursor ?? 0;
+    this.#savedCursor = loaded.cursor;
     if (loaded.cursor !== undefined) {
-      // A crash may have come between storing a remote change and applying it: compare all.
+      // A crash may have come between storing a remote change and applying it: compare all,
+      // forgotten ids too (on read-only replicas as well: they apply forgets like any other).
       for (const id of this.#records.keys()) this.#dirty.add(id);
+      for (const id of this.#map.forgotten.keys()) this.#dirty.add(id);
       this.#fullReconcile = !this.readOnly;
     }
     this.#doc.on('update', (update: Uint8Array, origin: unknown) => {
@@ -124,10 +159,13 @@ export class SharedNamespace {
       this.#save(undefined);
     });
     this.#records.observe((event, transaction) => {
-      for (const change of event.changes.keys.values()) {
-        // A forget's content must leave the stored document now; an overwritten version may wait a little.
+      for (const [id, change] of event.changes.keys) {
+        // A forget's content must leave the stored document now; an overwritten text soon; other overwrites may wait.
         if (change.action === 'delete') this.#needsCompaction = true;
-        else if (change.action === 'update' && ++this.#overwrites >= COMPACT_AFTER_OVERWRITES) this.#needsCompaction = true;
+        else if (change.action === 'update') {
+          if (++this.#overwrites >= COMPACT_AFTER_OVERWRITES) this.#needsCompaction = true;
+          if (changesText(change.oldValue, this.#records.get(id))) this.#textOverwritten = true;
+        }
       }
       if (transaction.origin === LOCAL) return;
       for (const id of event.keysChanged) this.#dirty.add(id);
@@ -170,6 +208,14 @@ export class SharedNamespace {
         void this.#schedule();
       },
       refused: (err) => this.#fail(err),
+      tooLarge: (err) => this.#report(err),
+      unreachable: (err) => {
+        // Not final: a relay that is only down may come back, and the share then syncs (see `status`).
+        if (this.#syncedDone) return;
+        this.#syncedDone = true;
+        this.#rejectSynced(err);
+        this.#report(err);
+      },
     });
   }
 
@@ -238,7 +284,7 @@ export class SharedNamespace {
     await this.#applyRemote();
     this.#save(this.#cursor);
     await this.#persist;
-    if (this.#needsCompaction) await this.#compact();
+    if (this.#needsCompaction || (this.#textOverwritten && Date.now() - this.#compactedAt >= COMPACT_TEXT_AFTER_MS)) await this.#compact();
     if (relaySynced && !this.#syncedDone) {
       this.#syncedDone = true;
       this.#resolveSynced();
@@ -247,7 +293,9 @@ export class SharedNamespace {
 
   async #compact(): Promise<void> {
     this.#needsCompaction = false;
+    this.#textOverwritten = false;
     this.#overwrites = 0;
+    this.#compactedAt = Date.now();
     await this.#store.compact(this.room, this.#doc);
   }
 
@@ -299,23 +347,44 @@ export class SharedNamespace {
     while (this.readOnly || this.#canSend()) {
       const entries = await this.#memory.audit(this.namespace, { after: this.#cursor, limit: BATCH });
       if (entries.length === 0) return;
-      const ids = [...new Set(entries.filter((entry) => !entry.replicated).map((entry) => entry.id))];
+      // A retier changes only this device's tier, never the replicated state: reading it would re-warm the record.
+      const ids = [...new Set(entries.filter((entry) => !entry.replicated && entry.op !== 'retier').map((entry) => entry.id))];
       if (this.readOnly) {
         for (const id of ids) {
           this.#report(new ZeromemError('UNAUTHORIZED', `Memory "${id}" of namespace ${this.room} was changed on a read-only replica: the change stays on this device and is not shared.`));
         }
       } else if (ids.length) {
-        const records = await Promise.all(ids.map((id) => this.#memory.get(this.namespace, id)));
+        // An id from another replica may be invalid: applyReplicated reports it, here it has no local record.
+      const read = (id: string) => this.#memory.get(this.namespace, id, { rewarm: false }).catch((err: ZeromemError) => (err.code === 'INVALID_INPUT' ? undefined : Promise.reject(err)));
+      const records = await Promise.all(ids.map(read));
         const plans = await Promise.all(ids.map((id, i) => this.#map.planLocal(id, records[i])));
         plans.forEach((plan, i) => {
-          if (plan.kind === 'forgotten') this.#dirty.add(ids[i]!); // forgotten elsewhere: this replica deletes it too
+          // Forgotten elsewhere, or changed later elsewhere: this replica takes the document's state.
+          if (plan.kind === 'forgotten' || plan.kind === 'outdated') this.#dirty.add(ids[i]!);
         });
-        const changes = plans.flatMap((plan) => (plan.kind === 'change' ? [plan.apply] : []));
-        if (changes.length) this.#doc.transact(() => changes.forEach((apply) => apply()), LOCAL);
+        this.#sendInParts(plans.flatMap((plan) => (plan.kind === 'change' ? [plan] : [])));
       }
       this.#cursor = entries[entries.length - 1]!.seq;
       this.#save(this.#cursor);
     }
+  }
+
+  /** One document transaction (one update on the wire) per part of at most MAX_UPDATE_BYTES. */
+  #sendInParts(changes: Array<{ apply: () => void; bytes: number }>): void {
+    let part: Array<() => void> = [];
+    let bytes = 0;
+    const send = () => {
+      const applies = part;
+      if (applies.length) this.#doc.transact(() => applies.forEach((apply) => apply()), LOCAL);
+      part = [];
+      bytes = 0;
+    };
+    for (const change of changes) {
+      if (bytes + change.bytes > MAX_UPDATE_BYTES) send();
+      part.push(change.apply);
+      bytes += change.bytes;
+    }
+    send();
   }
 
   /** After a restart: records in the store but not in the document were forgotten elsewhere meanwhile. */
@@ -335,18 +404,26 @@ export class SharedNamespace {
       this.#dirty.clear();
       const changes: ReplicatedChange[] = [];
       const changeIds: string[] = [];
+      const locals = await this.#localRecords(ids);
       for (const id of ids) {
         try {
           const { change, raced } = await this.#map.remoteChange(id);
           // An update that raced a forget of the same incarnation: the forget wins everywhere.
           if (raced && !this.readOnly) this.#doc.transact(() => this.#records.delete(id), LOCAL);
+          if (!raced && (await this.#keepsLocal(change, locals.get(id)))) continue;
           changes.push(change);
           changeIds.push(id);
         } catch (err) {
-          this.#report(err as ZeromemError);
+          this.#reject(err as ZeromemError);
         }
       }
-      const result = await this.#memory.applyReplicated(this.namespace, changes, { after: this.#cursor, actor: 'sync' });
+      let result: ApplyReplicatedResult;
+      try {
+        result = await this.#memory.applyReplicated(this.namespace, changes, { after: this.#cursor, actor: 'sync' });
+      } catch (err) {
+        for (const id of ids) this.#dirty.add(id); // nothing was stored: the next step tries again
+        throw err;
+      }
       if (result.stale) {
         for (const id of ids) this.#dirty.add(id);
         if (!this.#canSend()) return; // offline: the local change stays; both meet once it is sent
@@ -354,7 +431,7 @@ export class SharedNamespace {
         continue;
       }
       for (const failure of result.rejected) {
-        this.#report(
+        this.#reject(
           new ZeromemError('INVALID_INPUT', `Memory "${changeIds[failure.index]}" from another replica of ${this.room} is invalid and was not stored.`, { issues: failure.issues }),
         );
       }
@@ -362,16 +439,57 @@ export class SharedNamespace {
     }
   }
 
+  /**
+   * True when this replica's state of `id` is newer than the document's (two replicas set
+   * it at once and the document kept the older): the local state goes back into the
+   * document, so every replica ends with the newer one.
+   */
+  async #keepsLocal(change: ReplicatedChange, local: MemoryRecord | undefined): Promise<boolean> {
+    if (this.readOnly || !('put' in change) || !local || !isNewer(replicatedState(local), change.put)) return false;
+    const plan = await this.#map.planLocal(local.id, local);
+    if (plan.kind !== 'change') return false; // e.g. the local copy is a forgotten incarnation: the document's wins
+    this.#doc.transact(plan.apply, LOCAL);
+    return true;
+  }
+
+  /** This replica's records among `ids` (none on a read-only replica, which never keeps its own): one read per id, or pages of the namespace for many. */
+  async #localRecords(ids: string[]): Promise<Map<string, MemoryRecord>> {
+    const found = new Map<string, MemoryRecord>();
+    if (this.readOnly) return found;
+    if (ids.length <= LOCAL_READS) {
+      // An id from another replica may be invalid: applyReplicated reports it, here it has no local record.
+      const read = (id: string) => this.#memory.get(this.namespace, id, { rewarm: false }).catch((err: ZeromemError) => (err.code === 'INVALID_INPUT' ? undefined : Promise.reject(err)));
+      const records = await Promise.all(ids.map(read));
+      for (const record of records) if (record) found.set(record.id, record);
+      return found;
+    }
+    const wanted = new Set(ids);
+    let cursor: string | undefined;
+    do {
+      const page = await this.#memory.list(this.namespace, { limit: 1000, ...(cursor ? { cursor } : {}) });
+      for (const record of page.items) if (wanted.has(record.id)) found.set(record.id, record);
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    return found;
+  }
+
   /** Stores the updates made since the last save (and the cursor), in order, off the caller's path. */
   #save(cursor: number | undefined): void {
     const updates = this.#unsaved.splice(0);
+    if (cursor === this.#savedCursor) cursor = undefined;
     if (updates.length === 0 && cursor === undefined) return;
+    if (cursor !== undefined) this.#savedCursor = cursor;
     this.#persist = this.#persist
       .then(() => this.#store.append(this.room, updates, cursor))
       .then((stored) => {
         if (stored > COMPACT_AFTER) this.#needsCompaction = true;
       })
-      .catch((err: unknown) => this.#report(new ZeromemError('STORAGE_FAILED', `Storing the shared document of ${this.room} failed.`, { cause: err })));
+      .catch((err: unknown) => {
+        // Store it all again on the next step: the cursor, and the whole document by compaction.
+        this.#savedCursor = undefined;
+        this.#needsCompaction = true;
+        this.#report(new ZeromemError('STORAGE_FAILED', `Storing the shared document of ${this.room} failed.`, { cause: err }));
+      });
   }
 
   #fail(err: ZeromemError): void {
@@ -385,15 +503,35 @@ export class SharedNamespace {
     this.#report(err);
   }
 
+  /** A record from another replica that this one cannot store: kept on `rejected`, reported when someone listens. */
+  #reject(err: ZeromemError): void {
+    if (!(err instanceof ZeromemError)) return this.#report(err); // not about the record: a real failure
+    this.#rejected.push(err);
+    if (this.#rejected.length > KEEP_REJECTED) this.#rejected.shift();
+    this.#opts.onError?.(err);
+  }
+
   #report(err: ZeromemError): void {
     if (err.code === 'CLOSED') return; // the memory was closed under the share: nothing left to do
     const key = `${err.code}:${err.message}`;
-    if (err.code === 'UNAUTHORIZED' && this.#reported.has(key)) return; // a refused id is reported once
+    // A refused id, or a size limit the relay hits on every reconnect, is reported once.
+    if ((err.code === 'UNAUTHORIZED' || err.code === 'QUOTA_EXCEEDED') && this.#reported.has(key)) return;
     this.#reported.add(key);
+    if (this.#reported.size > KEEP_REPORTED) this.#reported.delete(this.#reported.values().next().value!);
     if (this.#opts.onError) this.#opts.onError(err);
     else
       setTimeout(() => {
         throw err; // nobody listens: surface it rather than lose it
       });
   }
+}
+
+/** True when an overwrite may have changed a record's text: content, tags or metadata (sealed values always may). */
+function changesText(before: unknown, after: unknown): boolean {
+  if (!isPlain(before) || !isPlain(after)) return true;
+  return before.content !== after.content || canonicalJson(before.tags) !== canonicalJson(after.tags) || canonicalJson(before.metadata) !== canonicalJson(after.metadata);
+}
+
+function isPlain(value: unknown): value is { content?: unknown; tags?: unknown; metadata?: unknown } {
+  return value !== null && typeof value === 'object' && !('x' in value);
 }

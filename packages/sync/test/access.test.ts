@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { issueToken } from '@zeromem/relay';
 import { namespaceKey, type ZeromemError } from '@zeromem/core';
@@ -65,9 +67,10 @@ describe('tokens and read-only replicas', () => {
     const shortLived = await issueToken({ secret: 'sync-test-secret-0123456789-abcdefghijklmnopqrstuvwxyz', subject: 'phone', rooms: [ROOM], ttlSeconds: 2 });
     const share = await phone.share(SHARED, { url: relay.url, token: shortLived });
     await Promise.all([share.synced, watcher.synced]);
-    await new Promise((resolve) => setTimeout(resolve, 2100));
-    const late = await phone.memory.remember({ namespace: SHARED, content: 'written after the token expired' });
+    // The relay closes the socket when the token's (whole-second) expiry passes: no fixed sleep.
     await until(() => share.status === 'failed', 'the share to fail');
+    const late = await phone.memory.remember({ namespace: SHARED, content: 'written after the token expired' });
+    await share.flush();
     expect(share.error?.code).toBe('UNAUTHORIZED');
     expect(phone.errors.map((e) => e.code)).toEqual(['UNAUTHORIZED']);
     expect(await reader.memory.get(SHARED, late.id)).toBeUndefined();
@@ -76,6 +79,18 @@ describe('tokens and read-only replicas', () => {
     const renewed = await phone.share(SHARED, { url: relay.url, token: await token([ROOM], 'read-write', 'phone') });
     await renewed.synced;
     await until(async () => (await reader.memory.get(SHARED, late.id)) !== undefined, 'the write to arrive with the new token');
+  });
+
+  it('refuses readOnly: false with a token that only grants reading (the relay would drop every write)', async () => {
+    const relay = await testRelay();
+    const phone = await device('phone');
+    const err = await rejectionOf(phone.share(SHARED, { url: relay.url, token: await token([ROOM], 'read'), readOnly: false }));
+    expect(err.code).toBe('INVALID_INPUT');
+    expect(err.details.issues?.[0]?.path).toBe('readOnly');
+    // Nothing was left open: the namespace can be shared read-only right after.
+    const reader = await phone.share(SHARED, { url: relay.url, token: await token([ROOM], 'read') });
+    expect(reader.readOnly).toBe(true);
+    await reader.synced;
   });
 
   it('answers bad options and namespaces with coded errors', async () => {
@@ -112,5 +127,26 @@ describe('awareness', () => {
     expect(peers(aDevice.memory, { userId: 'alice' })).toEqual([]);
     await b.close();
     await until(() => a.peers().length === 0, 'a to see b leave');
+  });
+});
+
+describe('a relay that refuses the upgrade without a status (what browsers see)', () => {
+  it('rejects synced with UNAUTHORIZED after 5 failed connects, reports it once, and keeps the share retrying', async () => {
+    const server = createServer();
+    server.on('upgrade', (_request, socket: Socket) => socket.destroy()); // no HTTP status, like a browser's view of a 401
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const phone = await device('phone');
+      const share = await phone.share(SHARED, { url: `ws://127.0.0.1:${port}`, token: await token([ROOM]) });
+      const err = await rejectionOf(share.synced);
+      expect(err.code).toBe('UNAUTHORIZED');
+      expect(err.message).toMatch(/unreachable, or it refused the token/);
+      expect(phone.errors).toEqual([err]);
+      expect(share.status).not.toBe('failed'); // a relay that is only down may come back
+      await share.close();
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });

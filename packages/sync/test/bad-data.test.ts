@@ -42,4 +42,33 @@ describe('data from another replica', () => {
     expect(phone.errors.map((e) => e.message).join('\n')).toMatch(/bad-content[\s\S]*bad-extra|bad-extra[\s\S]*bad-content/);
     expect((await records(phone.memory, SHARED)).map((r) => r.id)).toEqual(['good-1']);
   });
+
+  it('without onError, invalid records from a hostile peer are kept on share.rejected (the last 100), never thrown', async () => {
+    const relay = await testRelay();
+    const rw = await token([ROOM]);
+    const phone = await device('phone');
+    const share = await phone.share(SHARED, { url: relay.url, token: rw, onError: undefined });
+    await share.synced;
+    const doc = new Y.Doc();
+    const provider = new WebsocketProvider(relay.url, encodeURIComponent(ROOM), doc, { WebSocketPolyfill: WebSocket as never, params: { token: rw }, disableBc: true });
+    try {
+      await new Promise<void>((resolve) => provider.once('sync', () => resolve()));
+      const good = { content: 'valid fact', source: 'user', layer: 'long_term', tags: [], metadata: {}, importance: 0.5, createdAt: 1, updatedAt: 2, expiresAt: null, version: 1, mergedFrom: [] };
+      const map = doc.getMap('records');
+      doc.transact(() => {
+        map.set('good-1', good);
+        for (let i = 0; i < 120; i++) map.set(`bad-${i}`, { ...good, content: '' });
+      });
+      await until(async () => (await phone.memory.get(SHARED, 'good-1')) !== undefined, 'the valid record');
+      await until(() => share.rejected.length === 100, 'the rejections to be kept');
+      await share.flush();
+    } finally {
+      provider.destroy();
+      doc.destroy();
+    }
+    expect(share.rejected).toHaveLength(100);
+    expect(share.rejected.every((e) => e.code === 'INVALID_INPUT')).toBe(true);
+    expect(share.status).not.toBe('failed');
+    expect((await records(phone.memory, SHARED)).map((r) => r.id)).toEqual(['good-1']);
+  });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import WebSocket from 'ws';
-import { openMemory, replicatedState, type Embedder, type Memory, type Namespace, type ReplicatedRecord, type ZeromemError } from '@zeromem/core';
+import { openMemory, replicatedState, type Embedder, type Memory, type OpenMemoryOptions, type Namespace, type ReplicatedRecord, type ZeromemError } from '@zeromem/core';
 import { issueToken, startRelay, type Access, type Relay } from '@zeromem/relay';
 import { shareNamespace, type ShareOptions, type SharedNamespace } from '../src/index.ts';
 
@@ -18,9 +18,10 @@ export async function cleanup(): Promise<void> {
 }
 
 /** A relay on an ephemeral port (or `port`) with a fresh data directory (or `dataDir`). */
-export async function testRelay(options: { dataDir?: string; port?: number } = {}): Promise<Relay & { dataDir: string }> {
+export async function testRelay(options: { dataDir?: string; port?: number; maxMessageBytes?: number } = {}): Promise<Relay & { dataDir: string }> {
   const dataDir = options.dataDir ?? tempDir();
-  const relay = await startRelay({ secret: SECRET, dataDir, logLevel: 'silent', port: options.port ?? 0 });
+  const limits = options.maxMessageBytes === undefined ? {} : { maxMessageBytes: options.maxMessageBytes };
+  const relay = await startRelay({ secret: SECRET, dataDir, logLevel: 'silent', port: options.port ?? 0, ...limits });
   let closed = false;
   const close = relay.close.bind(relay);
   const wrapped = Object.assign(relay, {
@@ -60,8 +61,8 @@ export interface Device {
 }
 
 /** Opens a device (a memory on a fresh or given fake IndexedDB). */
-export async function device(name = 'device', factory = new IDBFactory(), embedder?: Embedder): Promise<Device> {
-  const memory = await openMemory({ indexedDB: factory, IDBKeyRange, name, ...(embedder ? { embedder } : {}) });
+export async function device(name = 'device', factory = new IDBFactory(), embedder?: Embedder, options: Partial<OpenMemoryOptions> = {}): Promise<Device> {
+  const memory = await openMemory({ indexedDB: factory, IDBKeyRange, name, ...(embedder ? { embedder } : {}), ...options });
   const shares: SharedNamespace[] = [];
   const errors: ZeromemError[] = [];
   let closed = false;
@@ -78,7 +79,7 @@ export async function device(name = 'device', factory = new IDBFactory(), embedd
     name,
     errors,
     close,
-    reopen: () => device(name, factory, embedder),
+    reopen: () => device(name, factory, embedder, options),
     share: async (namespace, options) => {
       const share = await shareNamespace(memory, namespace, {
         WebSocketPolyfill: WebSocket,
@@ -124,10 +125,11 @@ export function directoryContains(dir: string, needle: string): boolean {
     .some((entry) => readFileSync(join(entry.parentPath, entry.name)).includes(bytes));
 }
 
-/** Every row of every object store of every database in `factory`, as JSON text (Uint8Arrays as their bytes in latin1). */
-export async function dumpAll(factory: IDBFactory): Promise<string> {
+/** Every row of every object store of every database in `factory` (or only the one named `only`), as JSON text (Uint8Arrays as their bytes in latin1). */
+export async function dumpAll(factory: IDBFactory, only?: string): Promise<string> {
   const out: string[] = [];
   for (const info of await factory.databases()) {
+    if (only !== undefined && info.name !== only) continue;
     const db = await new Promise<IDBDatabase>((resolve, reject) => {
       const request = factory.open(info.name!);
       request.onsuccess = () => resolve(request.result);
@@ -146,14 +148,18 @@ export async function dumpAll(factory: IDBFactory): Promise<string> {
   return out.join('\n');
 }
 
-/** A WebSocket class for the provider that counts the bytes it sends and receives, and keeps what it sent. */
-export function countingSocket(): { WebSocketPolyfill: unknown; bytes: { sent: number; received: number }; sent: Buffer[] } {
+/** A WebSocket class for the provider that counts the bytes it sends and receives, and keeps them. */
+export function countingSocket(): { WebSocketPolyfill: unknown; bytes: { sent: number; received: number }; sent: Buffer[]; received: Buffer[] } {
   const bytes = { sent: 0, received: 0 };
   const sent: Buffer[] = [];
+  const received: Buffer[] = [];
   class Counting extends WebSocket {
     constructor(address: string, protocols?: string | string[]) {
       super(address, protocols);
-      this.on('message', (data: ArrayBuffer | Buffer) => void (bytes.received += data.byteLength));
+      this.on('message', (data: ArrayBuffer | Buffer) => {
+        bytes.received += data.byteLength;
+        received.push(Buffer.from(data as ArrayBuffer));
+      });
     }
     override send(data: Uint8Array, ...rest: unknown[]): void {
       bytes.sent += data.byteLength;
@@ -161,5 +167,5 @@ export function countingSocket(): { WebSocketPolyfill: unknown; bytes: { sent: n
       (super.send as (...args: unknown[]) => void)(data, ...rest);
     }
   }
-  return { WebSocketPolyfill: Counting, bytes, sent };
+  return { WebSocketPolyfill: Counting, bytes, sent, received };
 }

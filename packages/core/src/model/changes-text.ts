@@ -1,5 +1,5 @@
 import type { MemoryRecord } from './types.ts';
-import { canonicalJson } from './validate-filter.ts';
+import { canonicalJson } from './canonical-json.ts';
 
 /** True when a change touches what a record says (content, tags, metadata), not just how it ranks or expires. */
 export function changesText(next: MemoryRecord, previous: MemoryRecord): boolean {

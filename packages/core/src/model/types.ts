@@ -205,16 +205,27 @@ export interface AuditEntry {
  * content hash is recomputed on arrival, and access statistics stay on each device.
  */
 export interface ReplicatedRecord {
+  /** The record id, the same on every replica. */
   id: string;
+  /** The text. */
   content: string;
+  /** Who said it (see {@link Source}). */
   source: Source;
+  /** Memory layer (see {@link Layer}). */
   layer: Layer;
+  /** Tags, in order. */
   tags: string[];
+  /** JSON metadata. */
   metadata: JsonObject;
+  /** 0..1. A decay by `retier()` is not sent on its own; the next change of the record carries it. */
   importance: number;
+  /** Epoch ms of the first write: with the id, it names one incarnation of the record. */
   createdAt: number;
+  /** Epoch ms of the last change: the merge compares it first (the newer state wins). */
   updatedAt: number;
+  /** Epoch ms after which the record expires, or null. */
   expiresAt: number | null;
+  /** Counts changes from 1: the merge compares it when `updatedAt` is equal. */
   version: number;
   /** Ids consolidation merged into this record (its provenance travels with it). */
   mergedFrom: string[];

@@ -1,3 +1,4 @@
+import { canonicalJson } from './canonical-json.ts';
 import { invalidInput } from './errors.ts';
 import {
   IssueList,
@@ -157,16 +158,4 @@ function checkFilter(value: unknown, known: readonly string[], limits: Limits, i
     if (from !== undefined && to !== undefined) filter[field === 'createdAt' ? 'created' : 'updated'] = { from, to };
   }
   return filter;
-}
-
-/** JSON with object keys sorted, so equal values have equal text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.keys(value)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`);
-    return `{${entries.join(',')}}`;
-  }
-  return JSON.stringify(value);
 }

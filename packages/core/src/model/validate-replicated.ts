@@ -1,10 +1,9 @@
 import type { InputIssue } from './errors.ts';
 import { IssueList, checkIdList, checkContent, checkEnum, checkId, checkKnownKeys, checkMetadata, checkTags, checkTime, checkUnitInterval, describe, isPlainObject } from './checks.ts';
 import type { Limits } from './limits.ts';
+import { REPLICATED_FIELDS } from './replicated-state.ts';
 import { LAYERS, SOURCES, type ReplicatedRecord } from './types.ts';
 
-/** The fields of a {@link ReplicatedRecord}, all required. */
-export const REPLICATED_FIELDS = ['id', 'content', 'source', 'layer', 'tags', 'metadata', 'importance', 'createdAt', 'updatedAt', 'expiresAt', 'version', 'mergedFrom'] as const;
 
 /**
  * Validates a record state that came from another replica. Unlike `remember`, nothing is
@@ -35,7 +34,11 @@ export function validateReplicated(value: unknown, limits: Limits): { ok: true; 
     expiresAt = typeof value.expiresAt === 'number' ? checkTime(value.expiresAt, 'expiresAt', issues) : undefined;
     if (value.expiresAt !== undefined && typeof value.expiresAt !== 'number') issues.add('expiresAt', 'must be epoch milliseconds or null');
   }
-  const mergedFrom = value.mergedFrom === undefined ? undefined : checkIdList(value.mergedFrom, 'mergedFrom', limits.maxIdLength, issues);
+  // Consolidation keeps a few ids per merge; a bound keeps a hostile replica from sending millions.
+  const maxMerged = limits.maxTags * 32;
+  let mergedFrom: string[] | undefined;
+  if (Array.isArray(value.mergedFrom) && value.mergedFrom.length > maxMerged) issues.add('mergedFrom', `must hold at most ${maxMerged} ids, got ${value.mergedFrom.length}`);
+  else if (value.mergedFrom !== undefined) mergedFrom = checkIdList(value.mergedFrom, 'mergedFrom', limits.maxIdLength, issues);
   const version = value.version;
   if (version !== undefined && !(typeof version === 'number' && Number.isSafeInteger(version) && version >= 1)) issues.add('version', 'must be a whole number, 1 or more');
   if (createdAt !== undefined && updatedAt !== undefined && updatedAt < createdAt) issues.add('updatedAt', 'must not be before createdAt');

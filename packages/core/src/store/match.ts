@@ -1,4 +1,5 @@
-import { canonicalJson, type PreparedFilter } from '../model/validate-filter.ts';
+import { canonicalJson } from '../model/canonical-json.ts';
+import type { PreparedFilter } from '../model/validate-filter.ts';
 import type { MemoryRecord } from '../model/types.ts';
 import { isExpired } from './row.ts';
 

@@ -5,7 +5,8 @@ import { invalidInput, type ItemFailure } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { ApplyReplicatedResult, MemoryRecord, ReplicatedRecord } from '../model/types.ts';
 import { changesText } from '../model/changes-text.ts';
-import { canonicalJson } from '../model/validate-filter.ts';
+import { canonicalJson } from '../model/canonical-json.ts';
+import { replicatedState } from '../model/replicated-state.ts';
 import { validateReplicated } from '../model/validate-replicated.ts';
 import { dropIndexSnapshots, type AuditRow } from '../store/database.ts';
 import { dropOrphanVectors } from '../store/delete-rows.ts';
@@ -112,11 +113,6 @@ export async function applyReplicated(ctx: VerbContext, namespace: unknown, chan
   );
 }
 
-/** The replicated fields of a stored record, for comparison and for sending. */
-export function replicatedState(record: MemoryRecord): ReplicatedRecord {
-  const { id, content, source, layer, tags, metadata, importance, createdAt, updatedAt, expiresAt, version, mergedFrom } = record;
-  return { id, content, source, layer, tags, metadata, importance, createdAt, updatedAt, expiresAt, version, mergedFrom };
-}
 
 function sameState(row: RecordRow, state: ReplicatedRecord): boolean {
   return canonicalJson(replicatedState(fromRow(row))) === canonicalJson(state);

@@ -2,7 +2,7 @@ import { contentHash } from '../model/content-hash.ts';
 import { ZeromemError, invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { MemoryRecord } from '../model/types.ts';
-import { canonicalJson } from '../model/validate-filter.ts';
+import { canonicalJson } from '../model/canonical-json.ts';
 import { validatePatch, type PreparedPatch } from '../model/validate-patch.ts';
 import { changesText } from '../model/changes-text.ts';
 import { dropIndexSnapshots } from '../store/database.ts';

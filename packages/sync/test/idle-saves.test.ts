@@ -1,0 +1,29 @@
+import { afterEach, expect, it } from 'vitest';
+import { Dexie, type ObservabilitySet } from 'dexie';
+import { namespaceKey } from '@zeromem/core';
+import { cleanup, device, testRelay, token } from './helpers.ts';
+
+const SHARED = { userId: 'alice', scope: 'idle' };
+
+afterEach(cleanup);
+
+it('an idle share writes nothing to its stored document', async () => {
+  const relay = await testRelay();
+  const rw = await token([namespaceKey(SHARED)]);
+  const laptop = await device('laptop');
+  const share = await laptop.share(SHARED, { url: relay.url, token: rw });
+  await share.synced;
+  await laptop.memory.remember({ namespace: SHARED, content: 'one note' });
+  await share.flush();
+  await share.flush(); // what the first write changed is stored
+
+  const writes: string[] = [];
+  const listener = (parts: ObservabilitySet) => writes.push(...Object.keys(parts).filter((part) => part.startsWith('idb://laptop-sync/')));
+  Dexie.on('storagemutated', listener);
+  try {
+    for (let i = 0; i < 10; i++) await share.flush(); // ten idle sync steps
+  } finally {
+    Dexie.on.storagemutated.unsubscribe(listener);
+  }
+  expect(writes).toEqual([]);
+});
