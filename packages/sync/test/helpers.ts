@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import WebSocket from 'ws';
-import { openMemory, replicatedState, type Embedder, type Memory, type OpenMemoryOptions, type Namespace, type ReplicatedRecord, type ZeromemError } from '@zeromem/core';
+import { namespaceKey, openMemory, replicatedState, type Embedder, type Memory, type OpenMemoryOptions, type Namespace, type ReplicatedRecord, type ZeromemError } from '@zeromem/core';
 import { issueToken, startRelay, type Access, type Relay } from '@zeromem/relay';
 import { shareNamespace, type ShareOptions, type SharedNamespace } from '../src/index.ts';
 
@@ -94,6 +94,21 @@ export async function device(name = 'device', factory = new IDBFactory(), embedd
       return share;
     },
   };
+}
+
+/**
+ * The common start of a two-device test: a relay, a read-write token for `namespace`, and
+ * devices `laptop` and `phone` sharing it as `a` and `b`, both synced.
+ */
+export async function twoSyncedDevices(namespace: Namespace) {
+  const relay = await testRelay();
+  const rw = await token([namespaceKey(namespace)]);
+  const laptop = await device('laptop');
+  const phone = await device('phone');
+  const a = await laptop.share(namespace, { url: relay.url, token: rw });
+  const b = await phone.share(namespace, { url: relay.url, token: rw });
+  await Promise.all([a.synced, b.synced]);
+  return { relay, rw, laptop, phone, a, b };
 }
 
 /** Every live record of the namespace as replicas must agree on it, sorted by id. */

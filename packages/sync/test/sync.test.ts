@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { IDBFactory } from 'fake-indexeddb';
 import { namespaceKey } from '@zeromem/core';
 import { hashingEmbedder } from '../../core/test/hashing-embedder.ts';
-import { cleanup, countingSocket, device, directoryContains, dumpAll, records, testRelay, token, until } from './helpers.ts';
+import { cleanup, countingSocket, device, directoryContains, dumpAll, records, testRelay, token, twoSyncedDevices, until } from './helpers.ts';
 
 const SHARED = { userId: 'alice', scope: 'shared' };
 const ROOM = namespaceKey(SHARED);
@@ -11,13 +11,7 @@ afterEach(cleanup);
 
 describe('shared namespaces through a real relay', () => {
   it('two replicas see each other’s writes, updates and forgets with the same ids, times and versions', async () => {
-    const relay = await testRelay();
-    const rw = await token([ROOM]);
-    const laptop = await device('laptop');
-    const phone = await device('phone');
-    const a = await laptop.share(SHARED, { url: relay.url, token: rw });
-    const b = await phone.share(SHARED, { url: relay.url, token: rw });
-    await Promise.all([a.synced, b.synced]);
+    const { laptop, phone } = await twoSyncedDevices(SHARED);
 
     const written = await laptop.memory.remember({ namespace: SHARED, content: 'Alice prefers green tea', tags: ['drinks'], metadata: { n: 1 } });
     await until(async () => (await phone.memory.get(SHARED, written.id)) !== undefined, 'the phone to see the write');
@@ -82,13 +76,7 @@ describe('shared namespaces through a real relay', () => {
   });
 
   it('merges offline edits of two replicas on reconnect', async () => {
-    const relay = await testRelay();
-    const rw = await token([ROOM]);
-    const laptop = await device('laptop');
-    const phone = await device('phone');
-    const a = await laptop.share(SHARED, { url: relay.url, token: rw });
-    const b = await phone.share(SHARED, { url: relay.url, token: rw });
-    await Promise.all([a.synced, b.synced]);
+    const { laptop, phone, a, b } = await twoSyncedDevices(SHARED);
     const both = await laptop.memory.remember({ namespace: SHARED, content: 'written while online' });
     await until(async () => (await phone.memory.get(SHARED, both.id)) !== undefined, 'the first write');
 
@@ -139,13 +127,7 @@ describe('shared namespaces through a real relay', () => {
   });
 
   it('a forget wins over an offline update of the same record, everywhere and in the relay’s storage', async () => {
-    const relay = await testRelay();
-    const rw = await token([ROOM]);
-    const laptop = await device('laptop');
-    const phone = await device('phone');
-    const a = await laptop.share(SHARED, { url: relay.url, token: rw });
-    const b = await phone.share(SHARED, { url: relay.url, token: rw });
-    await Promise.all([a.synced, b.synced]);
+    const { relay, laptop, phone, a, b } = await twoSyncedDevices(SHARED);
     const target = await laptop.memory.remember({ namespace: SHARED, content: 'ex-partner-3d8a phone number 0612' });
     await until(async () => (await phone.memory.get(SHARED, target.id)) !== undefined, 'the phone to get it');
 
@@ -169,13 +151,7 @@ describe('shared namespaces through a real relay', () => {
   });
 
   it('a forgotten custom id can be remembered again (a new incarnation)', async () => {
-    const relay = await testRelay();
-    const rw = await token([ROOM]);
-    const laptop = await device('laptop');
-    const phone = await device('phone');
-    const a = await laptop.share(SHARED, { url: relay.url, token: rw });
-    const b = await phone.share(SHARED, { url: relay.url, token: rw });
-    await Promise.all([a.synced, b.synced]);
+    const { laptop, phone, a, b } = await twoSyncedDevices(SHARED);
     const first = await laptop.memory.remember({ namespace: SHARED, id: 'WO-1', content: 'work order open', createdAt: Date.UTC(2026, 0, 1) });
     await until(async () => (await phone.memory.get(SHARED, 'WO-1')) !== undefined, 'the first incarnation');
     await phone.memory.forget(SHARED, 'WO-1');
