@@ -9,6 +9,7 @@ import { isNewer } from './newer-state.ts';
 import { listPeers, type Peer, type PeerState } from './peers.ts';
 import type { RecordCodec } from './record-codec.ts';
 import { RecordMap } from './record-map.ts';
+import { RoomKeyCheck } from './room-key-check.ts';
 
 /** Where a share stands. `failed` is final (see `error`); `closed` after `close()`. */
 export type ShareStatus = 'connecting' | 'connected' | 'offline' | 'failed' | 'closed';
@@ -61,7 +62,7 @@ export class SharedNamespace {
   readonly #doc = new Y.Doc({ gc: true });
   readonly #map: RecordMap;
   readonly #records: Y.Map<unknown>;
-  readonly #meta: Y.Map<unknown>;
+  readonly #keyCheck: RoomKeyCheck;
   #provider: WebsocketProvider | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
   /** The last audit seq whose change is in the document (or was applied from it). */
@@ -77,7 +78,6 @@ export class SharedNamespace {
   /** An overwrite since the last compaction changed content, tags or metadata (or was sealed). */
   #textOverwritten = false;
   #compactedAt = 0;
-  #keyReady = false;
   #relaySynced = false;
   #syncedDone = false;
   #resolveSynced!: () => void;
@@ -114,7 +114,7 @@ export class SharedNamespace {
     this.readOnly = readOnly;
     this.#map = new RecordMap(this.#doc, codec);
     this.#records = this.#map.records;
-    this.#meta = this.#doc.getMap('meta');
+    this.#keyCheck = new RoomKeyCheck(this.#doc, this.#records, codec, room, readOnly, LOCAL);
     this.synced = new Promise<void>((resolve, reject) => {
       this.#resolveSynced = resolve;
       this.#rejectSynced = reject;
@@ -176,10 +176,7 @@ export class SharedNamespace {
       for (const id of event.keysChanged) this.#dirty.add(id);
       void this.#schedule();
     });
-    this.#meta.observe(() => {
-      this.#keyReady = false; // check the key marker again: a concurrent first writer may have won
-      void this.#schedule();
-    });
+    this.#keyCheck.watch(() => void this.#schedule());
     // Writes of this process (and, in browsers, of other tabs) are seen at once through
     // Dexie's mutation event on core's audit table; the poll catches any other writer.
     Dexie.on('storagemutated', this.#onMutated);
@@ -299,38 +296,14 @@ export class SharedNamespace {
     await this.#store.compact(this.room, this.#doc);
   }
 
-  /** Encrypted rooms carry a key-check marker: nothing is read or written with a wrong key. */
+  /** Encrypted rooms carry a key-check marker (see {@link RoomKeyCheck}): fails the share on a wrong or missing key. */
   async #checkKey(): Promise<boolean> {
-    const marker = this.#meta.get('keyCheck');
-    if (!this.#codec.encrypted) {
-      if (marker !== undefined) {
-        this.#fail(new ZeromemError('DECRYPTION_FAILED', `Namespace ${this.room} is shared encrypted: pass its encryptionKey to shareNamespace().`));
-        return false;
-      }
-      return true;
-    }
-    if (this.#keyReady) return true;
-    if (marker !== undefined) {
-      try {
-        await this.#codec.verify(marker);
-      } catch {
-        this.#fail(new ZeromemError('DECRYPTION_FAILED', `The encryptionKey is not the key of namespace ${this.room}: nothing was read or written. Use the key the namespace was shared with.`));
-        return false;
-      }
-      this.#keyReady = true;
-      return true;
-    }
-    if (!this.#relaySynced) return false; // the room may already have a key: wait for the relay's state
-    if (this.#records.size > 0) {
-      this.#fail(new ZeromemError('DECRYPTION_FAILED', `Namespace ${this.room} is shared without encryption: share it without encryptionKey, or under another namespace.`));
+    const result = await this.#keyCheck.check(this.#relaySynced);
+    if (result instanceof ZeromemError) {
+      this.#fail(result);
       return false;
     }
-    if (!this.readOnly) {
-      const check = await this.#codec.keyCheck();
-      this.#doc.transact(() => this.#meta.set('keyCheck', check), LOCAL);
-    }
-    this.#keyReady = true;
-    return true;
+    return result;
   }
 
   /**
