@@ -10,6 +10,7 @@ import { listPeers, type Peer, type PeerState } from './peers.ts';
 import type { RecordCodec } from './record-codec.ts';
 import { RecordMap } from './record-map.ts';
 import { RoomKeyCheck } from './room-key-check.ts';
+import { ShareErrors } from './share-errors.ts';
 
 /** Where a share stands. `failed` is final (see `error`); `closed` after `close()`. */
 export type ShareStatus = 'connecting' | 'connected' | 'offline' | 'failed' | 'closed';
@@ -33,10 +34,6 @@ const COMPACT_TEXT_AFTER_MS = 1000;
 const COMPACT_AFTER = 500;
 /** Up to this many remote changes, local records are read one by one; beyond, the namespace is paged. */
 const LOCAL_READS = 200;
-/** Rejected remote records kept on `rejected`. */
-const KEEP_REJECTED = 100;
-/** Distinct reported errors remembered to report each once (oldest forgotten first). */
-const KEEP_REPORTED = 1000;
 
 /** An open share of a namespace (see `shareNamespace`): its sync state, its peers, and `close()`. */
 export class SharedNamespace {
@@ -90,8 +87,7 @@ export class SharedNamespace {
   #closing: Promise<void> | undefined;
   readonly #onClosed: () => void;
   #error: ZeromemError | undefined;
-  readonly #reported = new Set<string>();
-  readonly #rejected: ZeromemError[] = [];
+  readonly #errors: ShareErrors;
 
   /** @internal Use {@link shareNamespace}. */
   constructor(
@@ -105,6 +101,7 @@ export class SharedNamespace {
     onClosed: () => void,
   ) {
     this.#onClosed = onClosed;
+    this.#errors = new ShareErrors(opts.onError);
     this.#memory = memory;
     this.namespace = namespace;
     this.room = room;
@@ -133,7 +130,7 @@ export class SharedNamespace {
    * so one bad record from a broken or hostile peer never throws.
    */
   get rejected(): readonly ZeromemError[] {
-    return this.#rejected;
+    return this.#errors.rejected;
   }
 
   /** Why the share failed, when `status` is `failed`. */
@@ -205,13 +202,13 @@ export class SharedNamespace {
         void this.#schedule();
       },
       refused: (err) => this.#fail(err),
-      tooLarge: (err) => this.#report(err),
+      tooLarge: (err) => this.#errors.report(err),
       unreachable: (err) => {
         // Not final: a relay that is only down may come back, and the share then syncs (see `status`).
         if (this.#syncedDone) return;
         this.#syncedDone = true;
         this.#rejectSynced(err);
-        this.#report(err);
+        this.#errors.report(err);
       },
     });
   }
@@ -263,7 +260,7 @@ export class SharedNamespace {
       this.#queued = undefined;
       return this.#step();
     });
-    this.#chain = run.catch((err: unknown) => this.#report(err as ZeromemError));
+    this.#chain = run.catch((err: unknown) => this.#errors.report(err as ZeromemError));
     this.#queued = this.#chain;
     return this.#chain;
   }
@@ -324,7 +321,7 @@ export class SharedNamespace {
       const ids = [...new Set(entries.filter((entry) => !entry.replicated && entry.op !== 'retier').map((entry) => entry.id))];
       if (this.readOnly) {
         for (const id of ids) {
-          this.#report(new ZeromemError('UNAUTHORIZED', `Memory "${id}" of namespace ${this.room} was changed on a read-only replica: the change stays on this device and is not shared.`));
+          this.#errors.report(new ZeromemError('UNAUTHORIZED', `Memory "${id}" of namespace ${this.room} was changed on a read-only replica: the change stays on this device and is not shared.`));
         }
       } else if (ids.length) {
         // An id from another replica may be invalid: applyReplicated reports it, here it has no local record.
@@ -387,7 +384,7 @@ export class SharedNamespace {
           changes.push(change);
           changeIds.push(id);
         } catch (err) {
-          this.#reject(err as ZeromemError);
+          this.#errors.reject(err as ZeromemError);
         }
       }
       let result: ApplyReplicatedResult;
@@ -404,7 +401,7 @@ export class SharedNamespace {
         continue;
       }
       for (const failure of result.rejected) {
-        this.#reject(
+        this.#errors.reject(
           new ZeromemError('INVALID_INPUT', `Memory "${changeIds[failure.index]}" from another replica of ${this.room} is invalid and was not stored.`, { issues: failure.issues }),
         );
       }
@@ -461,7 +458,7 @@ export class SharedNamespace {
         // Store it all again on the next step: the cursor, and the whole document by compaction.
         this.#savedCursor = undefined;
         this.#needsCompaction = true;
-        this.#report(new ZeromemError('STORAGE_FAILED', `Storing the shared document of ${this.room} failed.`, { cause: err }));
+        this.#errors.report(new ZeromemError('STORAGE_FAILED', `Storing the shared document of ${this.room} failed.`, { cause: err }));
       });
   }
 
@@ -473,29 +470,7 @@ export class SharedNamespace {
     Dexie.on.storagemutated.unsubscribe(this.#onMutated);
     this.#provider?.disconnect();
     this.#rejectSynced(err);
-    this.#report(err);
-  }
-
-  /** A record from another replica that this one cannot store: kept on `rejected`, reported when someone listens. */
-  #reject(err: ZeromemError): void {
-    if (!(err instanceof ZeromemError)) return this.#report(err); // not about the record: a real failure
-    this.#rejected.push(err);
-    if (this.#rejected.length > KEEP_REJECTED) this.#rejected.shift();
-    this.#opts.onError?.(err);
-  }
-
-  #report(err: ZeromemError): void {
-    if (err.code === 'CLOSED') return; // the memory was closed under the share: nothing left to do
-    const key = `${err.code}:${err.message}`;
-    // A refused id, or a size limit the relay hits on every reconnect, is reported once.
-    if ((err.code === 'UNAUTHORIZED' || err.code === 'QUOTA_EXCEEDED') && this.#reported.has(key)) return;
-    this.#reported.add(key);
-    if (this.#reported.size > KEEP_REPORTED) this.#reported.delete(this.#reported.values().next().value!);
-    if (this.#opts.onError) this.#opts.onError(err);
-    else
-      setTimeout(() => {
-        throw err; // nobody listens: surface it rather than lose it
-      });
+    this.#errors.report(err);
   }
 }
 
