@@ -11,6 +11,7 @@ import type { RecordCodec } from './record-codec.ts';
 import { RecordMap } from './record-map.ts';
 import { RoomKeyCheck } from './room-key-check.ts';
 import { ShareErrors } from './share-errors.ts';
+import { StoredDoc } from './stored-doc.ts';
 
 /** Where a share stands. `failed` is final (see `error`); `closed` after `close()`. */
 export type ShareStatus = 'connecting' | 'connected' | 'offline' | 'failed' | 'closed';
@@ -26,12 +27,6 @@ const BATCH = 250;
  * limit, leaving room for Yjs' encoding. A single larger record goes alone.
  */
 const MAX_UPDATE_BYTES = 512 * 1024;
-/** Overwritten record values before the stored document is folded (a forget folds it at once). */
-const COMPACT_AFTER_OVERWRITES = 100;
-/** An overwrite that changed text folds the stored document this soon (at most this often). */
-const COMPACT_TEXT_AFTER_MS = 1000;
-/** Stored updates of a room before they are folded into one. */
-const COMPACT_AFTER = 500;
 /** Up to this many remote changes, local records are read one by one; beyond, the namespace is paged. */
 const LOCAL_READS = 200;
 
@@ -56,6 +51,7 @@ export class SharedNamespace {
   readonly #opts: ShareOptions;
   readonly #codec: RecordCodec;
   readonly #store: DocStore;
+  readonly #stored: StoredDoc;
   readonly #doc = new Y.Doc({ gc: true });
   readonly #map: RecordMap;
   readonly #records: Y.Map<unknown>;
@@ -64,25 +60,15 @@ export class SharedNamespace {
   #timer: ReturnType<typeof setInterval> | undefined;
   /** The last audit seq whose change is in the document (or was applied from it). */
   #cursor = 0;
-  /** The cursor last handed to the store: an idle step does not write it again. */
-  #savedCursor: number | undefined;
   /** Record ids the document changed remotely and the store has not caught up with. */
   readonly #dirty = new Set<string>();
   #fullReconcile = false;
-  #needsCompaction = false;
-  /** Overwritten record values since the last compaction. */
-  #overwrites = 0;
-  /** An overwrite since the last compaction changed content, tags or metadata (or was sealed). */
-  #textOverwritten = false;
-  #compactedAt = 0;
   #relaySynced = false;
   #syncedDone = false;
   #resolveSynced!: () => void;
   #rejectSynced!: (err: ZeromemError) => void;
   #chain: Promise<void> = Promise.resolve();
   #queued: Promise<void> | undefined;
-  #persist: Promise<void> = Promise.resolve();
-  readonly #unsaved: Uint8Array[] = [];
   #status: ShareStatus = 'connecting';
   #closing: Promise<void> | undefined;
   readonly #onClosed: () => void;
@@ -108,6 +94,7 @@ export class SharedNamespace {
     this.#opts = opts;
     this.#codec = codec;
     this.#store = store;
+    this.#stored = new StoredDoc(store, room, this.#doc, (err) => this.#errors.report(err));
     this.readOnly = readOnly;
     this.#map = new RecordMap(this.#doc, codec);
     this.#records = this.#map.records;
@@ -140,10 +127,9 @@ export class SharedNamespace {
 
   /** @internal Loads the stored document, connects, and starts sharing (offline changes once in sync). */
   async start(): Promise<void> {
-    const loaded = await this.#store.load(this.room, this.#doc, LOAD);
-    this.#cursor = loaded.cursor ?? 0;
-    this.#savedCursor = loaded.cursor;
-    if (loaded.cursor !== undefined) {
+    const storedCursor = await this.#stored.load(LOAD);
+    this.#cursor = storedCursor ?? 0;
+    if (storedCursor !== undefined) {
       // A crash may have come between storing a remote change and applying it: compare all,
       // forgotten ids too (on read-only replicas as well: they apply forgets like any other).
       for (const id of this.#records.keys()) this.#dirty.add(id);
@@ -152,17 +138,14 @@ export class SharedNamespace {
     }
     this.#doc.on('update', (update: Uint8Array, origin: unknown) => {
       if (origin === LOAD) return;
-      this.#unsaved.push(update);
-      this.#save(undefined);
+      this.#stored.updated(update);
+      this.#stored.save(undefined);
     });
     this.#records.observe((event, transaction) => {
       for (const [id, change] of event.changes.keys) {
         // A forget's content must leave the stored document now; an overwritten text soon; other overwrites may wait.
-        if (change.action === 'delete') this.#needsCompaction = true;
-        else if (change.action === 'update') {
-          if (++this.#overwrites >= COMPACT_AFTER_OVERWRITES) this.#needsCompaction = true;
-          if (changesText(change.oldValue, this.#records.get(id))) this.#textOverwritten = true;
-        }
+        if (change.action === 'delete') this.#stored.deleted();
+        else if (change.action === 'update') this.#stored.overwritten(changesText(change.oldValue, this.#records.get(id)));
       }
       if (transaction.origin === LOCAL) return;
       for (const id of event.keysChanged) this.#dirty.add(id);
@@ -246,8 +229,8 @@ export class SharedNamespace {
     this.#status = 'closed'; // steps scheduled from now on do nothing
     this.#provider?.destroy(); // no remote update arrives after this
     await this.#chain; // a step already running finishes
-    await this.#persist; // and what it changed is stored
-    if (this.#overwrites > 0 || this.#needsCompaction) await this.#compact(); // no old version outlives the session
+    await this.#stored.stored(); // and what it changed is stored
+    await this.#stored.compactIfOverwritten(); // no old version outlives the session
     this.#doc.destroy();
     this.#store.close();
     this.#onClosed();
@@ -268,7 +251,7 @@ export class SharedNamespace {
   async #step(): Promise<void> {
     if (this.#status === 'closed' || this.#status === 'failed') return;
     const relaySynced = this.#relaySynced;
-    await this.#persist;
+    await this.#stored.stored();
     if (!(await this.#checkKey())) return;
     await this.#shareLocal();
     if (this.#fullReconcile) {
@@ -276,21 +259,13 @@ export class SharedNamespace {
       await this.#markUnshared();
     }
     await this.#applyRemote();
-    this.#save(this.#cursor);
-    await this.#persist;
-    if (this.#needsCompaction || (this.#textOverwritten && Date.now() - this.#compactedAt >= COMPACT_TEXT_AFTER_MS)) await this.#compact();
+    this.#stored.save(this.#cursor);
+    await this.#stored.stored();
+    await this.#stored.compactIfDue();
     if (relaySynced && !this.#syncedDone) {
       this.#syncedDone = true;
       this.#resolveSynced();
     }
-  }
-
-  async #compact(): Promise<void> {
-    this.#needsCompaction = false;
-    this.#textOverwritten = false;
-    this.#overwrites = 0;
-    this.#compactedAt = Date.now();
-    await this.#store.compact(this.room, this.#doc);
   }
 
   /** Encrypted rooms carry a key-check marker (see {@link RoomKeyCheck}): fails the share on a wrong or missing key. */
@@ -325,8 +300,8 @@ export class SharedNamespace {
         }
       } else if (ids.length) {
         // An id from another replica may be invalid: applyReplicated reports it, here it has no local record.
-      const read = (id: string) => this.#memory.get(this.namespace, id, { rewarm: false }).catch((err: ZeromemError) => (err.code === 'INVALID_INPUT' ? undefined : Promise.reject(err)));
-      const records = await Promise.all(ids.map(read));
+        const read = (id: string) => this.#memory.get(this.namespace, id, { rewarm: false }).catch((err: ZeromemError) => (err.code === 'INVALID_INPUT' ? undefined : Promise.reject(err)));
+        const records = await Promise.all(ids.map(read));
         const plans = await Promise.all(ids.map((id, i) => this.#map.planLocal(id, records[i])));
         plans.forEach((plan, i) => {
           // Forgotten elsewhere, or changed later elsewhere: this replica takes the document's state.
@@ -335,7 +310,7 @@ export class SharedNamespace {
         this.#sendInParts(plans.flatMap((plan) => (plan.kind === 'change' ? [plan] : [])));
       }
       this.#cursor = entries[entries.length - 1]!.seq;
-      this.#save(this.#cursor);
+      this.#stored.save(this.#cursor);
     }
   }
 
@@ -444,24 +419,6 @@ export class SharedNamespace {
   }
 
   /** Stores the updates made since the last save (and the cursor), in order, off the caller's path. */
-  #save(cursor: number | undefined): void {
-    const updates = this.#unsaved.splice(0);
-    if (cursor === this.#savedCursor) cursor = undefined;
-    if (updates.length === 0 && cursor === undefined) return;
-    if (cursor !== undefined) this.#savedCursor = cursor;
-    this.#persist = this.#persist
-      .then(() => this.#store.append(this.room, updates, cursor))
-      .then((stored) => {
-        if (stored > COMPACT_AFTER) this.#needsCompaction = true;
-      })
-      .catch((err: unknown) => {
-        // Store it all again on the next step: the cursor, and the whole document by compaction.
-        this.#savedCursor = undefined;
-        this.#needsCompaction = true;
-        this.#errors.report(new ZeromemError('STORAGE_FAILED', `Storing the shared document of ${this.room} failed.`, { cause: err }));
-      });
-  }
-
   #fail(err: ZeromemError): void {
     if (this.#status === 'failed' || this.#status === 'closed') return;
     this.#status = 'failed';
