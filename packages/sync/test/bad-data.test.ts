@@ -10,6 +10,17 @@ const ROOM = namespaceKey(SHARED);
 
 afterEach(cleanup);
 
+/** A valid record state as a replica writes it into the shared document. */
+const good = { content: 'valid fact', source: 'user', layer: 'long_term', tags: [], metadata: {}, importance: 0.5, createdAt: 1, updatedAt: 2, expiresAt: null, version: 1, mergedFrom: [] };
+
+/** A hostile or broken replica speaking plain Yjs to the relay, synced. */
+async function hostilePeer(url: string, authToken: string) {
+  const doc = new Y.Doc();
+  const provider = new WebsocketProvider(url, encodeURIComponent(ROOM), doc, { WebSocketPolyfill: WebSocket as never, params: { token: authToken }, disableBc: true });
+  await new Promise<void>((resolve) => provider.once('sync', () => resolve()));
+  return { doc, provider, map: doc.getMap('records') };
+}
+
 describe('data from another replica', () => {
   it('reports records that fail validation, writes none of them, and applies the valid ones', async () => {
     const relay = await testRelay();
@@ -18,13 +29,8 @@ describe('data from another replica', () => {
     const share = await phone.share(SHARED, { url: relay.url, token: rw });
     await share.synced;
 
-    // A hostile or broken replica speaking plain Yjs.
-    const doc = new Y.Doc();
-    const provider = new WebsocketProvider(relay.url, encodeURIComponent(ROOM), doc, { WebSocketPolyfill: WebSocket as never, params: { token: rw }, disableBc: true });
+    const { doc, provider, map } = await hostilePeer(relay.url, rw);
     try {
-      await new Promise<void>((resolve) => provider.once('sync', () => resolve()));
-      const good = { content: 'valid fact', source: 'user', layer: 'long_term', tags: [], metadata: {}, importance: 0.5, createdAt: 1, updatedAt: 2, expiresAt: null, version: 1, mergedFrom: [] };
-      const map = doc.getMap('records');
       doc.transact(() => {
         map.set('good-1', good);
         map.set('bad-content', { ...good, content: '' });
@@ -49,12 +55,8 @@ describe('data from another replica', () => {
     const phone = await device('phone');
     const share = await phone.share(SHARED, { url: relay.url, token: rw, onError: undefined });
     await share.synced;
-    const doc = new Y.Doc();
-    const provider = new WebsocketProvider(relay.url, encodeURIComponent(ROOM), doc, { WebSocketPolyfill: WebSocket as never, params: { token: rw }, disableBc: true });
+    const { doc, provider, map } = await hostilePeer(relay.url, rw);
     try {
-      await new Promise<void>((resolve) => provider.once('sync', () => resolve()));
-      const good = { content: 'valid fact', source: 'user', layer: 'long_term', tags: [], metadata: {}, importance: 0.5, createdAt: 1, updatedAt: 2, expiresAt: null, version: 1, mergedFrom: [] };
-      const map = doc.getMap('records');
       doc.transact(() => {
         map.set('good-1', good);
         for (let i = 0; i < 120; i++) map.set(`bad-${i}`, { ...good, content: '' });
