@@ -370,7 +370,7 @@ export class Memory {
    * @throws ZeromemError INVALID_INPUT, NAMESPACE_REQUIRED
    */
   session(options: SessionOptions): Session {
-    return new Session(this, () => this.tokenizer(), options, this.#ctx.limits);
+    return new Session(this, () => this.tokenizer(), options, this.#ctx.limits, this.#ctx.clock.now());
   }
 
   /** The tokenizer contexts are counted with (the one passed to openMemory, or o200k_base). */

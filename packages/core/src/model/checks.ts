@@ -1,3 +1,4 @@
+import { parseDuration } from './duration.ts';
 import type { InputIssue } from './errors.ts';
 import type { JsonObject, JsonValue, TimeInput } from './types.ts';
 import { isWellFormedText, utf8ByteLength } from './utf8.ts';
@@ -150,6 +151,24 @@ export function checkTime(value: unknown, path: string, issues: IssueList): numb
     return undefined;
   }
   return time;
+}
+
+/**
+ * The expiry a `ttl` gives when counted from `anchor`: a positive duration (ms or a string
+ * like `"2d"`) whose end is a time {@link checkTime} accepts, so that every path that
+ * reads stored times back (export/import, replication) accepts the expiry too.
+ */
+export function checkTtl(value: unknown, anchor: number, path: string, issues: IssueList): number | undefined {
+  const ttl = parseDuration(value);
+  if (ttl === undefined) {
+    issues.add(path, `must be a positive duration in milliseconds or like "30m", "2d", "1h30m", got ${describe(value)}`);
+    return undefined;
+  }
+  if (anchor + ttl > MAX_TIME) {
+    issues.add(path, `must end by ${new Date(MAX_TIME).toISOString()} (the latest time a Date holds), got ${describe(value)}; leave the expiry out for a memory that never expires`);
+    return undefined;
+  }
+  return anchor + ttl;
 }
 
 /**
