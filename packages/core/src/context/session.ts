@@ -1,6 +1,7 @@
 import { IssueList, checkEnum, checkKnownKeys, checkName, checkTtl, describe, isPlainObject } from '../model/checks.ts';
 import { ZeromemError, invalidInput } from '../model/errors.ts';
 import type { Limits } from '../model/limits.ts';
+import { readInputs } from '../model/read-input.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { Duration, ListOptions, ListPage, MemoryRecord, Namespace, RememberInput, RememberResult, UpdatePatch } from '../model/types.ts';
 import type { ConversationTurn } from '../model/validate-recall.ts';
@@ -122,6 +123,7 @@ export class Session {
    * @throws ZeromemError INVALID_INPUT, CLOSED after `end()`
    */
   async addTurn(role: ConversationTurn['role'], content: string, options: TurnOptions = {}): Promise<MemoryRecord> {
+    [role, content, options] = readInputs(role, content, options);
     this.#open();
     const issues = new IssueList();
     const source = checkEnum(role, ROLES, 'role', issues);
@@ -157,6 +159,7 @@ export class Session {
    * @throws ZeromemError INVALID_INPUT, CLOSED after `end()`
    */
   context(query?: string | ConversationTurn[], options: Omit<BuildContextOptions, 'namespace' | 'query' | 'sessionId'> = {}): Promise<BuiltContext> {
+    [query, options] = readInputs(query, options);
     this.#open();
     return this.#memory.buildContext({
       ...this.#defaults,
@@ -176,6 +179,7 @@ export class Session {
    * @throws ZeromemError INVALID_INPUT (an LLM step asked for without a hook that has it), CLOSED when already ended
    */
   async end(options: { extractFacts?: boolean; summarize?: boolean } = {}): Promise<SessionEndReport> {
+    [options] = readInputs(options);
     this.#open();
     const issues = new IssueList();
     if (!isPlainObject(options)) issues.add('', `must be an object like { extractFacts, summarize }, got ${describe(options)}`);

@@ -1,5 +1,6 @@
 import { parseDuration } from './duration.ts';
 import type { InputIssue } from './errors.ts';
+import { UnreadableInput } from './read-input.ts';
 import type { JsonObject, JsonValue, TimeInput } from './types.ts';
 import { isWellFormedText, utf8ByteLength } from './utf8.ts';
 
@@ -286,6 +287,7 @@ function copyJson(
 export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
+  if (value instanceof UnreadableInput) return value.reason;
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'an invalid Date' : 'a Date';
   switch (typeof value) {
     case 'string':
