@@ -57,6 +57,7 @@ import type { ContextSource } from './context/source.ts';
 import { countAccess } from './verbs/count-access.ts';
 import { createTokenizer, isTokenizer, type Tokenizer } from './context/tokenizer.ts';
 import { clearCountCache } from './context/count-cache.ts';
+import { HistoryCounts } from './context/history-counts.ts';
 import { consolidate, type ConsolidateResult } from './lifecycle/consolidate.ts';
 import type { LifecycleContext } from './lifecycle/lifecycle-context.ts';
 import { markUsed } from './lifecycle/mark-used.ts';
@@ -67,7 +68,7 @@ import { checkLifecycle, type LifecycleOptions } from './lifecycle/policy.ts';
 import { retier, type RetierResult } from './lifecycle/retier.ts';
 import { rewarmHits, rewarmRead } from './lifecycle/rewarm.ts';
 import { namespaceKey, requireNamespace } from './model/namespace.ts';
-import { memoryInternals } from './internals.ts';
+import { historyInternals, memoryInternals } from './internals.ts';
 
 /** Options of {@link openMemory}. Everything is optional. */
 export interface OpenMemoryOptions extends DatabaseOptions {
@@ -219,6 +220,7 @@ export class Memory {
   /** The search for stored memories without a vector, started by the constructor. */
   readonly #backfill: Promise<void> = Promise.resolve();
   #tokenizer: Promise<Tokenizer> | undefined;
+  readonly #history: HistoryCounts;
   #closed = false;
 
   /** @internal Use {@link openMemory}. */
@@ -262,6 +264,8 @@ export class Memory {
     }
     this.#ctx = { ...ctx, indexes, embedder, access: new AccessTracker(ctx.db, report), lifecycle: options.lifecycle };
     memoryInternals.set(this, this.#ctx);
+    this.#history = new HistoryCounts(ctx.db, ctx.clock);
+    historyInternals.set(this, this.#history);
     if (options.sweepEveryMs !== undefined) {
       this.#timer = setInterval(() => void this.sweep().catch(report), options.sweepEveryMs);
       // Node: a sweep timer must not keep the process alive on its own.
@@ -371,8 +375,10 @@ export class Memory {
       recall: (namespace, query, recallOptions) => this.recall(namespace, query, recallOptions),
       list: (namespace, listOptions) => this.list(namespace, listOptions),
       countAccess: (namespace, ids) => countAccess(this.#ctx, namespace, ids),
+      history: (namespace) => this.#history.read(namespaceKey(namespace), tokenizer),
     };
-    return buildContext(source, await this.tokenizer(), options, this.#ctx.limits);
+    const tokenizer = await this.tokenizer();
+    return buildContext(source, tokenizer, options, this.#ctx.limits);
   }
 
   /**
@@ -467,6 +473,7 @@ export class Memory {
     this.#queue?.drop(matches);
     const tokenizer = await this.#tokenizer?.catch(() => undefined); // one that failed to load counted nothing
     if (tokenizer) clearCountCache(tokenizer);
+    await this.#history.purge(matches);
     for (const key of this.#ctx.indexes.loadedKeys().filter((key) => matches(key))) await this.#ctx.indexes.ready(key);
   }
 
