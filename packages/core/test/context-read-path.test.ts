@@ -1,7 +1,9 @@
 import { IDBCursor, IDBIndex, IDBObjectStore } from 'fake-indexeddb';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTokenizer, openMemory, type Layer, type Memory, type MemoryRecord, type Namespace, type Tokenizer } from '../src/index.ts';
+import { createTokenizer, namespaceKey, openMemory, type Layer, type Memory, type MemoryRecord, type Namespace, type Tokenizer } from '../src/index.ts';
+import { HistoryCounts } from '../src/context/history-counts.ts';
+import { memoryInternals } from '../src/internals.ts';
 import { fakeClock, fcSeed, openTestMemory } from './helpers.ts';
 
 /**
@@ -79,6 +81,21 @@ describe('the context read path reads by index, not the whole namespace', () => 
     expect(second!.report.fullHistoryTokens).toBe(first.report.fullHistoryTokens! + tokenizer.count('assistant: Please try another cable\n'));
     expect(second!.report.fullHistoryTokens).toBe(await independentFullHistory(memory, tokenizer, ns, 's1'));
   }, 120_000);
+});
+
+describe('the full-history counts are bounded', () => {
+  it('beyond the bound the least recently read namespaces are dropped, and counted again when read again', async () => {
+    const t = await openTestMemory();
+    const namespaces = ['a', 'b', 'c'].map((userId) => ({ userId }));
+    for (const namespace of namespaces) await t.memory.remember({ namespace, content: `Prefers phone calls (${namespace.userId})` });
+    const counts = new HistoryCounts(memoryInternals.get(t.memory)!.db, t.clock, 2);
+    const tokenizer = await t.memory.tokenizer();
+    const tallies = [];
+    for (const namespace of namespaces) tallies.push((await counts.read(namespaceKey(namespace), tokenizer))('long_term'));
+    expect([...(await counts.countedIds()).keys()]).toEqual(['u=b', 'u=c']);
+    expect((await counts.read('u=a', tokenizer))('long_term')).toEqual(tallies[0]);
+    expect(tallies.map((tally) => tally.items)).toEqual([1, 1, 1]);
+  });
 });
 
 /** The full-history figure counted from scratch: every live record of each layer, one line each, with its header. */

@@ -25,6 +25,8 @@ interface Entry {
 
 /** Audit entries after which reading the whole namespace again is cheaper than re-reading each changed record. */
 const REBUILD_AFTER = 2000;
+/** Records counted over all namespaces kept (as the search indexes are bounded): the least recently read namespaces go beyond it. */
+const MAX_ENTRIES = 250_000;
 
 /** One namespace's counts, up to an audit seq and a clock time. */
 class NamespaceCounts {
@@ -85,11 +87,17 @@ export class HistoryCounts {
   readonly #db: MemoryDatabase;
   readonly #clock: Clock;
   #tokenizer: Tokenizer | undefined;
+  /** In order of last use, oldest first. */
   readonly #namespaces = new Map<string, Promise<NamespaceCounts>>();
+  /** Entries per namespace as of its last catch-up, for the bound. */
+  readonly #sizes = new Map<string, number>();
 
-  constructor(db: MemoryDatabase, clock: Clock) {
+  readonly #maxEntries: number;
+
+  constructor(db: MemoryDatabase, clock: Clock, maxEntries = MAX_ENTRIES) {
     this.#db = db;
     this.#clock = clock;
+    this.#maxEntries = maxEntries;
   }
 
   /**
@@ -99,13 +107,16 @@ export class HistoryCounts {
   async read(namespaceKey: string, tokenizer: Tokenizer): Promise<(layer: Layer, sessionId?: string) => HistoryTally> {
     if (tokenizer !== this.#tokenizer) {
       this.#namespaces.clear();
+      this.#sizes.clear();
       this.#tokenizer = tokenizer;
     }
     // One catch-up at a time per namespace: two interleaved ones could apply an older state last.
     const previous = this.#namespaces.get(namespaceKey);
     const next = (async () => this.#catchUp(namespaceKey, previous ? await previous.catch(() => undefined) : undefined, tokenizer))();
+    this.#namespaces.delete(namespaceKey); // re-inserted last: the most recently used
     this.#namespaces.set(namespaceKey, next);
     const counts = await next;
+    this.#bound(namespaceKey, counts.entries.size);
     const tallies = new Map([...counts.tallies].map(([key, tally]) => [key, { ...tally }]));
     return (layer, sessionId) => tallies.get(layer === 'session' && sessionId !== undefined ? `session\u0000${sessionId}` : layer) ?? { tokens: 0, items: 0 };
   }
@@ -124,6 +135,19 @@ export class HistoryCounts {
         counts.set(id, undefined);
         counts.dirty.add(id);
       }
+    }
+  }
+
+  /** Drops the least recently read namespaces while the entries kept exceed the bound (never the one just read). */
+  #bound(namespaceKey: string, size: number): void {
+    this.#sizes.set(namespaceKey, size);
+    let total = 0;
+    for (const entries of this.#sizes.values()) total += entries;
+    for (const key of this.#namespaces.keys()) {
+      if (total <= this.#maxEntries || key === namespaceKey) break;
+      total -= this.#sizes.get(key) ?? 0;
+      this.#namespaces.delete(key);
+      this.#sizes.delete(key);
     }
   }
 

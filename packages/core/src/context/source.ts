@@ -5,7 +5,8 @@ import type { HistoryTally } from './history-counts.ts';
 
 /**
  * What context assembly reads through: two public verbs of Memory, so a context holds
- * nothing a caller could not read, and the access count of the memories it keeps.
+ * nothing a caller could not read; the full-history tallies (numbers); and the access
+ * count of the memories it keeps.
  */
 export interface ContextSource {
   recall(
