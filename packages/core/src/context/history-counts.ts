@@ -25,6 +25,8 @@ interface Entry {
 
 /** Audit entries after which reading the whole namespace again is cheaper than re-reading each changed record. */
 const REBUILD_AFTER = 2000;
+/** Rows read per request when counting a namespace from the store. */
+const BUILD_PAGE = 2000;
 /** Records counted over all namespaces kept (as the search indexes are bounded): the least recently read namespaces go beyond it. */
 const MAX_ENTRIES = 250_000;
 
@@ -177,13 +179,17 @@ export class HistoryCounts {
     await withStorage(() =>
       db.transaction('r', db.records, db.audit, async () => {
         counts.lastSeq = (await db.audit.where('[ns+seq]').between([ns, Dexie.minKey], [ns, Dexie.maxKey]).last())?.seq ?? 0;
-        await db.records
-          .where('[ns+id]')
-          .between([ns, Dexie.minKey], [ns, Dexie.maxKey])
-          .each((row) => {
+        // Pages by primary key (one getAll each), not a cursor: a cursor step per row is slow in fake-indexeddb.
+        let after: string | undefined;
+        for (;;) {
+          const rows = await db.records.where('[ns+id]').between([ns, after ?? Dexie.minKey], [ns, Dexie.maxKey], after === undefined, true).limit(BUILD_PAGE).toArray();
+          for (const row of rows) {
             const entry = entryOf(row, now, tokenizer);
             if (entry) counts.set(row.id, entry);
-          });
+          }
+          if (rows.length < BUILD_PAGE) break;
+          after = rows[rows.length - 1]!.id;
+        }
       }),
     );
     counts.expire(now);

@@ -25,7 +25,7 @@ const MAX_NODES = 1 << 24;
  * (a clock, an embedder, an IndexedDB factory): they are kept as given, unread.
  */
 export function readInput<T>(value: T, byReference: readonly string[] = []): T {
-  return copy(value, { nodes: MAX_NODES, copies: new Map() }, byReference) as T;
+  return copy(value, { nodes: MAX_NODES, ancestors: [] }, byReference) as T;
 }
 
 /** {@link readInput} for each argument of a call. */
@@ -42,30 +42,32 @@ export function probe(check: () => boolean): boolean {
   }
 }
 
-/** The walk's state: what is left of the node budget, and each object's copy (a cycle or a shared part stays one in the copy). */
+/** The walk's state: what is left of the node budget, and the objects being copied (a cycle is cut where it closes). */
 interface Walk {
   nodes: number;
-  copies: Map<object, unknown>;
+  ancestors: object[];
 }
+
+const ACCESSOR = 'a getter or setter (only data properties are read)';
 
 function copy(value: unknown, walk: Walk, byReference: readonly string[]): unknown {
   if (typeof value !== 'object' || value === null) return value;
-  if (walk.copies.has(value)) return walk.copies.get(value);
+  if (walk.ancestors.includes(value)) return new UnreadableInput('a cycle (an object that contains itself)');
   if (--walk.nodes < 0) return new UnreadableInput('an input too large to read');
+  walk.ancestors.push(value);
   try {
     if (Array.isArray(value)) return copyArray(value, walk);
     const proto: unknown = Object.getPrototypeOf(value);
     // Date.prototype.getTime throws for anything that is not a real Date (a Proxy of one, too).
     if (proto === Date.prototype) return new Date(Date.prototype.getTime.call(value));
     if (proto !== Object.prototype && proto !== null) return value;
-    const out = Object.create(proto) as Record<PropertyKey, unknown>;
-    walk.copies.set(value, out);
+    const out = (proto === null ? Object.create(null) : {}) as Record<PropertyKey, unknown>;
     for (const key of Reflect.ownKeys(value)) {
       if (--walk.nodes < 0) return new UnreadableInput('an input too large to read');
       const descriptor = Object.getOwnPropertyDescriptor(value, key);
       if (!descriptor) continue; // a Proxy listed a key it does not have
       const item = !('value' in descriptor)
-        ? new UnreadableInput('a getter or setter (only data properties are read)')
+        ? new UnreadableInput(ACCESSOR)
         : typeof key === 'string' && byReference.includes(key)
           ? descriptor.value
           : copy(descriptor.value, walk, []);
@@ -76,6 +78,8 @@ function copy(value: unknown, walk: Walk, byReference: readonly string[]): unkno
     return out;
   } catch (err) {
     return new UnreadableInput(`an object that throws when read (${err instanceof Error ? err.message : String(err)})`);
+  } finally {
+    walk.ancestors.pop();
   }
 }
 
@@ -84,11 +88,10 @@ function copyArray(value: unknown[], walk: Walk): unknown {
   if (!(Number.isSafeInteger(length) && length >= 0) || length > walk.nodes) return new UnreadableInput('an array too long to read');
   walk.nodes -= length;
   const out: unknown[] = new Array(length);
-  walk.copies.set(value, out);
   for (let i = 0; i < length; i++) {
     const descriptor = Object.getOwnPropertyDescriptor(value, i);
     if (!descriptor) continue; // a hole stays a hole
-    out[i] = 'value' in descriptor ? copy(descriptor.value, walk, []) : new UnreadableInput('a getter or setter (only data properties are read)');
+    out[i] = 'value' in descriptor ? copy(descriptor.value, walk, []) : new UnreadableInput(ACCESSOR);
   }
   return out;
 }
