@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { ZeromemError, replicatedState, type Namespace, type RememberInput } from '../src/index.ts';
+import { ZeromemError, type MemoryRecord, type Namespace, type RememberInput } from '../src/index.ts';
+import { replicaOf, replicatedState } from '../src/internal.ts';
 import { expectCode, fakeClock, fcSeed, openTestMemory } from './helpers.ts';
 
 /** The latest instant a JS Date can hold: the bound every stored time keeps. */
@@ -88,7 +89,7 @@ const rememberArb = fc
   .map(([fields, expiresWhen]) => ({ ...fields, ...expiresWhen }));
 
 describe('what remember accepts, export/import and replication accept', () => {
-  it('anything remember accepts comes back whole through exportJsonl -> importJsonl and through applyReplicated (seeded)', async () => {
+  it('anything remember accepts comes back whole through exportJsonl -> importJsonl and through replication (seeded)', async () => {
     const seed = fcSeed('remember -> export/import and replication');
     const clock = fakeClock(NOW);
     const [origin, restored, replica] = await Promise.all([openTestMemory({ clock }), openTestMemory({ clock }), openTestMemory({ clock })]);
@@ -109,9 +110,9 @@ describe('what remember accepts, export/import and replication accept', () => {
         const imported = await restored.memory.importJsonl(await origin.memory.exportJsonl({ namespace }));
         expect(imported).toMatchObject({ imported: 1, failures: [] });
         expect(await restored.memory.get(namespace, record.id, { rewarm: false })).toEqual(record);
-        const applied = await replica.memory.applyReplicated(namespace, [{ put: replicatedState(record) }], { after: 0 });
+        const applied = await replicaOf(replica.memory).apply(namespace, [{ put: replicatedState(record) }], { after: 0 });
         expect(applied.rejected).toEqual([]);
-        expect(applied.written.map((r) => replicatedState(r))).toEqual([replicatedState(record)]);
+        expect(applied.written.map((r: MemoryRecord) => replicatedState(r))).toEqual([replicatedState(record)]);
       }),
       { seed, numRuns: 200 },
     );

@@ -1,6 +1,7 @@
 import { IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import { EXPORT_FORMAT, EXPORT_VERSION, ZeromemError, openMemory, type ApplyReplicatedResult, type Memory } from '../src/index.ts';
+import { EXPORT_FORMAT, EXPORT_VERSION, ZeromemError, openMemory, type Memory } from '../src/index.ts';
+import { replicaOf, type ApplyReplicatedResult } from '../src/internal.ts';
 import { fakeClock, openTestMemory } from './helpers.ts';
 
 /**
@@ -96,7 +97,7 @@ const VERBS: Array<[string, Call, unknown[]]> = [
   ['importJsonl', (m, a) => m.importJsonl(a[0] as never, a[1] as never), [[JSON.stringify({ format: EXPORT_FORMAT, version: EXPORT_VERSION, exportedAt: 0, scope: { namespace: { userId: 'u2' } }, records: 0, vectors: null })], { skipInvalid: true }]],
   ['audit', (m, a) => m.audit(a[0] as never, a[1] as never), [ns, { limit: 5 }]],
   // A bad change is not thrown but returned in `rejected`, with its code.
-  ['applyReplicated', async (m, a) => throwRejected(await m.applyReplicated(a[0] as never, a[1] as never, a[2] as never)), [ns, [{ delete: 'r1' }], { after: 0 }]],
+  ['replica.apply (sync)', async (m, a) => throwRejected(await replicaOf(m).apply(a[0] as never, a[1] as never, a[2] as never)), [ns, [{ delete: 'r1' }], { after: 0 }]],
   ['watch', (m, a) => (m.watch(a[0] as never, a[1] as never, a[2] as never) as () => void)(), [ns, { limit: 5 }, () => {}]],
 ];
 
