@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkedLogs, matchesPrinted } from '../docs/printed.ts';
 import { CHROMIUM_ARGS, findChromium, repoRoot, skipBrowserTests } from '../e2e/browser.ts';
 
 /**
@@ -167,6 +168,21 @@ describe('in a fresh npm project', () => {
     expect(printed.tokens).toBeLessThanOrEqual(200);
     expect(printed.text).toContain('My automobile broke down on the highway');
   });
+
+  for (const [readme, heading] of [['README.md', '## 30-second quick start'], ['packages/core/README.md', '## Quick start']] as const) {
+    it(`the quick start of ${readme} runs as written and prints what it says`, { timeout: 180_000 }, async () => {
+      const markdown = readFileSync(join(repoRoot, readme), 'utf8');
+      const section = markdown.slice(markdown.indexOf(heading));
+      const block = /^```ts\n([\s\S]*?)^```$/m.exec(section)![1]!;
+      const { code, expected } = checkedLogs(block);
+      const script = `quick-start-${readme.replaceAll('/', '-')}.mjs`;
+      writeFileSync(join(project, script), code);
+      const output = await sh(process.execPath, ['--import', './readme-log.mjs', ...nodeArgs(script)], { cwd: project, env: userEnv() });
+      const printed = output.split('\n').filter(Boolean).map((line) => JSON.parse(line) as [number, string]);
+      expect(printed.map(([index]) => index)).toEqual(expected.map((_, index) => index));
+      for (const [index, text] of printed) expect(matchesPrinted(text, expected[index]!), `printed ${JSON.stringify(text)}, the README says ${expected[index]}`).toBe(true);
+    });
+  }
 
   for (const resolution of ['bundler', 'node16']) {
     it(`a strict TypeScript consumer type-checks against the published types (moduleResolution ${resolution})`, { timeout: 180_000 }, async () => {
