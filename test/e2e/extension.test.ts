@@ -97,6 +97,9 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the example extension in Chr
     expect(answer).toContain('here is the prompt it would be sent');
     expect(answer).toContain(FACT);
     await again.screenshot({ path: join(screenshots, 'sidepanel.png') });
+    // Reported, not asserted: what the side panel costs once memory and tokenizer are loaded.
+    const heap = await again.evaluate(() => (performance as unknown as { memory: { usedJSHeapSize: number } }).memory.usedJSHeapSize);
+    console.log(`[extension] side panel JS heap after the first recall: ${(heap / 1e6).toFixed(1)} MB`);
   }, 300_000);
 
   it('forgets from the options page, and the memory is gone from IndexedDB', async () => {
