@@ -21,7 +21,7 @@ export interface ToolOutcome extends ToolCall {
   id?: string;
 }
 
-const LINE = /^\s*(?:[-*]\s*)?(REMEMBER|NOTE|FORGET)\s*:\s*(.+?)\s*$/i;
+const LINE = /^\s*(?:[-*]\s*)?(REMEMBER|NOTE|FORGET)\s*:\s*(\S.*?)\s*$/i;
 
 /** The tool calls in a reply, in order (at most 10; empty arguments are ignored). */
 export function parseToolCalls(reply: string): ToolCall[] {

@@ -64,6 +64,22 @@ export function agentNamespace(agent: AgentId, userId = USER_ID): Namespace {
   return { userId, agentId: agent };
 }
 
+/** The user's earlier history, imported from the shop's records. */
+const EARLIER_FACTS: Array<[string, string[]]> = [
+  ['The user bought a Pixel 7 phone in March 2024.', ['purchase', 'device']],
+  ['The user bought a screen protector in April 2024.', ['purchase']],
+  ['The user returned a pair of earbuds in June 2024 because they did not fit.', ['purchase', 'return']],
+  ['The user lives in Lyon and visits the Part-Dieu store.', ['location']],
+  ['The user asked about trade-in offers for an old phone in 2025.', ['offer']],
+  ['The user opted out of SMS marketing in January 2025.', ['preference', 'contact', 'consent']],
+  ['The user speaks French and English and prefers French on calls.', ['preference', 'language']],
+  ['An earlier work order, TS20231102, fixed a cracked screen.', ['work-order']],
+  ['The user rated the last repair 4 out of 5.', ['feedback']],
+  ['The user usually shops on Saturday mornings.', ['habit']],
+  ['The user has a family plan with two other lines.', ['plan']],
+  ['The user prefers a black phone case.', ['preference']],
+];
+
 /** The memories "Seed the story" writes: what after-sales learned over three days. */
 export function storySeed(userId = USER_ID): Array<{ input: RememberInput; actor: string }> {
   const user = userNamespace(userId);
@@ -75,6 +91,8 @@ export function storySeed(userId = USER_ID): Array<{ input: RememberInput; actor
     { input: { namespace: user, content: 'The user prefers phone calls over e-mail.', tags: ['preference', 'contact'], importance: 0.9, source: 'user' }, actor: as },
     { input: { namespace: user, content: 'Callback scheduled for Wednesday at 15:00, by phone.', tags: ['contact', 'appointment'], importance: 0.8, source: 'assistant' }, actor: as },
     { input: { namespace: afterSales, content: 'Checked warranty: the phone is covered until 2027-01.', tags: ['warranty'], layer: 'knowledge', source: 'tool' }, actor: as },
+    // What the shop knew before: enough history that a context picks, and the full history costs.
+    ...EARLIER_FACTS.map(([content, tags]) => ({ input: { namespace: user, content, tags, importance: 0.4, source: 'system' as const }, actor: 'crm-import' })),
   ];
 }
 

@@ -167,7 +167,7 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
     await page.locator('[data-testid=sync-peers]', { hasText: 'on phone' }).waitFor({ timeout: 10_000 });
     await second.page.locator('[data-testid=sync-peers]', { hasText: 'on laptop' }).waitFor({ timeout: 10_000 });
     await expect(second.page.locator('[data-testid=sync-pending]').textContent()).resolves.toBe('0');
-    await shoot(page, 'sync-1280');
+    await shoot(page, 'sync-peers-1280');
     // The second device has the first one's facts, not the forgotten one, not the private note.
     await go(second.page, 'inspector');
     await second.page.locator('.record', { hasText: "The charging port of the user's phone is loose." }).waitFor({ timeout: 10_000 });
@@ -185,6 +185,16 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
 
   it('every view passes axe (no serious or critical violation) and is screenshotted at 1280x800 and 400 px', async () => {
     const narrow = await app.newDevice(NARROW);
+    // The narrow device starts from the seed story and one offline question.
+    await narrow.page.click('button:has-text("Seed the story")');
+    await narrow.page.locator('.badges', { hasText: '16 shared facts' }).waitFor();
+    await go(narrow.page, 'marketing');
+    await say(narrow.page, 'How and when should we contact this user about a spring offer?');
+    const offline = await narrow.page.locator('.turns > li[data-turn] .bubble.agent').last().textContent();
+    expect(offline).toContain('Offline reply');
+    expect(offline).toContain('The user prefers phone calls over e-mail.');
+    await go(narrow.page, 'tokens');
+    await expect(narrow.page.locator('.report').textContent()).resolves.toMatch(/\d+% saved/);
     for (const [device, width] of [[page, 1280], [narrow.page, 400]] as const) {
       for (const view of VIEWS) {
         await go(device, view);
@@ -192,12 +202,11 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
         if (width === 400 || !['after-sales', 'marketing', 'tokens'].includes(view)) await shoot(device, `${view}-${width}`);
         const violations = await seriousViolations(device, axe);
         expect(violations, `${view} at ${width} px`).toEqual([]);
+        // Nothing makes the page scroll sideways.
+        const overflow = await device.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+        expect(overflow, `${view} at ${width} px overflows by ${overflow} px`).toBeLessThanOrEqual(0);
       }
     }
-    // Nothing overflows sideways at 400 px.
-    await go(narrow.page, 'inspector');
-    const overflow = await narrow.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    expect(overflow).toBeLessThanOrEqual(0);
     await narrow.context.close();
     expect(app.errors.filter((e) => /Content Security Policy|Refused to/i.test(e))).toEqual([]);
   }, 90_000);

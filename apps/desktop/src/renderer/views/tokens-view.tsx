@@ -102,7 +102,10 @@ function ContextReport({ turn }: { turn: TurnRecord }) {
       <h3 id="report-title">Context report of turn #{turn.seq} ({agentById(turn.agent).name})</h3>
       <p>
         {report.tokens} of {report.budget} tokens ({report.tokenizer}; text {report.textTokens}, as chat messages {report.messageTokens}). The full history would be {report.fullHistoryTokens ?? '?'} tokens
-        {report.fullHistoryTokens ? `: ${Math.round((1 - report.tokens / report.fullHistoryTokens) * 100)}% saved` : ''}.
+        {report.fullHistoryTokens && report.fullHistoryTokens > report.tokens
+          ? `: ${Math.round((1 - report.tokens / report.fullHistoryTokens) * 100)}% saved`
+          : ': the memory is still small enough to fit whole, so nothing is saved yet; the saving grows with every fact and turn while the context stays within its budget'}
+        .
       </p>
       <h4>Included ({report.included.length})</h4>
       <ul class="report-items">
