@@ -10,9 +10,9 @@ import { ScoreBar, ScoreLegend, describeScore } from '../components/score-bar.ts
 import { agentNamespace, userNamespace } from '../story.ts';
 
 const SCOPES = [
-  { id: 'user', label: 'User (shared by both agents)', ns: () => userNamespace() },
-  { id: 'after-sales', label: 'After-sales agent (private)', ns: () => agentNamespace('after-sales') },
-  { id: 'marketing', label: 'Marketing agent (private)', ns: () => agentNamespace('marketing') },
+  { id: 'user', label: 'User (shared)', ns: () => userNamespace() },
+  { id: 'after-sales', label: 'After-sales (private)', ns: () => agentNamespace('after-sales') },
+  { id: 'marketing', label: 'Marketing (private)', ns: () => agentNamespace('marketing') },
 ] as const;
 
 type ScopeId = (typeof SCOPES)[number]['id'];
