@@ -7,6 +7,7 @@
  * .tmp/screenshots.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -182,6 +183,71 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
     await page.locator('.record', { hasText: 'Callback scheduled for Wednesday at 15:00' }).waitFor({ timeout: 15_000 });
     await second.context.close();
   }, 90_000);
+
+  it('the inspector edits, consolidates after a dry run, exports and imports', async () => {
+    await go(page, 'inspector');
+    await page.fill('#insp-search', '');
+    await page.locator('.record', { hasText: 'The user usually shops on Saturday mornings.' }).waitFor();
+    const countShown = async () => Number((await page.locator('[data-testid=list-count]').textContent())!.match(/^(\d+)/)![1]);
+    const before = await countShown();
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:has-text("Export")')]);
+    const exported = await readFile((await download.path())!, 'utf8');
+    const header = JSON.parse(exported.split('\n')[0]!) as { format: string; records: number };
+    expect(header.records).toBe(before);
+    expect(exported.trim().split('\n')).toHaveLength(before + 1);
+
+    // Edit one memory into a near-duplicate of another: content, tags and importance change.
+    const row = page.locator('.record', { hasText: 'The user usually shops on Saturday mornings.' });
+    await row.locator('button', { hasText: 'Edit' }).click();
+    const form = page.locator('form.edit');
+    await form.locator('textarea').fill('The user prefers phone calls over e-mails.');
+    await form.locator('input[id$="-tags"]').fill('preference, edited');
+    await form.locator('input[id$="-importance"]').fill('0.6');
+    await form.locator('button[type=submit]').click();
+    const edited = page.locator('.record', { hasText: 'The user prefers phone calls over e-mails.' });
+    await expect(edited.locator('.meta').textContent()).resolves.toContain('#edited');
+    await expect(edited.locator('.meta').textContent()).resolves.toContain('importance 0.60');
+
+    // Dry run first (the new content's vector is written in the background: ask until it is there), then merge.
+    const plan = page.locator('.plan');
+    for (let attempt = 0; ; attempt++) {
+      await page.click('button:has-text("Consolidate (dry run)")');
+      await plan.waitFor();
+      if ((await plan.locator('li').count()) > 0) break;
+      if (attempt === 20) throw new Error(`no near-duplicates found: ${await plan.textContent()}`);
+      await page.click('.plan button:has-text("Close")');
+      await page.waitForTimeout(250);
+    }
+    await expect(plan.textContent()).resolves.toContain('phone calls');
+    expect(await countShown()).toBe(before); // a dry run writes nothing
+    await page.click('.plan button:has-text("Merge")');
+    await expect.poll(countShown).toBe(before - 1);
+
+    // The export, imported into another profile's empty store, is every memory it held.
+    const other = await app.newDevice(WIDE);
+    await go(other.page, 'inspector');
+    await other.page.setInputFiles('input[type=file]', { name: 'export.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(exported) });
+    await other.page.locator('.statusline', { hasText: `Imported ${before} memories (0 already here, 0 expired).` }).waitFor();
+    await other.page.locator('.record', { hasText: 'The user usually shops on Saturday mornings.' }).waitFor();
+    await other.context.close();
+  }, 90_000);
+
+  it('navigates by keyboard: Alt+number switches views, arrow keys move along the tabs', async () => {
+    await go(page, 'after-sales');
+    await page.keyboard.press('Alt+3');
+    await expect(page.locator('nav button[aria-current="page"]').textContent()).resolves.toBe('Memory');
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('main');
+    await page.locator('nav button', { hasText: 'Memory' }).focus();
+    await page.keyboard.press('ArrowRight');
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Tokens');
+    await page.keyboard.press('Enter');
+    await expect(page.locator('nav button[aria-current="page"]').textContent()).resolves.toBe('Tokens');
+    await expect(page.evaluate(() => document.activeElement?.id)).resolves.toBe('main'); // activating a tab moves focus to the view
+    await page.locator('nav button', { hasText: 'Tokens' }).focus();
+    await page.keyboard.press('End');
+    await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Settings');
+  });
 
   it('every view passes axe (no serious or critical violation) and is screenshotted at 1280x800 and 400 px', async () => {
     const narrow = await app.newDevice(NARROW);

@@ -218,7 +218,7 @@ export function InspectorView() {
         </div>
       ) : (
         <div>
-          <h3>{listed.length} {listed.length === 1 ? 'memory' : 'memories'} <span class="muted">newest first</span></h3>
+          <h3 data-testid="list-count">{listed.length} {listed.length === 1 ? 'memory' : 'memories'} <span class="muted">newest first</span></h3>
           {listed.length === 0 ? (
             <div class="empty">
               <p>{items.length === 0 && !tag && !layer && time === 'any' ? 'No memories here yet. Seed the story from a chat view, or chat with an agent: what it remembers lands here.' : 'No memory matches these filters.'}</p>
