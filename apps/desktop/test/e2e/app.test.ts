@@ -181,6 +181,8 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
     await go(page, 'inspector');
     await page.fill('#insp-search', '');
     await page.locator('.record', { hasText: 'Callback scheduled for Wednesday at 15:00' }).waitFor({ timeout: 15_000 });
+    // The last memory seeded is there too before the second device goes away (its store dies with the context).
+    await page.locator('.record', { hasText: 'The user prefers a black phone case.' }).waitFor({ timeout: 15_000 });
     await second.context.close();
   }, 90_000);
 
@@ -273,6 +275,17 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
         expect(overflow, `${view} at ${width} px overflows by ${overflow} px`).toBeLessThanOrEqual(0);
       }
     }
+    // The seeded device at full width, for the README.
+    await narrow.page.setViewportSize(WIDE);
+    for (const view of ['marketing', 'tokens'] as const) {
+      await go(narrow.page, view);
+      await shoot(narrow.page, `story-${view}-1280`);
+    }
+    await go(narrow.page, 'inspector');
+    await narrow.page.fill('#insp-search', 'how to contact the user');
+    await narrow.page.click('form[aria-label="Search and filters"] button[type=submit]');
+    await narrow.page.locator('.record canvas').first().waitFor();
+    await shoot(narrow.page, 'story-inspector-search-1280');
     await narrow.context.close();
     expect(app.errors.filter((e) => /Content Security Policy|Refused to/i.test(e))).toEqual([]);
   }, 90_000);
