@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countChatTokens, createTokenizer, namespaceKey } from '@zeromem/core';
+import { countChatTokens, createTokenizer, namespaceKey, type ChatMessage } from '@zeromem/core';
 import { issueToken } from '@zeromem/relay';
 import { repoRoot, skipBrowserTests } from '../../../../test/e2e/browser.ts';
 import { serveRelay, type RelayProcess } from '../../../../packages/relay/test/spawn-relay.ts';
@@ -116,7 +116,7 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
     expect(request.messages.at(-1)).toEqual({ role: 'user', content: 'What do we know about this user?' });
     // Within the budget, counted here independently with the same BPE.
     const tokenizer = await createTokenizer('o200k_base');
-    expect(countChatTokens(tokenizer, request.messages)).toBeLessThanOrEqual(BUDGET);
+    expect(countChatTokens(tokenizer, request.messages as ChatMessage[])).toBeLessThanOrEqual(BUDGET);
     // The streamed reply is shown.
     const answer = await page.locator('.turns > li[data-turn] .bubble.agent').last().textContent();
     expect(answer).toContain('From our shared memory:');
