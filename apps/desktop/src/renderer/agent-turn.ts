@@ -59,7 +59,7 @@ export interface TurnInput {
   seq: number;
   userId?: string;
   onDelta?: (text: string) => void;
-  onContext?: (context: BuiltContext) => void;
+  /** Aborting stops the stream; the turn then gets the offline reply and says it was cancelled. */
   signal?: AbortSignal;
 }
 
@@ -69,7 +69,6 @@ export async function runTurn(input: TurnInput): Promise<TurnRecord> {
   const own = agentNamespace(agent.id, input.userId);
   await session.addTurn('user', text);
   const context = await session.context(text);
-  input.onContext?.(context);
   const prompt = context.messages;
   let raw: string;
   let offline = !input.online;

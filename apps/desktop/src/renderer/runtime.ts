@@ -12,8 +12,6 @@ export interface Runtime {
   embedder: WorkerEmbedder | null;
   /** Why there is no embedder, if there is none. */
   embedderProblem: string | null;
-  /** The IndexedDB database name. */
-  name: string;
 }
 
 /** The asset folder URLs, relative to the page (http://127.0.0.1:5173/ or app://zeromem/). */
@@ -33,5 +31,5 @@ export async function openRuntime(name = 'zeromem-desktop'): Promise<Runtime> {
   }
   void navigator.storage?.persist?.().catch(() => undefined);
   const memory = await openMemory({ name, actor: 'desktop-user', ...(embedder ? { embedder } : {}) });
-  return { memory, embedder, embedderProblem, name };
+  return { memory, embedder, embedderProblem };
 }

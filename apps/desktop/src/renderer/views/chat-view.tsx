@@ -15,6 +15,7 @@ export function ChatView({ agent }: { agent: AgentDefinition }) {
   const [streaming, setStreaming] = useState<{ user: string; reply: string } | null>(null);
   const [error, setError] = useState<string | null>(null);
   const inputRef = useRef<HTMLTextAreaElement>(null);
+  const abort = useRef<AbortController | null>(null);
   const turns = app.turns.filter((t) => t.agent === agent.id);
   const other = AGENTS.find((a) => a.id !== agent.id)!;
   const configured = Boolean(app.llmStatus?.settings) && app.online;
@@ -28,6 +29,7 @@ export function ChatView({ agent }: { agent: AgentDefinition }) {
     setError(null);
     setText('');
     setStreaming({ user: trimmed, reply: '' });
+    abort.current = new AbortController();
     try {
       const turn = await runTurn({
         memory: app.runtime.memory,
@@ -38,6 +40,7 @@ export function ChatView({ agent }: { agent: AgentDefinition }) {
         text: trimmed,
         seq: app.turns.length + 1,
         onDelta: (delta) => setStreaming((s) => (s ? { ...s, reply: s.reply + delta } : s)),
+        signal: abort.current.signal,
       });
       app.addTurn(turn);
       const tools = turn.tools.filter((t) => t.ok).length;
@@ -45,6 +48,7 @@ export function ChatView({ agent }: { agent: AgentDefinition }) {
     } catch (err) {
       setError(err instanceof Error ? err.message : String(err));
     } finally {
+      abort.current = null;
       setStreaming(null);
       setBusy(false);
       inputRef.current?.focus();
@@ -122,7 +126,11 @@ export function ChatView({ agent }: { agent: AgentDefinition }) {
             placeholder={agent.suggestions[0]}
             aria-describedby="composer-hint"
           />
-          <button type="submit" disabled={busy || !text.trim()}>{busy ? 'Sending…' : 'Send'}</button>
+          {busy ? (
+            <button type="button" class="secondary" onClick={() => abort.current?.abort()}>Stop</button>
+          ) : (
+            <button type="submit" disabled={!text.trim()}>Send</button>
+          )}
         </div>
         <p id="composer-hint" class="hint">Enter sends, Shift+Enter starts a new line. Try:{' '}
           {agent.suggestions.map((s, i) => (
