@@ -27,9 +27,13 @@ export interface SignalFactors {
   focus: number;
 }
 
-/** Reads the signals of a query text at `now`. */
+/** Characters read from the end of the query: a question is short, and the time parser takes ~1.5 ms per 1,000 characters. */
+const READ_CHARS = 1000;
+
+/** Reads the signals of a query text at `now` (its last 1,000 characters). */
 export function readQuerySignals(text: string, now: number): QuerySignals {
-  return { firstPerson: FIRST_PERSON.test(text), timeWindows: timeWindows(text, now), focus: questionFocus(text) };
+  const tail = text.length > READ_CHARS ? text.slice(-READ_CHARS) : text;
+  return { firstPerson: FIRST_PERSON.test(tail), timeWindows: timeWindows(tail, now), focus: questionFocus(tail) };
 }
 
 /**
