@@ -114,8 +114,9 @@ function candidatePool(k: number): number {
 }
 
 /**
- * Hybrid recall in one namespace: BM25 and vector candidates, fused, then ranked by
- * relevance x importance x recency x heat; filters and expiry applied before ranking.
+ * Hybrid recall in one namespace: BM25 (in conversation context), vector and neighbour
+ * candidates, fused, then ranked by relevance x importance x recency x heat x the query's
+ * signals (speaker, time, focus); filters and expiry applied before ranking.
  */
 export async function recall(ctx: RecallContext, namespace: unknown, query: unknown, options: unknown, pending: () => number): Promise<RecallResult> {
   const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
