@@ -4,7 +4,7 @@ import { CHINESE_STOPWORDS, ENGLISH_STOPWORDS } from '../index/stopwords.ts';
 const EN_WH = /\b(?:which|what)\s+((?:[\p{L}\p{N}'’-]+\s*){1,5})/giu;
 const EN_KIND = /^(?:kinds?|types?|sorts?|brands?|of)$/;
 /** Chinese question words that come before the thing asked about: 哪家快递, 什么颜色, 哪个城市. */
-const ZH_WH = /(?:哪一?[家个种位些款本件只条部辆所座])|(?:什么样?的?)|(?:哪)/gu;
+const ZH_WH = /(?:哪一?[家个种位些款本件只条部辆所座])|(?:什么(?!时候)样?的?)|(?:哪(?![里儿天年]))/gu; // not 哪里 (where), 什么时候 (when)
 const HAN = /\p{Script=Han}/u;
 
 let segmenter: Intl.Segmenter | undefined;
