@@ -7,6 +7,7 @@ export { parseDuration } from './model/duration.ts';
 export { normalizeContent } from './model/content-hash.ts';
 export type { WatchListener } from './verbs/watch.ts';
 export * from './model/types.ts';
+export { MAX_IN_VALUES, MAX_QUERY_DEPTH, MAX_QUERY_NODES, type MetadataCondition, type MetadataQuery } from './model/metadata-query.ts';
 export type { Embedder, EmbedKind } from './embed/embedder.ts';
 export { toUnitVector } from './embed/embedder.ts';
 export type { RecallExplain, RecallHit, RecallResult, VectorMode } from './verbs/recall.ts';

@@ -16,6 +16,7 @@ import type {
   ListPage,
   MemoryRecord,
   Namespace,
+  RecordVersion,
   NamespaceStats,
   RecordFilter,
   RememberInput,
@@ -39,6 +40,8 @@ import { forgetWhere } from './verbs/forget-where.ts';
 import { forget } from './verbs/forget.ts';
 import { get } from './verbs/get.ts';
 import { list } from './verbs/list.ts';
+import { listNamespaces } from './verbs/list-namespaces.ts';
+import { history } from './verbs/history.ts';
 import { recall, type RecallResult } from './verbs/recall.ts';
 import type { ConversationTurn } from './model/validate-recall.ts';
 import type { RankingWeights } from './rank/ranking.ts';
@@ -67,6 +70,7 @@ import { retier, type RetierResult } from './lifecycle/retier.ts';
 import { rewarmHits, rewarmRead } from './lifecycle/rewarm.ts';
 import { namespaceKey, requireNamespace } from './model/namespace.ts';
 import { memoryInternals } from './internals.ts';
+import { DEFAULT_HISTORY_DEPTH, MAX_HISTORY_DEPTH } from './store/history.ts';
 
 /** Options of {@link openMemory}. Everything is optional. */
 export interface OpenMemoryOptions extends DatabaseOptions {
@@ -98,9 +102,15 @@ export interface OpenMemoryOptions extends DatabaseOptions {
   tokenizer?: Tokenizer;
   /** How records age: importance decay, use gain, when they go cold. See {@link LifecycleOptions}. */
   lifecycle?: LifecycleOptions;
+  /**
+   * Earlier versions each record keeps for `history()` (0 to 1000, default 20). An update
+   * keeps the replaced content there until the record is forgotten; 0 keeps none, so an
+   * update erases the old content at once.
+   */
+  historyDepth?: number;
 }
 
-const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBackgroundError', 'indexedDB', 'IDBKeyRange', 'durability', 'embedder', 'indexSnapshots', 'tokenizer', 'lifecycle'] as const;
+const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBackgroundError', 'indexedDB', 'IDBKeyRange', 'durability', 'embedder', 'indexSnapshots', 'tokenizer', 'lifecycle', 'historyDepth'] as const;
 
 /**
  * Opens (creating if needed) a memory backed by IndexedDB and resolves once it is ready.
@@ -133,6 +143,10 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
     issues.add('durability', 'must be "default", "strict" or "relaxed"');
   }
   checkIndexSnapshots(options.indexSnapshots, issues);
+  const historyDepth = options.historyDepth === undefined ? DEFAULT_HISTORY_DEPTH : options.historyDepth;
+  if (!(Number.isInteger(historyDepth) && historyDepth >= 0 && historyDepth <= MAX_HISTORY_DEPTH)) {
+    issues.add('historyDepth', `must be a whole number from 0 to ${MAX_HISTORY_DEPTH}, got ${describe(options.historyDepth)}`);
+  }
   const embedder: unknown = options.embedder;
   if (
     embedder !== undefined &&
@@ -160,7 +174,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
   }
   const db = new MemoryDatabase(name!, options);
   await withStorage(() => db.open());
-  const ctx: VerbContext = { db, clock: options.clock ?? systemClock, limits, actor: actor!, newId: createUlidGenerator() };
+  const ctx: VerbContext = { db, clock: options.clock ?? systemClock, limits, actor: actor!, newId: createUlidGenerator(), historyDepth };
   return new Memory(ctx, {
     lifecycle,
     sweepEveryMs: options.sweepEveryMs,
@@ -341,6 +355,8 @@ export class Memory {
       trackAccess?: boolean;
       /** Recall cold-tier records too. Default false. */
       includeCold?: boolean;
+      /** Leave out hits scoring below this (scores are those of `explain`). Default 0: keep all. */
+      minScore?: number;
     },
   ): Promise<RecallResult> {
     const result = await recall(this.#ctx, namespace, query, options, () => this.pendingEmbeddings());
@@ -396,6 +412,23 @@ export class Memory {
   /** A page of records, newest first by default; continue with `nextCursor`. */
   list(namespace: Namespace, options?: ListOptions): Promise<ListPage> {
     return list(this.#ctx, namespace, options);
+  }
+
+  /**
+   * The namespaces that hold records, of every user or of one (`{ userId }`), ordered by key.
+   * @throws ZeromemError INVALID_INPUT
+   */
+  listNamespaces(options?: { userId?: string }): Promise<Namespace[]> {
+    return listNamespaces(this.#ctx, options);
+  }
+
+  /**
+   * The record's earlier versions, oldest first, each with who replaced it and when
+   * (`changedBy`, `changedAt`): the last `historyDepth` (default 20) changes; a forget deletes them with the record.
+   * @throws ZeromemError NOT_FOUND (no such live record), NAMESPACE_REQUIRED, INVALID_INPUT
+   */
+  history(namespace: Namespace, id: string): Promise<RecordVersion[]> {
+    return history(this.#ctx, namespace, id);
   }
 
   /** How many live records match (all without a filter). */

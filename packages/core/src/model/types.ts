@@ -107,6 +107,8 @@ export interface RecordFilter {
   tags?: { any?: string[]; all?: string[] };
   /** Top-level metadata keys that must equal these values (deep equality). */
   metadata?: JsonObject;
+  /** A query on metadata with operators and `and` / `or` / `not`; see {@link MetadataQuery}. */
+  where?: import('./metadata-query.ts').MetadataQuery;
   source?: Source | Source[];
   layer?: Layer | Layer[];
   /** `from` inclusive, `to` exclusive. */
@@ -132,6 +134,29 @@ export interface ListPage {
   items: MemoryRecord[];
   /** Pass as `cursor` for the next page; `null` when this was the last. */
   nextCursor: string | null;
+}
+
+/**
+ * An earlier version of a record (see `history`): its state then, and who replaced it
+ * with the next version and when.
+ */
+export interface RecordVersion {
+  version: number;
+  content: string;
+  contentHash: string;
+  source: Source;
+  layer: Layer;
+  tags: string[];
+  metadata: JsonObject;
+  importance: number;
+  createdAt: number;
+  updatedAt: number;
+  expiresAt: number | null;
+  mergedFrom: string[];
+  /** When this version was replaced (epoch ms). */
+  changedAt: number;
+  /** Who replaced it: the actor of the update, consolidation or replicated change. */
+  changedBy: string;
 }
 
 /** What `remember` returns. */

@@ -151,7 +151,8 @@ function fuse(
     });
   }
   hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-  return hits.slice(0, opts.k);
+  const kept = opts.minScore > 0 ? hits.filter((hit) => hit.score >= opts.minScore) : hits;
+  return kept.slice(0, opts.k);
 }
 
 /** The unit-length sum of the embeddable vectors (null when none is). */

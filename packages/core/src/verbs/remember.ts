@@ -4,6 +4,7 @@ import { ZeromemError, invalidInput, type ItemFailure } from '../model/errors.ts
 import type { MemoryRecord, RememberManyResult, RememberResult } from '../model/types.ts';
 import { validateRemember, type PreparedRemember } from '../model/validate-remember.ts';
 import type { AuditRow } from '../store/database.ts';
+import { keepHistory } from '../store/history.ts';
 import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import { readOptions, resolveActor, type VerbContext } from './verb-context.ts';
@@ -235,7 +236,7 @@ export function raiseOnDuplicate(row: RecordRow, value: Pick<PreparedRemember, '
   const importance = Math.max(row.importance, value.importance);
   const expiresAt = row.expiresAt === null || value.expiresAt === null ? null : Math.max(row.expiresAt, value.expiresAt);
   if (importance === row.importance && expiresAt === row.expiresAt) return row;
-  return toRow({ ...fromRow(row), importance, expiresAt, updatedAt: Math.max(now, row.updatedAt), version: row.version + 1 });
+  return keepHistory(toRow({ ...fromRow(row), importance, expiresAt, updatedAt: Math.max(now, row.updatedAt), version: row.version + 1 }), row);
 }
 
 /** QUOTA_EXCEEDED when adding these rows would take a namespace over `maxRecordsPerNamespace` (inside the caller's transaction). */

@@ -7,6 +7,7 @@ import { validatePatch, type PreparedPatch } from '../model/validate-patch.ts';
 import { changesText } from '../model/changes-text.ts';
 import { dropIndexSnapshots } from '../store/database.ts';
 import { dropOrphanVectors } from '../store/delete-rows.ts';
+import { withHistory } from '../store/history.ts';
 import { fromRow, isExpired, toRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import { requireId } from './get.ts';
@@ -62,7 +63,7 @@ export async function update(ctx: VerbContext, namespace: unknown, id: unknown, 
         updatedAt: Math.max(now, row.updatedAt),
         version: row.version + 1,
       };
-      await db.records.put(toRow(record));
+      await db.records.put(withHistory(toRow(record), row, actor, now, ctx.historyDepth));
       if (record.contentHash !== row.contentHash) await dropOrphanVectors(db, [row.contentHash]);
       // The old text (content, tags, metadata) must not outlive the change in a stored snapshot.
       if (changesText(record, row)) await dropIndexSnapshots(db, [ns.key]);

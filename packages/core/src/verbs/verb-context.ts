@@ -12,6 +12,8 @@ export interface VerbContext {
   /** Default actor for the audit log. */
   actor: string;
   newId: (now: number) => string;
+  /** Earlier versions a record keeps (store/history.ts); 0 keeps none. Default 20. */
+  historyDepth?: number;
 }
 
 /** Validates a verb's options object (absent is `{}`); unknown keys are INVALID_INPUT. */
