@@ -79,7 +79,7 @@ const ItemFailureSchema = z.object({ index: z.number().int(), code: z.string(), 
 
 export const RememberBatchResultSchema = z
   .object({
-    results: z.array(RememberResultSchema.extend({ index: z.number().int() })),
+    results: z.array(z.object({ id: z.string(), deduplicated: z.boolean(), record: RecordSchema, index: z.number().int() }).strict()),
     failures: z.array(ItemFailureSchema),
   })
   .strict()
