@@ -13,7 +13,7 @@ GET /openapi.json, health at GET /healthz), for agents in any language.
 Options:
   --name <name>            memory store name (default "zeromem")
   --host <host>            address to bind (default 127.0.0.1: this machine only)
-  --port <port>            port (default 8787; 0 picks a free one)
+  --port <port>            port (default 8788; 0 picks a free one)
   --token <token>          the bearer token (default: ZEROMEM_SERVE_TOKEN, else a new
                            random one, printed at start)
   --token-secret <secret>  also accept namespace-limited tokens in the relay's format

@@ -24,7 +24,7 @@ export function startService(memory: Memory, options: StartOptions): Promise<Run
   const app = createApp(memory, options);
   const host = options.host ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 8787 }, (info: AddressInfo) => {
+    const server = serve({ fetch: app.fetch, hostname: host, port: options.port ?? 8788 }, (info: AddressInfo) => {
       const shown = info.family === 'IPv6' ? `[${info.address}]` : info.address;
       resolve({
         url: `http://${shown}:${info.port}`,

@@ -1,6 +1,6 @@
 """The after-sales story through the zeromem service, with only Python's standard library.
 
-Usage: ZEROMEM_URL=http://127.0.0.1:8787 ZEROMEM_SERVE_TOKEN=... python3 after_sales.py
+Usage: ZEROMEM_URL=http://127.0.0.1:8788 ZEROMEM_SERVE_TOKEN=... python3 after_sales.py
 """
 import json
 import os
@@ -8,7 +8,7 @@ import urllib.error
 import urllib.parse
 import urllib.request
 
-URL = os.environ.get("ZEROMEM_URL", "http://127.0.0.1:8787")
+URL = os.environ.get("ZEROMEM_URL", "http://127.0.0.1:8788")
 TOKEN = os.environ["ZEROMEM_SERVE_TOKEN"]
 NS = {"userId": "wang", "agentId": "after-sales"}
 
