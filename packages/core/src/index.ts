@@ -24,5 +24,7 @@ export { DEFAULT_CONSOLIDATE_THRESHOLD, type ConsolidateResult, type Consolidati
 export type { RetierResult } from './lifecycle/retier.ts';
 export { EXPORT_FORMAT, EXPORT_VERSION, type ExportHeader, type ExportLine, type ExportScope } from './lifecycle/jsonl-format.ts';
 export type { ImportResult } from './lifecycle/import-jsonl.ts';
+export { DETECTORS, type DetectorName } from './redact/detectors.ts';
+export type { RedactAction, RedactionCount, RedactionOptions } from './redact/redactor.ts';
 export { replicatedState } from './model/replicated-state.ts';
 export { canonicalJson } from './model/canonical-json.ts';

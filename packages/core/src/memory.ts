@@ -71,6 +71,8 @@ import { rewarmHits, rewarmRead } from './lifecycle/rewarm.ts';
 import { namespaceKey, requireNamespace } from './model/namespace.ts';
 import { memoryInternals } from './internals.ts';
 import { DEFAULT_HISTORY_DEPTH, MAX_HISTORY_DEPTH } from './store/history.ts';
+import { checkRedaction, type RedactionOptions } from './redact/redactor.ts';
+import { maskingSource } from './redact/mask-context.ts';
 
 /** Options of {@link openMemory}. Everything is optional. */
 export interface OpenMemoryOptions extends DatabaseOptions {
@@ -108,9 +110,16 @@ export interface OpenMemoryOptions extends DatabaseOptions {
    * update erases the old content at once.
    */
   historyDepth?: number;
+  /**
+   * Redaction of personal data on every `remember`, `rememberMany` and `update`, on the
+   * device and without an LLM: e-mail addresses, phone numbers, payment cards, IBANs,
+   * Chinese resident IDs and your own patterns, each masked, hashed (keyed), rejected, or
+   * masked only in built contexts. See {@link RedactionOptions}. Default: off.
+   */
+  redaction?: RedactionOptions;
 }
 
-const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBackgroundError', 'indexedDB', 'IDBKeyRange', 'durability', 'embedder', 'indexSnapshots', 'tokenizer', 'lifecycle', 'historyDepth'] as const;
+const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBackgroundError', 'indexedDB', 'IDBKeyRange', 'durability', 'embedder', 'indexSnapshots', 'tokenizer', 'lifecycle', 'historyDepth', 'redaction'] as const;
 
 /**
  * Opens (creating if needed) a memory backed by IndexedDB and resolves once it is ready.
@@ -143,6 +152,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
     issues.add('durability', 'must be "default", "strict" or "relaxed"');
   }
   checkIndexSnapshots(options.indexSnapshots, issues);
+  const redactor = checkRedaction(options.redaction, issues);
   const historyDepth = options.historyDepth === undefined ? DEFAULT_HISTORY_DEPTH : options.historyDepth;
   if (!(Number.isInteger(historyDepth) && historyDepth >= 0 && historyDepth <= MAX_HISTORY_DEPTH)) {
     issues.add('historyDepth', `must be a whole number from 0 to ${MAX_HISTORY_DEPTH}, got ${describe(options.historyDepth)}`);
@@ -174,7 +184,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
   }
   const db = new MemoryDatabase(name!, options);
   await withStorage(() => db.open());
-  const ctx: VerbContext = { db, clock: options.clock ?? systemClock, limits, actor: actor!, newId: createUlidGenerator(), historyDepth };
+  const ctx: VerbContext = { db, clock: options.clock ?? systemClock, limits, actor: actor!, newId: createUlidGenerator(), historyDepth, redactor };
   return new Memory(ctx, {
     lifecycle,
     sweepEveryMs: options.sweepEveryMs,
@@ -359,8 +369,23 @@ export class Memory {
       minScore?: number;
     },
   ): Promise<RecallResult> {
-    const result = await recall(this.#ctx, namespace, query, options, () => this.pendingEmbeddings());
+    const result = await recall(this.#ctx, namespace, await this.#redactQuery(query), options, () => this.pendingEmbeddings());
     return rewarmHits(this.#ctx, requireNamespace(namespace, this.#ctx.limits.maxNameLength), result, options?.trackAccess !== false);
+  }
+
+  /** With redaction on, a query is masked and hashed as stored text is (so hashed values match). */
+  async #redactQuery<Q>(query: Q): Promise<Q> {
+    const redactor = this.#ctx.redactor;
+    if (!redactor) return query;
+    if (typeof query === 'string') return (await redactor.redactQuery(query)) as Q;
+    if (!Array.isArray(query)) return query; // recall's validation answers
+    return (await Promise.all(
+      query.map(async (turn: unknown) =>
+        turn !== null && typeof turn === 'object' && typeof (turn as { content?: unknown }).content === 'string'
+          ? { ...(turn as object), content: await redactor.redactQuery((turn as { content: string }).content) }
+          : turn,
+      ),
+    )) as Q;
   }
 
   /**
@@ -377,7 +402,8 @@ export class Memory {
       list: (namespace, listOptions) => this.list(namespace, listOptions),
       countAccess: (namespace, ids) => countAccess(this.#ctx, namespace, ids),
     };
-    return buildContext(source, await this.tokenizer(), options, this.#ctx.limits);
+    const redactor = this.#ctx.redactor;
+    return buildContext(redactor?.masksContexts ? maskingSource(source, redactor) : source, await this.tokenizer(), options, this.#ctx.limits);
   }
 
   /**

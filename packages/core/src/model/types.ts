@@ -165,6 +165,8 @@ export interface RememberResult {
   /** True when an equal record already existed and no new one was created. */
   deduplicated: boolean;
   record: MemoryRecord;
+  /** With `redaction` on: what was masked or hashed before storing (absent when nothing was). */
+  redacted?: import('../redact/redactor.ts').RedactionCount[];
 }
 
 /** Per-call options of writes. */
@@ -222,6 +224,8 @@ export interface AuditEntry {
   actor: string;
   /** True when the change came from another replica through sync (`applyReplicated`). */
   replicated?: true;
+  /** Values the write's redaction masked or hashed, per detector (counts, never values). */
+  redacted?: Record<string, number>;
 }
 
 /**
