@@ -3,11 +3,11 @@ import { fileURLToPath } from 'node:url';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { expect } from 'vitest';
 
-const BIN = fileURLToPath(new URL('../bin/zeromem-server.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
 export const TOKEN = 'test-token-0123456789abcdef';
 export const SECRET = 'a-token-secret-of-at-least-32-bytes!!';
 
-/** A started `zeromem-server` child process (the real bin under plain node). */
+/** A started `zeromem-server` child process (the bin's source under node --import tsx; the package test runs the built one). */
 export interface ServiceProcess {
   child: ChildProcess;
   url: string;
@@ -20,7 +20,7 @@ export interface ServiceProcess {
 
 /** Spawns the service with `args` (a free port, the test token) and resolves once it listens. */
 export async function startServiceProcess(args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [BIN, '--port', '0', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', BIN, '--port', '0', ...args], {
     env: { ...process.env, ZEROMEM_SERVE_TOKEN: TOKEN, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
