@@ -1,7 +1,7 @@
 /** The built-in detectors of personal data, by name. */
 export type DetectorName = 'email' | 'phone' | 'card' | 'iban' | 'cn_id';
 /** All built-in detector names, in the order overlapping matches are decided (first wins). */
-export const DETECTORS: readonly DetectorName[] = ['cn_id', 'card', 'iban', 'email', 'phone'];
+export const DETECTORS: readonly DetectorName[] = ['cn_id', 'iban', 'card', 'email', 'phone'];
 
 /** One found value: where it is and its normalized form (what a keyed hash is taken of). */
 export interface Found {
@@ -32,6 +32,27 @@ export function luhnValid(number: string): boolean {
     sum += d;
   }
   return sum % 10 === 0;
+}
+
+/**
+ * True when the number's issuer prefix and length belong to a card network (Visa,
+ * Mastercard, Amex, Discover, UnionPay, JCB, Diners, Maestro). Luhn alone passes one
+ * random digit string in ten (timestamps, IDs, account numbers); the prefix table cuts that.
+ */
+export function cardBrandFits(number: string): boolean {
+  const n = number.length;
+  const p2 = Number(number.slice(0, 2));
+  const p3 = Number(number.slice(0, 3));
+  const p4 = Number(number.slice(0, 4));
+  if (number[0] === '4') return n === 13 || n === 16 || n === 19; // Visa
+  if ((p2 >= 51 && p2 <= 55) || (p4 >= 2221 && p4 <= 2720)) return n === 16; // Mastercard
+  if (p2 === 34 || p2 === 37) return n === 15; // Amex
+  if (p4 === 6011 || p2 === 65 || (p3 >= 644 && p3 <= 649)) return n >= 16 && n <= 19; // Discover
+  if (p2 === 62) return n >= 16 && n <= 19; // UnionPay
+  if (p4 >= 3528 && p4 <= 3589) return n >= 16 && n <= 19; // JCB
+  if (p2 === 36 || p2 === 38 || (p3 >= 300 && p3 <= 305)) return n >= 14 && n <= 19; // Diners
+  if (p2 === 50 || (p2 >= 56 && p2 <= 69)) return n >= 12 && n <= 19; // Maestro
+  return false;
 }
 
 /** ISO 13616 mod-97 check of an IBAN (spaces removed). */
@@ -70,7 +91,7 @@ const BUILT_IN: Record<DetectorName, Detector> = {
   },
   phone: {
     // Chinese mobiles (1[3-9]x, 11 digits, optional +86 / 0086) and international numbers written with + (8 to 15 digits).
-    pattern: /(?<![\w+])(?:(?:\+|00)86[ -]?)?1[3-9]\d(?:[ -]?\d{4}){2}(?!\d)|(?<![\w+])\+[1-9](?:[ .-]?\(?\d\)?){7,14}(?!\d)/g,
+    pattern: /(?<![\w+])(?:(?:\(\+86\)|\+86|0086)[ -]?)?1[3-9]\d(?:[ -]?\d{4}){2}(?!\d)|(?<![\w+])\+[1-9]\d{0,3}(?:[ .-]?\d{1,4}){2,5}(?![\d])/g,
     accept: (match) => {
       const n = digits(match).length;
       return n >= 8 && n <= 15;
@@ -81,8 +102,11 @@ const BUILT_IN: Record<DetectorName, Detector> = {
     },
   },
   card: {
-    pattern: /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g,
-    accept: (match) => luhnValid(digits(match)) && !/^(\d)\1+$/.test(digits(match)),
+    pattern: /(?<![\dA-Za-z+-])\d(?:[ -]?\d){12,18}(?![\d-])/g,
+    accept: (match) => {
+      const number = digits(match);
+      return luhnValid(number) && cardBrandFits(number) && !/^(\d)\1+$/.test(number);
+    },
     normalize: digits,
   },
   iban: {
