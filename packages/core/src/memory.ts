@@ -42,7 +42,6 @@ import { listNamespaces } from './verbs/list-namespaces.ts';
 import { history } from './verbs/history.ts';
 import { recall, type RecallOptions, type RecallResult } from './verbs/recall.ts';
 import type { ConversationTurn } from './model/validate-recall.ts';
-import type { RankingWeights } from './rank/ranking.ts';
 import { remember, rememberMany } from './verbs/remember.ts';
 import { stats } from './verbs/stats.ts';
 import { sweep, type DeletedRecord } from './verbs/sweep.ts';
