@@ -18,7 +18,7 @@ import { median, summarize } from './stats.ts';
 
 const random = prng(20240315);
 const int = (n: number) => Math.floor(random() * n);
-const pick = <T>(items: readonly T[]): T => items[int(items.length)]!;
+const pick = <T,>(items: readonly T[] | string): T => items[int(items.length)] as T;
 const digitsOf = (n: number) => Array.from({ length: n }, () => String(int(10))).join('');
 
 function luhnDigit(body: string): string {
