@@ -301,4 +301,3 @@ export const CountSchema = z.object({ count: z.number().int() }).strict();
 export const IdsSchema = z.object({ ids: z.array(z.string()) }).strict();
 export const ForgottenSchema = z.object({ forgotten: z.literal(true) }).strict();
 export const NamespacesSchema = z.object({ namespaces: z.array(NamespaceSchema) }).strict();
-export { Json, JsonObject };
