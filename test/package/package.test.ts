@@ -219,6 +219,25 @@ describe('in a fresh npm project', () => {
   });
 });
 
+describe('the installed memory service', () => {
+  it('zeromem-server from its tarball, under plain node: a Python urllib client writes, recalls and forgets; /openapi.json is OpenAPI 3.1', { timeout: 180_000 }, async () => {
+    expect(await sh('npx', ['--no-install', 'zeromem', 'serve', '--help'], { cwd: project })).toContain('Usage: zeromem serve');
+    const token = 'package-test-service-token-0123456789';
+    const service = await startProcess(process.execPath, [join(project, 'node_modules', '@zeromem', 'server', 'dist', 'bin.js'), '--port', '0'], project, /listening on (http:\/\/\S+)/, { ...userEnv(), ZEROMEM_SERVE_TOKEN: token });
+    try {
+      const url = service.match[1]!;
+      expect(((await (await fetch(`${url}/openapi.json`)).json()) as { openapi: string }).openapi).toBe('3.1.0');
+      const script = join(repoRoot, 'packages', 'server', 'test', 'python', 'after_sales.py');
+      const printed = await sh('python3', [script], { cwd: project, env: { ZEROMEM_URL: url, ZEROMEM_SERVE_TOKEN: token } });
+      expect(printed).toContain('remember 201 TS20240315');
+      expect(printed).toMatch(/recall 200 TS20240315 /);
+      expect(printed).toContain('get after forget 404 NOT_FOUND');
+    } finally {
+      await stop(service.child);
+    }
+  });
+});
+
 describe.skipIf(skipBrowserTests(import.meta.url))('a Vite app of core + sync + the worker embedder, in Chromium', () => {
   it('bundles, embeds in the worker with the files the app serves, and shares through the installed relay with a Node replica', { timeout: 300_000 }, async () => {
     await sh(process.execPath, ['copy-assets.mjs'], { cwd: project });

@@ -6,7 +6,7 @@ import { historyInternals, memoryInternals } from '../src/internals.ts';
 import { replicaOf } from '../src/internal.ts';
 import { contentHash } from '../src/model/content-hash.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
-import { openTestMemory, type TestMemory } from './helpers.ts';
+import { expectCode, openTestMemory, type TestMemory } from './helpers.ts';
 import { databaseTraces, indexTraces } from './traces.ts';
 
 const SECRET = 'The vault code is quokka-7731-xylophone';
@@ -129,6 +129,31 @@ describe('a forgotten secret leaves no trace', () => {
     // The only xylophone left is the other user's own memory.
     expect(await databaseTraces(t.factory, t.name, ['xylophone'])).toEqual(['records: xylophone']);
     expect(indexTraces(t.memory, ['xylophone', 'quokka'], ids)).toEqual(['index u=u10: xylophone']);
+  });
+
+  it('history: a secret replaced by an update stays in the record\'s history until any forget, which takes it too', async () => {
+    const look = await needles();
+    const forgets: Array<[string, (t: TestMemory, ns: Namespace, id: string) => Promise<unknown>]> = [
+      ['forget', (t, ns, id) => t.memory.forget(ns, id)],
+      ['forgetWhere', (t, ns) => t.memory.forgetWhere(ns, { tags: { any: ['secret'] } })],
+      ['forgetNamespace', (t, ns) => t.memory.forgetNamespace(ns)],
+      ['forgetUser', (t, ns) => t.memory.forgetUser(ns.userId)],
+      ['expiry + sweep', async (t) => (t.clock.advance(2 * 3_600_000), t.memory.sweep())],
+    ];
+    for (const [how, forgetIt] of forgets) {
+      const t = await openTestMemory({ embedder: hashingEmbedder() });
+      const ns = { userId: 'u1', agentId: 'support' };
+      const { id } = await t.memory.remember({ namespace: ns, content: SECRET, tags: ['secret'], ttl: '1h' });
+      await t.memory.update(ns, id, { content: 'The vault code was changed' });
+      await t.memory.whenEmbedded();
+      // Control: the current record no longer holds the secret, its history does.
+      expect((await t.memory.get(ns, id))!.content).not.toContain('quokka');
+      expect((await t.memory.history(ns, id)).map((v) => v.content)).toEqual([SECRET]);
+      expect(await databaseTraces(t.factory, t.name, look), how).toEqual(expect.arrayContaining([`records: ${SECRET}`]));
+      await forgetIt(t, ns, id);
+      expect(await databaseTraces(t.factory, t.name, look), how).toEqual([]);
+      await expectCode(t.memory.history(ns, id), 'NOT_FOUND');
+    }
   });
 
   it('a secret forgotten while its embedding is still queued leaves the queue at once, and no vector is stored later', async () => {

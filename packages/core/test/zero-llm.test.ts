@@ -109,6 +109,8 @@ describe('zero LLM, zero network', () => {
     const sessionContext = await session.context('call');
     expect(sessionContext.report.layers.session.items).toBe(1);
     expect((await session.end()).promoted).toHaveLength(1);
+    expect(await memory.listNamespaces({ userId: 'u1' })).toEqual([ns]);
+    expect((await memory.history(ns, id)).map((v) => v.version)).toEqual([1]); // the update above
     expect(await memory.forgetWhere(ns, { metadata: { order: 'TS20240315' } })).toHaveLength(1);
     expect((await memory.markUsed(ns, [id]))[0]?.importance).toBeGreaterThan(0.8);
     expect((await memory.consolidate(ns, { dryRun: true })).groups).toEqual([]);

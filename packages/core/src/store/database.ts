@@ -14,6 +14,8 @@ export interface AuditRow {
   actor: string;
   /** Set on changes applied from another replica, so sync does not send them back. */
   replicated?: true;
+  /** Values redaction masked or hashed in this write, per detector (counts only). */
+  redacted?: Record<string, number>;
 }
 
 /** A stored embedding, shared by every record with the same content hash. */
