@@ -12,8 +12,17 @@ export interface RawRecord {
   value: unknown;
 }
 
-/** fake-indexeddb's `RecordStore`: every change to an object store's rows goes through these three methods. */
+/** fake-indexeddb's red-black `BinarySearchTree` under a record store; `_rebuild` builds a balanced one from sorted records. */
+export interface RawTree {
+  _root: unknown;
+  _numNodes: number;
+  _numTombstones: number;
+  _rebuild(sorted: RawRecord[], parent: undefined, red: boolean): unknown;
+}
+
+/** fake-indexeddb's `RecordStore`: every change to an object store's rows goes through put, delete and clear. */
 export interface RawRecordStore {
+  records: RawTree;
   get(key: IDBValidKey): RawRecord | undefined;
   put(record: RawRecord, noOverwrite?: boolean): RawRecord | undefined;
   delete(key: unknown): RawRecord[];
@@ -22,6 +31,7 @@ export interface RawRecordStore {
 }
 
 export interface RawIndex {
+  records: RawRecordStore;
   name: string;
   keyPath: string | string[];
   multiEntry: boolean;

@@ -1,9 +1,10 @@
-import { mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type BetterSqlite3 from 'better-sqlite3';
 import { ZeromemError, type StorageProblem } from '../model/errors.ts';
+import { blobToKey, decodeKey, encodeKey, keyToBlob } from './key-codec.ts';
 
 /** An object store as it is written down: enough to create it again, indexes included. */
 export interface StoredSchema {
@@ -23,7 +24,7 @@ export interface StoredRow {
 
 /** A change of one row inside {@link StorageFile.commit}: its key as {@link encodeKey} wrote it, and the current value or `undefined` for a deletion. */
 export interface RowChange {
-  key: Buffer;
+  key: string;
   value: unknown;
 }
 
@@ -54,11 +55,17 @@ function loadDriver(path: string): typeof BetterSqlite3 {
 }
 
 /**
- * Disk file names of databases: letters, digits, `.`, `_` and `-` stay, anything else is
- * %-encoded, so every name maps to one file and back.
+ * Disk file names of databases: ASCII letters, digits, `_` and `-` stay, every other
+ * UTF-8 byte is %-encoded (`.` and `/` too), so every name maps to one file and back and
+ * none can point elsewhere.
  */
 export function fileNameOf(name: string): string {
-  return `${name.replace(/[^A-Za-z0-9._-]/g, (c) => `%${c.codePointAt(0)!.toString(16).toUpperCase().padStart(2, '0')}`)}.sqlite`;
+  let out = '';
+  for (const byte of Buffer.from(name, 'utf8')) {
+    const c = String.fromCharCode(byte);
+    out += /[A-Za-z0-9_-]/.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return `${out}.sqlite`;
 }
 
 /** The database name a file of {@link fileNameOf} holds, or `undefined` for other files. */
@@ -71,23 +78,48 @@ export function nameOfFile(file: string): string | undefined {
   }
 }
 
-/** Keys are stored as their structured-clone bytes; -0 becomes 0 first (IndexedDB treats them as one key). */
-export function encodeKey(key: IDBValidKey): Buffer {
-  return serialize(normalizeKey(key));
+/**
+ * Values go in as JSON when JSON gives back exactly the same value (records, audit rows:
+ * parsing JSON is about twice as fast as node:v8's structured clone), otherwise as
+ * structured-clone bytes (typed arrays of vectors and index snapshots).
+ */
+function encodeValue(value: unknown): [string | null, Buffer | null] {
+  return isExactJson(value) ? [JSON.stringify(value), null] : [null, serialize(value)];
 }
 
-function normalizeKey(key: IDBValidKey): IDBValidKey {
-  if (typeof key === 'number' && Object.is(key, -0)) return 0;
-  if (Array.isArray(key)) return key.map(normalizeKey);
-  return key;
+function decodeValue(json: string | null, bytes: Buffer | null): unknown {
+  return json !== null ? JSON.parse(json) : deserialize(bytes!);
+}
+
+/** Plain data that JSON round-trips unchanged: no undefined, no -0, NaN or Infinity, no holes, no class instances. */
+function isExactJson(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case 'object': {
+      if (value === null) return true;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) if (!(i in value) || !isExactJson(value[i])) return false;
+        return true;
+      }
+      if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+      for (const key in value) if (!isExactJson((value as Record<string, unknown>)[key])) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 /**
  * One IndexedDB database in one SQLite file (better-sqlite3, WAL). The file is locked
  * exclusively for as long as it is open, so one process at a time uses it. Rows are
- * (store, key, value) with keys and values as structured-clone bytes (node:v8), the same
- * algorithm IndexedDB stores values with; indexes are not stored (they are rebuilt in
- * memory at open). `secure_delete` zeroes deleted content in the file, and
+ * (store, key, value): keys in an order-preserving encoding (key-codec.ts), values as
+ * JSON or structured-clone bytes (node:v8, the algorithm IndexedDB stores values with).
+ * Indexes are not stored: they are rebuilt in memory at open. `secure_delete` zeroes deleted content in the file, and
  * {@link checkpoint} moves the WAL into the database and truncates it.
  */
 export class StorageFile {
@@ -109,6 +141,9 @@ export class StorageFile {
     const Database = loadDriver(this.path);
     try {
       mkdirSync(directory, { recursive: true, mode: 0o700 });
+      // SQLite would open a read-only file read-only and fail later, on its WAL, with a plain I/O error.
+      accessSync(directory, constants.W_OK);
+      if (existsSync(this.path)) accessSync(this.path, constants.R_OK | constants.W_OK);
     } catch (err) {
       throw storageError(err, this.path, 'open');
     }
@@ -125,10 +160,10 @@ export class StorageFile {
       db.exec(`BEGIN EXCLUSIVE;
         CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS stores (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, schema TEXT NOT NULL, keyGenerator REAL NOT NULL DEFAULT 1);
-        CREATE TABLE IF NOT EXISTS rows (store INTEGER NOT NULL, key BLOB NOT NULL, value BLOB NOT NULL, UNIQUE (store, key));
+        CREATE TABLE IF NOT EXISTS rows (store INTEGER NOT NULL, key BLOB NOT NULL, json TEXT, bytes BLOB, UNIQUE (store, key));
         COMMIT;`);
       for (const row of db.prepare('SELECT id, name FROM stores').all() as Array<{ id: number; name: string }>) this.#storeIds.set(row.name, row.id);
-      this.#upsert = db.prepare('INSERT INTO rows (store, key, value) VALUES (?, ?, ?) ON CONFLICT (store, key) DO UPDATE SET value = excluded.value');
+      this.#upsert = db.prepare('INSERT INTO rows (store, key, json, bytes) VALUES (?, ?, ?, ?) ON CONFLICT (store, key) DO UPDATE SET json = excluded.json, bytes = excluded.bytes');
       this.#delete = db.prepare('DELETE FROM rows WHERE store = ? AND key = ?');
       this.#clear = db.prepare('DELETE FROM rows WHERE store = ?');
       this.#setKeyGenerator = db.prepare('UPDATE stores SET keyGenerator = ? WHERE id = ?');
@@ -154,13 +189,19 @@ export class StorageFile {
     }
   }
 
-  /** Every row of a store, decoded. Reads the whole store at once, so a bad file fails here and not halfway. */
-  readRows(store: string): StoredRow[] {
+  /**
+   * Every row of a store, decoded, in key order, each with its {@link encodeKey} string.
+   * Reads the whole store at once, so a bad file fails here and not halfway.
+   */
+  readRows(store: string): Array<StoredRow & { encodedKey: string }> {
     const id = this.#storeIds.get(store);
     if (id === undefined) return [];
     try {
-      const rows = this.#db.prepare('SELECT key, value FROM rows WHERE store = ?').raw().all(id) as Array<[Buffer, Buffer]>;
-      return rows.map(([key, value]) => ({ key: deserialize(key) as IDBValidKey, value: deserialize(value) }));
+      const rows = this.#db.prepare('SELECT key, json, bytes FROM rows WHERE store = ? ORDER BY key').raw().all(id) as Array<[Buffer, string | null, Buffer | null]>;
+      return rows.map(([blob, json, bytes]) => {
+        const encodedKey = blobToKey(blob);
+        return { encodedKey, key: decodeKey(encodedKey), value: decodeValue(json, bytes) };
+      });
     } catch (err) {
       throw storageError(err, this.path, 'read');
     }
@@ -179,8 +220,8 @@ export class StorageFile {
           if (id === undefined) throw new Error(`object store "${change.store}" is not in the file`);
           if (change.cleared) this.#clear.run(id);
           for (const row of change.rows) {
-            if (row.value === undefined) this.#delete.run(id, row.key);
-            else this.#upsert.run(id, row.key, serialize(row.value));
+            if (row.value === undefined) this.#delete.run(id, keyToBlob(row.key));
+            else this.#upsert.run(id, keyToBlob(row.key), ...encodeValue(row.value));
           }
           if (change.keyGenerator !== null) this.#setKeyGenerator.run(change.keyGenerator, id);
         }
@@ -202,7 +243,7 @@ export class StorageFile {
           const { keyGenerator, ...rest } = schema;
           const id = Number(insertStore.run(schema.name, JSON.stringify(rest), keyGenerator).lastInsertRowid);
           this.#storeIds.set(schema.name, id);
-          for (const row of rows) this.#upsert.run(id, encodeKey(row.key), serialize(row.value));
+          for (const row of rows) this.#upsert.run(id, keyToBlob(encodeKey(row.key)), ...encodeValue(row.value));
         }
         this.#db.prepare("INSERT INTO meta (k, v) VALUES ('version', ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v").run(version);
       })();
