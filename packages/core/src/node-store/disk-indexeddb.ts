@@ -384,7 +384,8 @@ class DiskIDBFactory {
     session.users--;
     const closeWhenIdle = () => {
       if (session.users > 0 || this.#sessions.get(name) !== session) return;
-      if (db && db.transactions.some((trans) => trans._state !== 'finished')) {
+      // Reads run in memory: only writes still to be committed keep the file open.
+      if (db && db.transactions.some((trans) => trans.mode !== 'readonly' && trans._state !== 'finished')) {
         setImmediate(closeWhenIdle);
         return;
       }

@@ -15,7 +15,7 @@ import type { Memory } from '../../src/index.node.ts';
 import { NS } from './run-store-process.ts';
 
 const [command, directory, name, n] = process.argv.slice(2);
-if (command === 'auto') await import('fake-indexeddb/auto');
+if (command === 'auto') await import('fake-indexeddb/auto' as string); // (its types are not in its exports map)
 const { openMemory, ZeromemError } = await import('../../src/index.node.ts');
 const out = (line: string) => process.stdout.write(`${line}\n`);
 
