@@ -4,7 +4,8 @@
  * better-sqlite3 writing the same rows, and, with --peers, mem0 OSS (SQLite vector store,
  * infer: false) and Mastra memory on libSQL with the same deterministic embedder.
  *
- *   npx tsx test/bench/node-storage.ts [--append] [--peers]
+ *   npx tsx test/bench/node-storage.ts [--append]           # storage: results/node-storage.json
+ *   npx tsx test/bench/node-storage.ts --peers [--append]   # peers: results/node-storage-peers.json
  *
  * Each figure comes from a fresh process (node-storage-worker.ts): remember ack p50/p95
  * (1,000 sequential writes after 100 warm-up), bulk import of 10k and 100k records
@@ -13,7 +14,8 @@
  * 128 dimensions and the index snapshot stored, as after normal use; ROUNDS times), and
  * bytes on disk per record. The peers are installed by this script into a temporary
  * directory (PEERS_DIR, default <tmp>/zeromem-bench-peers) with npm, never into the
- * workspace. BENCH_PEER_N (default 10,000) memories each.
+ * workspace. BENCH_PEER_N (default 10,000) memories each (BENCH_MASTRA_N for Mastra, whose
+ * writes are slow). Single writes: 200 after the load, each library in a fresh process.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,11 +26,13 @@ import { median, ratio } from './stats.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const WORKER = join(here, 'node-storage-worker.ts');
-const outFile = join(here, 'results', 'node-storage.json');
+
 const APPEND = process.argv.includes('--append');
 const PEERS = process.argv.includes('--peers');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PEER_N = Number(process.env.BENCH_PEER_N ?? 10_000);
+const MASTRA_N = Number(process.env.BENCH_MASTRA_N ?? PEER_N);
+const outFile = join(here, 'results', PEERS ? 'node-storage-peers.json' : 'node-storage.json');
 const PEERS_DIR = process.env.PEERS_DIR ?? join(tmpdir(), 'zeromem-bench-peers');
 const PEER_VERSIONS = ['mem0ai@3.3.1', '@mastra/memory@1.31.0', '@mastra/libsql@1.23.1', '@mastra/core@1.71.0'];
 
@@ -79,7 +83,13 @@ interface Run {
   import10k: Record<'disk' | 'fake' | 'raw', Import>;
   import100k: Record<'disk' | 'fake' | 'raw', Import>;
   open100k: { fromDiskMs: number[]; fakeInProcessMs: number; bytesPerRecordPrepared: number };
-  peers?: Record<'zeromem' | 'mem0' | 'mastra', PeerResult>;
+}
+
+interface PeerRun {
+  run: number;
+  at: string;
+  loadAverage: [number, number];
+  peers: Record<'zeromem' | 'mem0' | 'mastra', PeerResult>;
 }
 
 function runOnce(number: number): Run {
@@ -110,15 +120,6 @@ function runOnce(number: number): Run {
   const fake100k = worker<Import & { openToFirstRecallMs: number }>('fake-open', '100000');
   const import100k = { disk: disk100k, fake: fake100k, raw: withDir((dir) => worker<Import>('import', 'raw', dir, '100000')) };
   const open100k = { fromDiskMs, bytesPerRecordPrepared, fakeInProcessMs: fake100k.openToFirstRecallMs };
-  let peers: Run['peers'];
-  if (PEERS) {
-    installPeers();
-    const peer = (name: string) => {
-      log(`peer ${name}, ${PEER_N} memories`);
-      return withDir((dir) => worker<PeerResult>('peer', name, dir, String(PEER_N), PEERS_DIR));
-    };
-    peers = { zeromem: peer('zeromem'), mem0: peer('mem0'), mastra: peer('mastra') };
-  }
   return {
     run: number,
     at: new Date().toISOString(),
@@ -127,8 +128,18 @@ function runOnce(number: number): Run {
     import10k,
     import100k,
     open100k,
-    ...(peers ? { peers } : {}),
   };
+}
+
+function runPeers(number: number): PeerRun {
+  const loadBefore = loadavg()[0]!;
+  installPeers();
+  const peer = (name: string, n: number) => {
+    log(`peer ${name}, ${n} memories`);
+    return withDir((dir) => worker<PeerResult>('peer', name, dir, String(n), PEERS_DIR));
+  };
+  const peers = { zeromem: peer('zeromem', PEER_N), mem0: peer('mem0', PEER_N), mastra: peer('mastra', MASTRA_N) };
+  return { run: number, at: new Date().toISOString(), loadAverage: [Math.round(loadBefore * 10) / 10, Math.round(loadavg()[0]! * 10) / 10], peers };
 }
 
 const med = (runs: Run[], pick: (run: Run) => number | null | undefined) => {
@@ -165,37 +176,43 @@ function tables(runs: Run[]): string {
     row('bytes on disk per record, raw better-sqlite3', (r) => r.import100k.raw.bytesPerRecord),
     row('bytes on disk per record, embedded (128-d) + index snapshot', (r) => r.open100k.bytesPerRecordPrepared),
   ];
-  const withPeers = runs.filter((r) => r.peers);
-  if (withPeers.length) {
-    lines.push('', `Peers, ${withPeers[0]!.peers!.zeromem.n.toLocaleString('en')} memories each, same 384-d deterministic embedder (runs with --peers: ${withPeers.length}).`, '');
-    lines.push('| library | load per memory (ms) | write per memory p50 / p95 (ms) | recall p50 / p95 (ms) | write p50 vs zeromem (x) | recall p50 vs zeromem (x) |', '|---|---|---|---|---|---|');
-    for (const name of ['zeromem', 'mem0', 'mastra'] as const) {
-      const m = (pick: (p: PeerResult) => number) => med(withPeers, (r) => pick(r.peers![name]));
-      const z = (pick: (p: PeerResult) => number) => med(withPeers, (r) => pick(r.peers!.zeromem));
-      const label = { zeromem: 'zeromem, disk (Node default)', mem0: 'mem0ai 3.3.1 OSS Memory, SQLite vector store, infer: false', mastra: '@mastra/memory 1.31.0 on libSQL' }[name];
-      lines.push(
-        `| ${label} | ${m((p) => p.loadMsPerMemory)} | ${m((p) => p.write.p50)} / ${m((p) => p.write.p95)} | ${m((p) => p.recall.p50)} / ${m((p) => p.recall.p95)} | ${ratio(m((p) => p.write.p50), z((p) => p.write.p50))} | ${ratio(m((p) => p.recall.p50), z((p) => p.recall.p50))} |`,
-      );
-    }
+  return lines.join('\n');
+}
+
+function peerTable(runs: PeerRun[]): string {
+  const med2 = (pick: (run: PeerRun) => number) => Math.round(median(runs.map(pick)) * 1000) / 1000;
+  const lines = [
+    `Runs: ${runs.length} (load average at start/end: ${runs.map((r) => r.loadAverage.join('–')).join(', ')}); medians over runs. Memories loaded: zeromem and mem0 ${runs[0]!.peers.zeromem.n.toLocaleString('en')}, Mastra ${runs[0]!.peers.mastra.n.toLocaleString('en')}; same 384-d deterministic embedder.`,
+    '',
+    '| library | load per memory (ms) | write per memory p50 / p95 (ms) | recall p50 / p95 (ms) | write p50 / zeromem (x) | recall p50 / zeromem (x) |',
+    '|---|---|---|---|---|---|',
+  ];
+  const labels = { zeromem: 'zeromem on disk (Node default)', mem0: 'mem0ai 3.3.1 OSS Memory, SQLite vector store, infer: false', mastra: '@mastra/memory 1.31.0 on libSQL' };
+  for (const name of ['zeromem', 'mem0', 'mastra'] as const) {
+    const m = (pick: (p: PeerResult) => number) => med2((r) => pick(r.peers[name]));
+    const z = (pick: (p: PeerResult) => number) => med2((r) => pick(r.peers.zeromem));
+    lines.push(
+      `| ${labels[name]} | ${m((p) => p.loadMsPerMemory)} | ${m((p) => p.write.p50)} / ${m((p) => p.write.p95)} | ${m((p) => p.recall.p50)} / ${m((p) => p.recall.p95)} | ${ratio(m((p) => p.write.p50), z((p) => p.write.p50))} | ${ratio(m((p) => p.recall.p50), z((p) => p.recall.p50))} |`,
+    );
   }
   return lines.join('\n');
 }
 
-const previous = APPEND && existsSync(outFile) ? (JSON.parse(readFileSync(outFile, 'utf8')) as { runs: Run[] }).runs : [];
-const runs = [...previous, runOnce(previous.length + 1)];
+const previous = APPEND && existsSync(outFile) ? (JSON.parse(readFileSync(outFile, 'utf8')) as { runs: Array<Run & PeerRun> }).runs : [];
+const runs = [...previous, PEERS ? runPeers(previous.length + 1) : runOnce(previous.length + 1)] as Array<Run & PeerRun>;
 mkdirSync(dirname(outFile), { recursive: true });
 writeFileSync(
   outFile,
   `${JSON.stringify(
     {
       benchmark: 'node-storage',
-      command: 'npx tsx test/bench/node-storage.ts [--append] [--peers]',
+      command: `npx tsx test/bench/node-storage.ts${PEERS ? ' --peers' : ''} [--append]`,
       environment: { node: process.version, os: `${platform()} ${release()}`, cpus: cpus().length, cpuModel: cpus()[0]?.model },
-      config: { rounds: ROUNDS, peerN: PEER_N, peers: PEER_VERSIONS },
+      config: PEERS ? { peerN: PEER_N, mastraN: MASTRA_N, peers: PEER_VERSIONS } : { rounds: ROUNDS },
       runs,
     },
     null,
     1,
   )}\n`,
 );
-console.log(tables(runs));
+console.log(PEERS ? peerTable(runs) : tables(runs));

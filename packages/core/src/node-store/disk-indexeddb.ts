@@ -11,8 +11,6 @@ import { StorageFile, fileNameOf, nameOfFile, type RowChange, type StoreChanges,
 export interface DiskIndexedDB {
   indexedDB: IDBFactory;
   IDBKeyRange: typeof IDBKeyRange;
-  /** The absolute directory the database files are in. */
-  directory: string;
 }
 
 const byDirectory = new Map<string, DiskIndexedDB>();
@@ -32,7 +30,7 @@ export function diskIndexedDB(directory: string = defaultDirectory()): DiskIndex
   const absolute = resolve(directory);
   let disk = byDirectory.get(absolute);
   if (!disk) {
-    disk = { indexedDB: new DiskIDBFactory(absolute) as unknown as IDBFactory, IDBKeyRange: MemoryIDBKeyRange, directory: absolute };
+    disk = { indexedDB: new DiskIDBFactory(absolute) as unknown as IDBFactory, IDBKeyRange: MemoryIDBKeyRange };
     byDirectory.set(absolute, disk);
   }
   return disk;
@@ -225,18 +223,29 @@ function fillTrees(store: RawObjectStore, rows: Array<RawRecord & { encodedKey: 
   buildTree(store.records, rows);
   if (store.keyGenerator) store.keyGenerator.num = keyGenerator;
   for (const index of store.rawIndexes.values()) {
-    const entries: Array<{ order: string; record: RawRecord }> = [];
+    const paths = (Array.isArray(index.keyPath) ? index.keyPath : [index.keyPath]).map((path) => (path === '' ? [] : path.split('.')));
+    const orders: string[] = [];
+    const records: RawRecord[] = [];
     for (const row of rows) {
-      const indexKey = indexKeyOf(index.keyPath, index.multiEntry, row.value);
+      const indexKey = indexKeyOf(paths, Array.isArray(index.keyPath), index.multiEntry, row.value);
       if (indexKey === undefined) continue;
       for (const key of index.multiEntry && Array.isArray(indexKey) ? multiEntryKeys(indexKey) : [indexKey]) {
         // A unique index's tree is ordered by its key alone; the others by key, then primary key.
-        entries.push({ order: index.unique ? encodeKey(key) : encodeKey(key) + row.encodedKey, record: { key, value: row.key } });
+        orders.push(index.unique ? encodeKey(key) : encodeKey(key) + row.encodedKey);
+        records.push({ key, value: row.key });
       }
     }
-    entries.sort((a, b) => (a.order < b.order ? -1 : a.order > b.order ? 1 : 0));
-    buildTree(index.records, entries.map((entry) => entry.record));
+    buildTree(index.records, sortedBy(orders, records));
   }
+}
+
+/** `records` in the order of their `orders` strings; no sort when they already are (time-ordered keys usually are). */
+function sortedBy(orders: string[], records: RawRecord[]): RawRecord[] {
+  let sorted = true;
+  for (let i = 1; i < orders.length && sorted; i++) sorted = orders[i - 1]! <= orders[i]!;
+  if (sorted) return records;
+  const positions = Array.from(orders.keys()).sort((a, b) => (orders[a]! < orders[b]! ? -1 : orders[a]! > orders[b]! ? 1 : 0));
+  return positions.map((i) => records[i]!);
 }
 
 /**
@@ -244,23 +253,23 @@ function fillTrees(store: RawObjectStore, rows: Array<RawRecord & { encodedKey: 
  * `getIndexKey` computes, without its exceptions (a thrown DataError per record without an
  * expiry cost seconds at 100k).
  */
-function indexKeyOf(keyPath: string | string[], multiEntry: boolean, value: unknown): IDBValidKey | undefined {
-  if (Array.isArray(keyPath)) {
+function indexKeyOf(paths: string[][], compound: boolean, multiEntry: boolean, value: unknown): IDBValidKey | undefined {
+  if (compound) {
     const parts: IDBValidKey[] = [];
-    for (const path of keyPath) {
+    for (const path of paths) {
       const part = valueAt(path, value);
       if (!isValidKey(part)) return undefined;
       parts.push(part);
     }
     return parts;
   }
-  const key = valueAt(keyPath, value);
+  const key = valueAt(paths[0]!, value);
   return (multiEntry && Array.isArray(key)) || isValidKey(key) ? (key as IDBValidKey) : undefined;
 }
 
-function valueAt(path: string, value: unknown): unknown {
+function valueAt(path: string[], value: unknown): unknown {
   let at = value;
-  for (const step of path === '' ? [] : path.split('.')) {
+  for (const step of path) {
     if (at === null || typeof at !== 'object' || !Object.hasOwn(at, step)) return undefined;
     at = (at as Record<string, unknown>)[step];
   }
@@ -277,13 +286,14 @@ function isValidKey(key: unknown): key is IDBValidKey {
 
 /** A multi-entry index's keys of an array: its valid elements, each once. */
 function multiEntryKeys(keys: unknown[]): IDBValidKey[] {
+  if (keys.length === 1) return isValidKey(keys[0]) ? [keys[0]] : [];
   const seen = new Set<string>();
   const out: IDBValidKey[] = [];
   for (const key of keys) {
     if (!isValidKey(key)) continue;
-    const encoded = encodeKey(key);
-    if (seen.has(encoded)) continue;
-    seen.add(encoded);
+    const identity = typeof key === 'string' ? `s${key}` : encodeKey(key);
+    if (seen.has(identity)) continue;
+    seen.add(identity);
     out.push(key);
   }
   return out;

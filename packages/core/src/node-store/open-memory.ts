@@ -45,6 +45,5 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
 }
 
 function onDisk(directory: string): Pick<BaseOpenMemoryOptions, 'indexedDB' | 'IDBKeyRange'> {
-  const { indexedDB, IDBKeyRange } = diskIndexedDB(directory);
-  return { indexedDB, IDBKeyRange };
+  return diskIndexedDB(directory);
 }

@@ -79,6 +79,9 @@ describe('memories on disk in Node', () => {
     memory = await openMemory({ name: 'agent', directory: dir });
     expect((await memory.get(NS, changed))?.content).toBe('Lives in Hamburg');
     expect((await memory.get(NS, kept))?.tags).toEqual(['contact']);
+    // The index trees built at load answer like the ones built write by write.
+    expect((await memory.list(NS, { tags: { any: ['contact'] } })).items.map((r) => r.id)).toEqual([kept]);
+    expect((await memory.list(NS, { limit: 10 })).items.map((r) => r.content)).toEqual(['Batch item 3', 'Batch item 2', 'Batch item 1', 'Lives in Hamburg', 'Prefers phone calls']);
     expect((await memory.recall(NS, 'phone')).hits[0]?.id).toBe(kept);
     const seqs = (await memory.audit(NS)).map((entry) => entry.seq);
     const { id: later } = await memory.remember({ namespace: NS, content: 'Written after the reopen' });
