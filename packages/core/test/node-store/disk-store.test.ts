@@ -31,7 +31,8 @@ function snapshotFiles(dir: string): Record<string, string> {
   return Object.fromEntries(readdirSync(dir).map((file) => [file, readFileSync(join(dir, file)).toString('base64')]));
 }
 
-describe('memories on disk in Node', () => {
+// Each test starts Node processes (tsx compiles on start): generous on a loaded machine.
+describe('memories on disk in Node', { timeout: 120_000 }, () => {
   it('a process killed with SIGKILL right after acknowledgements loses none of them', async () => {
     const dir = tempDir();
     const writer = startStoreProcess(['remember', dir, 'agent', '0']);
