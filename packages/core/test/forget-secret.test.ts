@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { diskIndexedDB } from '../src/node-store/disk-indexeddb.ts';
-import { createTokenizer, type Embedder, type Namespace, type Tokenizer } from '../src/index.ts';
+import { createTokenizer, namespaceKey, type Embedder, type Namespace, type Tokenizer } from '../src/index.ts';
 import { cachedCount } from '../src/context/count-cache.ts';
-import { memoryInternals } from '../src/internals.ts';
+import { historyInternals, memoryInternals } from '../src/internals.ts';
 import { replicaOf } from '../src/internal.ts';
 import { contentHash } from '../src/model/content-hash.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
@@ -93,6 +93,8 @@ describe('a forgotten secret leaves no trace', () => {
     const secretTexts = [...counts.counted].filter((text) => text.includes('quokka'));
     expect(secretTexts.length).toBeGreaterThan(0);
     expect(secretTexts.filter((text) => counts.cached(text))).toEqual(secretTexts); // control: the token-count cache keeps them
+    const historyCounts = historyInternals.get(t.memory)!;
+    expect((await historyCounts.countedIds()).get(namespaceKey(ns))).toContain(id); // control: the full-history count holds it
     // Control: before forgetting, the search does find it, in the records, the vectors and the index.
     expect(await databaseTraces(t.factory, t.name, look)).toEqual(expect.arrayContaining([`records: ${SECRET}`, `vectors: ${look[3]}`]));
     expect(indexTraces(t.memory, look, [id!])).toEqual(expect.arrayContaining([`index u=u1;a=support: quokka`, `index u=u1;a=support: record ${id}`]));
@@ -106,6 +108,7 @@ describe('a forgotten secret leaves no trace', () => {
     expect(await databaseTraces(t.factory, t.name, look)).toEqual([]);
     expect(indexTraces(t.memory, look, [id!])).toEqual([]); // at once, before any recall
     expect(secretTexts.filter((text) => counts.cached(text))).toEqual([]); // the token-count cache keeps no line of it
+    expect((await historyCounts.countedIds()).get(namespaceKey(ns))).not.toContain(id); // nor does the full-history count
     expect(await t.memory.count(ns)).toBe(1); // the other memory stays
     expect((await t.memory.recall(ns, 'vault code quokka xylophone', { includeCold: true })).hits.map((h) => h.record.content)).not.toContain(SECRET);
     expect((await t.memory.audit(ns)).filter((e) => e.id === id).map((e) => e.op)).toContain('forget'); // ids only
