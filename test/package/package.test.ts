@@ -19,11 +19,10 @@ import { checkedLogs, matchesPrinted } from '../docs/printed.ts';
 import { CHROMIUM_ARGS, findChromium, repoRoot, skipBrowserTests } from '../e2e/browser.ts';
 
 /**
- * Node has no IndexedDB of its own: until core stores memories on disk in Node, the
- * user's Node scripts load fake-indexeddb first. Set this to `undefined` once core's Node
- * entry brings its own storage; nothing else changes.
+ * The user's Node scripts would load an IndexedDB first if core needed one; core's Node
+ * entry stores memories on disk itself (under ZEROMEM_HOME, see userEnv), so none is.
  */
-const nodeIndexedDb: { dependency: string; preload: string } | undefined = { dependency: 'fake-indexeddb@6.2.8', preload: 'fake-indexeddb/auto' };
+const nodeIndexedDb = undefined as { dependency: string; preload: string } | undefined;
 
 const run = promisify(execFile);
 const appFiles = join(repoRoot, 'test', 'package', 'app');

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 export { openMemory, Memory, type OpenMemoryOptions } from './memory.ts';
-export { ZeromemError, isZeromemError, ERROR_CODES, type ErrorCode, type ErrorDetails, type InputIssue, type ItemFailure, type LineFailure } from './model/errors.ts';
+export { ZeromemError, isZeromemError, ERROR_CODES, type ErrorCode, type ErrorDetails, type InputIssue, type ItemFailure, type LineFailure, type StorageProblem } from './model/errors.ts';
 export { DEFAULT_LIMITS, type Limits } from './model/limits.ts';
 export { systemClock, type Clock } from './model/clock.ts';
 export { namespaceKey } from './model/namespace.ts';

@@ -34,7 +34,11 @@ export interface DatabaseOptions {
   indexedDB?: IDBFactory;
   /** The IDBKeyRange that goes with `indexedDB`. */
   IDBKeyRange?: typeof IDBKeyRange;
-  /** IndexedDB transaction durability; see the README on what "acknowledged" means. */
+  /**
+   * IndexedDB transaction durability; see the README on what "acknowledged" means. On a
+   * Node store on disk, `relaxed` commits without syncing the file (a process crash loses
+   * nothing, a power cut may lose the last writes); the others sync every commit.
+   */
   durability?: 'default' | 'strict' | 'relaxed';
 }
 
