@@ -116,6 +116,20 @@ describe('ZeromemStore', () => {
     );
   }, 120_000);
 
+  it('answers a batch from the state before it, then applies its writes in order (the last put of an item wins)', async () => {
+    const store = new ZeromemStore({ memory, namespace: home });
+    await store.put(['a'], 'k', { v: 1 });
+    const [before, , , search] = (await store.batch([
+      { namespace: ['a'], key: 'k' },
+      { namespace: ['a'], key: 'k', value: { v: 2 } },
+      { namespace: ['a'], key: 'k', value: { v: 3 } },
+      { namespacePrefix: ['a'], limit: 10 },
+    ])) as [Item | null, void, void, Item[]];
+    expect(before!.value).toEqual({ v: 1 });
+    expect(search!.map((i) => i.value)).toEqual([{ v: 1 }]);
+    expect((await store.get(['a'], 'k'))!.value).toEqual({ v: 3 });
+  });
+
   it('rejects what LangGraph rejects, and writes nothing', async () => {
     const store = new ZeromemStore({ memory, namespace: home });
     await expect(store.put([], 'k', { a: 1 })).rejects.toThrow(/namespace/i);
