@@ -124,7 +124,7 @@ describe('ZeromemStore', () => {
       { namespace: ['a'], key: 'k', value: { v: 2 } },
       { namespace: ['a'], key: 'k', value: { v: 3 } },
       { namespacePrefix: ['a'], limit: 10 },
-    ])) as [Item | null, void, void, Item[]];
+    ])) as unknown as [Item | null, void, void, Item[]];
     expect(before!.value).toEqual({ v: 1 });
     expect(search!.map((i) => i.value)).toEqual([{ v: 1 }]);
     expect((await store.get(['a'], 'k'))!.value).toEqual({ v: 3 });
