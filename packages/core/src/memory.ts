@@ -10,8 +10,6 @@ import { DEFAULT_LIMITS, type Limits } from './model/limits.ts';
 import type {
   ApplyReplicatedResult,
   AuditEntry,
-  Layer,
-  TimeInput,
   ListOptions,
   ListPage,
   MemoryRecord,
@@ -31,15 +29,15 @@ import { MemoryDatabase, type DatabaseOptions } from './store/database.ts';
 import { AccessTracker } from './rank/access-tracker.ts';
 import { withStorage } from './store/storage-errors.ts';
 import { applyReplicated } from './verbs/apply-replicated.ts';
-import { audit } from './verbs/audit.ts';
+import { audit, type AuditOptions } from './verbs/audit.ts';
 import { count } from './verbs/count.ts';
 import { forgetNamespace } from './verbs/forget-namespace.ts';
 import { forgetUser } from './verbs/forget-user.ts';
 import { forgetWhere } from './verbs/forget-where.ts';
 import { forget } from './verbs/forget.ts';
-import { get } from './verbs/get.ts';
+import { get, type GetOptions } from './verbs/get.ts';
 import { list } from './verbs/list.ts';
-import { recall, type RecallResult } from './verbs/recall.ts';
+import { recall, type RecallOptions, type RecallResult } from './verbs/recall.ts';
 import type { ConversationTurn } from './model/validate-recall.ts';
 import type { RankingWeights } from './rank/ranking.ts';
 import { remember, rememberMany } from './verbs/remember.ts';
@@ -56,17 +54,19 @@ import type { ContextSource } from './context/source.ts';
 import { countAccess } from './verbs/count-access.ts';
 import { createTokenizer, isTokenizer, type Tokenizer } from './context/tokenizer.ts';
 import { clearCountCache } from './context/count-cache.ts';
-import { consolidate, type ConsolidateResult } from './lifecycle/consolidate.ts';
+import { consolidate, type ConsolidateOptions, type ConsolidateResult } from './lifecycle/consolidate.ts';
 import type { LifecycleContext } from './lifecycle/lifecycle-context.ts';
 import { markUsed } from './lifecycle/mark-used.ts';
-import { exportJsonl } from './lifecycle/export-jsonl.ts';
-import { importJsonl, type ImportResult } from './lifecycle/import-jsonl.ts';
+import { exportJsonl, type ExportOptions } from './lifecycle/export-jsonl.ts';
+import { importJsonl, type ImportOptions, type ImportResult } from './lifecycle/import-jsonl.ts';
 import type { ExportScope } from './lifecycle/jsonl-format.ts';
 import { checkLifecycle, type LifecycleOptions } from './lifecycle/policy.ts';
-import { retier, type RetierResult } from './lifecycle/retier.ts';
+import { retier, type RetierOptions, type RetierResult } from './lifecycle/retier.ts';
 import { rewarmHits, rewarmRead } from './lifecycle/rewarm.ts';
 import { namespaceKey, requireNamespace } from './model/namespace.ts';
 import { memoryInternals } from './internals.ts';
+import { registerReplica } from './replica.ts';
+import { onAuditWrites } from './store/audit-writes.ts';
 
 /** Options of {@link openMemory}. Everything is optional. */
 export interface OpenMemoryOptions extends DatabaseOptions {
@@ -257,6 +257,10 @@ export class Memory {
     }
     this.#ctx = { ...ctx, indexes, embedder, access: new AccessTracker(ctx.db, report), lifecycle: options.lifecycle };
     memoryInternals.set(this, this.#ctx);
+    registerReplica(this, {
+      apply: (namespace, changes, replicaOptions) => this.#applyReplicated(namespace, changes, replicaOptions),
+      onAuditWrites: (listener) => onAuditWrites(ctx.db, listener),
+    });
     if (options.sweepEveryMs !== undefined) {
       this.#timer = setInterval(() => void this.sweep().catch(report), options.sweepEveryMs);
       // Node: a sweep timer must not keep the process alive on its own.
@@ -299,7 +303,7 @@ export class Memory {
   }
 
   /** The record, or `undefined` when there is none (or it expired). Reading a cold record re-warms it unless `rewarm: false`. */
-  async get(namespace: Namespace, id: string, options?: { rewarm?: boolean }): Promise<MemoryRecord | undefined> {
+  async get(namespace: Namespace, id: string, options?: GetOptions): Promise<MemoryRecord | undefined> {
     const { rewarm = true } = readOptions(options, ['rewarm']);
     if (typeof rewarm !== 'boolean') throw invalidInput('options', [{ path: 'rewarm', message: `must be true or false, got ${describe(rewarm)}` }]);
     const record = await get(this.#ctx, namespace, id);
@@ -326,23 +330,7 @@ export class Memory {
    * their access statistics raised (in batches) unless `trackAccess: false`.
    * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT
    */
-  async recall(
-    namespace: Namespace,
-    query: string | ConversationTurn[],
-    options?: {
-      /** How many hits, 1..1000. Default 10. */
-      k?: number;
-      filters?: RecordFilter;
-      layers?: Layer[];
-      /** The time recency and heat are measured from. Default: the clock. */
-      now?: TimeInput;
-      weights?: Partial<RankingWeights>;
-      /** Count these hits as accesses (heat). Default true. A cold hit counted so re-warms. */
-      trackAccess?: boolean;
-      /** Recall cold-tier records too. Default false. */
-      includeCold?: boolean;
-    },
-  ): Promise<RecallResult> {
+  async recall(namespace: Namespace, query: string | ConversationTurn[], options?: RecallOptions): Promise<RecallResult> {
     const result = await recall(this.#ctx, namespace, query, options, () => this.pendingEmbeddings());
     return rewarmHits(this.#ctx, requireNamespace(namespace, this.#ctx.limits.maxNameLength), result, options?.trackAccess !== false);
   }
@@ -466,7 +454,7 @@ export class Memory {
    * the union of tags and `mergedFrom`; the rest is forgotten. `dryRun: true` only plans.
    * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT
    */
-  async consolidate(namespace: Namespace, options?: { threshold?: number; dryRun?: boolean; actor?: string }): Promise<ConsolidateResult> {
+  async consolidate(namespace: Namespace, options?: ConsolidateOptions): Promise<ConsolidateResult> {
     const result = await consolidate(this.#ctx, namespace, options);
     if (!result.dryRun && result.groups.length) {
       const ns = namespaceKey(namespace);
@@ -480,7 +468,7 @@ export class Memory {
    * toward the floor; records untouched for `lifecycle.coldAfter` and below
    * `lifecycle.coldBelowImportance` go cold (recall skips them unless `includeCold`).
    */
-  retier(options?: { namespace?: Namespace }): Promise<RetierResult> {
+  retier(options?: RetierOptions): Promise<RetierResult> {
     return retier(this.#ctx, options);
   }
 
@@ -501,7 +489,7 @@ export class Memory {
    * live record with every field. `vectors: true` includes the current embedder's vectors.
    * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT
    */
-  exportJsonl(scope: ExportScope, options?: { vectors?: boolean }): Promise<string> {
+  exportJsonl(scope: ExportScope, options?: ExportOptions): Promise<string> {
     return exportJsonl(this.#ctx, scope, options);
   }
 
@@ -515,7 +503,7 @@ export class Memory {
    */
   async importJsonl(
     source: string | Iterable<string> | AsyncIterable<string>,
-    options?: { skipInvalid?: boolean; actor?: string },
+    options?: ImportOptions,
   ): Promise<ImportResult> {
     const { result, added, deleted } = await importJsonl(this.#ctx, source, options);
     await this.#purgeRecords(deleted); // expired rows in the way, before the added records are queued (an id may come back)
@@ -531,17 +519,12 @@ export class Memory {
   }
 
   /** The namespace's audit log (no content), oldest first. */
-  audit(namespace: Namespace, options?: { after?: number; limit?: number }): Promise<AuditEntry[]> {
+  audit(namespace: Namespace, options?: AuditOptions): Promise<AuditEntry[]> {
     return audit(this.#ctx, namespace, options);
   }
 
-  /**
-   * For `@zeromem/sync`, not for application code: makes the namespace hold record states
-   * (or absences) decided on another replica, keeping their ids, times and versions; see
-   * {@link ApplyReplicatedResult}. Invalid changes are rejected one by one, never half-written.
-   * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT (bad namespace, options or a non-array)
-   */
-  async applyReplicated(namespace: Namespace, changes: ReplicatedChange[], options: { after: number; actor?: string }): Promise<ApplyReplicatedResult> {
+  /** {@link Replica.apply}, reached through `@zeromem/core/internal`'s `replicaOf(memory)`. */
+  async #applyReplicated(namespace: Namespace, changes: ReplicatedChange[], options: { after: number; actor?: string }): Promise<ApplyReplicatedResult> {
     const result = await applyReplicated(this.#ctx, namespace, changes, options);
     const ns = namespaceKey(namespace);
     // A forget from another replica reaches this process's copies like a local one; content

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { createTokenizer, type Embedder, type Namespace, type Tokenizer } from '../src/index.ts';
 import { cachedCount } from '../src/context/count-cache.ts';
 import { memoryInternals } from '../src/internals.ts';
+import { replicaOf } from '../src/internal.ts';
 import { contentHash } from '../src/model/content-hash.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
 import { openTestMemory, type TestMemory } from './helpers.ts';
@@ -190,12 +191,12 @@ describe('records deleted by maintenance leave the embedding queue at once', () 
     expect(await t.memory.count(ns)).toBe(2);
   });
 
-  it('applyReplicated() drops the queued job of a record another replica forgot', async () => {
+  it('a replica apply() drops the queued job of a record another replica forgot', async () => {
     const { t, ns, release } = await blocked();
     const state = { id: 'r1', content: SECRET, source: 'user', layer: 'long_term', tags: [], metadata: {}, importance: 0.5, createdAt: 1, updatedAt: 1, expiresAt: null, version: 1, mergedFrom: [] } as const;
-    const put = await t.memory.applyReplicated(ns, [{ put: { ...state, tags: [], mergedFrom: [] } }], { after: (await t.memory.audit(ns)).at(-1)!.seq });
+    const put = await replicaOf(t.memory).apply(ns, [{ put: { ...state, tags: [], mergedFrom: [] } }], { after: (await t.memory.audit(ns)).at(-1)!.seq });
     expect(t.memory.pendingEmbeddings()).toBe(2);
-    await t.memory.applyReplicated(ns, [{ delete: 'r1' }], { after: put.lastSeq });
+    await replicaOf(t.memory).apply(ns, [{ delete: 'r1' }], { after: put.lastSeq });
     expect(t.memory.pendingEmbeddings()).toBe(1);
     release();
     await t.memory.whenEmbedded();

@@ -22,7 +22,8 @@ async function serve(dataDir: string, extra: readonly string[] = []) {
   return relay;
 }
 
-describe('the zeromem-relay process', () => {
+// Each test starts several processes that compile the TypeScript bin on load (tsx): slow on a loaded machine.
+describe('the zeromem-relay process', { timeout: 120_000 }, () => {
   it('prints its help and refuses bad command lines with exit 2', async () => {
     const help = await runRelay(['--help']);
     expect(help.code).toBe(0);

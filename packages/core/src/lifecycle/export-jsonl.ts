@@ -8,6 +8,12 @@ import { readOptions } from '../verbs/verb-context.ts';
 import { EXPORT_FORMAT, EXPORT_VERSION, encodeVector, type ExportHeader, type ExportLine } from './jsonl-format.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
 
+/** Options of `exportJsonl(scope, options)`. */
+export interface ExportOptions {
+  /** Include the current embedder's vectors. Default false. */
+  vectors?: boolean;
+}
+
 /**
  * Exports a namespace (`{ namespace }`) or all of a user's namespaces (`{ userId }`) as
  * versioned JSONL: a header line, then one line per live record in key order, read in one

@@ -13,6 +13,14 @@ import type { ExportHeader } from './jsonl-format.ts';
 import { parseHeader, parseRecordLine, type ParsedLine } from './import-line.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
 
+/** Options of `importJsonl(source, options)`. */
+export interface ImportOptions {
+  /** Write the good lines and return the bad ones as `failures`, instead of writing nothing. Default false. */
+  skipInvalid?: boolean;
+  /** Who acts, for the audit log. Default: the memory's `actor`. */
+  actor?: string;
+}
+
 /** What `importJsonl()` did. */
 export interface ImportResult {
   /** Records written as new. */

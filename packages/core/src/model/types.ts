@@ -195,7 +195,7 @@ export interface AuditEntry {
   namespace: Namespace;
   at: number;
   actor: string;
-  /** True when the change came from another replica through sync (`applyReplicated`). */
+  /** True when the change came from another replica through sync (`replicaOf(memory).apply`). */
   replicated?: true;
 }
 
@@ -234,7 +234,7 @@ export interface ReplicatedRecord {
 /** One change from another replica: a record state to hold, or a record to forget. */
 export type ReplicatedChange = { put: ReplicatedRecord } | { delete: string };
 
-/** What `applyReplicated` did. */
+/** What a replica's `apply` (`replicaOf(memory).apply`, `@zeromem/core/internal`) did. */
 export interface ApplyReplicatedResult {
   /**
    * True when a local change the caller has not seen yet (an audit entry after `after`)
