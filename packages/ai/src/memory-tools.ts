@@ -1,8 +1,8 @@
 import { ZeromemError, type Memory, type Namespace, type RememberInput, type UpdatePatch } from '@zeromem/core';
-import { tool } from 'ai';
+import { tool, type Tool } from 'ai';
 import { z } from 'zod';
 import { bindNamespace } from './bound-namespace.ts';
-import { memoryView, memoryViewSchema } from './memory-view.ts';
+import { memoryView, memoryViewSchema, type MemoryView } from './memory-view.ts';
 
 /** Options of {@link memoryTools}. */
 export interface MemoryToolsOptions {
@@ -28,6 +28,20 @@ const tags = z.array(z.string().min(1).max(128)).max(32).describe('Short labels 
 const metadata = z.record(z.string(), z.unknown()).describe('Extra JSON fields to keep with the memory');
 const importance = z.number().min(0).max(1).describe('How much this matters, 0..1 (default 0.5)');
 
+type Tags = string[] | undefined;
+type Fields = { tags?: Tags; metadata?: Record<string, unknown> | undefined; importance?: number | undefined };
+
+/** The tool set {@link memoryTools} returns: inputs and outputs as the model sees them. */
+export type MemoryTools = {
+  add_memory: Tool<{ content: string } & Fields, { id: string; deduplicated: boolean; memory: MemoryView }>;
+  search_memories: Tool<{ query: string; limit?: number | undefined; tags?: Tags }, { results: Array<MemoryView & { score: number }> }>;
+  get_memory: Tool<{ id: string }, { memory: MemoryView }>;
+  list_memories: Tool<{ limit?: number | undefined; cursor?: string | undefined; tags?: Tags }, { memories: MemoryView[]; nextCursor: string | null }>;
+  update_memory: Tool<{ id: string; content?: string | undefined } & Fields, { memory: MemoryView }>;
+  delete_memory: Tool<{ id: string }, { id: string; deleted: boolean }>;
+  delete_all_memories: Tool<Record<string, never>, { deleted: number }>;
+};
+
 /**
  * Memory tools for the Vercel AI SDK, named as mem0's: `add_memory`, `search_memories`,
  * `get_memory`, `list_memories`, `update_memory`, `delete_memory`, `delete_all_memories`.
@@ -43,7 +57,7 @@ const importance = z.number().min(0).max(1).describe('How much this matters, 0..
  *   prompt: 'Remember that I prefer window seats.',
  * });
  */
-export function memoryTools(options: MemoryToolsOptions) {
+export function memoryTools(options: MemoryToolsOptions): MemoryTools {
   if (typeof options !== 'object' || options === null || typeof options.memory?.recall !== 'function') {
     throw new ZeromemError('INVALID_INPUT', 'memoryTools() needs { memory, namespace }: memory is what openMemory() returned.', { issues: [{ path: 'memory', message: 'must be an open Memory' }] });
   }
@@ -148,6 +162,3 @@ export function memoryTools(options: MemoryToolsOptions) {
     }),
   };
 }
-
-/** The tool set {@link memoryTools} returns. */
-export type MemoryTools = ReturnType<typeof memoryTools>;

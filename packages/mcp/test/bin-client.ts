@@ -5,12 +5,12 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
-/** The zeromem-mcp bin of this package. */
-export const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'bin', 'zeromem-mcp.js');
+/** The zeromem-mcp bin's source, run under `node --import tsx` (test/package runs the built one). */
+export const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'bin.ts');
 
 /** The SDK's own client on the bin over stdio. */
 export async function stdioClient(args: string[], env: Record<string, string> = {}): Promise<{ client: Client; stderr: () => string; close(): Promise<void> }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, ...args], env: { ...(process.env as Record<string, string>), ...env }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', BIN, ...args], env: { ...(process.env as Record<string, string>), ...env }, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const client = new Client({ name: 'zeromem-test', version: '1.0.0' });
@@ -20,7 +20,7 @@ export async function stdioClient(args: string[], env: Record<string, string> = 
 
 /** Starts the bin over HTTP on a free loopback port; resolves once it prints its URL. */
 export async function httpServer(args: string[], env: Record<string, string>): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [BIN, '--http', '--port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', BIN, '--http', '--port', '0', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   const url = await new Promise<string>((resolve, reject) => {
     child.stderr!.on('data', (chunk: Buffer) => {
