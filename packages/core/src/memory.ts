@@ -39,7 +39,6 @@ import { get, type GetOptions } from './verbs/get.ts';
 import { list } from './verbs/list.ts';
 import { recall, type RecallOptions, type RecallResult } from './verbs/recall.ts';
 import type { ConversationTurn } from './model/validate-recall.ts';
-import type { RankingWeights } from './rank/ranking.ts';
 import { remember, rememberMany } from './verbs/remember.ts';
 import { stats } from './verbs/stats.ts';
 import { sweep, type DeletedRecord } from './verbs/sweep.ts';
