@@ -9,13 +9,29 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 export const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'bin.ts');
 
 /** The SDK's own client on the bin over stdio. */
-export async function stdioClient(args: string[], env: Record<string, string> = {}): Promise<{ client: Client; stderr: () => string; close(): Promise<void> }> {
+export async function stdioClient(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ client: Client; stderr: () => string; close(): Promise<void>; process: () => { kill(signal: NodeJS.Signals): boolean }; exited: () => Promise<void> }> {
   const transport = new StdioClientTransport({ command: process.execPath, args: ['--import', 'tsx', BIN, ...args], env: { ...(process.env as Record<string, string>), ...env }, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const client = new Client({ name: 'zeromem-test', version: '1.0.0' });
   await client.connect(transport);
-  return { client, stderr: () => stderr, close: () => client.close() };
+  const pid = transport.pid!;
+  /** Resolves once the process is gone (signal 0 probes it; bounded at 10 s). */
+  const exited = async () => {
+    for (let i = 0; i < 200; i++) {
+      try {
+        process.kill(pid, 0);
+      } catch {
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`zeromem-mcp (pid ${pid}) did not exit`);
+  };
+  return { client, stderr: () => stderr, close: () => client.close(), process: () => ({ kill: (signal) => process.kill(pid, signal) }), exited };
 }
 
 /** Starts the bin over HTTP on a free loopback port; resolves once it prints its URL. */
