@@ -1,8 +1,8 @@
 import { IDBFactory } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import { createTokenizer, type Embedder, type Namespace, type Tokenizer } from '../src/index.ts';
+import { createTokenizer, namespaceKey, type Embedder, type Namespace, type Tokenizer } from '../src/index.ts';
 import { cachedCount } from '../src/context/count-cache.ts';
-import { memoryInternals } from '../src/internals.ts';
+import { historyInternals, memoryInternals } from '../src/internals.ts';
 import { replicaOf } from '../src/internal.ts';
 import { contentHash } from '../src/model/content-hash.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
@@ -19,9 +19,10 @@ async function needles(secret = SECRET): Promise<string[]> {
 async function touchEverything(t: TestMemory, namespaces: Namespace[]): Promise<string[]> {
   const ids: string[] = [];
   for (const ns of namespaces) {
-    const { id } = await t.memory.remember({ namespace: ns, content: SECRET, tags: ['secret'], importance: 0.2 });
+    // A conversation turn (session and seq), so recall's turn order holds it too.
+    const { id } = await t.memory.remember({ namespace: ns, content: SECRET, tags: ['secret'], importance: 0.2, metadata: { session: 'chat-7', seq: 2 } });
     ids.push(id);
-    await t.memory.remember({ namespace: ns, content: 'Prefers phone calls over e-mail', tags: ['contact'] });
+    await t.memory.remember({ namespace: ns, content: 'Prefers phone calls over e-mail', tags: ['contact'], metadata: { session: 'chat-7', seq: 3 } });
   }
   await t.memory.whenEmbedded();
   for (const [i, ns] of namespaces.entries()) {
@@ -89,9 +90,13 @@ describe('a forgotten secret leaves no trace', () => {
     const secretTexts = [...counts.counted].filter((text) => text.includes('quokka'));
     expect(secretTexts.length).toBeGreaterThan(0);
     expect(secretTexts.filter((text) => counts.cached(text))).toEqual(secretTexts); // control: the token-count cache keeps them
+    const historyCounts = historyInternals.get(t.memory)!;
+    expect((await historyCounts.countedIds()).get(namespaceKey(ns))).toContain(id); // control: the full-history count holds it
     // Control: before forgetting, the search does find it, in the records, the vectors and the index.
     expect(await databaseTraces(t.factory, t.name, look)).toEqual(expect.arrayContaining([`records: ${SECRET}`, `vectors: ${look[3]}`]));
     expect(indexTraces(t.memory, look, [id!])).toEqual(expect.arrayContaining([`index u=u1;a=support: quokka`, `index u=u1;a=support: record ${id}`]));
+    const turns = () => [...memoryInternals.get(t.memory)!.indexes.loaded(memoryInternals.get(t.memory)!.indexes.loadedKeys()[0]!)!.turns.entries()].map(([, turn]) => turn);
+    expect(turns()).toContain(id); // control: the turn order holds the secret's turn
 
     // The search covers every table Dexie knows (today records, audit, vectors; any added later too).
     const tables = memoryInternals.get(t.memory)!.db.tables.map((table) => table.name).sort();
@@ -101,7 +106,9 @@ describe('a forgotten secret leaves no trace', () => {
     expect(await t.memory.forget(ns, id!)).toBe(true);
     expect(await databaseTraces(t.factory, t.name, look)).toEqual([]);
     expect(indexTraces(t.memory, look, [id!])).toEqual([]); // at once, before any recall
+    expect(turns()).not.toContain(id); // nor in the turn order recall reads neighbours from
     expect(secretTexts.filter((text) => counts.cached(text))).toEqual([]); // the token-count cache keeps no line of it
+    expect((await historyCounts.countedIds()).get(namespaceKey(ns))).not.toContain(id); // nor does the full-history count
     expect(await t.memory.count(ns)).toBe(1); // the other memory stays
     expect((await t.memory.recall(ns, 'vault code quokka xylophone', { includeCold: true })).hits.map((h) => h.record.content)).not.toContain(SECRET);
     expect((await t.memory.audit(ns)).filter((e) => e.id === id).map((e) => e.op)).toContain('forget'); // ids only

@@ -66,9 +66,10 @@ function byKey(a: RecordRow, b: RecordRow): number {
 
 /** `{ namespace }` or `{ userId }`, validated. */
 function checkScope(ctx: LifecycleContext, scope: unknown): ResolvedNamespace | { userId: string } {
-  if (!isPlainObject(scope) || (scope.namespace === undefined && scope.userId === undefined)) {
+  if (scope === undefined || scope === null || (isPlainObject(scope) && scope.namespace === undefined && scope.userId === undefined)) {
     throw new ZeromemError('NAMESPACE_REQUIRED', `Say what to export: { namespace } or { userId }, got ${describe(scope)}.`);
   }
+  if (!isPlainObject(scope)) throw invalidInput('export scope', [{ path: '', message: `must be { namespace } or { userId }, got ${describe(scope)}` }]);
   const issues = new IssueList();
   checkKnownKeys(scope, ['namespace', 'userId'], '', issues);
   if (scope.namespace !== undefined && scope.userId !== undefined) issues.add('', 'give either namespace or userId, not both');
