@@ -29,6 +29,9 @@ const appFiles = join(repoRoot, 'test', 'package', 'app');
 const rootPackage = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
 /** What the user's project installs besides our tarballs, at the workspace's versions. */
 const toolVersions = ['typescript', '@types/node', 'vite', 'ws'].map((name) => `${name}@${rootPackage.devDependencies[name]}`);
+const mcpPackage = JSON.parse(readFileSync(join(repoRoot, 'packages', 'mcp', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+/** The MCP client a user of zeromem-mcp has (their IDE's; here the SDK's), at the server's version. */
+const mcpClient = `@modelcontextprotocol/sdk@${mcpPackage.dependencies['@modelcontextprotocol/sdk']}`;
 const SECRET = 'package-test-secret-that-is-long-enough-0123456789';
 
 interface Published {
@@ -134,7 +137,7 @@ beforeAll(async () => {
   for (const pkg of packages) await sh('npx', ['-y', 'pnpm@10', 'pack', '--pack-destination', tarballs], { cwd: pkg.dir });
   cpSync(appFiles, project, { recursive: true });
   writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'zeromem-user', private: true, type: 'module' }, null, 2)}\n`);
-  const install = [...packages.map((pkg) => join(tarballs, pkg.tarball)), ...toolVersions, ...(nodeIndexedDb ? [nodeIndexedDb.dependency] : [])];
+  const install = [...packages.map((pkg) => join(tarballs, pkg.tarball)), ...toolVersions, mcpClient, ...(nodeIndexedDb ? [nodeIndexedDb.dependency] : [])];
   // onnxruntime-node's install script fetches CUDA binaries on Linux x64, which zeromem does
   // not use (the package README says how to skip them; the download needs more than npm).
   await sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...install], { cwd: project, timeout: 900_000, env: { ONNXRUNTIME_NODE_INSTALL_CUDA: 'skip' } });
@@ -195,6 +198,30 @@ describe('in a fresh npm project', () => {
       for (const [index, text] of printed) expect(matchesPrinted(text, expected[index]!), `printed ${JSON.stringify(text)}, the README says ${expected[index]}`).toBe(true);
     });
   }
+
+  it('@zeromem/ai and @zeromem/langchain work from plain Node: a tool loop remembers and recalls, a retriever, a history, a LangGraph store', { timeout: 180_000 }, async () => {
+    const printed = JSON.parse(await sh(process.execPath, nodeArgs('integrations.mjs'), { cwd: project, env: userEnv() }));
+    expect(printed).toEqual({
+      answer: 'You are allergic to peanuts.',
+      llmCalls: 3, // the agent's own steps: memory calls no LLM
+      contextTokens: [expect.any(Number), expect.any(Number)],
+      retrieved: [['Alice is allergic to peanuts', 'number']],
+      history: ['human: Hi, I am Alice', 'ai: Hello Alice!'],
+      store: { key: 'food', value: { text: 'likes ramen' }, scored: true },
+    });
+  });
+
+  it('zeromem-mcp runs from the installed tarball as the README config starts it (stdio), and over HTTP with its token', { timeout: 180_000 }, async () => {
+    const readme = readFileSync(join(repoRoot, 'packages', 'mcp', 'README.md'), 'utf8');
+    const config = /^```json\n([\s\S]*?)^```$/m.exec(readme)![1]!;
+    const printed = JSON.parse(await sh(process.execPath, ['mcp-client.mjs', config], { cwd: project, env: userEnv() }));
+    const tools = ['add_memory', 'build_context', 'delete_all_memories', 'delete_memory', 'get_memory', 'list_memories', 'search_memories', 'update_memory'];
+    for (const label of ['stdio', 'http']) {
+      expect(printed[label]).toMatchObject({ tools, added: `Alice takes the train (${label})`, found: [`Alice takes the train (${label})`], badIsError: true });
+      expect(printed[label].badSays).toContain('namespace');
+    }
+    expect(printed.unauthorized).toBe(401);
+  });
 
   for (const resolution of ['bundler', 'node16']) {
     it(`a strict TypeScript consumer type-checks against the published types (moduleResolution ${resolution})`, { timeout: 180_000 }, async () => {

@@ -1,0 +1,8 @@
+/**
+ * `@zeromem/ai`: zeromem for the Vercel AI SDK. {@link memoryTools} gives a model memory
+ * tools bound to one namespace; {@link memoryContextMiddleware} puts a budgeted memory
+ * context into every call. Neither calls an LLM.
+ */
+export { memoryTools, type MemoryTools, type MemoryToolsOptions } from './memory-tools.ts';
+export { memoryContextMiddleware, type MemoryContextOptions } from './context-middleware.ts';
+export { memoryViewSchema, type MemoryView } from './memory-view.ts';

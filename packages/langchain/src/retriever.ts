@@ -1,0 +1,88 @@
+import { ZeromemError, type Memory, type Namespace, type RecallExplain, type RecordFilter } from '@zeromem/core';
+import type { CallbackManagerForRetrieverRun } from '@langchain/core/callbacks/manager';
+import { Document } from '@langchain/core/documents';
+import { BaseRetriever, type BaseRetrieverInput } from '@langchain/core/retrievers';
+
+/** What each retrieved document's `metadata` holds. */
+export interface ZeromemDocumentMetadata {
+  [key: string]: unknown;
+  /** The memory id. */
+  id: string;
+  /** The recall score (relevance x importance x recency x heat). */
+  score: number;
+  /** How the score came about: BM25 and vector parts, importance, recency, heat. */
+  explain: RecallExplain;
+  tags: string[];
+  layer: string;
+  source: string;
+  /** ISO 8601. */
+  createdAt: string;
+  /** ISO 8601. */
+  updatedAt: string;
+  /** The memory's own metadata. */
+  metadata: Record<string, unknown>;
+}
+
+/** Options of {@link ZeromemRetriever}. */
+export interface ZeromemRetrieverInput extends BaseRetrieverInput {
+  /** The open memory (`openMemory()` of `@zeromem/core`). */
+  memory: Memory;
+  /** The namespace to recall from. */
+  namespace: Namespace;
+  /** How many documents, 1..1000. Default 4. */
+  k?: number;
+  /** Recall filters (tags, metadata, source, layer, times). */
+  filters?: RecordFilter;
+}
+
+/**
+ * A LangChain retriever over `memory.recall`: each hit becomes a `Document` whose
+ * `pageContent` is the memory and whose metadata holds its score and `explain`.
+ * On-device, no LLM and no remote embedding call.
+ *
+ * @example
+ * const retriever = new ZeromemRetriever({ memory, namespace: { userId: 'alice' }, k: 3 });
+ * const docs = await retriever.invoke('what is alice allergic to?');
+ */
+export class ZeromemRetriever extends BaseRetriever<ZeromemDocumentMetadata> {
+  static override lc_name(): string {
+    return 'ZeromemRetriever';
+  }
+  lc_namespace = ['zeromem', 'retrievers'];
+  readonly memory: Memory;
+  readonly namespace: Readonly<Namespace>;
+  readonly k: number;
+  readonly filters: RecordFilter | undefined;
+
+  constructor(fields: ZeromemRetrieverInput) {
+    super(fields);
+    if (typeof fields?.memory?.recall !== 'function') throw new ZeromemError('INVALID_INPUT', 'ZeromemRetriever needs { memory, namespace }: memory is what openMemory() returned.');
+    if (typeof fields.namespace !== 'object' || fields.namespace === null) throw new ZeromemError('NAMESPACE_REQUIRED', 'ZeromemRetriever needs { namespace: { userId, agentId?, scope? } }.');
+    this.memory = fields.memory;
+    this.namespace = Object.freeze({ ...fields.namespace });
+    this.k = fields.k ?? 4;
+    this.filters = fields.filters;
+  }
+
+  override async _getRelevantDocuments(query: string, _runManager?: CallbackManagerForRetrieverRun): Promise<Document<ZeromemDocumentMetadata>[]> {
+    const { hits } = await this.memory.recall(this.namespace, query, { k: this.k, ...(this.filters ? { filters: this.filters } : {}) });
+    return hits.map(
+      ({ record, score, explain }) =>
+        new Document<ZeromemDocumentMetadata>({
+          id: record.id,
+          pageContent: record.content,
+          metadata: {
+            id: record.id,
+            score,
+            explain,
+            tags: record.tags,
+            layer: record.layer,
+            source: record.source,
+            createdAt: new Date(record.createdAt).toISOString(),
+            updatedAt: new Date(record.updatedAt).toISOString(),
+            metadata: record.metadata,
+          },
+        }),
+    );
+  }
+}

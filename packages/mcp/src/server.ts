@@ -1,0 +1,32 @@
+import { ZeromemError, type Memory, type Namespace } from '@zeromem/core';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { registerMemoryResources } from './memory-resources.ts';
+import { registerMemoryTools } from './memory-tools.ts';
+
+/** Options of {@link createMemoryServer}. */
+export interface MemoryServerOptions {
+  /** The open memory the tools work on. */
+  memory: Memory;
+  /** The one namespace of every tool call (from the server's flags or environment, never from the model). */
+  namespace: Namespace;
+  /** Who acts, for zeromem's audit log. Default `"mcp"`. */
+  actor?: string;
+}
+
+/** The server's name and version as clients see them. */
+export const SERVER_INFO = { name: 'zeromem', version: '0.1.0' } as const;
+
+/**
+ * An MCP server with zeromem's memory tools and resources, bound to one namespace.
+ * Connect it to a transport (`StdioServerTransport`, `StreamableHTTPServerTransport`).
+ */
+export function createMemoryServer(options: MemoryServerOptions): McpServer {
+  if (typeof options?.namespace !== 'object' || options.namespace === null) throw new ZeromemError('NAMESPACE_REQUIRED', 'createMemoryServer needs { namespace: { userId, agentId?, scope? } }.');
+  const namespace = Object.freeze({ ...options.namespace });
+  const server = new McpServer(SERVER_INFO, {
+    instructions: 'Long-term memory for this user. Search it (search_memories, build_context) before answering questions about the user; store durable facts with add_memory; delete only when the user asks.',
+  });
+  registerMemoryTools(server, options.memory, namespace, options.actor ?? 'mcp');
+  registerMemoryResources(server, options.memory, namespace);
+  return server;
+}
