@@ -7,7 +7,7 @@ import { answerJson, refuseUpgrade } from './http-answers.ts';
 import { type RelayOptions, type ResolvedOptions, resolveOptions } from './options.ts';
 import type { Peer } from './peer.ts';
 import { Room } from './room.ts';
-import { RoomStore } from './store.ts';
+import { RoomStore, isStorageFailure } from './store.ts';
 import { type Admission, admit } from './upgrade-auth.ts';
 
 /** Counters of a running relay, also served by `GET /healthz`. */
@@ -206,7 +206,12 @@ class RunningRelay implements Relay {
     try {
       room.receive(peer, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     } catch (err) {
-      this.failRoom(room, err as Error);
+      // Only storage may fail a room; anything else is this peer's message and closes only it.
+      if (isStorageFailure(err)) this.failRoom(room, err as Error);
+      else {
+        this.config.logger.warn('message refused', { room: room.name, subject: peer.subject, error: (err as Error).message });
+        peer.socket.close(CLOSE.badMessage, 'malformed message');
+      }
     }
   }
 

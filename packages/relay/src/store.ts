@@ -44,13 +44,15 @@ export class RoomStore {
 
   /** Every stored update of `room`, oldest first. */
   load(room: string): StoredRoom {
-    const updates = this.selectRoom.all(room).map((row) => new Uint8Array(row.data.buffer, row.data.byteOffset, row.data.byteLength));
-    return { updates, bytes: updates.reduce((sum, update) => sum + update.byteLength, 0) };
+    return storage(`read room ${JSON.stringify(room)}`, () => {
+      const updates = this.selectRoom.all(room).map((row) => new Uint8Array(row.data.buffer, row.data.byteOffset, row.data.byteLength));
+      return { updates, bytes: updates.reduce((sum, update) => sum + update.byteLength, 0) };
+    });
   }
 
   /** Stores one update durably (fsynced when this returns). */
   append(room: string, update: Uint8Array): void {
-    this.insert.run(room, update);
+    storage('store an update', () => this.insert.run(room, update));
   }
 
   /**
@@ -58,15 +60,31 @@ export class RoomStore {
    * and truncates the WAL so the replaced bytes are gone from the directory.
    */
   replace(room: string, state: Uint8Array): void {
-    this.db.transaction(() => {
-      this.deleteRoom.run(room);
-      this.insert.run(room, state);
-    })();
-    this.db.pragma('wal_checkpoint(TRUNCATE)');
+    storage('compact a room', () => {
+      this.db.transaction(() => {
+        this.deleteRoom.run(room);
+        this.insert.run(room, state);
+      })();
+      this.db.pragma('wal_checkpoint(TRUNCATE)');
+    });
   }
 
   /** Closes the database (checkpointing the WAL into it). */
   close(): void {
     if (this.db.open) this.db.close();
   }
+}
+
+/** Runs a database call; whatever it throws becomes STORAGE_FAILED, the one error that fails a room. */
+function storage<T>(what: string, call: () => T): T {
+  try {
+    return call();
+  } catch (err) {
+    throw new RelayError('STORAGE_FAILED', `Cannot ${what}: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** Whether `err` is a failure of the storage (and not, say, of a peer's message). */
+export function isStorageFailure(err: unknown): boolean {
+  return err instanceof RelayError && err.code === 'STORAGE_FAILED';
 }
