@@ -73,6 +73,22 @@ describe('authentication at the upgrade', () => {
     await expectRefused(rawConnect(relay.url, `${PATH}?token=${noExpiry}`), 401, 'token invalid');
   });
 
+  it('refuses a token issued a day in the future, or living ten years, with 401', async () => {
+    const relay = await testRelay();
+    const now = Math.floor(Date.now() / 1000);
+    const sign = (iat: number, exp: number) =>
+      new SignJWT({ rooms: { [ROOM]: 'read-write' } })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setIssuer('zeromem-relay')
+        .setAudience('zeromem-relay')
+        .setSubject('x')
+        .setIssuedAt(iat)
+        .setExpirationTime(exp)
+        .sign(new TextEncoder().encode(SECRET));
+    await expectRefused(rawConnect(relay.url, `${PATH}?token=${await sign(now + 86_400, now + 90_000)}`), 401, 'token invalid');
+    await expectRefused(rawConnect(relay.url, `${PATH}?token=${await sign(now, now + 10 * 365 * 86_400)}`), 401, 'token invalid');
+  });
+
   it('refuses an expired token with 401', async () => {
     const relay = await testRelay();
     const expired = await token([ROOM], { ttlSeconds: 60, now: Date.now() - 120_000 });
