@@ -175,9 +175,13 @@ class RunningRelay implements Relay {
       socket.close(CLOSE.storageFailed, 'storage failed');
       return;
     }
+    const expiry = closeAtExpiry(peer);
     socket.on('pong', () => (peer.alive = true));
     socket.on('message', (data: RawData, isBinary: boolean) => this.message(room, peer, data, isBinary));
-    socket.on('close', () => this.disconnect(room, peer));
+    socket.on('close', () => {
+      expiry.cancel();
+      this.disconnect(room, peer);
+    });
     socket.on('error', (err) => this.config.logger.warn('socket error', { room: room.name, subject: peer.subject, error: err.message }));
     room.join(peer);
     this.config.logger.info('connected', { room: room.name, subject: peer.subject, access: peer.access });
@@ -246,11 +250,9 @@ class RunningRelay implements Relay {
   }
 
   private ping(): void {
-    const now = Date.now();
     for (const room of this.rooms.values()) {
       for (const peer of room.peers) {
-        if (now >= peer.expiresAt) peer.socket.close(CLOSE.tokenExpired, 'token expired');
-        else if (!peer.alive) peer.socket.terminate();
+        if (!peer.alive) peer.socket.terminate();
         else {
           peer.alive = false;
           peer.socket.ping();
@@ -293,4 +295,23 @@ class RunningRelay implements Relay {
     this.store.close();
     log.info('stopped');
   }
+}
+
+/** Longest delay `setTimeout` takes (about 24.8 days); a later expiry re-arms the timer. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Closes the peer's socket with 4401 when its token expires, whether or not it sends anything. */
+function closeAtExpiry(peer: Peer): { cancel(): void } {
+  let timer: NodeJS.Timeout;
+  const arm = (): void => {
+    const left = peer.expiresAt - Date.now();
+    if (left <= 0) {
+      peer.socket.close(CLOSE.tokenExpired, 'token expired');
+      return;
+    }
+    timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS));
+    timer.unref();
+  };
+  arm();
+  return { cancel: () => clearTimeout(timer) };
 }

@@ -1,10 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { issueToken } from '@zeromem/relay';
+import { issueToken, verifyToken } from '@zeromem/relay';
 import { namespaceKey, type ZeromemError } from '@zeromem/core';
 import { peers } from '../src/index.ts';
-import { cleanup, device, records, testRelay, token, until } from './helpers.ts';
+import { SECRET, cleanup, device, records, testRelay, token, until } from './helpers.ts';
 
 const SHARED = { userId: 'alice', scope: 'team' };
 const ROOM = namespaceKey(SHARED);
@@ -64,11 +64,14 @@ describe('tokens and read-only replicas', () => {
     const reader = await device('reader');
     const watcher = await reader.share(SHARED, { url: relay.url, token: await token([ROOM]) });
     const phone = await device('phone');
-    const shortLived = await issueToken({ secret: 'sync-test-secret-0123456789-abcdefghijklmnopqrstuvwxyz', subject: 'phone', rooms: [ROOM], ttlSeconds: 2 });
+    const shortLived = await issueToken({ secret: SECRET, subject: 'phone', rooms: [ROOM], ttlSeconds: 2 });
+    // The relay closes the socket at the token's (whole-second) expiry, not at the client's next message.
+    const { expiresAt } = await verifyToken(shortLived, SECRET);
     const share = await phone.share(SHARED, { url: relay.url, token: shortLived });
     await Promise.all([share.synced, watcher.synced]);
-    // The relay closes the socket when the token's (whole-second) expiry passes: no fixed sleep.
-    await until(() => share.status === 'failed', 'the share to fail');
+    // Waits for that expiry (and a margin for a loaded machine), well short of y-protocols'
+    // awareness renewal 15 s after the connect, which used to be what closed the socket.
+    await until(() => share.status === 'failed', 'the share to fail at the expiry of its token', expiresAt - Date.now() + 8_000);
     const late = await phone.memory.remember({ namespace: SHARED, content: 'written after the token expired' });
     await share.flush();
     expect(share.error?.code).toBe('UNAUTHORIZED');
