@@ -12,6 +12,12 @@ export const CLOSE = {
   badMessage: 4400,
   /** The token expired while the socket was open; reconnect with a new one. */
   tokenExpired: 4401,
+  /**
+   * The room's stored document cannot be read (damaged storage). In y-websocket's 4400-4499
+   * range, so its provider stops reconnecting instead of retrying a room that will fail the
+   * same way until the relay's operator repairs it.
+   */
+  roomUnreadable: 4422,
   /** The relay could not store an update; the room was unloaded, reconnect to resend. */
   storageFailed: 4500,
   /** The update would make the document larger than `maxDocumentBytes`. */

@@ -1,6 +1,7 @@
 import { Awareness, applyAwarenessUpdate, removeAwarenessStates } from 'y-protocols/awareness';
 import * as Y from 'yjs';
 import { CLOSE } from './close-codes.ts';
+import { RelayError } from './errors.ts';
 import type { Logger } from './log.ts';
 import { type Peer, send } from './peer.ts';
 import { type IncomingMessage, awarenessMessage, decodeMessage, syncStep1Message, syncStep2Message, updateMessage } from './protocol.ts';
@@ -38,6 +39,7 @@ export class Room {
   /** Whether updates were stored since the last compaction (or load). */
   private dirty = false;
 
+  /** Loads the room's stored updates; throws STORAGE_FAILED when they cannot be read. */
   constructor(
     readonly name: string,
     private readonly store: RoomStore,
@@ -47,15 +49,15 @@ export class Room {
     // The relay itself never publishes awareness.
     this.awareness.setLocalState(null);
     const stored = store.load(name);
-    this.doc.transact(() => {
-      for (const update of stored.updates) {
-        try {
-          Y.applyUpdate(this.doc, update);
-        } catch (err) {
-          log.error('stored update unreadable, skipped', { room: name, error: (err as Error).message });
-        }
-      }
-    });
+    try {
+      this.doc.transact(() => {
+        for (const update of stored.updates) Y.applyUpdate(this.doc, update);
+      });
+    } catch (err) {
+      // Never serve a part of the document, nor compact over the rest: the room stays unloaded.
+      this.destroy();
+      throw new RelayError('STORAGE_FAILED', `A stored update of room ${JSON.stringify(name)} cannot be read: ${(err as Error).message}`, { cause: err });
+    }
     this.storedBytes = stored.bytes;
     this.storedUpdates = stored.updates.length;
     // A room left uncompacted (by a crash) is compacted at its next chance.

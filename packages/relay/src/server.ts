@@ -18,6 +18,11 @@ export interface RelayStats {
   connections: number;
   /** Non-empty updates refused from read-only sockets since start. */
   refusedWrites: number;
+  /**
+   * Rooms whose stored document could not be read at their last load (their clients are
+   * closed with 4422; the log names them). `/healthz` then says `degraded`.
+   */
+  unreadableRooms: number;
   /** Whole seconds since the relay started. */
   uptimeSeconds: number;
 }
@@ -66,6 +71,7 @@ class RunningRelay implements Relay {
   private readonly wss: WebSocketServer;
   private readonly rooms = new Map<string, Room>();
   private readonly connectionsBySubject = new Map<string, number>();
+  private readonly unreadable = new Set<string>();
   private readonly started = Date.now();
   private pinger: NodeJS.Timeout | undefined;
   private refusedFromClosedRooms = 0;
@@ -80,7 +86,9 @@ class RunningRelay implements Relay {
     this.http = createServer((request, response) => {
       const path = (request.url ?? '/').split('?')[0];
       if (path === '/healthz' && (request.method === 'GET' || request.method === 'HEAD')) {
-        answerJson(response, this.closing ? 503 : 200, { status: this.closing ? 'stopping' : 'ok', ...this.stats() });
+        const stats = this.stats();
+        const status = this.closing ? 'stopping' : stats.unreadableRooms > 0 ? 'degraded' : 'ok';
+        answerJson(response, this.closing ? 503 : 200, { status, ...stats });
       } else {
         answerJson(response, 404, { error: 'not found: websocket upgrades go to /<room>, health to GET /healthz' });
       }
@@ -112,7 +120,13 @@ class RunningRelay implements Relay {
       connections += room.peers.size;
       refusedWrites += room.refusedWrites;
     }
-    return { rooms: this.rooms.size, connections, refusedWrites, uptimeSeconds: Math.round((Date.now() - this.started) / 1000) };
+    return {
+      rooms: this.rooms.size,
+      connections,
+      refusedWrites,
+      unreadableRooms: this.unreadable.size,
+      uptimeSeconds: Math.round((Date.now() - this.started) / 1000),
+    };
   }
 
   compact(name: string): void {
@@ -170,11 +184,13 @@ class RunningRelay implements Relay {
     try {
       room = this.openRoom(admission.room);
     } catch (err) {
-      this.config.logger.error('room failed to load', { room: admission.room, error: (err as Error).message });
+      this.unreadable.add(admission.room);
+      this.config.logger.error('room unreadable', { room: admission.room, error: (err as Error).message });
       this.release(admission.subject);
-      socket.close(CLOSE.storageFailed, 'storage failed');
+      socket.close(CLOSE.roomUnreadable, 'room unreadable');
       return;
     }
+    this.unreadable.delete(admission.room);
     const expiry = closeAtExpiry(peer);
     socket.on('pong', () => (peer.alive = true));
     socket.on('message', (data: RawData, isBinary: boolean) => this.message(room, peer, data, isBinary));

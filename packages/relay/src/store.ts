@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { RelayError } from './errors.ts';
@@ -25,10 +25,23 @@ export class RoomStore {
   private readonly insert: Database.Statement<[string, Uint8Array]>;
   private readonly deleteRoom: Database.Statement<[string]>;
 
+  /**
+   * Opens (or creates) the database in `dataDir`. Refuses, with STORAGE_FAILED, a database
+   * file that exists but is empty (opening it would start an empty relay: every document
+   * gone) or that fails `PRAGMA quick_check`: the relay never serves from, or compacts over,
+   * a damaged database.
+   */
   constructor(dataDir: string) {
+    const file = join(dataDir, DATABASE_FILE);
+    if (existsSync(file) && statSync(file).isFile() && statSync(file).size === 0) {
+      throw new RelayError(
+        'STORAGE_FAILED',
+        `The relay database ${file} exists but is empty, so every stored document is gone; the relay does not start on it. Restore it from a backup, or delete it (with any ${DATABASE_FILE}-wal and -shm files) to start an empty relay.`,
+      );
+    }
     try {
       mkdirSync(dataDir, { recursive: true });
-      this.db = new Database(join(dataDir, DATABASE_FILE));
+      this.db = new Database(file);
       this.db.pragma('journal_mode = WAL');
       this.db.pragma('synchronous = FULL');
       this.db.pragma('secure_delete = ON');
@@ -36,6 +49,19 @@ export class RoomStore {
       this.db.exec('CREATE INDEX IF NOT EXISTS updates_by_room ON updates (room, seq)');
     } catch (err) {
       throw new RelayError('STORAGE_FAILED', `Cannot open the relay database in ${dataDir}: ${(err as Error).message}`, { cause: err });
+    }
+    let problems: string[];
+    try {
+      problems = (this.db.pragma('quick_check(5)') as Array<{ quick_check: string }>).map((row) => row.quick_check);
+    } catch (err) {
+      problems = [(err as Error).message];
+    }
+    if (problems.length !== 1 || problems[0] !== 'ok') {
+      this.db.close();
+      throw new RelayError(
+        'STORAGE_FAILED',
+        `The relay database ${file} is damaged (PRAGMA quick_check: ${problems.join('; ')}); the relay does not start on it. Restore it from a backup.`,
+      );
     }
     this.selectRoom = this.db.prepare<[string], { data: Buffer }>('SELECT data FROM updates WHERE room = ? ORDER BY seq');
     this.insert = this.db.prepare<[string, Uint8Array]>('INSERT INTO updates (room, data) VALUES (?, ?)');

@@ -1,10 +1,12 @@
 import { createServer } from 'node:http';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import type { AddressInfo, Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { issueToken, verifyToken } from '@zeromem/relay';
+import { DATABASE_FILE, issueToken, verifyToken } from '@zeromem/relay';
 import { namespaceKey, type ZeromemError } from '@zeromem/core';
 import { peers } from '../src/index.ts';
-import { SECRET, cleanup, device, records, testRelay, token, until } from './helpers.ts';
+import { SECRET, cleanup, device, records, tempDir, testRelay, token, until } from './helpers.ts';
 
 const SHARED = { userId: 'alice', scope: 'team' };
 const ROOM = namespaceKey(SHARED);
@@ -110,6 +112,35 @@ describe('tokens and read-only replicas', () => {
     expect((await rejectionOf(phone.share(SHARED, { url: relay.url, token: rw }))).code).toBe('CONFLICT');
     await first.close();
     await (await phone.share(SHARED, { url: relay.url, token: rw })).synced; // closed: it can be shared again
+  });
+});
+
+describe('a room the relay cannot read', () => {
+  it('reports STORAGE_FAILED once and stops reconnecting; local writes wait in the store', async () => {
+    const dataDir = tempDir();
+    await (await testRelay({ dataDir })).close();
+    // Damage the room's stored document the way a bad disk would: one stored update cut short.
+    // better-sqlite3 is the relay's dependency, resolved from there.
+    const Database = createRequire(import.meta.resolve('@zeromem/relay'))('better-sqlite3') as new (file: string) => {
+      prepare(sql: string): { run(...args: unknown[]): unknown };
+      close(): void;
+    };
+    const db = new Database(join(dataDir, DATABASE_FILE));
+    db.prepare('INSERT INTO updates (room, data) VALUES (?, ?)').run(ROOM, new Uint8Array([1, 1, 200, 1, 0, 4]));
+    db.close();
+    const relay = await testRelay({ dataDir });
+    const phone = await device('phone');
+    const share = await phone.share(SHARED, { url: relay.url, token: await token([ROOM]) });
+    await until(() => phone.errors.length > 0, 'the share to report the unreadable room');
+    expect(phone.errors.map((e) => e.code)).toEqual(['STORAGE_FAILED']);
+    expect(phone.errors[0]!.message).toContain('cannot read');
+    expect(share.status).toBe('offline');
+    const kept = await phone.memory.remember({ namespace: SHARED, content: 'written while the room is unreadable' });
+    expect(await phone.memory.get(SHARED, kept.id)).toBeDefined();
+    // y-websocket does not retry a 44xx close: one failed load in the relay's log, not a loop.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(relay.stats().unreadableRooms).toBe(1);
+    expect(phone.errors).toHaveLength(1);
   });
 });
 
