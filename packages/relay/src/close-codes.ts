@@ -18,9 +18,17 @@ export const CLOSE = {
    * same way until the relay's operator repairs it.
    */
   roomUnreadable: 4422,
+  /**
+   * The socket had more than `maxBufferedBytes` waiting to be sent (it does not read): the
+   * relay stopped sending to it. Transient (4500-4599): a client that reads reconnects.
+   */
+  sendBufferFull: 4507,
   /** The relay could not store an update; the room was unloaded, reconnect to resend. */
   storageFailed: 4500,
-  /** The update would make the document larger than `maxDocumentBytes`. */
+  /**
+   * The update would make the document larger than `maxDocumentBytes` (pending updates,
+   * waiting for a dependency, count), or more than `maxPendingBytes` wait for dependencies.
+   */
   documentTooLarge: 4413,
   /** The token's subject already holds `maxConnectionsPerSubject` sockets. */
   tooManyConnections: 4429,

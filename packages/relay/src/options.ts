@@ -17,6 +17,18 @@ export interface RelayOptions {
   /** Largest stored document (after compaction); writes beyond it close the socket with 4413. Default 64 MiB. */
   maxDocumentBytes?: number;
   /**
+   * Most bytes of updates a room holds while they wait for a dependency that has not
+   * arrived (normally a moment during a client's handshake). Past it they are dropped and
+   * the sender is closed with 4413; they are never stored nor forwarded. Default 1 MiB.
+   */
+  maxPendingBytes?: number;
+  /**
+   * Most bytes waiting to be sent to one socket; a socket past it (it does not read) gets
+   * nothing more and is closed with 4507. One message is always sent to a socket below
+   * it, however large. Default 8 MiB.
+   */
+  maxBufferedBytes?: number;
+  /**
    * Largest awareness update a socket may send (read-only ones included: they publish
    * awareness so other peers list them as online); larger ones close the socket with 1009
    * and are not forwarded. Default 16 KiB.
@@ -42,6 +54,8 @@ export interface ResolvedOptions {
   host: string;
   maxMessageBytes: number;
   maxDocumentBytes: number;
+  maxPendingBytes: number;
+  maxBufferedBytes: number;
   maxAwarenessBytes: number;
   maxConnectionsPerSubject: number;
   compactEvery: number;
@@ -55,6 +69,8 @@ export const DEFAULTS = {
   host: '127.0.0.1',
   maxMessageBytes: 1024 * 1024,
   maxDocumentBytes: 64 * 1024 * 1024,
+  maxPendingBytes: 1024 * 1024,
+  maxBufferedBytes: 8 * 1024 * 1024,
   maxAwarenessBytes: 16 * 1024,
   maxConnectionsPerSubject: 16,
   compactEvery: 500,
@@ -86,6 +102,8 @@ export function resolveOptions(options: RelayOptions): ResolvedOptions {
     host: options.host ?? DEFAULTS.host,
     maxMessageBytes,
     maxDocumentBytes: integer('maxDocumentBytes', options.maxDocumentBytes, DEFAULTS.maxDocumentBytes, 1024, 2 ** 40),
+    maxPendingBytes: integer('maxPendingBytes', options.maxPendingBytes, DEFAULTS.maxPendingBytes, 1024, 2 ** 40),
+    maxBufferedBytes: integer('maxBufferedBytes', options.maxBufferedBytes, DEFAULTS.maxBufferedBytes, 64 * 1024, 2 ** 40),
     maxAwarenessBytes: integer('maxAwarenessBytes', options.maxAwarenessBytes, DEFAULTS.maxAwarenessBytes, 64, 256 * 1024 * 1024),
     maxConnectionsPerSubject: integer('maxConnectionsPerSubject', options.maxConnectionsPerSubject, DEFAULTS.maxConnectionsPerSubject, 1, 1_000_000),
     compactEvery: integer('compactEvery', options.compactEvery, DEFAULTS.compactEvery, 1, 1_000_000),

@@ -6,10 +6,13 @@ import type { Logger } from './log.ts';
 import { type Peer, send } from './peer.ts';
 import { type IncomingMessage, awarenessMessage, decodeMessage, syncStep1Message, syncStep2Message, updateMessage } from './protocol.ts';
 import type { RoomStore } from './store.ts';
+import { dropPending, pendingBytes, withoutPending } from './pending.ts';
 
 /** Limits a room enforces. */
 export interface RoomLimits {
   maxDocumentBytes: number;
+  maxPendingBytes: number;
+  maxBufferedBytes: number;
   maxAwarenessBytes: number;
   compactEvery: number;
 }
@@ -68,9 +71,9 @@ export class Room {
   /** Adds a peer and starts the sync handshake (read-write peers are asked for what they have). */
   join(peer: Peer): void {
     this.peers.add(peer);
-    if (peer.access === 'read-write') send(peer, syncStep1Message(this.doc));
+    if (peer.access === 'read-write') this.send(peer, syncStep1Message(this.doc));
     const states = [...this.awareness.getStates().keys()];
-    if (states.length > 0) send(peer, awarenessMessage(this.awareness, states));
+    if (states.length > 0) this.send(peer, awarenessMessage(this.awareness, states));
   }
 
   /** Removes a peer and its awareness states. */
@@ -91,7 +94,7 @@ export class Room {
     }
     switch (message.kind) {
       case 'sync-step-1':
-        send(peer, syncStep2Message(this.doc, message.stateVector));
+        this.send(peer, () => withoutPending(this.doc, () => syncStep2Message(this.doc, message.stateVector)));
         return;
       case 'update':
         this.receiveUpdate(peer, message.update);
@@ -100,7 +103,7 @@ export class Room {
         this.receiveAwareness(peer, message.update, message.clientIds);
         return;
       case 'query-awareness':
-        send(peer, awarenessMessage(this.awareness, [...this.awareness.getStates().keys()]));
+        this.send(peer, () => awarenessMessage(this.awareness, [...this.awareness.getStates().keys()]));
         return;
     }
   }
@@ -108,11 +111,12 @@ export class Room {
   /**
    * Replaces the room's stored updates with one encoding of the current document. With gc
    * on, content deleted from the document is not in that encoding, so after this it is
-   * gone from storage too.
+   * gone from storage too. Pending updates (waiting for a dependency) are not written:
+   * they were never stored nor forwarded.
    */
   compact(): void {
     this.dirty = false;
-    const state = Y.encodeStateAsUpdate(this.doc);
+    const state = withoutPending(this.doc, () => Y.encodeStateAsUpdate(this.doc));
     this.store.replace(this.name, state);
     this.storedBytes = state.byteLength;
     this.storedUpdates = 1;
@@ -139,12 +143,14 @@ export class Room {
       }
       return;
     }
-    if (this.storedBytes + update.byteLength > this.limits.maxDocumentBytes) {
+    // Pending updates are held in memory and merged again on every later update: they count.
+    const size = (): number => this.storedBytes + pendingBytes(this.doc) + update.byteLength;
+    if (size() > this.limits.maxDocumentBytes) {
       // Compaction is expensive (full encoding, rewrite, WAL truncation): only worth it when
       // something was stored since the last one; otherwise it cannot free more than it did.
       this.compactIfChanged();
-      if (this.storedBytes + update.byteLength > this.limits.maxDocumentBytes) {
-        this.log.warn('document too large', { room: this.name, subject: peer.subject, bytes: this.storedBytes + update.byteLength });
+      if (size() > this.limits.maxDocumentBytes) {
+        this.log.warn('document too large', { room: this.name, subject: peer.subject, bytes: size() });
         peer.socket.close(CLOSE.documentTooLarge, 'document too large');
         return;
       }
@@ -171,11 +177,16 @@ export class Room {
     }
     for (const change of effective) {
       const message = updateMessage(change);
-      for (const other of this.peers) if (other !== peer) send(other, message);
+      for (const other of this.peers) if (other !== peer) this.send(other, message);
     }
     if (malformed) {
       this.log.warn('malformed update', { room: this.name, subject: peer.subject, error: malformed.message });
       peer.socket.close(CLOSE.badMessage, 'malformed update');
+    } else if (pendingBytes(this.doc) > this.limits.maxPendingBytes) {
+      // Dependencies that do not come: drop what waits for them (it was neither stored nor forwarded).
+      this.log.warn('too many pending updates, dropped', { room: this.name, subject: peer.subject, bytes: pendingBytes(this.doc) });
+      dropPending(this.doc);
+      peer.socket.close(CLOSE.documentTooLarge, 'too many updates with missing dependencies');
     }
     if (this.storedUpdates >= this.limits.compactEvery) this.compact();
   }
@@ -211,7 +222,14 @@ export class Room {
     const changed = [...added, ...updated, ...removed];
     if (changed.length === 0) return;
     const message = awarenessMessage(this.awareness, changed);
-    for (const peer of this.peers) if (peer !== source) send(peer, message);
+    for (const peer of this.peers) if (peer !== source) this.send(peer, message);
+  }
+
+  /** Sends `message` (encoded only if it is sent); a peer that does not read is closed (4507). */
+  private send(peer: Peer, message: Uint8Array | (() => Uint8Array)): void {
+    if (send(peer, message, this.limits.maxBufferedBytes) === 'full') {
+      this.log.warn('send buffer full', { room: this.name, subject: peer.subject, bufferedBytes: peer.socket.bufferedAmount });
+    }
   }
 }
 
