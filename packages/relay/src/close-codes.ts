@@ -23,6 +23,12 @@ export const CLOSE = {
    * relay stopped sending to it. Transient (4500-4599): a client that reads reconnects.
    */
   sendBufferFull: 4507,
+  /**
+   * The socket sent more than `maxMessagesPerSecond` messages or `maxBytesPerSecond` bytes
+   * (averaged; two seconds' worth may come at once). Transient: y-websocket reconnects
+   * with backoff, and the sync handshake resends what was not stored.
+   */
+  rateLimited: 4529,
   /** The relay could not store an update; the room was unloaded, reconnect to resend. */
   storageFailed: 4500,
   /**

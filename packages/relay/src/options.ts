@@ -34,6 +34,22 @@ export interface RelayOptions {
    * and are not forwarded. Default 16 KiB.
    */
   maxAwarenessBytes?: number;
+  /**
+   * Messages per second one socket may send on average (two seconds' worth at once); more
+   * close it with 4529. Default 200.
+   */
+  maxMessagesPerSecond?: number;
+  /**
+   * Bytes per second one socket may send on average (two seconds' worth at once, and at
+   * least one message of `maxMessageBytes`); more close it with 4529. Default 8 MiB.
+   */
+  maxBytesPerSecond?: number;
+  /**
+   * Most updates one durable write (group commit) stores; the changes of every message
+   * read in one turn of the event loop share a write up to this. 1 writes (fsyncs) each
+   * update alone. Default 1000.
+   */
+  maxUpdatesPerCommit?: number;
   /** Open connections one token subject may hold; more get HTTP 429. Default 16. */
   maxConnectionsPerSubject?: number;
   /** Stored updates of a room after which it is compacted. Default 500. */
@@ -57,6 +73,9 @@ export interface ResolvedOptions {
   maxPendingBytes: number;
   maxBufferedBytes: number;
   maxAwarenessBytes: number;
+  maxMessagesPerSecond: number;
+  maxBytesPerSecond: number;
+  maxUpdatesPerCommit: number;
   maxConnectionsPerSubject: number;
   compactEvery: number;
   pingIntervalMs: number;
@@ -72,6 +91,9 @@ export const DEFAULTS = {
   maxPendingBytes: 1024 * 1024,
   maxBufferedBytes: 8 * 1024 * 1024,
   maxAwarenessBytes: 16 * 1024,
+  maxMessagesPerSecond: 200,
+  maxBytesPerSecond: 8 * 1024 * 1024,
+  maxUpdatesPerCommit: 1000,
   maxConnectionsPerSubject: 16,
   compactEvery: 500,
   pingIntervalMs: 30_000,
@@ -105,6 +127,9 @@ export function resolveOptions(options: RelayOptions): ResolvedOptions {
     maxPendingBytes: integer('maxPendingBytes', options.maxPendingBytes, DEFAULTS.maxPendingBytes, 1024, 2 ** 40),
     maxBufferedBytes: integer('maxBufferedBytes', options.maxBufferedBytes, DEFAULTS.maxBufferedBytes, 64 * 1024, 2 ** 40),
     maxAwarenessBytes: integer('maxAwarenessBytes', options.maxAwarenessBytes, DEFAULTS.maxAwarenessBytes, 64, 256 * 1024 * 1024),
+    maxMessagesPerSecond: integer('maxMessagesPerSecond', options.maxMessagesPerSecond, DEFAULTS.maxMessagesPerSecond, 1, 1_000_000_000),
+    maxBytesPerSecond: integer('maxBytesPerSecond', options.maxBytesPerSecond, DEFAULTS.maxBytesPerSecond, 1024, 2 ** 40),
+    maxUpdatesPerCommit: integer('maxUpdatesPerCommit', options.maxUpdatesPerCommit, DEFAULTS.maxUpdatesPerCommit, 1, 1_000_000),
     maxConnectionsPerSubject: integer('maxConnectionsPerSubject', options.maxConnectionsPerSubject, DEFAULTS.maxConnectionsPerSubject, 1, 1_000_000),
     compactEvery: integer('compactEvery', options.compactEvery, DEFAULTS.compactEvery, 1, 1_000_000),
     pingIntervalMs: integer('pingIntervalMs', options.pingIntervalMs, DEFAULTS.pingIntervalMs, 100, 3_600_000),

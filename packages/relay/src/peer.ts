@@ -1,5 +1,6 @@
 import { WebSocket } from 'ws';
 import { CLOSE } from './close-codes.ts';
+import type { RateLimit } from './rate-limit.ts';
 import type { Access } from './token.ts';
 
 /** One open, authenticated websocket in a room. */
@@ -14,6 +15,10 @@ export interface Peer {
   readonly awarenessIds: Set<number>;
   /** Whether a pong arrived since the last ping. */
   alive: boolean;
+  /** Messages per second this socket may send (`maxMessagesPerSecond`). */
+  readonly messageRate: RateLimit;
+  /** Bytes per second this socket may send (`maxBytesPerSecond`). */
+  readonly byteRate: RateLimit;
 }
 
 /**

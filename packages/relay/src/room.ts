@@ -6,6 +6,7 @@ import type { Logger } from './log.ts';
 import { type Peer, send } from './peer.ts';
 import { type IncomingMessage, awarenessMessage, decodeMessage, syncStep1Message, syncStep2Message, updateMessage } from './protocol.ts';
 import type { RoomStore } from './store.ts';
+import { CommitBatch } from './commit-batch.ts';
 import { dropPending, pendingBytes, withoutPending } from './pending.ts';
 
 /** Limits a room enforces. */
@@ -15,6 +16,7 @@ export interface RoomLimits {
   maxBufferedBytes: number;
   maxAwarenessBytes: number;
   compactEvery: number;
+  maxUpdatesPerCommit: number;
 }
 
 /** Awareness changes as y-protocols reports them. */
@@ -29,7 +31,10 @@ interface AwarenessChange {
  * from the next compaction), its awareness, and the peers connected to it.
  *
  * Every change a peer sends is applied, then stored (fsynced), and only then forwarded:
- * nothing another peer has seen can be lost by a crash of the relay.
+ * nothing another peer has seen can be lost by a crash of the relay. Changes are stored by
+ * group commit ({@link CommitBatch}): one durable write for the changes of every message
+ * read in one turn of the event loop; sync answers wait for it too, so no peer is sent a
+ * state that is not on disk.
  */
 export class Room {
   readonly doc = new Y.Doc({ gc: true });
@@ -41,14 +46,32 @@ export class Room {
   private storedUpdates: number;
   /** Whether updates were stored since the last compaction (or load). */
   private dirty = false;
+  private readonly batch: CommitBatch;
 
-  /** Loads the room's stored updates; throws STORAGE_FAILED when they cannot be read. */
+  /**
+   * Loads the room's stored updates; throws STORAGE_FAILED when they cannot be read.
+   * `failed` hears a storage failure that no caller would (a group commit at the end of a
+   * turn): the room must then be unloaded.
+   */
   constructor(
     readonly name: string,
     private readonly store: RoomStore,
     private readonly limits: RoomLimits,
     private readonly log: Logger,
+    failed: (err: Error) => void = () => {},
   ) {
+    this.batch = new CommitBatch(
+      limits.maxUpdatesPerCommit,
+      (changes) => {
+        store.appendMany(name, changes);
+        this.storedUpdates += changes.length;
+        this.dirty = true;
+      },
+      () => {
+        if (this.storedUpdates >= this.limits.compactEvery) this.compact();
+      },
+      failed,
+    );
     // The relay itself never publishes awareness.
     this.awareness.setLocalState(null);
     const stored = store.load(name);
@@ -94,7 +117,8 @@ export class Room {
     }
     switch (message.kind) {
       case 'sync-step-1':
-        this.send(peer, () => withoutPending(this.doc, () => syncStep2Message(this.doc, message.stateVector)));
+        // Answered once what was applied before it is durable.
+        this.batch.afterCommit(() => this.send(peer, () => withoutPending(this.doc, () => syncStep2Message(this.doc, message.stateVector))));
         return;
       case 'update':
         this.receiveUpdate(peer, message.update);
@@ -115,6 +139,7 @@ export class Room {
    * they were never stored nor forwarded.
    */
   compact(): void {
+    this.batch.flush();
     this.dirty = false;
     const state = withoutPending(this.doc, () => Y.encodeStateAsUpdate(this.doc));
     this.store.replace(this.name, state);
@@ -123,13 +148,15 @@ export class Room {
     this.log.debug('compacted', { room: this.name, bytes: state.byteLength });
   }
 
-  /** Compacts the room if anything was stored since its last compaction. */
+  /** Stores what waits for its group commit, then compacts if anything was stored since the last compaction. */
   compactIfChanged(): void {
+    this.batch.flush();
     if (this.dirty) this.compact();
   }
 
-  /** Frees the document and awareness (after the last peer left). */
+  /** Frees the document and awareness (after the last peer left, or a storage failure: what waits for its write is dropped). */
   destroy(): void {
+    this.batch.discard();
     this.awareness.destroy();
     this.doc.destroy();
   }
@@ -144,7 +171,7 @@ export class Room {
       return;
     }
     // Pending updates are held in memory and merged again on every later update: they count.
-    const size = (): number => this.storedBytes + pendingBytes(this.doc) + update.byteLength;
+    const size = (): number => this.storedBytes + this.batch.waitingBytes + pendingBytes(this.doc) + update.byteLength;
     if (size() > this.limits.maxDocumentBytes) {
       // Compaction is expensive (full encoding, rewrite, WAL truncation): only worth it when
       // something was stored since the last one; otherwise it cannot free more than it did.
@@ -170,14 +197,11 @@ export class Room {
     }
     // Whatever reached the document is stored and forwarded, even if the rest was garbage.
     for (const change of effective) {
-      this.store.append(this.name, change);
-      this.storedBytes += change.byteLength;
-      this.storedUpdates++;
-      this.dirty = true;
-    }
-    for (const change of effective) {
-      const message = updateMessage(change);
-      for (const other of this.peers) if (other !== peer) this.send(other, message);
+      this.batch.add(change, () => {
+        this.storedBytes += change.byteLength;
+        const message = updateMessage(change);
+        for (const other of this.peers) if (other !== peer) this.send(other, message);
+      });
     }
     if (malformed) {
       this.log.warn('malformed update', { room: this.name, subject: peer.subject, error: malformed.message });
@@ -188,7 +212,6 @@ export class Room {
       dropPending(this.doc);
       peer.socket.close(CLOSE.documentTooLarge, 'too many updates with missing dependencies');
     }
-    if (this.storedUpdates >= this.limits.compactEvery) this.compact();
   }
 
   /**

@@ -1,11 +1,12 @@
 import { type IncomingMessage, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { type RawData, type WebSocket, WebSocketServer } from 'ws';
+import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import { CLOSE } from './close-codes.ts';
 import { answerJson, refuseUpgrade } from './http-answers.ts';
 import { type RelayOptions, type ResolvedOptions, resolveOptions } from './options.ts';
 import type { Peer } from './peer.ts';
+import { RATE_BURST_SECONDS, RateLimit } from './rate-limit.ts';
 import { Room } from './room.ts';
 import { RoomStore, isStorageFailure } from './store.ts';
 import { type Admission, admit } from './upgrade-auth.ts';
@@ -23,6 +24,13 @@ export interface RelayStats {
    * closed with 4422; the log names them). `/healthz` then says `degraded`.
    */
   unreadableRooms: number;
+  /** Updates stored since start. */
+  storedUpdates: number;
+  /**
+   * Durable (fsynced) writes since start: appends and compactions. With group commit one
+   * write stores the updates of many messages.
+   */
+  durableWrites: number;
   /** Whole seconds since the relay started. */
   uptimeSeconds: number;
 }
@@ -125,6 +133,8 @@ class RunningRelay implements Relay {
       connections,
       refusedWrites,
       unreadableRooms: this.unreadable.size,
+      storedUpdates: this.store.storedUpdates,
+      durableWrites: this.store.durableWrites,
       uptimeSeconds: Math.round((Date.now() - this.started) / 1000),
     };
   }
@@ -179,7 +189,14 @@ class RunningRelay implements Relay {
       return;
     }
     this.connectionsBySubject.set(admission.subject, count + 1);
-    const peer: Peer = { socket, ...admission, awarenessIds: new Set(), alive: true };
+    const peer: Peer = {
+      socket,
+      ...admission,
+      awarenessIds: new Set(),
+      alive: true,
+      messageRate: new RateLimit(this.config.maxMessagesPerSecond, this.config.maxMessagesPerSecond * RATE_BURST_SECONDS),
+      byteRate: new RateLimit(this.config.maxBytesPerSecond, Math.max(this.config.maxBytesPerSecond * RATE_BURST_SECONDS, this.config.maxMessageBytes)),
+    };
     let room: Room;
     try {
       room = this.openRoom(admission.room);
@@ -206,14 +223,16 @@ class RunningRelay implements Relay {
   private openRoom(name: string): Room {
     let room = this.rooms.get(name);
     if (!room) {
-      room = new Room(name, this.store, this.config, this.config.logger);
+      const created: Room = new Room(name, this.store, this.config, this.config.logger, (err) => this.failRoom(created, err));
+      room = created;
       this.rooms.set(name, room);
     }
     return room;
   }
 
   private message(room: Room, peer: Peer, data: RawData, isBinary: boolean): void {
-    if (this.closing || this.rooms.get(room.name) !== room) return;
+    // A socket the relay is closing is not heard any more (ws still reads until the close handshake).
+    if (this.closing || this.rooms.get(room.name) !== room || peer.socket.readyState !== WebSocket.OPEN) return;
     if (Date.now() >= peer.expiresAt) {
       peer.socket.close(CLOSE.tokenExpired, 'token expired');
       return;
@@ -223,6 +242,11 @@ class RunningRelay implements Relay {
       return;
     }
     const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+    if (!peer.messageRate.take(1) || !peer.byteRate.take(bytes.byteLength)) {
+      this.config.logger.warn('rate limit exceeded', { room: room.name, subject: peer.subject });
+      peer.socket.close(CLOSE.rateLimited, 'rate limit exceeded');
+      return;
+    }
     try {
       room.receive(peer, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     } catch (err) {
@@ -237,6 +261,7 @@ class RunningRelay implements Relay {
 
   /** Storage failed under a room: unload it so its memory never holds what disk does not. */
   private failRoom(room: Room, err: Error): void {
+    if (this.rooms.get(room.name) !== room) return;
     this.config.logger.error('storage failed, room unloaded', { room: room.name, error: err.message });
     this.rooms.delete(room.name);
     this.refusedFromClosedRooms += room.refusedWrites;

@@ -14,8 +14,8 @@ export const DATABASE_FILE = 'relay.sqlite';
 
 /**
  * The relay's durable storage: one SQLite database (WAL, `synchronous=FULL`) with one row
- * per Yjs update of a room. An append returns after the row is fsynced, so anything the
- * relay forwards survives a crash. Compaction replaces a room's rows with one merged state
+ * per Yjs update of a room. An append returns after its rows are fsynced (one commit for
+ * all of them), so anything the relay forwards survives a crash. Compaction replaces a room's rows with one merged state
  * and, with `secure_delete` on and the WAL checkpointed and truncated, leaves no bytes of
  * the replaced rows in the directory.
  */
@@ -24,6 +24,10 @@ export class RoomStore {
   private readonly selectRoom: Database.Statement<[string], { data: Buffer }>;
   private readonly insert: Database.Statement<[string, Uint8Array]>;
   private readonly deleteRoom: Database.Statement<[string]>;
+  /** Committed (fsynced) writes since the store was opened. */
+  durableWrites = 0;
+  /** Updates appended since the store was opened. */
+  storedUpdates = 0;
 
   /**
    * Opens (or creates) the database in `dataDir`. Refuses, with STORAGE_FAILED, a database
@@ -76,9 +80,15 @@ export class RoomStore {
     });
   }
 
-  /** Stores one update durably (fsynced when this returns). */
-  append(room: string, update: Uint8Array): void {
-    storage('store an update', () => this.insert.run(room, update));
+  /** Stores updates of `room` durably, in order, in one transaction: fsynced once, when this returns. */
+  appendMany(room: string, updates: readonly Uint8Array[]): void {
+    storage('store updates', () =>
+      this.db.transaction(() => {
+        for (const update of updates) this.insert.run(room, update);
+      })(),
+    );
+    this.durableWrites++;
+    this.storedUpdates += updates.length;
   }
 
   /**
@@ -93,6 +103,7 @@ export class RoomStore {
       })();
       this.db.pragma('wal_checkpoint(TRUNCATE)');
     });
+    this.durableWrites++;
   }
 
   /** Closes the database (checkpointing the WAL into it). */
