@@ -99,6 +99,38 @@ export const DEFAULTS = {
   pingIntervalMs: 30_000,
 } as const;
 
+/** A numeric limit: its option, its command-line flag (and `ZEROMEM_RELAY_<FLAG>` variable), range and help line. */
+export interface LimitSpec {
+  key: LimitKey;
+  flag: string;
+  min: number;
+  max: number;
+  help: string;
+}
+
+/** The options that are whole numbers with a range (all but port, which the command line defaults differently). */
+export type LimitKey = Exclude<keyof typeof DEFAULTS, 'port' | 'host'>;
+
+/** Every numeric limit, in the order `--help` lists them. */
+export const LIMITS: readonly LimitSpec[] = [
+  { key: 'maxMessageBytes', flag: 'max-message-bytes', min: 1024, max: 256 * 1024 * 1024, help: 'largest message, else close 1009' },
+  { key: 'maxDocumentBytes', flag: 'max-document-bytes', min: 1024, max: 2 ** 40, help: 'largest document (pending updates count), else close 4413' },
+  { key: 'maxPendingBytes', flag: 'max-pending-bytes', min: 1024, max: 2 ** 40, help: 'updates waiting for a dependency, else dropped and close 4413' },
+  { key: 'maxAwarenessBytes', flag: 'max-awareness-bytes', min: 64, max: 256 * 1024 * 1024, help: 'largest awareness update, else close 1009' },
+  { key: 'maxMessagesPerSecond', flag: 'max-messages-per-second', min: 1, max: 1_000_000_000, help: 'messages per socket per second (2 s at once), else close 4529' },
+  { key: 'maxBytesPerSecond', flag: 'max-bytes-per-second', min: 1024, max: 2 ** 40, help: 'bytes per socket per second (2 s at once), else close 4529' },
+  { key: 'maxBufferedBytes', flag: 'max-buffered-bytes', min: 64 * 1024, max: 2 ** 40, help: 'bytes waiting to be sent to a socket, else close 4507' },
+  { key: 'maxConnectionsPerSubject', flag: 'max-connections-per-subject', min: 1, max: 1_000_000, help: 'sockets per token subject, else HTTP 429' },
+  { key: 'maxUpdatesPerCommit', flag: 'max-updates-per-commit', min: 1, max: 1_000_000, help: 'updates per durable write (group commit; 1: fsync each)' },
+  { key: 'compactEvery', flag: 'compact-every', min: 1, max: 1_000_000, help: 'stored updates before a room is compacted' },
+  { key: 'pingIntervalMs', flag: 'ping-interval-ms', min: 100, max: 3_600_000, help: 'websocket ping interval; a missed pong drops the socket' },
+];
+
+/** The environment variable of a command-line flag. */
+export function flagVariable(flag: string): string {
+  return `ZEROMEM_RELAY_${flag.toUpperCase().replaceAll('-', '_')}`;
+}
+
 function integer(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
   if (!Number.isInteger(value) || value < min || value > max) {
@@ -116,23 +148,13 @@ export function resolveOptions(options: RelayOptions): ResolvedOptions {
   if (options.logLevel !== undefined && !LOG_LEVELS.includes(options.logLevel)) {
     throw new RelayError('INVALID_CONFIG', `The log level must be one of ${LOG_LEVELS.join(', ')}.`);
   }
-  const maxMessageBytes = integer('maxMessageBytes', options.maxMessageBytes, DEFAULTS.maxMessageBytes, 1024, 256 * 1024 * 1024);
+  const limits = Object.fromEntries(LIMITS.map(({ key, min, max }) => [key, integer(key, options[key], DEFAULTS[key], min, max)])) as Record<LimitKey, number>;
   return {
     secret,
     dataDir: options.dataDir,
     port: integer('port', options.port, DEFAULTS.port, 0, 65535),
     host: options.host ?? DEFAULTS.host,
-    maxMessageBytes,
-    maxDocumentBytes: integer('maxDocumentBytes', options.maxDocumentBytes, DEFAULTS.maxDocumentBytes, 1024, 2 ** 40),
-    maxPendingBytes: integer('maxPendingBytes', options.maxPendingBytes, DEFAULTS.maxPendingBytes, 1024, 2 ** 40),
-    maxBufferedBytes: integer('maxBufferedBytes', options.maxBufferedBytes, DEFAULTS.maxBufferedBytes, 64 * 1024, 2 ** 40),
-    maxAwarenessBytes: integer('maxAwarenessBytes', options.maxAwarenessBytes, DEFAULTS.maxAwarenessBytes, 64, 256 * 1024 * 1024),
-    maxMessagesPerSecond: integer('maxMessagesPerSecond', options.maxMessagesPerSecond, DEFAULTS.maxMessagesPerSecond, 1, 1_000_000_000),
-    maxBytesPerSecond: integer('maxBytesPerSecond', options.maxBytesPerSecond, DEFAULTS.maxBytesPerSecond, 1024, 2 ** 40),
-    maxUpdatesPerCommit: integer('maxUpdatesPerCommit', options.maxUpdatesPerCommit, DEFAULTS.maxUpdatesPerCommit, 1, 1_000_000),
-    maxConnectionsPerSubject: integer('maxConnectionsPerSubject', options.maxConnectionsPerSubject, DEFAULTS.maxConnectionsPerSubject, 1, 1_000_000),
-    compactEvery: integer('compactEvery', options.compactEvery, DEFAULTS.compactEvery, 1, 1_000_000),
-    pingIntervalMs: integer('pingIntervalMs', options.pingIntervalMs, DEFAULTS.pingIntervalMs, 100, 3_600_000),
+    ...limits,
     logger: options.logger ?? createLogger(options.logLevel ?? 'info'),
   };
 }
