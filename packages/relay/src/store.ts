@@ -15,9 +15,10 @@ export const DATABASE_FILE = 'relay.sqlite';
 /**
  * The relay's durable storage: one SQLite database (WAL, `synchronous=FULL`) with one row
  * per Yjs update of a room. An append returns after its rows are fsynced (one commit for
- * all of them), so anything the relay forwards survives a crash. Compaction replaces a room's rows with one merged state
- * and, with `secure_delete` on and the WAL checkpointed and truncated, leaves no bytes of
- * the replaced rows in the directory.
+ * all of them), so anything the relay forwards survives a crash. Compaction replaces a
+ * room's rows with one merged state and, with `secure_delete` on and the WAL checkpointed
+ * and truncated, leaves no bytes of the replaced rows in the directory. Every failure is a
+ * STORAGE_FAILED {@link RelayError}. Nothing outside this module knows it is SQLite.
  */
 export class RoomStore {
   private readonly db: Database.Database;
@@ -52,7 +53,7 @@ export class RoomStore {
       this.db.exec('CREATE TABLE IF NOT EXISTS updates (seq INTEGER PRIMARY KEY AUTOINCREMENT, room TEXT NOT NULL, data BLOB NOT NULL)');
       this.db.exec('CREATE INDEX IF NOT EXISTS updates_by_room ON updates (room, seq)');
     } catch (err) {
-      throw new RelayError('STORAGE_FAILED', `Cannot open the relay database in ${dataDir}: ${(err as Error).message}`, { cause: err });
+      throw new RelayError('STORAGE_FAILED', `Cannot open the relay database ${file}: ${(err as Error).message}. If it is damaged, restore it from a backup.`, { cause: err });
     }
     let problems: string[];
     try {
