@@ -43,7 +43,7 @@ function connect(): void {
     }
     // The transaction's own update, as a provider sends it (a diff against a state vector
     // would carry the whole delete set every time).
-    let update = new Uint8Array();
+    let update: Uint8Array = new Uint8Array();
     const keep = (u: Uint8Array): void => void (update = u);
     doc.on('update', keep);
     doc.getMap('flood').set(`k${n % 1000}`, n);
