@@ -1,6 +1,5 @@
-import { realpathSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { DEFAULT_WEIGHTS, type RankingWeights } from '@zeromem/core';
 import { EmbedderUnavailableError, parseEmbedderSpec } from './eval/embedder-choice.ts';
@@ -239,21 +238,4 @@ function isDirectory(path: string): boolean {
   } catch {
     return false;
   }
-}
-
-/** True when this module is the program node was started with (not imported). */
-function isEntry(): boolean {
-  if (!process.argv[1]) return false;
-  try {
-    return realpathSync(process.argv[1]) === realpathSync(fileURLToPath(import.meta.url));
-  } catch {
-    return false;
-  }
-}
-
-if (isEntry()) {
-  const code = await main(process.argv.slice(2));
-  process.exitCode = code;
-  // Should a library leave a handle open (a worker, a socket), do not hang: exit anyway.
-  setTimeout(() => process.exit(code), 2000).unref();
 }

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 
 /** The repository root. */
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-const MAIN = fileURLToPath(new URL('../src/main.ts', import.meta.url));
+const BIN = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
 
 /** Output and exit code of a finished CLI process. */
 export interface CliRun {
@@ -13,11 +13,12 @@ export interface CliRun {
 }
 
 /**
- * Runs `zeromem <args>` as a real child process from the repository root: `src/main.ts`
- * under `node --import tsx`, or a given script (the bin shim) under plain node.
+ * Runs `zeromem <args>` as a real child process from the repository root: the bin's
+ * source (`src/bin.ts`) under `node --import tsx`. The built bin under plain node is run
+ * by the package test (test/package).
  */
-export function runCli(args: readonly string[], options: { script?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliRun> {
-  const nodeArgs = options.script ? [options.script, ...args] : ['--import', 'tsx', MAIN, ...args];
+export function runCli(args: readonly string[], options: { env?: NodeJS.ProcessEnv } = {}): Promise<CliRun> {
+  const nodeArgs = ['--import', 'tsx', BIN, ...args];
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, nodeArgs, {
       cwd: ROOT,

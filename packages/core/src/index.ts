@@ -1,3 +1,10 @@
+/**
+ * `@zeromem/core`: durable, namespaced, validated memory for LLM agents, with zero LLM
+ * calls. Open one with {@link openMemory}; every verb is a method of {@link Memory}.
+ * (`@zeromem/core/internal` is for zeromem's own packages, not for applications.)
+ *
+ * @packageDocumentation
+ */
 export { openMemory, Memory, type OpenMemoryOptions } from './memory.ts';
 export { ZeromemError, isZeromemError, ERROR_CODES, type ErrorCode, type ErrorDetails, type InputIssue, type ItemFailure, type LineFailure } from './model/errors.ts';
 export { DEFAULT_LIMITS, type Limits } from './model/limits.ts';
@@ -6,10 +13,38 @@ export { namespaceKey } from './model/namespace.ts';
 export { parseDuration } from './model/duration.ts';
 export { normalizeContent } from './model/content-hash.ts';
 export type { WatchListener } from './verbs/watch.ts';
-export * from './model/types.ts';
+export {
+  SOURCES,
+  LAYERS,
+  TIERS,
+  type Source,
+  type Layer,
+  type Tier,
+  type JsonValue,
+  type JsonObject,
+  type Namespace,
+  type TimeInput,
+  type Duration,
+  type MemoryRecord,
+  type RememberInput,
+  type UpdatePatch,
+  type RecordFilter,
+  type ListOptions,
+  type ListPage,
+  type RememberResult,
+  type WriteOptions,
+  type RememberManyOptions,
+  type RememberManyResult,
+  type UpdateOptions,
+  type NamespaceStats,
+  type AuditOp,
+  type AuditEntry,
+} from './model/types.ts';
+export type { GetOptions } from './verbs/get.ts';
+export type { AuditOptions } from './verbs/audit.ts';
 export type { Embedder, EmbedKind } from './embed/embedder.ts';
 export { toUnitVector } from './embed/embedder.ts';
-export type { RecallExplain, RecallHit, RecallResult, VectorMode } from './verbs/recall.ts';
+export type { RecallExplain, RecallHit, RecallOptions, RecallResult, VectorMode } from './verbs/recall.ts';
 export type { ConversationTurn } from './model/validate-recall.ts';
 export { DEFAULT_WEIGHTS, type RankingWeights } from './rank/ranking.ts';
 export { tokenize } from './index/tokenize.ts';
@@ -19,9 +54,8 @@ export type { BuiltContext, ContextReport, DropReason, DroppedItem, IncludedItem
 export { Session, type SessionOptions, type SessionEndReport, type TurnOptions } from './context/session.ts';
 export type { LlmHook, LlmSpend, LlmUsage } from './context/llm-hook.ts';
 export { DEFAULT_LIFECYCLE, type LifecycleOptions, type LifecyclePolicy } from './lifecycle/policy.ts';
-export { DEFAULT_CONSOLIDATE_THRESHOLD, type ConsolidateResult, type ConsolidationGroup } from './lifecycle/consolidate.ts';
-export type { RetierResult } from './lifecycle/retier.ts';
+export { DEFAULT_CONSOLIDATE_THRESHOLD, type ConsolidateOptions, type ConsolidateResult, type ConsolidationGroup } from './lifecycle/consolidate.ts';
+export type { RetierOptions, RetierResult } from './lifecycle/retier.ts';
+export type { ExportOptions } from './lifecycle/export-jsonl.ts';
 export { EXPORT_FORMAT, EXPORT_VERSION, type ExportHeader, type ExportLine, type ExportScope } from './lifecycle/jsonl-format.ts';
-export type { ImportResult } from './lifecycle/import-jsonl.ts';
-export { replicatedState } from './model/replicated-state.ts';
-export { canonicalJson } from './model/canonical-json.ts';
+export type { ImportOptions, ImportResult } from './lifecycle/import-jsonl.ts';

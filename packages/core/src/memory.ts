@@ -6,12 +6,11 @@ import { systemClock, type Clock } from './model/clock.ts';
 import { IssueList, checkKnownKeys, checkName, describe, isPlainObject } from './model/checks.ts';
 import { ZeromemError, invalidInput } from './model/errors.ts';
 import { createUlidGenerator } from './model/ids.ts';
+import { probe, readInput, readInputs } from './model/read-input.ts';
 import { DEFAULT_LIMITS, type Limits } from './model/limits.ts';
 import type {
   ApplyReplicatedResult,
   AuditEntry,
-  Layer,
-  TimeInput,
   ListOptions,
   ListPage,
   MemoryRecord,
@@ -31,17 +30,16 @@ import { MemoryDatabase, type DatabaseOptions } from './store/database.ts';
 import { AccessTracker } from './rank/access-tracker.ts';
 import { withStorage } from './store/storage-errors.ts';
 import { applyReplicated } from './verbs/apply-replicated.ts';
-import { audit } from './verbs/audit.ts';
+import { audit, type AuditOptions } from './verbs/audit.ts';
 import { count } from './verbs/count.ts';
 import { forgetNamespace } from './verbs/forget-namespace.ts';
 import { forgetUser } from './verbs/forget-user.ts';
 import { forgetWhere } from './verbs/forget-where.ts';
 import { forget } from './verbs/forget.ts';
-import { get } from './verbs/get.ts';
+import { get, type GetOptions } from './verbs/get.ts';
 import { list } from './verbs/list.ts';
-import { recall, type RecallResult } from './verbs/recall.ts';
+import { recall, type RecallOptions, type RecallResult } from './verbs/recall.ts';
 import type { ConversationTurn } from './model/validate-recall.ts';
-import type { RankingWeights } from './rank/ranking.ts';
 import { remember, rememberMany } from './verbs/remember.ts';
 import { stats } from './verbs/stats.ts';
 import { sweep, type DeletedRecord } from './verbs/sweep.ts';
@@ -56,17 +54,20 @@ import type { ContextSource } from './context/source.ts';
 import { countAccess } from './verbs/count-access.ts';
 import { createTokenizer, isTokenizer, type Tokenizer } from './context/tokenizer.ts';
 import { clearCountCache } from './context/count-cache.ts';
-import { consolidate, type ConsolidateResult } from './lifecycle/consolidate.ts';
+import { HistoryCounts } from './context/history-counts.ts';
+import { consolidate, type ConsolidateOptions, type ConsolidateResult } from './lifecycle/consolidate.ts';
 import type { LifecycleContext } from './lifecycle/lifecycle-context.ts';
 import { markUsed } from './lifecycle/mark-used.ts';
-import { exportJsonl } from './lifecycle/export-jsonl.ts';
-import { importJsonl, type ImportResult } from './lifecycle/import-jsonl.ts';
+import { exportJsonl, type ExportOptions } from './lifecycle/export-jsonl.ts';
+import { importJsonl, type ImportOptions, type ImportResult } from './lifecycle/import-jsonl.ts';
 import type { ExportScope } from './lifecycle/jsonl-format.ts';
 import { checkLifecycle, type LifecycleOptions } from './lifecycle/policy.ts';
-import { retier, type RetierResult } from './lifecycle/retier.ts';
+import { retier, type RetierOptions, type RetierResult } from './lifecycle/retier.ts';
 import { rewarmHits, rewarmRead } from './lifecycle/rewarm.ts';
 import { namespaceKey, requireNamespace } from './model/namespace.ts';
-import { memoryInternals } from './internals.ts';
+import { historyInternals, memoryInternals } from './internals.ts';
+import { registerReplica } from './replica.ts';
+import { onAuditWrites } from './store/audit-writes.ts';
 
 /** Options of {@link openMemory}. Everything is optional. */
 export interface OpenMemoryOptions extends DatabaseOptions {
@@ -100,6 +101,8 @@ export interface OpenMemoryOptions extends DatabaseOptions {
   lifecycle?: LifecycleOptions;
 }
 
+/** Options that are providers or host objects: used as given, not copied (their methods may rely on `this`). */
+const PROVIDER_FIELDS = ['clock', 'embedder', 'tokenizer', 'indexedDB', 'IDBKeyRange'];
 const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBackgroundError', 'indexedDB', 'IDBKeyRange', 'durability', 'embedder', 'indexSnapshots', 'tokenizer', 'lifecycle'] as const;
 
 /**
@@ -110,6 +113,7 @@ const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBa
  * await memory.remember({ namespace: { userId: 'u1' }, content: 'Prefers phone calls' });
  */
 export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memory> {
+  options = readInput(options, PROVIDER_FIELDS);
   const issues = new IssueList();
   const raw: unknown = options;
   if (!isPlainObject(raw)) {
@@ -121,7 +125,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
   const actor = options.actor === undefined ? 'local' : checkName(options.actor, 'actor', DEFAULT_LIMITS.maxNameLength, issues);
   const limits = checkLimits(options.limits, issues);
   const lifecycle = checkLifecycle(options.lifecycle, issues);
-  if (options.clock !== undefined && typeof options.clock?.now !== 'function') issues.add('clock', 'must be an object with a now() method');
+  if (options.clock !== undefined && !probe(() => typeof options.clock?.now === 'function')) issues.add('clock', 'must be an object with a now() method');
   if (options.sweepEveryMs !== undefined && !(typeof options.sweepEveryMs === 'number' && options.sweepEveryMs >= 10 && Number.isFinite(options.sweepEveryMs))) {
     issues.add('sweepEveryMs', 'must be a number of milliseconds, 10 or more');
   }
@@ -136,18 +140,19 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
   const embedder: unknown = options.embedder;
   if (
     embedder !== undefined &&
-    !(
+    !probe(
+      () =>
       typeof embedder === 'object' &&
       embedder !== null &&
       typeof (embedder as Embedder).modelId === 'string' &&
       Number.isInteger((embedder as Embedder).dimension) &&
       (embedder as Embedder).dimension > 0 &&
-      typeof (embedder as Embedder).embed === 'function'
+      typeof (embedder as Embedder).embed === 'function',
     )
   ) {
     issues.add('embedder', 'must be an Embedder: { modelId: string, dimension: positive integer, embed(texts, kind) }');
   }
-  if (options.tokenizer !== undefined && !isTokenizer(options.tokenizer)) {
+  if (options.tokenizer !== undefined && !probe(() => isTokenizer(options.tokenizer))) {
     issues.add('tokenizer', 'must be a Tokenizer: { id: string, count(text), truncate(text, maxTokens) }');
   }
   if (!issues.ok) throw invalidInput('openMemory options', issues.items);
@@ -214,6 +219,7 @@ export class Memory {
   /** The search for stored memories without a vector, started by the constructor. */
   readonly #backfill: Promise<void> = Promise.resolve();
   #tokenizer: Promise<Tokenizer> | undefined;
+  readonly #history: HistoryCounts;
   #closed = false;
 
   /** @internal Use {@link openMemory}. */
@@ -257,6 +263,12 @@ export class Memory {
     }
     this.#ctx = { ...ctx, indexes, embedder, access: new AccessTracker(ctx.db, report), lifecycle: options.lifecycle };
     memoryInternals.set(this, this.#ctx);
+    this.#history = new HistoryCounts(ctx.db, ctx.clock);
+    historyInternals.set(this, this.#history);
+    registerReplica(this, {
+      apply: (namespace, changes, replicaOptions) => this.#applyReplicated(namespace, changes, replicaOptions),
+      onAuditWrites: (listener) => onAuditWrites(ctx.db, listener),
+    });
     if (options.sweepEveryMs !== undefined) {
       this.#timer = setInterval(() => void this.sweep().catch(report), options.sweepEveryMs);
       // Node: a sweep timer must not keep the process alive on its own.
@@ -282,6 +294,7 @@ export class Memory {
    * @throws ZeromemError INVALID_INPUT, NAMESPACE_REQUIRED, CONFLICT (your `id` holds other content), QUOTA_EXCEEDED
    */
   async remember(input: RememberInput, options?: WriteOptions): Promise<RememberResult> {
+    [input, options] = readInputs(input, options);
     const result = await remember(this.#ctx, input, options);
     if (!result.deduplicated) this.#embedLater([result.record]);
     return result;
@@ -293,13 +306,15 @@ export class Memory {
    * @throws ZeromemError INVALID_INPUT listing every bad item in `details.items`
    */
   async rememberMany(inputs: RememberInput[], options?: RememberManyOptions): Promise<RememberManyResult> {
+    [inputs, options] = readInputs(inputs, options);
     const result = await rememberMany(this.#ctx, inputs, options);
     this.#embedLater(result.results.filter((r) => !r.deduplicated).map((r) => r.record));
     return result;
   }
 
   /** The record, or `undefined` when there is none (or it expired). Reading a cold record re-warms it unless `rewarm: false`. */
-  async get(namespace: Namespace, id: string, options?: { rewarm?: boolean }): Promise<MemoryRecord | undefined> {
+  async get(namespace: Namespace, id: string, options?: GetOptions): Promise<MemoryRecord | undefined> {
+    [namespace, id, options] = readInputs(namespace, id, options);
     const { rewarm = true } = readOptions(options, ['rewarm']);
     if (typeof rewarm !== 'boolean') throw invalidInput('options', [{ path: 'rewarm', message: `must be true or false, got ${describe(rewarm)}` }]);
     const record = await get(this.#ctx, namespace, id);
@@ -312,6 +327,7 @@ export class Memory {
    * @throws ZeromemError NOT_FOUND, CONFLICT (`ifVersion` mismatch or duplicate content), INVALID_INPUT
    */
   async update(namespace: Namespace, id: string, patch: UpdatePatch, options?: UpdateOptions): Promise<MemoryRecord> {
+    [namespace, id, patch, options] = readInputs(namespace, id, patch, options);
     const record = await update(this.#ctx, namespace, id, patch, options);
     // Unchanged content keeps its stored vector: the queue finds it under [model+hash] and embeds nothing.
     this.#embedLater([record]);
@@ -326,23 +342,8 @@ export class Memory {
    * their access statistics raised (in batches) unless `trackAccess: false`.
    * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT
    */
-  async recall(
-    namespace: Namespace,
-    query: string | ConversationTurn[],
-    options?: {
-      /** How many hits, 1..1000. Default 10. */
-      k?: number;
-      filters?: RecordFilter;
-      layers?: Layer[];
-      /** The time recency and heat are measured from. Default: the clock. */
-      now?: TimeInput;
-      weights?: Partial<RankingWeights>;
-      /** Count these hits as accesses (heat). Default true. A cold hit counted so re-warms. */
-      trackAccess?: boolean;
-      /** Recall cold-tier records too. Default false. */
-      includeCold?: boolean;
-    },
-  ): Promise<RecallResult> {
+  async recall(namespace: Namespace, query: string | ConversationTurn[], options?: RecallOptions): Promise<RecallResult> {
+    [namespace, query, options] = readInputs(namespace, query, options);
     const result = await recall(this.#ctx, namespace, query, options, () => this.pendingEmbeddings());
     return rewarmHits(this.#ctx, requireNamespace(namespace, this.#ctx.limits.maxNameLength), result, options?.trackAccess !== false);
   }
@@ -356,12 +357,15 @@ export class Memory {
    * @throws ZeromemError INVALID_INPUT (bad options, system instructions over the budget), NAMESPACE_REQUIRED
    */
   async buildContext(options: BuildContextOptions): Promise<BuiltContext> {
+    options = readInput(options);
     const source: ContextSource = {
       recall: (namespace, query, recallOptions) => this.recall(namespace, query, recallOptions),
       list: (namespace, listOptions) => this.list(namespace, listOptions),
       countAccess: (namespace, ids) => countAccess(this.#ctx, namespace, ids),
+      history: (namespace) => this.#history.read(namespaceKey(namespace), tokenizer),
     };
-    return buildContext(source, await this.tokenizer(), options, this.#ctx.limits);
+    const tokenizer = await this.tokenizer();
+    return buildContext(source, tokenizer, options, this.#ctx.limits);
   }
 
   /**
@@ -370,7 +374,8 @@ export class Memory {
    * @throws ZeromemError INVALID_INPUT, NAMESPACE_REQUIRED
    */
   session(options: SessionOptions): Session {
-    return new Session(this, () => this.tokenizer(), options, this.#ctx.limits);
+    options = readInput(options, ['llm']);
+    return new Session(this, () => this.tokenizer(), options, this.#ctx.limits, this.#ctx.clock.now());
   }
 
   /** The tokenizer contexts are counted with (the one passed to openMemory, or o200k_base). */
@@ -395,21 +400,25 @@ export class Memory {
 
   /** A page of records, newest first by default; continue with `nextCursor`. */
   list(namespace: Namespace, options?: ListOptions): Promise<ListPage> {
+    [namespace, options] = readInputs(namespace, options);
     return list(this.#ctx, namespace, options);
   }
 
   /** How many live records match (all without a filter). */
   count(namespace: Namespace, filter?: RecordFilter): Promise<number> {
+    [namespace, filter] = readInputs(namespace, filter);
     return count(this.#ctx, namespace, filter);
   }
 
   /** Counts, sizes and time span of the namespace. */
   stats(namespace: Namespace): Promise<NamespaceStats> {
+    namespace = readInput(namespace);
     return stats(this.#ctx, namespace);
   }
 
   /** Deletes one record (with its vector and index entries); true when a live one was forgotten. */
   async forget(namespace: Namespace, id: string, options?: WriteOptions): Promise<boolean> {
+    [namespace, id, options] = readInputs(namespace, id, options);
     const forgotten = await forget(this.#ctx, namespace, id, options);
     await this.#purge((key, recordId) => key === namespaceKey(namespace) && (recordId === undefined || recordId === id));
     return forgotten;
@@ -417,6 +426,7 @@ export class Memory {
 
   /** Deletes the records that match a (non-empty) filter; returns their ids. */
   async forgetWhere(namespace: Namespace, filter: RecordFilter, options?: WriteOptions): Promise<string[]> {
+    [namespace, filter, options] = readInputs(namespace, filter, options);
     const ids = await forgetWhere(this.#ctx, namespace, filter, options);
     await this.#purge((key, recordId) => key === namespaceKey(namespace) && (recordId === undefined || ids.includes(recordId)));
     return ids;
@@ -424,6 +434,7 @@ export class Memory {
 
   /** Deletes every record of exactly this namespace; returns how many. */
   async forgetNamespace(namespace: Namespace, options?: WriteOptions): Promise<number> {
+    [namespace, options] = readInputs(namespace, options);
     const count = await forgetNamespace(this.#ctx, namespace, options);
     await this.#purge((key) => key === namespaceKey(namespace));
     return count;
@@ -431,6 +442,7 @@ export class Memory {
 
   /** Deletes every record of a user, in all of their namespaces; returns how many. */
   async forgetUser(userId: string, options?: WriteOptions): Promise<number> {
+    [userId, options] = readInputs(userId, options);
     const count = await forgetUser(this.#ctx, userId, options);
     const prefix = namespaceKey({ userId });
     await this.#purge((key) => key === prefix || key.startsWith(`${prefix};`));
@@ -448,6 +460,7 @@ export class Memory {
     this.#queue?.drop(matches);
     const tokenizer = await this.#tokenizer?.catch(() => undefined); // one that failed to load counted nothing
     if (tokenizer) clearCountCache(tokenizer);
+    await this.#history.purge(matches);
     for (const key of this.#ctx.indexes.loadedKeys().filter((key) => matches(key))) await this.#ctx.indexes.ready(key);
   }
 
@@ -466,7 +479,8 @@ export class Memory {
    * the union of tags and `mergedFrom`; the rest is forgotten. `dryRun: true` only plans.
    * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT
    */
-  async consolidate(namespace: Namespace, options?: { threshold?: number; dryRun?: boolean; actor?: string }): Promise<ConsolidateResult> {
+  async consolidate(namespace: Namespace, options?: ConsolidateOptions): Promise<ConsolidateResult> {
+    [namespace, options] = readInputs(namespace, options);
     const result = await consolidate(this.#ctx, namespace, options);
     if (!result.dryRun && result.groups.length) {
       const ns = namespaceKey(namespace);
@@ -480,7 +494,8 @@ export class Memory {
    * toward the floor; records untouched for `lifecycle.coldAfter` and below
    * `lifecycle.coldBelowImportance` go cold (recall skips them unless `includeCold`).
    */
-  retier(options?: { namespace?: Namespace }): Promise<RetierResult> {
+  retier(options?: RetierOptions): Promise<RetierResult> {
+    options = readInput(options);
     return retier(this.#ctx, options);
   }
 
@@ -492,6 +507,7 @@ export class Memory {
    * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT
    */
   markUsed(namespace: Namespace, ids: string[]): Promise<MemoryRecord[]> {
+    [namespace, ids] = readInputs(namespace, ids);
     return markUsed(this.#ctx, namespace, ids);
   }
 
@@ -501,7 +517,8 @@ export class Memory {
    * live record with every field. `vectors: true` includes the current embedder's vectors.
    * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT
    */
-  exportJsonl(scope: ExportScope, options?: { vectors?: boolean }): Promise<string> {
+  exportJsonl(scope: ExportScope, options?: ExportOptions): Promise<string> {
+    [scope, options] = readInputs(scope, options);
     return exportJsonl(this.#ctx, scope, options);
   }
 
@@ -515,8 +532,9 @@ export class Memory {
    */
   async importJsonl(
     source: string | Iterable<string> | AsyncIterable<string>,
-    options?: { skipInvalid?: boolean; actor?: string },
+    options?: ImportOptions,
   ): Promise<ImportResult> {
+    [source, options] = readInputs(source, options);
     const { result, added, deleted } = await importJsonl(this.#ctx, source, options);
     await this.#purgeRecords(deleted); // expired rows in the way, before the added records are queued (an id may come back)
     this.#embedLater(added);
@@ -531,17 +549,14 @@ export class Memory {
   }
 
   /** The namespace's audit log (no content), oldest first. */
-  audit(namespace: Namespace, options?: { after?: number; limit?: number }): Promise<AuditEntry[]> {
+  audit(namespace: Namespace, options?: AuditOptions): Promise<AuditEntry[]> {
+    [namespace, options] = readInputs(namespace, options);
     return audit(this.#ctx, namespace, options);
   }
 
-  /**
-   * For `@zeromem/sync`, not for application code: makes the namespace hold record states
-   * (or absences) decided on another replica, keeping their ids, times and versions; see
-   * {@link ApplyReplicatedResult}. Invalid changes are rejected one by one, never half-written.
-   * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT (bad namespace, options or a non-array)
-   */
-  async applyReplicated(namespace: Namespace, changes: ReplicatedChange[], options: { after: number; actor?: string }): Promise<ApplyReplicatedResult> {
+  /** {@link Replica.apply}, reached through `@zeromem/core/internal`'s `replicaOf(memory)`. */
+  async #applyReplicated(namespace: Namespace, changes: ReplicatedChange[], options: { after: number; actor?: string }): Promise<ApplyReplicatedResult> {
+    [namespace, changes, options] = readInputs(namespace, changes, options);
     const result = await applyReplicated(this.#ctx, namespace, changes, options);
     const ns = namespaceKey(namespace);
     // A forget from another replica reaches this process's copies like a local one; content
@@ -557,6 +572,7 @@ export class Memory {
    * @throws ZeromemError NAMESPACE_REQUIRED or INVALID_INPUT (bad options or listener), synchronously
    */
   watch(namespace: Namespace, options: ListOptions | undefined, listener: WatchListener | ((page: ListPage) => void)): () => void {
+    [namespace, options, listener] = readInputs(namespace, options, listener);
     return watch(this.#ctx, namespace, options, listener);
   }
 

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Memory, ReplicatedRecord } from '../src/index.ts';
+import type { Memory } from '../src/index.ts';
+import { replicaOf, type ReplicatedRecord } from '../src/internal.ts';
 import { expectCode, openTestMemory } from './helpers.ts';
 
 const NS = { userId: 'alice', scope: 'shared' };
@@ -32,10 +33,10 @@ function state(overrides: Partial<ReplicatedRecord> = {}): ReplicatedRecord {
   };
 }
 
-describe('applyReplicated', () => {
+describe('replicaOf(memory).apply', () => {
   it('stores a record as the other replica decided it, audited as replicated, and finds it in recall', async () => {
     const { memory } = await fresh();
-    const result = await memory.applyReplicated(NS, [{ put: state() }], { after: 0 });
+    const result = await replicaOf(memory).apply(NS, [{ put: state() }], { after: 0 });
     expect(result.stale).toBe(false);
     expect(result.rejected).toEqual([]);
     const stored = await memory.get(NS, 'r1');
@@ -49,8 +50,8 @@ describe('applyReplicated', () => {
 
   it('writes nothing and audits nothing for a state it already holds', async () => {
     const { memory } = await fresh();
-    const first = await memory.applyReplicated(NS, [{ put: state() }], { after: 0 });
-    const again = await memory.applyReplicated(NS, [{ put: state() }], { after: first.lastSeq });
+    const first = await replicaOf(memory).apply(NS, [{ put: state() }], { after: 0 });
+    const again = await replicaOf(memory).apply(NS, [{ put: state() }], { after: first.lastSeq });
     expect(again.written).toEqual([]);
     expect(await memory.audit(NS)).toHaveLength(1);
   });
@@ -58,7 +59,7 @@ describe('applyReplicated', () => {
   it('rejects an invalid change by position and writes the valid ones', async () => {
     const { memory } = await fresh();
     const bad = { ...state({ id: 'r2' }), content: '' };
-    const result = await memory.applyReplicated(NS, [{ put: bad }, { put: state() }, { put: { ...state({ id: 'r3' }), extra: 1 } as ReplicatedRecord }, { delete: '../x' }], { after: 0 });
+    const result = await replicaOf(memory).apply(NS, [{ put: bad }, { put: state() }, { put: { ...state({ id: 'r3' }), extra: 1 } as ReplicatedRecord }, { delete: '../x' }], { after: 0 });
     expect(result.rejected.map((r) => [r.index, r.issues[0]!.path])).toEqual([
       [0, 'put.content'],
       [2, 'put.extra'],
@@ -71,12 +72,12 @@ describe('applyReplicated', () => {
 
   it('carries consolidation provenance (mergedFrom) and keeps the tier of this device', async () => {
     const { memory } = await fresh();
-    const first = await memory.applyReplicated(NS, [{ put: state({ mergedFrom: ['r7', 'r8'] }) }], { after: 0 });
+    const first = await replicaOf(memory).apply(NS, [{ put: state({ mergedFrom: ['r7', 'r8'] }) }], { after: 0 });
     expect(await memory.get(NS, 'r1')).toMatchObject({ mergedFrom: ['r7', 'r8'], tier: 'hot' });
-    const bad = await memory.applyReplicated(NS, [{ put: state({ id: 'r2', mergedFrom: ['ok', '../no'] }) }, { put: { ...state({ id: 'r3' }), mergedFrom: 'r1' as never } }], { after: first.lastSeq });
+    const bad = await replicaOf(memory).apply(NS, [{ put: state({ id: 'r2', mergedFrom: ['ok', '../no'] }) }, { put: { ...state({ id: 'r3' }), mergedFrom: 'r1' as never } }], { after: first.lastSeq });
     expect(bad.stale).toBe(false);
     // 32 tags x 32: a bound, so a hostile replica cannot send millions of ids.
-    const huge = await memory.applyReplicated(NS, [{ put: state({ id: 'r4', mergedFrom: Array.from({ length: 1025 }, (_, i) => `m${i}`) }) }], { after: first.lastSeq });
+    const huge = await replicaOf(memory).apply(NS, [{ put: state({ id: 'r4', mergedFrom: Array.from({ length: 1025 }, (_, i) => `m${i}`) }) }], { after: first.lastSeq });
     expect(huge.rejected.map((r) => r.issues[0]!.path)).toEqual(['put.mergedFrom']);
     expect(await memory.get(NS, 'r4')).toBeUndefined();
     expect(bad.rejected.map((r) => [r.index, r.issues[0]!.path])).toEqual([
@@ -88,18 +89,18 @@ describe('applyReplicated', () => {
   it('is stale, applying nothing, while a local change after `after` is unseen', async () => {
     const { memory } = await fresh();
     const local = await memory.remember({ namespace: NS, content: 'local fact' });
-    const result = await memory.applyReplicated(NS, [{ delete: local.id }], { after: 0 });
+    const result = await replicaOf(memory).apply(NS, [{ delete: local.id }], { after: 0 });
     expect(result.stale).toBe(true);
     expect(await memory.get(NS, local.id)).toBeDefined();
     const seen = (await memory.audit(NS)).at(-1)!.seq;
-    expect((await memory.applyReplicated(NS, [{ delete: local.id }], { after: seen })).deleted).toEqual([local.id]);
+    expect((await replicaOf(memory).apply(NS, [{ delete: local.id }], { after: seen })).deleted).toEqual([local.id]);
   });
 
   it('a replicated delete removes the record from the store and from recall', async () => {
     const { memory, dump } = await fresh();
-    const first = await memory.applyReplicated(NS, [{ put: state({ content: 'secret plan zebra' }) }], { after: 0 });
+    const first = await replicaOf(memory).apply(NS, [{ put: state({ content: 'secret plan zebra' }) }], { after: 0 });
     expect((await memory.recall(NS, 'zebra')).hits).toHaveLength(1);
-    const gone = await memory.applyReplicated(NS, [{ delete: 'r1' }], { after: first.lastSeq });
+    const gone = await replicaOf(memory).apply(NS, [{ delete: 'r1' }], { after: first.lastSeq });
     expect(gone.deleted).toEqual(['r1']);
     expect((await memory.recall(NS, 'zebra')).hits).toHaveLength(0);
     expect(await dump()).not.toContain('zebra');
@@ -107,8 +108,8 @@ describe('applyReplicated', () => {
 
   it('answers bad arguments with coded errors', async () => {
     const { memory } = await fresh();
-    await expectCode(memory.applyReplicated(NS, [], { after: -1 }), 'INVALID_INPUT', 'after');
-    await expectCode(memory.applyReplicated(NS, 'x' as never, { after: 0 }), 'INVALID_INPUT');
-    await expectCode(memory.applyReplicated(undefined as never, [], { after: 0 }), 'NAMESPACE_REQUIRED');
+    await expectCode(replicaOf(memory).apply(NS, [], { after: -1 }), 'INVALID_INPUT', 'after');
+    await expectCode(replicaOf(memory).apply(NS, 'x' as never, { after: 0 }), 'INVALID_INPUT');
+    await expectCode(replicaOf(memory).apply(undefined as never, [], { after: 0 }), 'NAMESPACE_REQUIRED');
   });
 });

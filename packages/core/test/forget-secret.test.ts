@@ -1,8 +1,9 @@
 import { IDBFactory } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import { createTokenizer, type Embedder, type Namespace, type Tokenizer } from '../src/index.ts';
+import { createTokenizer, namespaceKey, type Embedder, type Namespace, type Tokenizer } from '../src/index.ts';
 import { cachedCount } from '../src/context/count-cache.ts';
-import { memoryInternals } from '../src/internals.ts';
+import { historyInternals, memoryInternals } from '../src/internals.ts';
+import { replicaOf } from '../src/internal.ts';
 import { contentHash } from '../src/model/content-hash.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
 import { openTestMemory, type TestMemory } from './helpers.ts';
@@ -88,6 +89,8 @@ describe('a forgotten secret leaves no trace', () => {
     const secretTexts = [...counts.counted].filter((text) => text.includes('quokka'));
     expect(secretTexts.length).toBeGreaterThan(0);
     expect(secretTexts.filter((text) => counts.cached(text))).toEqual(secretTexts); // control: the token-count cache keeps them
+    const historyCounts = historyInternals.get(t.memory)!;
+    expect((await historyCounts.countedIds()).get(namespaceKey(ns))).toContain(id); // control: the full-history count holds it
     // Control: before forgetting, the search does find it, in the records, the vectors and the index.
     expect(await databaseTraces(t.factory, t.name, look)).toEqual(expect.arrayContaining([`records: ${SECRET}`, `vectors: ${look[3]}`]));
     expect(indexTraces(t.memory, look, [id!])).toEqual(expect.arrayContaining([`index u=u1;a=support: quokka`, `index u=u1;a=support: record ${id}`]));
@@ -101,6 +104,7 @@ describe('a forgotten secret leaves no trace', () => {
     expect(await databaseTraces(t.factory, t.name, look)).toEqual([]);
     expect(indexTraces(t.memory, look, [id!])).toEqual([]); // at once, before any recall
     expect(secretTexts.filter((text) => counts.cached(text))).toEqual([]); // the token-count cache keeps no line of it
+    expect((await historyCounts.countedIds()).get(namespaceKey(ns))).not.toContain(id); // nor does the full-history count
     expect(await t.memory.count(ns)).toBe(1); // the other memory stays
     expect((await t.memory.recall(ns, 'vault code quokka xylophone', { includeCold: true })).hits.map((h) => h.record.content)).not.toContain(SECRET);
     expect((await t.memory.audit(ns)).filter((e) => e.id === id).map((e) => e.op)).toContain('forget'); // ids only
@@ -190,12 +194,12 @@ describe('records deleted by maintenance leave the embedding queue at once', () 
     expect(await t.memory.count(ns)).toBe(2);
   });
 
-  it('applyReplicated() drops the queued job of a record another replica forgot', async () => {
+  it('a replica apply() drops the queued job of a record another replica forgot', async () => {
     const { t, ns, release } = await blocked();
     const state = { id: 'r1', content: SECRET, source: 'user', layer: 'long_term', tags: [], metadata: {}, importance: 0.5, createdAt: 1, updatedAt: 1, expiresAt: null, version: 1, mergedFrom: [] } as const;
-    const put = await t.memory.applyReplicated(ns, [{ put: { ...state, tags: [], mergedFrom: [] } }], { after: (await t.memory.audit(ns)).at(-1)!.seq });
+    const put = await replicaOf(t.memory).apply(ns, [{ put: { ...state, tags: [], mergedFrom: [] } }], { after: (await t.memory.audit(ns)).at(-1)!.seq });
     expect(t.memory.pendingEmbeddings()).toBe(2);
-    await t.memory.applyReplicated(ns, [{ delete: 'r1' }], { after: put.lastSeq });
+    await replicaOf(t.memory).apply(ns, [{ delete: 'r1' }], { after: put.lastSeq });
     expect(t.memory.pendingEmbeddings()).toBe(1);
     release();
     await t.memory.whenEmbedded();

@@ -4,6 +4,7 @@ import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Memory, type ListPage, type ZeromemError } from '../src/index.ts';
+import { replicaOf } from '../src/internal.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
 import { openTestMemory } from './helpers.ts';
 
@@ -114,8 +115,8 @@ describe('zero LLM, zero network', () => {
     expect((await memory.retier({ namespace: ns })).scanned).toBe(3); // with the promoted session turn
     const exported = await memory.exportJsonl({ namespace: ns }, { vectors: true });
     expect(await memory.importJsonl(exported)).toMatchObject({ imported: 0, deduplicated: 3 });
-    const replica = { id: 'r1', content: 'From another replica', source: 'user', layer: 'long_term', tags: [], metadata: {}, importance: 0.5, createdAt: 1, updatedAt: 1, expiresAt: null, version: 1, mergedFrom: [] } as const;
-    expect((await memory.applyReplicated({ userId: 'u2' }, [{ put: { ...replica, tags: [], mergedFrom: [] } }], { after: 0 })).written).toHaveLength(1);
+    const state = { id: 'r1', content: 'From another replica', source: 'user', layer: 'long_term', tags: [], metadata: {}, importance: 0.5, createdAt: 1, updatedAt: 1, expiresAt: null, version: 1, mergedFrom: [] } as const;
+    expect((await replicaOf(opened.memory).apply({ userId: 'u2' }, [{ put: { ...state, tags: [], mergedFrom: [] } }], { after: 0 })).written).toHaveLength(1);
 
     // The sweep timer: expire the ttl record, let one interval elapse, wait for its sweep.
     clock.advance(2 * 3_600_000);

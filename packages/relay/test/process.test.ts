@@ -22,7 +22,8 @@ async function serve(dataDir: string, extra: readonly string[] = []) {
   return relay;
 }
 
-describe('the zeromem-relay process', () => {
+// Each test starts several processes that compile the TypeScript bin on load (tsx): slow on a loaded machine.
+describe('the zeromem-relay process', { timeout: 120_000 }, () => {
   it('prints its help and refuses bad command lines with exit 2', async () => {
     // Independent processes, started together: each start is slow on a loaded machine.
     const [help, noSecret, short, unknown, badNumber] = await Promise.all([

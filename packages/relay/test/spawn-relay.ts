@@ -2,9 +2,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { SECRET } from './helpers.ts';
 
-const BIN = fileURLToPath(new URL('../bin/zeromem-relay.js', import.meta.url));
+const BIN = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
 
-/** A `zeromem-relay` child process (the real bin under plain node). */
+/** A `zeromem-relay` child process (the bin's source under `node --import tsx`; test/package runs the built one). */
 export interface RelayProcess {
   child: ChildProcess;
   /** Resolves with the exit code once the process ended. */
@@ -16,7 +16,7 @@ export interface RelayProcess {
 
 /** Spawns `zeromem-relay <args>` with ZEROMEM_RELAY_SECRET set unless `env` overrides it. */
 export function spawnRelay(args: readonly string[], env: NodeJS.ProcessEnv = {}): RelayProcess {
-  const child = spawn(process.execPath, [BIN, ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', BIN, ...args], {
     env: { ...process.env, ZEROMEM_RELAY_SECRET: SECRET, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,4 +1,4 @@
-import { canonicalJson } from '@zeromem/core';
+import { canonicalJson } from '@zeromem/core/internal';
 
 /** The parts of a record state the merge rule reads. */
 interface Stamped {

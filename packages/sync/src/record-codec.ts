@@ -1,4 +1,5 @@
-import { ZeromemError, type MemoryRecord, type ReplicatedRecord, replicatedState } from '@zeromem/core';
+import { ZeromemError, type MemoryRecord } from '@zeromem/core';
+import { replicatedState, type ReplicatedRecord } from '@zeromem/core/internal';
 import { open, seal, type Sealed } from './encryption.ts';
 
 /** A record's value in the shared Y.Map: its replicated state without the id (the map key), or that sealed. */

@@ -1,4 +1,5 @@
-import { canonicalJson, replicatedState, type MemoryRecord, type ReplicatedChange } from '@zeromem/core';
+import type { MemoryRecord } from '@zeromem/core';
+import { canonicalJson, replicatedState, type ReplicatedChange } from '@zeromem/core/internal';
 import type * as Y from 'yjs';
 import { isNewer } from './newer-state.ts';
 import type { RecordCodec, SharedValue } from './record-codec.ts';

@@ -1,5 +1,5 @@
-import { ZeromemError, canonicalJson, replicatedState, type ApplyReplicatedResult, type Memory, type MemoryRecord, type Namespace, type ReplicatedChange } from '@zeromem/core';
-import { Dexie, type ObservabilitySet } from 'dexie';
+import { ZeromemError, type Memory, type MemoryRecord, type Namespace } from '@zeromem/core';
+import { canonicalJson, replicaOf, replicatedState, type ApplyReplicatedResult, type Replica, type ReplicatedChange } from '@zeromem/core/internal';
 import type { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 import { connectRoom } from './connection.ts';
@@ -48,6 +48,9 @@ export class SharedNamespace {
   readonly synced: Promise<void>;
 
   readonly #memory: Memory;
+  readonly #replica: Replica;
+  /** Stops hearing of the memory's writes. */
+  #stopWatching: (() => void) | undefined;
   readonly #opts: ShareOptions;
   readonly #codec: RecordCodec;
   readonly #store: DocStore;
@@ -89,6 +92,7 @@ export class SharedNamespace {
     this.#onClosed = onClosed;
     this.#errors = new ShareErrors(opts.onError);
     this.#memory = memory;
+    this.#replica = replicaOf(memory);
     this.namespace = namespace;
     this.room = room;
     this.#opts = opts;
@@ -157,19 +161,14 @@ export class SharedNamespace {
       void this.#schedule();
     });
     this.#keyCheck.watch(() => void this.#schedule());
-    // Writes of this process (and, in browsers, of other tabs) are seen at once through
-    // Dexie's mutation event on core's audit table; the poll catches any other writer.
-    Dexie.on('storagemutated', this.#onMutated);
+    // Writes of this process (and, in browsers, of other tabs) are seen at once; the poll
+    // catches any other writer.
+    this.#stopWatching = this.#replica.onAuditWrites(() => void this.#schedule());
     this.#connect();
     await this.#schedule();
     this.#timer = setInterval(() => void this.#schedule(), this.#opts.pollMs ?? 50);
     (this.#timer as { unref?: () => void }).unref?.();
   }
-
-  readonly #onMutated = (parts: ObservabilitySet): void => {
-    const prefix = `idb://${this.#memory.name}/audit/`;
-    if (Object.keys(parts).some((part) => part.startsWith(prefix))) void this.#schedule();
-  };
 
   #connect(): void {
     const me: PeerState = { readOnly: this.readOnly };
@@ -225,7 +224,7 @@ export class SharedNamespace {
 
   async #close(): Promise<void> {
     if (this.#timer !== undefined) clearInterval(this.#timer);
-    Dexie.on.storagemutated.unsubscribe(this.#onMutated);
+    this.#stopWatching?.();
     if (this.#status !== 'failed') await this.#schedule();
     this.#status = 'closed'; // steps scheduled from now on do nothing
     this.#provider?.destroy(); // no remote update arrives after this
@@ -365,7 +364,7 @@ export class SharedNamespace {
       }
       let result: ApplyReplicatedResult;
       try {
-        result = await this.#memory.applyReplicated(this.namespace, changes, { after: this.#cursor, actor: 'sync' });
+        result = await this.#replica.apply(this.namespace, changes, { after: this.#cursor, actor: 'sync' });
       } catch (err) {
         for (const id of ids) this.#dirty.add(id); // nothing was stored: the next step tries again
         throw err;
@@ -425,7 +424,7 @@ export class SharedNamespace {
     this.#status = 'failed';
     this.#error = err;
     if (this.#timer !== undefined) clearInterval(this.#timer);
-    Dexie.on.storagemutated.unsubscribe(this.#onMutated);
+    this.#stopWatching?.();
     this.#provider?.disconnect();
     this.#rejectSynced(err);
     this.#errors.report(err);

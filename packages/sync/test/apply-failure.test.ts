@@ -1,5 +1,6 @@
 import { afterEach, expect, it } from 'vitest';
 import { ZeromemError, namespaceKey } from '@zeromem/core';
+import { replicaOf } from '@zeromem/core/internal';
 import { cleanup, device, records, testRelay, token, until } from './helpers.ts';
 
 const SHARED = { userId: 'alice', scope: 'apply-failure' };
@@ -12,9 +13,10 @@ it('remote changes a failed applyReplicated did not store are applied on the nex
   const laptop = await device('laptop');
   const phone = await device('phone');
   // The phone's store fails once (a full disk, say), then recovers.
-  const apply = phone.memory.applyReplicated.bind(phone.memory);
+  const replica = replicaOf(phone.memory);
+  const apply = replica.apply.bind(replica);
   let failures = 0;
-  phone.memory.applyReplicated = async (...args) => {
+  replica.apply = async (...args) => {
     const [, changes] = args;
     if (failures === 0 && changes.length > 0) {
       failures++;

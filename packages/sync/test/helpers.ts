@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import WebSocket from 'ws';
-import { namespaceKey, openMemory, replicatedState, type Embedder, type Memory, type OpenMemoryOptions, type Namespace, type ReplicatedRecord, type ZeromemError } from '@zeromem/core';
+import { namespaceKey, openMemory, type Embedder, type Memory, type OpenMemoryOptions, type Namespace, type ZeromemError } from '@zeromem/core';
+import { replicatedState, type ReplicatedRecord } from '@zeromem/core/internal';
 import { issueToken, startRelay, type Access, type Relay } from '@zeromem/relay';
 import { shareNamespace, type ShareOptions, type SharedNamespace } from '../src/index.ts';
 

@@ -1,5 +1,6 @@
 import { afterEach, expect, it } from 'vitest';
 import { ZeromemError, namespaceKey } from '@zeromem/core';
+import { replicaOf } from '@zeromem/core/internal';
 import { cleanup, device, testRelay, token, until } from './helpers.ts';
 
 const SHARED = { userId: 'alice', scope: 'restart-repair' };
@@ -20,8 +21,9 @@ it('a read-only replica that stored a remote forget but crashed before applying 
   await until(async () => (await phone.memory.get(SHARED, target.id)) !== undefined, 'the phone to get it');
 
   // The phone stores the forget in its document, then "crashes" before its store applies it.
-  const apply = phone.memory.applyReplicated.bind(phone.memory);
-  phone.memory.applyReplicated = async (...args) => {
+  const replica = replicaOf(phone.memory);
+  const apply = replica.apply.bind(replica);
+  replica.apply = async (...args) => {
     if (args[1].some((change) => 'delete' in change)) throw new ZeromemError('STORAGE_FAILED', 'crash (test)');
     return apply(...args);
   };

@@ -5,6 +5,7 @@
 import { ZeromemError, isZeromemError, openMemory } from '@zeromem/core';
 import { generateNamespaceKey, shareNamespace } from '@zeromem/sync';
 import * as bench from './bench.ts';
+import * as contextBench from './context-bench.ts';
 
 /** What `window.zeromem` holds. */
 export interface ZeromemGlobal {
@@ -24,8 +25,10 @@ declare global {
   interface Window {
     zeromem: ZeromemGlobal;
     zeromemBench: typeof bench;
+    zeromemContextBench: typeof contextBench;
   }
 }
 
 window.zeromemBench = bench;
+window.zeromemContextBench = contextBench;
 window.zeromem = { openMemory, ZeromemError, isZeromemError, shareNamespace, generateNamespaceKey, scratch: {}, ready: true };

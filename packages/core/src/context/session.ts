@@ -1,7 +1,7 @@
-import { IssueList, checkEnum, checkKnownKeys, checkName, describe, isPlainObject } from '../model/checks.ts';
-import { parseDuration } from '../model/duration.ts';
+import { IssueList, checkEnum, checkKnownKeys, checkName, checkTtl, describe, isPlainObject } from '../model/checks.ts';
 import { ZeromemError, invalidInput } from '../model/errors.ts';
 import type { Limits } from '../model/limits.ts';
+import { readInputs } from '../model/read-input.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { Duration, ListOptions, ListPage, MemoryRecord, Namespace, RememberInput, RememberResult, UpdatePatch } from '../model/types.ts';
 import type { ConversationTurn } from '../model/validate-recall.ts';
@@ -93,13 +93,14 @@ export class Session {
   #progress: EndProgress | undefined;
 
   /** @internal Use `memory.session()`. */
-  constructor(memory: SessionMemory, tokenizer: () => Promise<Tokenizer>, options: SessionOptions, limits: Limits) {
+  constructor(memory: SessionMemory, tokenizer: () => Promise<Tokenizer>, options: SessionOptions, limits: Limits, now: number) {
     const issues = new IssueList();
     if (!isPlainObject(options)) throw invalidInput('session options', [{ path: '', message: `must be an object like { namespace }, got ${describe(options)}` }]);
     checkKnownKeys(options, ['namespace', 'id', 'ttl', 'context', 'llm'], '', issues);
     this.namespace = requireNamespace(options.namespace, limits.maxNameLength).namespace;
     this.id = options.id === undefined ? crypto.randomUUID() : (checkName(options.id, 'id', limits.maxNameLength, issues) ?? '');
-    if (options.ttl !== undefined && parseDuration(options.ttl) === undefined) issues.add('ttl', `must be a duration such as "1d" or milliseconds, got ${describe(options.ttl)}`);
+    // A ttl that cannot fit after now fails here, not at the first turn (each turn checks it again from its own time).
+    if (options.ttl !== undefined) checkTtl(options.ttl, now, 'ttl', issues);
     if (options.context !== undefined && !isPlainObject(options.context)) issues.add('context', 'must be an object of buildContext options');
     if (options.llm !== undefined && (typeof options.llm !== 'object' || options.llm === null)) issues.add('llm', 'must be an object with extractFacts and/or summarize');
     if (!issues.ok) throw invalidInput('session options', issues.items);
@@ -122,6 +123,7 @@ export class Session {
    * @throws ZeromemError INVALID_INPUT, CLOSED after `end()`
    */
   async addTurn(role: ConversationTurn['role'], content: string, options: TurnOptions = {}): Promise<MemoryRecord> {
+    [role, content, options] = readInputs(role, content, options);
     this.#open();
     const issues = new IssueList();
     const source = checkEnum(role, ROLES, 'role', issues);
@@ -157,6 +159,7 @@ export class Session {
    * @throws ZeromemError INVALID_INPUT, CLOSED after `end()`
    */
   context(query?: string | ConversationTurn[], options: Omit<BuildContextOptions, 'namespace' | 'query' | 'sessionId'> = {}): Promise<BuiltContext> {
+    [query, options] = readInputs(query, options);
     this.#open();
     return this.#memory.buildContext({
       ...this.#defaults,
@@ -176,6 +179,7 @@ export class Session {
    * @throws ZeromemError INVALID_INPUT (an LLM step asked for without a hook that has it), CLOSED when already ended
    */
   async end(options: { extractFacts?: boolean; summarize?: boolean } = {}): Promise<SessionEndReport> {
+    [options] = readInputs(options);
     this.#open();
     const issues = new IssueList();
     if (!isPlainObject(options)) issues.add('', `must be an object like { extractFacts, summarize }, got ${describe(options)}`);

@@ -1,10 +1,12 @@
 import type { Layer, ListOptions, ListPage, Namespace } from '../model/types.ts';
 import type { ConversationTurn } from '../model/validate-recall.ts';
 import type { RecallResult } from '../verbs/recall.ts';
+import type { HistoryTally } from './history-counts.ts';
 
 /**
  * What context assembly reads through: two public verbs of Memory, so a context holds
- * nothing a caller could not read, and the access count of the memories it keeps.
+ * nothing a caller could not read; the full-history tallies (numbers); and the access
+ * count of the memories it keeps.
  */
 export interface ContextSource {
   recall(
@@ -13,6 +15,11 @@ export interface ContextSource {
     options: { k: number; layers: Layer[]; now?: number; trackAccess: boolean },
   ): Promise<RecallResult>;
   list(namespace: Namespace, options: ListOptions): Promise<ListPage>;
+  /**
+   * The full-history tallies of a namespace, caught up to now: for a layer (the session
+   * layer of one `sessionId` when given) the tokens of its live memories' lines and their number.
+   */
+  history(namespace: Namespace): Promise<(layer: Layer, sessionId?: string) => HistoryTally>;
   /** Counts these records as accessed (heat), as a recall hit is; importance does not change. */
   countAccess(namespace: Namespace, ids: readonly string[]): Promise<void>;
 }

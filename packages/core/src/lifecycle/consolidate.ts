@@ -20,6 +20,16 @@ import { groupNearDuplicates, type Candidate } from './near-duplicates.ts';
  */
 export const DEFAULT_CONSOLIDATE_THRESHOLD = 0.8;
 
+/** Options of `consolidate(namespace, options)`. */
+export interface ConsolidateOptions {
+  /** Cosine similarity from which two records are one fact, 0..1. Default {@link DEFAULT_CONSOLIDATE_THRESHOLD}. */
+  threshold?: number;
+  /** Only plan: return the groups, write nothing. Default false. */
+  dryRun?: boolean;
+  /** Who acts, for the audit log. Default: the memory's `actor`. */
+  actor?: string;
+}
+
 /** One merge: `keepId` survives as `record`; `mergedIds` are forgotten into it. */
 export interface ConsolidationGroup {
   keepId: string;

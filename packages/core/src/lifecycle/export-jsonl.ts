@@ -8,6 +8,12 @@ import { readOptions } from '../verbs/verb-context.ts';
 import { EXPORT_FORMAT, EXPORT_VERSION, encodeVector, type ExportHeader, type ExportLine } from './jsonl-format.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
 
+/** Options of `exportJsonl(scope, options)`. */
+export interface ExportOptions {
+  /** Include the current embedder's vectors. Default false. */
+  vectors?: boolean;
+}
+
 /**
  * Exports a namespace (`{ namespace }`) or all of a user's namespaces (`{ userId }`) as
  * versioned JSONL: a header line, then one line per live record in key order, read in one
@@ -60,9 +66,10 @@ function byKey(a: RecordRow, b: RecordRow): number {
 
 /** `{ namespace }` or `{ userId }`, validated. */
 function checkScope(ctx: LifecycleContext, scope: unknown): ResolvedNamespace | { userId: string } {
-  if (!isPlainObject(scope) || (scope.namespace === undefined && scope.userId === undefined)) {
+  if (scope === undefined || scope === null || (isPlainObject(scope) && scope.namespace === undefined && scope.userId === undefined)) {
     throw new ZeromemError('NAMESPACE_REQUIRED', `Say what to export: { namespace } or { userId }, got ${describe(scope)}.`);
   }
+  if (!isPlainObject(scope)) throw invalidInput('export scope', [{ path: '', message: `must be { namespace } or { userId }, got ${describe(scope)}` }]);
   const issues = new IssueList();
   checkKnownKeys(scope, ['namespace', 'userId'], '', issues);
   if (scope.namespace !== undefined && scope.userId !== undefined) issues.add('', 'give either namespace or userId, not both');

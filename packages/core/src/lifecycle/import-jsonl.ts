@@ -1,5 +1,6 @@
 import { contentHash } from '../model/content-hash.ts';
 import { IssueList, describe } from '../model/checks.ts';
+import { probe } from '../model/read-input.ts';
 import { ZeromemError, type LineFailure } from '../model/errors.ts';
 import type { MemoryRecord } from '../model/types.ts';
 import type { AuditRow } from '../store/database.ts';
@@ -12,6 +13,14 @@ import { enforceQuota, raiseOnDuplicate } from '../verbs/remember.ts';
 import type { ExportHeader } from './jsonl-format.ts';
 import { parseHeader, parseRecordLine, type ParsedLine } from './import-line.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
+
+/** Options of `importJsonl(source, options)`. */
+export interface ImportOptions {
+  /** Write the good lines and return the bad ones as `failures`, instead of writing nothing. Default false. */
+  skipInvalid?: boolean;
+  /** Who acts, for the audit log. Default: the memory's `actor`. */
+  actor?: string;
+}
 
 /** What `importJsonl()` did. */
 export interface ImportResult {
@@ -207,14 +216,28 @@ async function* lines(source: unknown): AsyncGenerator<string> {
     return;
   }
   const iterable = source as { [Symbol.asyncIterator]?: unknown; [Symbol.iterator]?: unknown } | null;
-  if (typeof iterable !== 'object' || iterable === null || (typeof iterable[Symbol.asyncIterator] !== 'function' && typeof iterable[Symbol.iterator] !== 'function')) {
+  if (typeof iterable !== 'object' || iterable === null || !probe(() => typeof iterable[Symbol.asyncIterator] === 'function' || typeof iterable[Symbol.iterator] === 'function')) {
     throw new ZeromemError('INVALID_INPUT', `Invalid import source: must be the JSONL text or an iterable of its lines, got ${describe(source)}`, {
       issues: [{ path: '', message: 'must be a string or an iterable of strings' }],
     });
   }
   let number = 0;
-  for await (const line of source as AsyncIterable<unknown>) {
+  const iterator = iterate(source as AsyncIterable<unknown>);
+  for (;;) {
+    let next: IteratorResult<unknown>;
+    try {
+      next = await iterator.next();
+    } catch (err) {
+      // Nothing is written before every line is read: a source that fails to read is bad input.
+      const message = err instanceof Error ? err.message : String(err);
+      throw new ZeromemError('INVALID_INPUT', `Invalid import source: reading line ${number + 1} failed (${message}); nothing was imported.`, {
+        lines: [{ line: number + 1, code: 'INVALID_INPUT', issues: [{ path: '', message: 'could not be read from the source' }] }],
+        cause: err,
+      });
+    }
+    if (next.done) return;
     number++;
+    const line = next.value;
     if (typeof line !== 'string') {
       throw new ZeromemError('INVALID_INPUT', `Invalid import source: line ${number} is ${describe(line)}, not a string`, {
         lines: [{ line: number, code: 'INVALID_INPUT', issues: [{ path: '', message: 'must be a string' }] }],
@@ -222,4 +245,8 @@ async function* lines(source: unknown): AsyncGenerator<string> {
     }
     yield line;
   }
+}
+
+async function* iterate(source: AsyncIterable<unknown>): AsyncGenerator<unknown> {
+  yield* source;
 }

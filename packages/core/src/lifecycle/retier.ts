@@ -1,5 +1,6 @@
 import { Dexie } from 'dexie';
 import { requireNamespace } from '../model/namespace.ts';
+import type { Namespace } from '../model/types.ts';
 import type { AuditRow } from '../store/database.ts';
 import { fromRow, isExpired, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
@@ -11,6 +12,12 @@ import { dropUnloadedSnapshots } from './stale-snapshots.ts';
 
 /** Records read and written per transaction. */
 const BATCH = 2000;
+
+/** Options of `retier(options)`. */
+export interface RetierOptions {
+  /** Only this namespace. Default: every record of the database. */
+  namespace?: Namespace;
+}
 
 /** What `retier()` did. */
 export interface RetierResult {

@@ -1,4 +1,6 @@
+import { parseDuration } from './duration.ts';
 import type { InputIssue } from './errors.ts';
+import { UnreadableInput } from './read-input.ts';
 import type { JsonObject, JsonValue, TimeInput } from './types.ts';
 import { isWellFormedText, utf8ByteLength } from './utf8.ts';
 
@@ -153,6 +155,24 @@ export function checkTime(value: unknown, path: string, issues: IssueList): numb
 }
 
 /**
+ * The expiry a `ttl` gives when counted from `anchor`: a positive duration (ms or a string
+ * like `"2d"`) whose end is a time {@link checkTime} accepts, so that every path that
+ * reads stored times back (export/import, replication) accepts the expiry too.
+ */
+export function checkTtl(value: unknown, anchor: number, path: string, issues: IssueList): number | undefined {
+  const ttl = parseDuration(value);
+  if (ttl === undefined) {
+    issues.add(path, `must be a positive duration in milliseconds or like "30m", "2d", "1h30m", got ${describe(value)}`);
+    return undefined;
+  }
+  if (anchor + ttl > MAX_TIME) {
+    issues.add(path, `must end by ${new Date(MAX_TIME).toISOString()} (the latest time a Date holds), got ${describe(value)}; leave the expiry out for a memory that never expires`);
+    return undefined;
+  }
+  return anchor + ttl;
+}
+
+/**
  * Metadata: a plain JSON object. Rejects what JSON cannot carry faithfully (undefined,
  * NaN, Infinity, functions, symbols, getters, class instances, cycles) and keys that reach
  * prototypes. Returns a fresh copy so later changes by the caller do not leak in.
@@ -267,6 +287,7 @@ function copyJson(
 export function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
+  if (value instanceof UnreadableInput) return value.reason;
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? 'an invalid Date' : 'a Date';
   switch (typeof value) {
     case 'string':

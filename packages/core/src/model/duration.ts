@@ -12,15 +12,18 @@ const PART_PATTERN = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/g;
 
 /**
  * Parses a duration: milliseconds as a number, or a string of number-unit parts
- * (`ms`, `s`, `m`, `h`, `d`, `w`) such as `"2d"` or `"1h30m"`. Returns `undefined` when
- * the value is not a positive, finite duration.
+ * (`ms`, `s`, `m`, `h`, `d`, `w`) such as `"2d"` or `"1h30m"`. Returns whole milliseconds
+ * (rounded, at least 1: stored times are whole milliseconds), or `undefined` when the value
+ * is not a positive, finite duration.
  */
 export function parseDuration(value: unknown): number | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) && value > 0 ? value : undefined;
-  if (typeof value !== 'string') return undefined;
-  const text = value.trim().toLowerCase();
-  if (!DURATION_PATTERN.test(text)) return undefined;
-  let total = 0;
-  for (const match of text.matchAll(PART_PATTERN)) total += Number(match[1]) * UNIT_MS[match[2]!]!;
-  return total > 0 && Number.isFinite(total) ? Math.round(total) : undefined;
+  let total: number;
+  if (typeof value === 'number') total = value;
+  else if (typeof value === 'string') {
+    const text = value.trim().toLowerCase();
+    if (!DURATION_PATTERN.test(text)) return undefined;
+    total = 0;
+    for (const match of text.matchAll(PART_PATTERN)) total += Number(match[1]) * UNIT_MS[match[2]!]!;
+  } else return undefined;
+  return total > 0 && Number.isFinite(total) ? Math.max(1, Math.round(total)) : undefined;
 }

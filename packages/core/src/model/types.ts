@@ -29,10 +29,13 @@ export interface Namespace {
   scope?: string;
 }
 
-/** A point in time: epoch milliseconds, a `Date`, or an ISO 8601 string. */
+/** A point in time: epoch milliseconds, a `Date`, or an ISO 8601 string; from 0 to 8.64e15 (the range of a `Date`). */
 export type TimeInput = number | Date | string;
 
-/** A duration: milliseconds, or a string such as `"90s"`, `"30m"`, `"2d"`, `"1h30m"`, `"1w"`. */
+/**
+ * A duration: milliseconds, or a string such as `"90s"`, `"30m"`, `"2d"`, `"1h30m"`, `"1w"`;
+ * rounded to whole milliseconds. As a `ttl`, it must end within the range of a `Date`.
+ */
 export type Duration = number | string;
 
 /** A stored memory, as every read returns it. Times are epoch milliseconds. */
@@ -195,7 +198,7 @@ export interface AuditEntry {
   namespace: Namespace;
   at: number;
   actor: string;
-  /** True when the change came from another replica through sync (`applyReplicated`). */
+  /** True when the change came from another replica through sync (`replicaOf(memory).apply`). */
   replicated?: true;
 }
 
@@ -234,7 +237,7 @@ export interface ReplicatedRecord {
 /** One change from another replica: a record state to hold, or a record to forget. */
 export type ReplicatedChange = { put: ReplicatedRecord } | { delete: string };
 
-/** What `applyReplicated` did. */
+/** What a replica's `apply` (`replicaOf(memory).apply`, `@zeromem/core/internal`) did. */
 export interface ApplyReplicatedResult {
   /**
    * True when a local change the caller has not seen yet (an audit entry after `after`)

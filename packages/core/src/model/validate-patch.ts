@@ -7,11 +7,11 @@ import {
   checkMetadata,
   checkTags,
   checkTime,
+  checkTtl,
   checkUnitInterval,
   describe,
   isPlainObject,
 } from './checks.ts';
-import { parseDuration } from './duration.ts';
 import type { Limits } from './limits.ts';
 import { LAYERS, SOURCES, type JsonObject, type Layer, type Source } from './types.ts';
 
@@ -51,9 +51,7 @@ export function validatePatch(patch: unknown, limits: Limits, now: number): Prep
   } else if (patch.expiresAt !== undefined) {
     out.expiresAt = checkTime(patch.expiresAt, 'expiresAt', issues);
   } else if (patch.ttl !== undefined) {
-    const ttl = parseDuration(patch.ttl);
-    if (ttl === undefined) issues.add('ttl', `must be a positive duration in milliseconds or like "30m", "2d", got ${describe(patch.ttl)}`);
-    else out.expiresAt = now + ttl;
+    out.expiresAt = checkTtl(patch.ttl, now, 'ttl', issues);
   }
   if (out.expiresAt !== undefined && out.expiresAt !== null && out.expiresAt <= now) {
     issues.add('expiresAt', 'is already past; use forget() to remove a memory now');

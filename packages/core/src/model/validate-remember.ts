@@ -8,11 +8,11 @@ import {
   checkMetadata,
   checkTags,
   checkTime,
+  checkTtl,
   checkUnitInterval,
   describe,
   isPlainObject,
 } from './checks.ts';
-import { parseDuration } from './duration.ts';
 import type { Limits } from './limits.ts';
 import { checkNamespace } from './namespace.ts';
 import { LAYERS, SOURCES, type JsonObject, type Layer, type Namespace, type Source } from './types.ts';
@@ -81,9 +81,7 @@ export function validateRemember(input: unknown, limits: Limits, now: number): C
   } else if (input.expiresAt !== undefined) {
     expiresAt = checkTime(input.expiresAt, 'expiresAt', issues);
   } else if (input.ttl !== undefined) {
-    const ttl = parseDuration(input.ttl);
-    if (ttl === undefined) issues.add('ttl', `must be a positive duration in milliseconds or like "30m", "2d", "1h30m", got ${describe(input.ttl)}`);
-    else expiresAt = (createdAt ?? now) + ttl;
+    expiresAt = checkTtl(input.ttl, createdAt ?? now, 'ttl', issues);
   }
   if (expiresAt !== null && expiresAt !== undefined && expiresAt <= now) {
     issues.add(input.ttl !== undefined ? 'ttl' : 'expiresAt', 'is already past: the memory would be expired before it is stored');

@@ -43,6 +43,8 @@ export interface DatabaseOptions {
  *   indexes for ordered, tag-filtered pages; expiry indexes for TTL; audit log.
  * - v2: embeddings keyed by [model+hash]; records indexed by content hash.
  * - v3: one search-index snapshot per namespace, so an open restores instead of rebuilding.
+ * - v4: records indexed by [ns+layer+time+id] for both order fields, so a list of one
+ *   layer (the context's session turns) reads only that layer's rows.
  */
 export class MemoryDatabase extends Dexie {
   records!: Table<RecordRow, [string, string]>;
@@ -72,6 +74,10 @@ export class MemoryDatabase extends Dexie {
       vectors: '[model+hash], hash',
     });
     this.version(3).stores({ indexSnapshots: 'ns' });
+    this.version(4).stores({
+      records:
+        '[ns+id], [ns+contentHash], contentHash, userId, expiresAt, [ns+expiresAt], *byCreated, *byUpdated, [ns+layer+createdAt+id], [ns+layer+updatedAt+id]',
+    });
   }
 }
 

@@ -14,6 +14,11 @@ export function position(time: number, id: string): string {
   return `${String(time).padStart(16, '0')}${SEP}${id}`;
 }
 
+/** The time and id of a {@link position}. */
+export function parsePosition(pos: string): { time: number; id: string } {
+  return { time: Number(pos.slice(0, 16)), id: pos.slice(17) };
+}
+
 /** The prefix of one stream: the whole namespace (`tag` = '') or one tag in it. */
 export function streamPrefix(namespaceKey: string, tag: string): string {
   return `${namespaceKey}${SEP}${tag}${SEP}`;

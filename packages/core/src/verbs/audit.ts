@@ -5,6 +5,14 @@ import type { AuditEntry } from '../model/types.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import { readOptions, type VerbContext } from './verb-context.ts';
 
+/** Options of `audit(namespace, options)`. */
+export interface AuditOptions {
+  /** Entries after this `seq` (paging). Default 0: from the start. */
+  after?: number;
+  /** At most this many entries, 1..10000. Default 1000. */
+  limit?: number;
+}
+
 /**
  * The namespace's audit log, oldest first: every write, update, forget and expiry as
  * `{ seq, op, id, namespace, at, actor }`, never content. Page with `after` (a `seq`).

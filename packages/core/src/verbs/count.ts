@@ -3,7 +3,7 @@ import { validateFilter } from '../model/validate-filter.ts';
 import { isEmptyFilter, matchesFilter } from '../store/match.ts';
 import { streamPrefix } from '../store/sort-keys.ts';
 import { withStorage } from '../store/storage-errors.ts';
-import { orderedRows, streamTags } from './list.ts';
+import { orderedRows, scanStreams } from './list.ts';
 import type { VerbContext } from './verb-context.ts';
 
 /** How many live records in the namespace match the filter (all of them without one). */
@@ -20,15 +20,15 @@ export async function count(ctx: VerbContext, namespace: unknown, filter?: unkno
       const expired = await records.where('[ns+expiresAt]').between([ns.key, 0], [ns.key, now], true, true).count();
       return all - expired;
     }
-    const tags = streamTags(prepared);
-    if (tags.length === 1) {
-      return orderedRows(ctx.db, ns.key, tags[0]!, prepared, { orderBy: 'createdAt', order: 'asc' })
+    const streams = scanStreams(prepared);
+    if (streams.length === 1) {
+      return orderedRows(ctx.db, ns.key, streams[0]!, prepared, { orderBy: 'createdAt', order: 'asc' })
         .filter((row) => matchesFilter(row, prepared, now))
         .count();
     }
     const ids = new Set<string>();
-    for (const tag of tags) {
-      await orderedRows(ctx.db, ns.key, tag, prepared, { orderBy: 'createdAt', order: 'asc' })
+    for (const stream of streams) {
+      await orderedRows(ctx.db, ns.key, stream, prepared, { orderBy: 'createdAt', order: 'asc' })
         .filter((row) => matchesFilter(row, prepared, now))
         .each((row) => void ids.add(row.id));
     }

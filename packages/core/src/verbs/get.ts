@@ -6,6 +6,12 @@ import { fromRow, isExpired } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import type { VerbContext } from './verb-context.ts';
 
+/** Options of `get(namespace, id, options)`. */
+export interface GetOptions {
+  /** Reading a cold record re-warms it. Default true; `false` reads without touching (sync, tools). */
+  rewarm?: boolean;
+}
+
 /** Validates a record id argument; throws INVALID_INPUT. */
 export function requireId(ctx: VerbContext, id: unknown): string {
   const issues = new IssueList();

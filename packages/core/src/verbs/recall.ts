@@ -5,7 +5,8 @@ import type { ZeromemError } from '../model/errors.ts';
 import type { IndexManager } from '../index/index-manager.ts';
 import type { NamespaceIndex } from '../index/namespace-index.ts';
 import { requireNamespace } from '../model/namespace.ts';
-import type { MemoryRecord } from '../model/types.ts';
+import type { Layer, MemoryRecord, RecordFilter, TimeInput } from '../model/types.ts';
+import type { RankingWeights } from '../rank/ranking.ts';
 import { validateRecall } from '../model/validate-recall.ts';
 import type { AccessTracker } from '../rank/access-tracker.ts';
 import { rankFactors } from '../rank/ranking.ts';
@@ -17,6 +18,24 @@ export interface RecallContext extends VerbContext {
   indexes: IndexManager;
   embedder: Embedder | undefined;
   access: AccessTracker;
+}
+
+/** Options of `recall(namespace, query, options)`. */
+export interface RecallOptions {
+  /** How many hits, 1..1000. Default 10. */
+  k?: number;
+  /** Only records that match (tags, metadata, times, source). */
+  filters?: RecordFilter;
+  /** Only records of these layers. */
+  layers?: Layer[];
+  /** The time recency and heat are measured from. Default: the clock. */
+  now?: TimeInput;
+  /** How text and vector relevance, importance, recency and heat weigh. */
+  weights?: Partial<RankingWeights>;
+  /** Count these hits as accesses (heat). Default true. A cold hit counted so re-warms. */
+  trackAccess?: boolean;
+  /** Recall cold-tier records too. Default false. */
+  includeCold?: boolean;
 }
 
 /** Why a score came out as it did. `contributions.text + contributions.vector === score`. */

@@ -1,0 +1,11 @@
+/**
+ * `@zeromem/core/internal`: what zeromem's own packages (`@zeromem/sync`) need from core
+ * and applications do not. Not covered by semver: it changes with those packages.
+ * Applications use `@zeromem/core`.
+ *
+ * @packageDocumentation
+ */
+export { replicaOf, type Replica } from './replica.ts';
+export { replicatedState } from './model/replicated-state.ts';
+export { canonicalJson } from './model/canonical-json.ts';
+export type { ApplyReplicatedResult, ReplicatedChange, ReplicatedRecord } from './model/types.ts';

@@ -1,0 +1,234 @@
+/**
+ * The packages as a user gets them: build, `pnpm pack` every package that is not private,
+ * lint each tarball (publint, attw's ESM profile), then `npm install` all tarballs into a
+ * fresh project outside the workspace (no links, no pnpm) and use them there: a plain
+ * Node script, a strict TypeScript consumer, a Vite app in Chromium, and the bins.
+ * The project's files are in ./app. Slow (an install that may compile better-sqlite3):
+ * generous timeouts, no timing assertions.
+ */
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkedLogs, matchesPrinted } from '../docs/printed.ts';
+import { CHROMIUM_ARGS, findChromium, repoRoot, skipBrowserTests } from '../e2e/browser.ts';
+
+/**
+ * Node has no IndexedDB of its own: until core stores memories on disk in Node, the
+ * user's Node scripts load fake-indexeddb first. Set this to `undefined` once core's Node
+ * entry brings its own storage; nothing else changes.
+ */
+const nodeIndexedDb: { dependency: string; preload: string } | undefined = { dependency: 'fake-indexeddb@6.2.8', preload: 'fake-indexeddb/auto' };
+
+const run = promisify(execFile);
+const appFiles = join(repoRoot, 'test', 'package', 'app');
+const rootPackage = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
+/** What the user's project installs besides our tarballs, at the workspace's versions. */
+const toolVersions = ['typescript', '@types/node', 'vite', 'ws'].map((name) => `${name}@${rootPackage.devDependencies[name]}`);
+const SECRET = 'package-test-secret-that-is-long-enough-0123456789';
+
+interface Published {
+  name: string;
+  dir: string;
+  tarball: string;
+}
+
+const packages: Published[] = readdirSync(join(repoRoot, 'packages'))
+  .map((dir) => ({ dir: join(repoRoot, 'packages', dir), json: JSON.parse(readFileSync(join(repoRoot, 'packages', dir, 'package.json'), 'utf8')) as { name: string; version: string; private?: boolean } }))
+  .filter(({ json }) => !json.private)
+  .map(({ dir, json }) => ({ name: json.name, dir, tarball: `${json.name.replace('@', '').replace('/', '-')}-${json.version}.tgz` }));
+
+let work: string;
+let project: string;
+let tarballs: string;
+
+function bin(name: string): string {
+  return join(repoRoot, 'node_modules', '.bin', name);
+}
+
+/** Runs a command to its end; rejects with its output when it fails. */
+async function sh(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeout?: number }): Promise<string> {
+  try {
+    const { stdout } = await run(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, timeout: options.timeout ?? 600_000, maxBuffer: 64 * 1024 * 1024 });
+    return stdout;
+  } catch (err) {
+    const failed = err as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`${command} ${args.join(' ')} failed: ${failed.message}\n${failed.stdout ?? ''}\n${failed.stderr ?? ''}`);
+  }
+}
+
+/** Node in the user's project, with the IndexedDB preload while core needs one. */
+function nodeArgs(script: string, ...args: string[]): string[] {
+  return [...(nodeIndexedDb ? ['--import', nodeIndexedDb.preload] : []), script, ...args];
+}
+
+/** The user's environment: where zeromem keeps memories in Node, inside this test's folder. */
+function userEnv(): NodeJS.ProcessEnv {
+  return { ZEROMEM_HOME: join(work, 'zeromem-home') };
+}
+
+/** The paths an `exports` map points at (its values, through every condition). */
+function exportTargets(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (value && typeof value === 'object') return Object.values(value).flatMap(exportTargets);
+  return [];
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const address = probe.address();
+      probe.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no free port'))));
+    });
+  });
+}
+
+/** Starts a long-running process and resolves once its output matches `ready`. */
+async function startProcess(command: string, args: string[], cwd: string, ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; match: RegExpExecArray; output: () => string }> {
+  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString('utf8');
+      const match = ready.exec(output);
+      if (match) resolve({ child, match, output: () => output });
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`${command} ${args.join(' ')} exited with ${code} before it was ready:\n${output}`)));
+  });
+}
+
+function stop(child: ChildProcess | undefined): Promise<void> {
+  if (!child || child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'zeromem-package-'));
+  tarballs = join(work, 'tarballs');
+  project = join(work, 'project');
+  await sh(bin('tsc'), ['-b', ...packages.map((pkg) => join(pkg.dir, 'tsconfig.build.json'))], { cwd: repoRoot });
+  for (const pkg of packages) await sh('npx', ['-y', 'pnpm@10', 'pack', '--pack-destination', tarballs], { cwd: pkg.dir });
+  cpSync(appFiles, project, { recursive: true });
+  writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'zeromem-user', private: true, type: 'module' }, null, 2)}\n`);
+  const install = [...packages.map((pkg) => join(tarballs, pkg.tarball)), ...toolVersions, ...(nodeIndexedDb ? [nodeIndexedDb.dependency] : [])];
+  // onnxruntime-node's install script fetches CUDA binaries on Linux x64, which zeromem does
+  // not use (the package README says how to skip them; the download needs more than npm).
+  await sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...install], { cwd: project, timeout: 900_000, env: { ONNXRUNTIME_NODE_INSTALL_CUDA: 'skip' } });
+}, 1_200_000);
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+describe('the packed packages', () => {
+  for (const pkg of packages) {
+    it(`${pkg.name}: the tarball holds the build, no sources or tests, and passes publint and attw`, { timeout: 180_000 }, async () => {
+      const file = join(tarballs, pkg.tarball);
+      const entries = (await sh('tar', ['-tzf', file], { cwd: work })).split('\n').filter(Boolean);
+      expect(entries).toContain('package/README.md');
+      expect(entries).toContain('package/LICENSE');
+      expect(entries.filter((entry) => /^package\/(src|test|scripts)\/|\.test\.|tsbuildinfo|tsconfig/.test(entry))).toEqual([]);
+      const published = JSON.parse(await sh('tar', ['-xzOf', file, 'package/package.json'], { cwd: work })) as { exports: Record<string, unknown>; bin?: Record<string, string>; dependencies?: Record<string, string> };
+      // Every file the exports and bins name is in the tarball (a wildcard: its folder).
+      const targets = [...exportTargets(published.exports), ...Object.values(published.bin ?? {})];
+      expect(targets.some((target) => target.endsWith('.d.ts'))).toBe(true);
+      for (const target of targets) {
+        const path = `package/${target.replace(/^\.\//, '').replace(/\*$/, '')}`;
+        expect(entries.some((entry) => entry === path || (path.endsWith('/') && entry.startsWith(path))), `${target} is in the tarball`).toBe(true);
+      }
+      expect(targets.filter((target) => target.includes('/src/') || (target.endsWith('.ts') && !target.endsWith('.d.ts')))).toEqual([]);
+      expect(Object.values(published.dependencies ?? {}).filter((range) => range.startsWith('workspace:'))).toEqual([]);
+      expect(Object.keys(published.dependencies ?? {})).not.toContain('tsx');
+      await sh(bin('publint'), ['--strict', file], { cwd: work });
+      await sh(bin('attw'), [file, '--profile', 'esm-only', '--format', 'ascii'], { cwd: work });
+    });
+  }
+});
+
+describe('in a fresh npm project', () => {
+  it('a plain Node script remembers, recalls with the bundled model and builds a context', { timeout: 180_000 }, async () => {
+    expect(existsSync(join(project, 'node_modules', 'tsx'))).toBe(false); // no package brings it
+    const printed = JSON.parse(await sh(process.execPath, nodeArgs('node-smoke.mjs'), { cwd: project, env: userEnv() })) as { vector: string; top: string; cosine: number; tokens: number; text: string };
+    expect(printed.vector).toBe('used');
+    expect(printed.top).toBe('My automobile broke down on the highway'); // found by meaning: no word in common
+    expect(printed.cosine).toBeGreaterThan(0.5);
+    expect(printed.tokens).toBeGreaterThan(0);
+    expect(printed.tokens).toBeLessThanOrEqual(200);
+    expect(printed.text).toContain('My automobile broke down on the highway');
+  });
+
+  for (const [readme, heading] of [['README.md', '## 30-second quick start'], ['packages/core/README.md', '## Quick start']] as const) {
+    it(`the quick start of ${readme} runs as written and prints what it says`, { timeout: 180_000 }, async () => {
+      const markdown = readFileSync(join(repoRoot, readme), 'utf8');
+      const section = markdown.slice(markdown.indexOf(heading));
+      const block = /^```ts\n([\s\S]*?)^```$/m.exec(section)![1]!;
+      const { code, expected } = checkedLogs(block);
+      const script = `quick-start-${readme.replaceAll('/', '-')}.mjs`;
+      writeFileSync(join(project, script), code);
+      const output = await sh(process.execPath, ['--import', './readme-log.mjs', ...nodeArgs(script)], { cwd: project, env: userEnv() });
+      const printed = output.split('\n').filter(Boolean).map((line) => JSON.parse(line) as [number, string]);
+      expect(printed.map(([index]) => index)).toEqual(expected.map((_, index) => index));
+      for (const [index, text] of printed) expect(matchesPrinted(text, expected[index]!), `printed ${JSON.stringify(text)}, the README says ${expected[index]}`).toBe(true);
+    });
+  }
+
+  for (const resolution of ['bundler', 'node16']) {
+    it(`a strict TypeScript consumer type-checks against the published types (moduleResolution ${resolution})`, { timeout: 180_000 }, async () => {
+      await sh(process.execPath, [join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', `tsconfig.${resolution}.json`], { cwd: project });
+    });
+  }
+
+  it('the bins run the built JavaScript with plain node: --help, and a relay that answers /healthz', { timeout: 180_000 }, async () => {
+    const relayHelp = await sh('npx', ['--no-install', 'zeromem-relay', '--help'], { cwd: project });
+    expect(relayHelp).toContain('zeromem-relay');
+    const cliHelp = await sh('npx', ['--no-install', 'zeromem', '--help'], { cwd: project });
+    expect(cliHelp).toContain('Usage: zeromem <command>');
+    const relay = await startProcess(join(project, 'node_modules', '.bin', 'zeromem-relay'), ['--port', '0', '--data-dir', join(work, 'relay-data')], project, /^ws:\/\/\S+:(\d+)\n/m, { ZEROMEM_RELAY_SECRET: SECRET });
+    try {
+      const health = await fetch(`http://127.0.0.1:${relay.match[1]}/healthz`);
+      expect(health.status).toBe(200);
+      expect(await health.json()).toMatchObject({ status: 'ok', rooms: 0 });
+    } finally {
+      await stop(relay.child);
+    }
+  });
+});
+
+describe.skipIf(skipBrowserTests(import.meta.url))('a Vite app of core + sync + the worker embedder, in Chromium', () => {
+  it('bundles, embeds in the worker with the files the app serves, and shares through the installed relay with a Node replica', { timeout: 300_000 }, async () => {
+    await sh(process.execPath, ['copy-assets.mjs'], { cwd: project });
+    await sh(process.execPath, [join(project, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], { cwd: project });
+    const relay = await startProcess(join(project, 'node_modules', '.bin', 'zeromem-relay'), ['--port', '0', '--data-dir', join(work, 'relay-shared')], project, /^(ws:\/\/\S+:\d+)\n/m, { ZEROMEM_RELAY_SECRET: SECRET });
+    const port = await freePort();
+    const preview = await startProcess(process.execPath, [join(project, 'node_modules', 'vite', 'bin', 'vite.js'), 'preview', '--host', '127.0.0.1', '--port', String(port), '--strictPort'], project, /Local:/);
+    const browser = await chromium.launch({ executablePath: findChromium().path!, headless: true, args: CHROMIUM_ARGS });
+    try {
+      const token = (await sh(join(project, 'node_modules', '.bin', 'zeromem-relay'), ['token', '--room', 'u=user-1042', '--subject', 'package-test', '--ttl', '1h'], { cwd: project, env: { ZEROMEM_RELAY_SECRET: SECRET } })).trim();
+      const page = await browser.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (err) => errors.push(err.message));
+      await page.goto(`http://127.0.0.1:${port}/?relay=${encodeURIComponent(relay.match[1]!)}&token=${encodeURIComponent(token)}`);
+      await page.waitForFunction(() => (window as { result?: unknown }).result !== undefined, undefined, { timeout: 120_000 });
+      const result = await page.evaluate(() => (window as unknown as { result: Record<string, unknown> }).result);
+      expect(result, errors.join('\n')).toEqual({ vector: 'used', top: 'My automobile broke down on the highway', tokens: expect.any(Number) });
+      const shared = await sh(process.execPath, nodeArgs('read-shared.mjs', relay.match[1]!, token), { cwd: project, env: userEnv() });
+      expect(JSON.parse(shared)).toEqual(['I adopted a puppy from the animal shelter', 'My automobile broke down on the highway']);
+    } finally {
+      await browser.close();
+      await stop(preview.child);
+      await stop(relay.child);
+    }
+  });
+});
