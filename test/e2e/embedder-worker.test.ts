@@ -74,7 +74,7 @@ describe.skipIf(skipBrowserTests(import.meta.url))('worker embedder in real Chro
 
     expect(result.modelId).toBe(node.modelId);
     expect(result.dimension).toBe(128);
-    expect(result.fusionWeight).toBe(0.3);
+    expect(result.fusionWeight).toBe(0.5);
     expect(result.empty).toEqual([]);
     expect(result.vectors.map((v) => v === null)).toEqual([false, false, true, true, false]);
     const inNode = await node.embed(TEXTS, 'document');

@@ -51,10 +51,23 @@ function bin(name: string): string {
   return join(repoRoot, 'node_modules', '.bin', name);
 }
 
+/**
+ * The environment of a stranger's shell: without the `npm_*` / `pnpm_*` variables that
+ * `pnpm test` exports (`npm_config_local_prefix` is the workspace, `npm_config_globalconfig`
+ * pnpm's rc), which npm in the fresh project would otherwise take as its own configuration.
+ */
+function strangerEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^(npm_|pnpm_)/i.test(key) && key !== 'PNPM_SCRIPT_SRC_DIR') env[key] = value;
+  }
+  return { ...env, ...extra };
+}
+
 /** Runs a command to its end; rejects with its output when it fails. */
 async function sh(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeout?: number }): Promise<string> {
   try {
-    const { stdout } = await run(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, timeout: options.timeout ?? 600_000, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await run(command, args, { cwd: options.cwd, env: strangerEnv(options.env), timeout: options.timeout ?? 600_000, maxBuffer: 64 * 1024 * 1024 });
     return stdout;
   } catch (err) {
     const failed = err as { stdout?: string; stderr?: string; message: string };
@@ -92,7 +105,7 @@ function freePort(): Promise<number> {
 
 /** Starts a long-running process and resolves once its output matches `ready`. */
 async function startProcess(command: string, args: string[], cwd: string, ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; match: RegExpExecArray; output: () => string }> {
-  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(command, args, { cwd, env: strangerEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const onData = (chunk: Buffer): void => {

@@ -36,9 +36,12 @@ export const QUERIES = [
   { ns: 'bob', qid: 'q6', query: 'peanuts', gold_ids: ['b9'], gold_sessions: ['s9'], category: 'multi', answer: 'none', ts: null },
 ];
 
-/** The expected run, worked out by hand: BM25 hits first, then the namespace's newest memories; a4 right after a1. */
+/**
+ * The expected run, worked out by hand: BM25 hits first, then the namespace's newest memories; a4 right after a1.
+ * In q1, a2 (the assistant turn after a1 in session s1) is a hit too: a turn borrows its neighbour's words.
+ */
 export const EXPECTED_RUN = [
-  { qid: 'q1', ranked_ids: ['a1', 'a4', 'a5', 'a3', 'a2'] },
+  { qid: 'q1', ranked_ids: ['a1', 'a4', 'a2', 'a5', 'a3'] },
   { qid: 'q2', ranked_ids: ['a3', 'a5', 'a2', 'a1', 'a4'] },
   { qid: 'q3', ranked_ids: ['b1', 'b2', 'b 3'] },
   { qid: 'q4', ranked_ids: ['b 3', 'b2', 'b1'] },

@@ -47,6 +47,8 @@ export { toUnitVector } from './embed/embedder.ts';
 export type { RecallExplain, RecallHit, RecallOptions, RecallResult, VectorMode } from './verbs/recall.ts';
 export type { ConversationTurn } from './model/validate-recall.ts';
 export { DEFAULT_WEIGHTS, type RankingWeights } from './rank/ranking.ts';
+export type { QuerySignals } from './rank/query-signals.ts';
+export type { TimeWindow } from './rank/time-expressions.ts';
 export { tokenize } from './index/tokenize.ts';
 export { createTokenizer, countChatTokens, type Tokenizer, type Encoding, type ChatMessage } from './context/tokenizer.ts';
 export { CONTEXT_LAYERS, DEFAULT_BUDGET, DEFAULT_MAX_ITEMS, MAX_BUDGET, type BuildContextOptions, type ContextLayer, type LayerQuota } from './context/options.ts';

@@ -71,6 +71,14 @@ describe('Bm25Index', () => {
         const want = fresh.search(query.join(' '), 50);
         expect(got.map((h) => h.id)).toEqual(want.map((h) => h.id));
         got.forEach((hit, i) => expect(hit.score).toBeCloseTo(want[i]!.score, 9));
+        // Scoring chosen ids (live, removed, unknown) gives the search's scores, also after a restore.
+        const asked = [...Array(32).keys()].map((i) => `d${i}`);
+        const expected = Object.fromEntries(fresh.search(query.join(' '), 1000).map((hit) => [hit.id, hit.score]));
+        for (const scored of [index, Bm25Index.fromState(index.exportState())]) {
+          const scores = Object.fromEntries(scored.scoreDocs(query.join(' '), asked));
+          expect(Object.keys(scores).sort()).toEqual(Object.keys(expected).sort());
+          for (const [id, score] of Object.entries(scores)) expect(score).toBeCloseTo(expected[id]!, 9);
+        }
       }),
       { seed, numRuns: 200 },
     );

@@ -19,9 +19,10 @@ async function needles(secret = SECRET): Promise<string[]> {
 async function touchEverything(t: TestMemory, namespaces: Namespace[]): Promise<string[]> {
   const ids: string[] = [];
   for (const ns of namespaces) {
-    const { id } = await t.memory.remember({ namespace: ns, content: SECRET, tags: ['secret'], importance: 0.2 });
+    // A conversation turn (session and seq), so recall's turn order holds it too.
+    const { id } = await t.memory.remember({ namespace: ns, content: SECRET, tags: ['secret'], importance: 0.2, metadata: { session: 'chat-7', seq: 2 } });
     ids.push(id);
-    await t.memory.remember({ namespace: ns, content: 'Prefers phone calls over e-mail', tags: ['contact'] });
+    await t.memory.remember({ namespace: ns, content: 'Prefers phone calls over e-mail', tags: ['contact'], metadata: { session: 'chat-7', seq: 3 } });
   }
   await t.memory.whenEmbedded();
   for (const [i, ns] of namespaces.entries()) {
@@ -94,6 +95,8 @@ describe('a forgotten secret leaves no trace', () => {
     // Control: before forgetting, the search does find it, in the records, the vectors and the index.
     expect(await databaseTraces(t.factory, t.name, look)).toEqual(expect.arrayContaining([`records: ${SECRET}`, `vectors: ${look[3]}`]));
     expect(indexTraces(t.memory, look, [id!])).toEqual(expect.arrayContaining([`index u=u1;a=support: quokka`, `index u=u1;a=support: record ${id}`]));
+    const turns = () => [...memoryInternals.get(t.memory)!.indexes.loaded(memoryInternals.get(t.memory)!.indexes.loadedKeys()[0]!)!.turns.entries()].map(([, turn]) => turn);
+    expect(turns()).toContain(id); // control: the turn order holds the secret's turn
 
     // The search covers every table Dexie knows (today records, audit, vectors; any added later too).
     const tables = memoryInternals.get(t.memory)!.db.tables.map((table) => table.name).sort();
@@ -103,6 +106,7 @@ describe('a forgotten secret leaves no trace', () => {
     expect(await t.memory.forget(ns, id!)).toBe(true);
     expect(await databaseTraces(t.factory, t.name, look)).toEqual([]);
     expect(indexTraces(t.memory, look, [id!])).toEqual([]); // at once, before any recall
+    expect(turns()).not.toContain(id); // nor in the turn order recall reads neighbours from
     expect(secretTexts.filter((text) => counts.cached(text))).toEqual([]); // the token-count cache keeps no line of it
     expect((await historyCounts.countedIds()).get(namespaceKey(ns))).not.toContain(id); // nor does the full-history count
     expect(await t.memory.count(ns)).toBe(1); // the other memory stays

@@ -61,7 +61,7 @@ export async function databaseTraces(factory: IDBFactory, name: string, needles:
   return hits;
 }
 
-/** Where the needles occur in the memory's loaded search indexes (records, BM25 words) and whether it holds vectors of these ids. */
+/** Where the needles occur in the memory's loaded search indexes (records, conversation turns, BM25 words) and whether it holds vectors of these ids. */
 export function indexTraces(memory: Memory, needles: readonly string[], ids: readonly string[]): string[] {
   const ctx = memoryInternals.get(memory)!;
   const hits: string[] = [];
@@ -69,10 +69,12 @@ export function indexTraces(memory: Memory, needles: readonly string[], ids: rea
     const index = ctx.indexes.loaded(key)!;
     const found: string[] = [];
     strings(index.records, found);
+    strings(new Map(index.turns.entries()), found);
     found.push(...index.text.words());
     const text = found.join('\n');
     for (const needle of needles) if (text.includes(needle)) hits.push(`index ${key}: ${needle}`);
-    for (const id of ids) if (index.vectors?.has(id) || index.records.has(id)) hits.push(`index ${key}: record ${id}`);
+    const turnIds = new Set([...index.turns.entries()].map(([, id]) => id));
+    for (const id of ids) if (index.vectors?.has(id) || index.records.has(id) || turnIds.has(id)) hits.push(`index ${key}: record ${id}`);
   }
   return hits;
 }

@@ -26,8 +26,8 @@ export interface ModelSettingsOptions {
   /** Texts per model call. Default 32. */
   batchSize?: number;
   /**
-   * Recall's default share of the vector side (0..1; BM25 gets the rest). Default 0.3 for
-   * the bundled static model (measured best for it), 0.5 for every other model.
+   * Recall's default share of the vector side (0..1; BM25 gets the rest). Default 0.5 (for
+   * the bundled static model too: measured best with recall's calibrated fusion).
    */
   fusionWeight?: number;
   /** transformers.js `dtype` (which ONNX file: `fp32` -> model.onnx, `q8` -> model_quantized.onnx). Default: the model's own config. */
@@ -55,7 +55,7 @@ export function defaultSettings(modelName: string): ModelSettings {
     documentPrefix: isE5 ? 'passage: ' : '',
     maxUnknownFraction: 0.5,
     batchSize: 32,
-    fusionWeight: name === DEFAULT_MODEL ? 0.3 : 0.5,
+    fusionWeight: 0.5, // the bundled model too, since recall stopped min-max-stretching cosines (measured: BENCHMARKS.md)
     dtype: undefined,
   };
 }

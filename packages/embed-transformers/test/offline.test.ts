@@ -89,11 +89,11 @@ describe('createTransformersEmbedder offline (network stubbed to throw)', () => 
     syncBuiltinESMExports();
   });
 
-  it('loads the bundled model: 128-d, its id, fusion weight 0.3, and touched no network', () => {
+  it('loads the bundled model: 128-d, its id, fusion weight 0.5, and touched no network', () => {
     expect(embedder.dimension).toBe(128);
     expect(embedder.modelId).toBe(`transformers.js:${DEFAULT_MODEL}`);
     expect(embedder.model).toBe(DEFAULT_MODEL);
-    expect(embedder.fusionWeight).toBe(0.3);
+    expect(embedder.fusionWeight).toBe(0.5);
     expect(attempts).toEqual([]);
   });
 
@@ -167,7 +167,7 @@ describe('createTransformersEmbedder offline (network stubbed to throw)', () => 
       const fromFolder = await createTransformersEmbedder(options);
       try {
         expect(fromFolder.modelId).toBe(embedder.modelId);
-        expect(fromFolder.fusionWeight).toBe(0.3);
+        expect(fromFolder.fusionWeight).toBe(0.5);
         expect(cosine(await embedOne(fromFolder, text), expected)).toBeCloseTo(1, 6);
       } finally {
         await fromFolder.dispose();
@@ -182,7 +182,7 @@ describe('createTransformersEmbedder offline (network stubbed to throw)', () => 
     const copy = await createTransformersEmbedder({ modelPath: folder });
     try {
       expect(copy.modelId).toBe('transformers.js:my+model--copy');
-      expect(copy.fusionWeight).toBe(0.5); // not recognised as the bundled model: the generic default
+      expect(copy.fusionWeight).toBe(0.5);
       expect(cosine(await embedOne(copy, 'phone calls'), await embedOne(embedder, 'phone calls'))).toBeCloseTo(1, 6);
     } finally {
       await copy.dispose();
@@ -303,7 +303,7 @@ describe('model defaults by name (no model loaded)', () => {
     expect(defaultSettings('intfloat/e5-small-v2').queryPrefix).toBe('query: ');
     expect(defaultSettings('Xenova/all-MiniLM-L6-v2')).toMatchObject({ pooling: 'mean', queryPrefix: '', fusionWeight: 0.5 });
     expect(defaultSettings('Xenova/gte-small').pooling).toBe('mean'); // "gte" is not "e5"
-    expect(defaultSettings(DEFAULT_MODEL).fusionWeight).toBe(0.3);
+    expect(defaultSettings(DEFAULT_MODEL).fusionWeight).toBe(0.5);
   });
 
   it('knows where the onnxruntime-web wasm files are', () => {

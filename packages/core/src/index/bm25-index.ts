@@ -100,11 +100,7 @@ export class Bm25Index {
   search(query: string, limit: number): TextHit[] {
     const live = this.#slots.size;
     if (live === 0 || limit < 1) return [];
-    const queryCounts = new Map<number, number>();
-    for (const token of tokenize(query)) {
-      const term = this.#termIds.get(token);
-      if (term !== undefined && this.#df[term]! > 0) queryCounts.set(term, (queryCounts.get(term) ?? 0) + 1);
-    }
+    const queryCounts = this.#queryTerms(query);
     if (queryCounts.size === 0) return [];
     const { k1, b } = this.#params;
     const avgLength = this.#totalLength / live || 1;
@@ -133,6 +129,63 @@ export class Bm25Index {
     }
     const hits = top.sorted().map(({ item, score }) => ({ id: this.#slotIds[item]!, score }));
     return hits.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
+  }
+
+  /**
+   * The BM25 scores of these memories for `query` (as {@link search} would give them),
+   * for the ones that match at all: a look-up per query word in the postings instead of
+   * a search, for a few hundred ids.
+   */
+  scoreDocs(query: string, ids: Iterable<string>): Map<string, number> {
+    const scores = new Map<string, number>();
+    const live = this.#slots.size;
+    if (live === 0) return scores;
+    const queryCounts = this.#queryTerms(query);
+    if (queryCounts.size === 0) return scores;
+    const { k1, b } = this.#params;
+    const avgLength = this.#totalLength / live || 1;
+    const idfs = new Map<number, number>();
+    for (const term of queryCounts.keys()) {
+      const df = this.#df[term]!;
+      idfs.set(term, Math.log(1 + (live - df + 0.5) / (df + 0.5)));
+    }
+    for (const id of ids) {
+      const slot = this.#slots.get(id);
+      if (slot === undefined || scores.has(id)) continue;
+      const norm = k1 * (1 - b + (b * this.#slotLength[slot]!) / avgLength);
+      let score = 0;
+      for (const [term, count] of queryCounts) {
+        const tf = this.#tf(term, slot);
+        if (tf > 0) score += (count * idfs.get(term)! * tf * (k1 + 1)) / (tf + norm);
+      }
+      if (score > 0) scores.set(id, score);
+    }
+    return scores;
+  }
+
+  /** Query word -> how often the query says it, for the words the index has. */
+  #queryTerms(query: string): Map<number, number> {
+    const counts = new Map<number, number>();
+    for (const token of tokenize(query)) {
+      const term = this.#termIds.get(token);
+      if (term !== undefined && this.#df[term]! > 0) counts.set(term, (counts.get(term) ?? 0) + 1);
+    }
+    return counts;
+  }
+
+  /** A term's frequency in a slot: postings are in slot order (appended, compacted and exported in order), so a binary search. */
+  #tf(term: number, slot: number): number {
+    const docs = this.#postDocs[term]!;
+    let lo = 0;
+    let hi = this.#postLen[term]! - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const at = docs[mid]!;
+      if (at === slot) return this.#postTfs[term]![mid]!;
+      if (at < slot) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return 0;
   }
 
   /**

@@ -1,5 +1,6 @@
 import type { MemoryRecord } from '../model/types.ts';
 import { Bm25Index } from './bm25-index.ts';
+import { TurnOrder } from './turn-order.ts';
 import { VectorIndex } from './vector-index.ts';
 
 /**
@@ -10,6 +11,8 @@ import { VectorIndex } from './vector-index.ts';
 export class NamespaceIndex {
   readonly text: Bm25Index;
   readonly records = new Map<string, MemoryRecord>();
+  /** Conversation turns by session and position, for their neighbours. */
+  readonly turns = new TurnOrder();
   vectors: VectorIndex | undefined;
   /** Audit sequence number up to which changes are applied. */
   lastSeq = 0;
@@ -26,7 +29,10 @@ export class NamespaceIndex {
    */
   static restore(records: MemoryRecord[], text: Bm25Index, vectors: VectorIndex | undefined, lastSeq: number): NamespaceIndex | undefined {
     const index = new NamespaceIndex(text);
-    for (let i = 0; i < records.length; i++) index.records.set(records[i]!.id, records[i]!);
+    for (let i = 0; i < records.length; i++) {
+      index.records.set(records[i]!.id, records[i]!);
+      index.turns.add(records[i]!);
+    }
     if (index.records.size !== text.size) return undefined;
     if (vectors && vectors.size > index.records.size) return undefined;
     index.vectors = vectors;
@@ -46,6 +52,8 @@ export class NamespaceIndex {
       };
     }
     this.records.set(record.id, record);
+    if (previous) this.turns.remove(previous);
+    this.turns.add(record);
     if (previous && previous.contentHash === record.contentHash) return false;
     if (previous) {
       this.text.remove(record.id);
@@ -57,7 +65,10 @@ export class NamespaceIndex {
 
   /** Adds many new records at once (ids not in the index). */
   addMany(records: MemoryRecord[]): void {
-    for (const record of records) this.records.set(record.id, record);
+    for (const record of records) {
+      this.records.set(record.id, record);
+      this.turns.add(record);
+    }
     this.text.addMany(records.map((record) => ({ id: record.id, content: record.content })));
   }
 
@@ -75,7 +86,10 @@ export class NamespaceIndex {
 
   /** Removes a record and its vector. */
   remove(id: string): void {
-    if (!this.records.delete(id)) return;
+    const record = this.records.get(id);
+    if (!record) return;
+    this.records.delete(id);
+    this.turns.remove(record);
     this.text.remove(id);
     this.vectors?.remove(id);
   }

@@ -3,8 +3,10 @@ import type { MemoryRecord } from '../model/types.ts';
 const DAY = 86_400_000;
 
 /**
- * How recall weighs what. Relevance is `text * bm25 + vector * cosine` (each normalized
- * over the candidates); the final score multiplies it by importance, recency and heat factors.
+ * How recall weighs what. Relevance is `text * bm25 + vector * cosine` (BM25 divided by
+ * the best candidate's, cosine divided by the best candidate's with 0 as the floor); the
+ * final score multiplies it by importance, recency and heat factors and by the factors of
+ * the query's signals (speaker, time, focus; see query-signals.ts).
  */
 export interface RankingWeights {
   /** Weight of the normalized BM25 score. Default 0.5. */
@@ -21,6 +23,14 @@ export interface RankingWeights {
   heat: number;
   /** Half-life of heat since the last recall, in milliseconds. Default 7 days. */
   heatHalfLifeMs: number;
+  /** How much of its conversation neighbours' BM25 a short turn borrows (see `explain.contextBm25`). Default 1. */
+  context: number;
+  /** When the query speaks in the first person ("I", "my", 我), the user's own memories (`source: 'user'`) get factor `1 + speaker`. Default 0.3. */
+  speaker: number;
+  /** When the query names a time ("last Saturday", "two months ago", 上周), memories made then get factor up to `1 + time`. Default 0.3. */
+  time: number;
+  /** When a question asks about a kind of thing ("which courier", 哪家快递), memories naming it get factor up to `1 + focus`. Default 0.25. */
+  focus: number;
 }
 
 /** The defaults of {@link RankingWeights}. */
@@ -32,6 +42,10 @@ export const DEFAULT_WEIGHTS: Readonly<RankingWeights> = Object.freeze({
   halfLifeMs: 30 * DAY,
   heat: 0.2,
   heatHalfLifeMs: 7 * DAY,
+  context: 1,
+  speaker: 0.3,
+  time: 0.3,
+  focus: 0.25,
 });
 
 /** The non-relevance factors of a record's score at `now`. */

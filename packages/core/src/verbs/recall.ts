@@ -8,7 +8,9 @@ import { requireNamespace } from '../model/namespace.ts';
 import type { Layer, MemoryRecord, RecordFilter, TimeInput } from '../model/types.ts';
 import type { RankingWeights } from '../rank/ranking.ts';
 import { validateRecall } from '../model/validate-recall.ts';
+import type { PreparedFilter } from '../model/validate-filter.ts';
 import type { AccessTracker } from '../rank/access-tracker.ts';
+import { readQuerySignals, signalFactors, type QuerySignals } from '../rank/query-signals.ts';
 import { rankFactors } from '../rank/ranking.ts';
 import { matchesFilter } from '../store/match.ts';
 import type { VerbContext } from './verb-context.ts';
@@ -42,18 +44,37 @@ export interface RecallOptions {
 export interface RecallExplain {
   /** Raw BM25 score, or null when the record was not a lexical match. */
   bm25: number | null;
+  /**
+   * BM25 borrowed from the conversation turn next to this one (same `metadata.session`,
+   * `seq` ± 1): `weights.context × min(1, 300 / length) ×` the better neighbour's BM25; null
+   * when no neighbour matched (or this is not a turn).
+   */
+  contextBm25: number | null;
   /** Cosine similarity to the query, or null without vectors. */
   cosine: number | null;
-  /** BM25 divided by the best BM25 among the candidates (0..1). */
+  /** `bm25 + contextBm25` divided by the best such sum among the candidates (0..1). */
   textScore: number;
-  /** Cosine min-max normalized over the candidates (0..1). */
+  /**
+   * Cosine divided by the best cosine among the candidates, negative cosines as 0 (0..1).
+   * Not min-max: when every candidate is about as similar, none gets a big vector score,
+   * so a weak vector side cannot push a strong lexical match down.
+   */
   vectorScore: number;
   /** `weights.text * textScore + weights.vector * vectorScore`. */
   relevance: number;
   importance: number;
   recency: number;
   heat: number;
-  /** The score split by where it came from. */
+  /** `1 + weights.speaker` when the query speaks in the first person and this is the user's own memory, else 1. */
+  speaker: number;
+  /** `1 + weights.time × closeness` to a time the query names (see `RecallResult.signals`), else 1. */
+  time: number;
+  /** `1 + weights.focus × share of the question's focus words` this memory contains, else 1. */
+  focus: number;
+  /**
+   * The score split by where it came from: `score = relevance × importance × recency × heat
+   * × speaker × time × focus = contributions.text + contributions.vector`.
+   */
   contributions: { text: number; vector: number };
 }
 
@@ -77,7 +98,15 @@ export interface RecallResult {
   pendingEmbeddings: number;
   /** With `vector: 'embedder-failed'`: why (EMBEDDER_UNAVAILABLE). The hits are lexical only. */
   vectorError?: ZeromemError;
+  /** What recall read from the query besides its words (first person, time windows, focus words); their factors are in each hit's `explain`. */
+  signals: QuerySignals;
 }
+
+/** Text hits whose conversation neighbours become candidates too. */
+const NEIGHBOUR_SEEDS = 20;
+/** A turn this long (characters) or shorter takes its neighbours' words at full weight; longer ones take less. */
+const SHORT_TURN = 300;
+const NO_FILTER: PreparedFilter = {};
 
 /** Candidates taken from each side before fusion: enough that ranking factors can reorder. */
 function candidatePool(k: number): number {
@@ -85,8 +114,9 @@ function candidatePool(k: number): number {
 }
 
 /**
- * Hybrid recall in one namespace: BM25 and vector candidates, fused, then ranked by
- * relevance x importance x recency x heat; filters and expiry applied before ranking.
+ * Hybrid recall in one namespace: BM25 (in conversation context), vector and neighbour
+ * candidates, fused, then ranked by relevance x importance x recency x heat x the query's
+ * signals (speaker, time, focus); filters and expiry applied before ranking.
  */
 export async function recall(ctx: RecallContext, namespace: unknown, query: unknown, options: unknown, pending: () => number): Promise<RecallResult> {
   const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
@@ -118,55 +148,110 @@ export async function recall(ctx: RecallContext, namespace: unknown, query: unkn
   const cosine = new Map<string, number>();
   if (queryVector && index.vectors?.size) {
     for (const hit of index.vectors.search(queryVector, pool, accept)) cosine.set(hit.id, hit.score);
-    for (const hit of textHits) {
-      if (!cosine.has(hit.id)) {
-        const score = index.vectors.similarity(hit.id, queryVector);
-        if (score !== undefined) cosine.set(hit.id, score);
-      }
+  }
+  // A short turn is often found through the turn next to it ("yes, the blue one"): the
+  // best text hits' neighbours are candidates too.
+  const candidates = new Set<string>([...textHits.map((hit) => hit.id), ...cosine.keys()]);
+  for (const hit of opts.weights.context > 0 ? textHits.slice(0, NEIGHBOUR_SEEDS) : []) {
+    for (const id of index.turns.neighbours(index.records.get(hit.id)!)) if (accept(id)) candidates.add(id);
+  }
+  if (queryVector && index.vectors?.size) {
+    for (const id of candidates) {
+      if (cosine.has(id)) continue;
+      const score = index.vectors.similarity(id, queryVector);
+      if (score !== undefined) cosine.set(id, score);
     }
   }
+  // Neighbours lend their words whatever the filter says, unless expired (or cold).
+  const live = (id: string) => {
+    const record = index.records.get(id);
+    return record !== undefined && (opts.includeCold || record.tier !== 'cold') && matchesFilter(record, NO_FILTER, clockNow);
+  };
+  const lexical = contextualText(index, text, textHits, candidates, opts.weights.context, live);
 
-  const hits = fuse(index, textHits, cosine, opts);
+  const signals = readQuerySignals(opts.askText, opts.now);
+  const hits = fuse(index, candidates, lexical, cosine, opts, signals);
   if (opts.trackAccess && hits.length) {
     const ids = hits.map((hit) => hit.id);
     ctx.access.note(ns.key, ids, clockNow);
     index.noteAccess(ids, clockNow);
   }
-  return { hits, vector: mode, pendingEmbeddings: pending(), ...(vectorError ? { vectorError } : {}) };
+  return { hits, vector: mode, pendingEmbeddings: pending(), ...(vectorError ? { vectorError } : {}), signals };
+}
+
+/** A candidate's lexical evidence: its own BM25 and what it borrows from its neighbours. */
+interface LexicalScore {
+  own: number | null;
+  context: number | null;
+}
+
+/**
+ * BM25 read in context: a turn's own score plus `weight × min(1, SHORT_TURN / length) ×`
+ * its best neighbour's score, so a short turn borrows its neighbours' words and a long
+ * one stands on its own (LongMemEval R@10 +0.05 when measured; see BENCHMARKS.md).
+ */
+function contextualText(
+  index: NamespaceIndex,
+  query: string,
+  textHits: Array<{ id: string; score: number }>,
+  candidates: ReadonlySet<string>,
+  weight: number,
+  live: (id: string) => boolean,
+): Map<string, LexicalScore> {
+  const bm25 = new Map(textHits.map((hit) => [hit.id, hit.score]));
+  const neighbours = new Map<string, string[]>();
+  const unscored = new Set<string>();
+  for (const id of candidates) {
+    if (!bm25.has(id)) unscored.add(id);
+    const around = weight > 0 ? index.turns.neighbours(index.records.get(id)!).filter(live) : [];
+    if (!around.length) continue;
+    neighbours.set(id, around);
+    for (const other of around) if (!bm25.has(other)) unscored.add(other);
+  }
+  if (query.trim() && unscored.size) for (const [id, score] of index.text.scoreDocs(query, unscored)) bm25.set(id, score);
+  const scores = new Map<string, LexicalScore>();
+  for (const id of candidates) {
+    const own = bm25.get(id) ?? null;
+    let best = 0;
+    for (const other of neighbours.get(id) ?? []) best = Math.max(best, bm25.get(other) ?? 0);
+    const share = Math.min(1, SHORT_TURN / Math.max(1, index.records.get(id)!.content.length));
+    scores.set(id, { own, context: best > 0 ? weight * share * best : null });
+  }
+  return scores;
 }
 
 function fuse(
   index: NamespaceIndex,
-  textHits: Array<{ id: string; score: number }>,
+  candidates: ReadonlySet<string>,
+  lexical: Map<string, LexicalScore>,
   cosine: Map<string, number>,
   opts: ReturnType<typeof validateRecall>,
+  signals: QuerySignals,
 ): RecallHit[] {
-  const bm25 = new Map(textHits.map((hit) => [hit.id, hit.score]));
-  const maxBm25 = textHits.length ? Math.max(...textHits.map((hit) => hit.score)) : 0;
-  let minCos = Number.POSITIVE_INFINITY;
-  let maxCos = Number.NEGATIVE_INFINITY;
-  for (const value of cosine.values()) {
-    minCos = Math.min(minCos, value);
-    maxCos = Math.max(maxCos, value);
-  }
-  const spread = maxCos - minCos;
+  let maxText = 0;
+  for (const { own, context } of lexical.values()) maxText = Math.max(maxText, (own ?? 0) + (context ?? 0));
+  // Theoretical-minimum normalization (0 as the floor, the best candidate as 1) for both
+  // sides: min-max stretched a flat vector side to 0..1 and let it outvote BM25.
+  let maxCos = 0;
+  for (const value of cosine.values()) maxCos = Math.max(maxCos, value);
   const { weights } = opts;
   const hits: RecallHit[] = [];
-  for (const id of new Set([...bm25.keys(), ...cosine.keys()])) {
+  for (const id of candidates) {
     const record = index.records.get(id)!;
-    const rawText = bm25.get(id) ?? null;
+    const { own, context } = lexical.get(id)!;
     const rawCos = cosine.get(id) ?? null;
-    const textScore = rawText !== null && maxBm25 > 0 ? rawText / maxBm25 : 0;
-    const vectorScore = rawCos === null ? 0 : spread > 1e-9 ? (rawCos - minCos) / spread : 1;
+    const textScore = maxText > 0 ? ((own ?? 0) + (context ?? 0)) / maxText : 0;
+    const vectorScore = rawCos === null || maxCos <= 1e-9 ? 0 : Math.max(0, rawCos) / maxCos;
     const relevance = weights.text * textScore + weights.vector * vectorScore;
     const factors = rankFactors(record, opts.now, weights);
-    const multiplier = factors.importance * factors.recency * factors.heat;
+    const boosts = signalFactors(record, signals, opts.now, weights);
+    const multiplier = factors.importance * factors.recency * factors.heat * boosts.speaker * boosts.time * boosts.focus;
     const contributions = { text: weights.text * textScore * multiplier, vector: weights.vector * vectorScore * multiplier };
     hits.push({
       id,
       score: contributions.text + contributions.vector,
       record,
-      explain: { bm25: rawText, cosine: rawCos, textScore, vectorScore, relevance, ...factors, contributions },
+      explain: { bm25: own, contextBm25: context, cosine: rawCos, textScore, vectorScore, relevance, ...factors, ...boosts, contributions },
     });
   }
   hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));

@@ -1,0 +1,60 @@
+/**
+ * The API the preload exposes to the renderer as `window.zeromemDesktop`: four calls, no
+ * generic `invoke`, no Node. Results come back as IpcResults and failures are rethrown as
+ * AppErrors with their code.
+ */
+import { AppError, deserializeError } from '../shared/app-error.ts';
+import { IPC, IPC_EVENTS, type ChatDelta, type IpcResult, type LlmStatus } from '../shared/ipc-contract.ts';
+import type { ChatRequest, SaveLlmSettings } from '../shared/llm-schemas.ts';
+
+/** The part of Electron's `ipcRenderer` used here. */
+export interface IpcRendererLike {
+  invoke(channel: string, ...args: unknown[]): Promise<unknown>;
+  on(channel: string, listener: (event: unknown, payload: unknown) => void): unknown;
+  removeListener(channel: string, listener: (event: unknown, payload: unknown) => void): unknown;
+}
+
+export interface DesktopApi {
+  readonly platform: 'electron';
+  getLlmSettings(): Promise<LlmStatus>;
+  /** Saves the endpoint and model; `apiKey` goes to the OS keychain (`null` deletes it, absent keeps it). */
+  saveLlmSettings(input: SaveLlmSettings): Promise<LlmStatus>;
+  /** Streams a reply: `onDelta` gets each piece; resolves with the whole reply. */
+  chat(request: ChatRequest, onDelta: (delta: string) => void): Promise<string>;
+  cancelChat(requestId: string): Promise<boolean>;
+}
+
+function unwrap<T>(result: unknown): T {
+  const r = result as IpcResult<T> | null;
+  if (r && r.ok === true) return r.value;
+  throw deserializeError(r && r.ok === false ? r.error : null);
+}
+
+export function createDesktopApi(ipc: IpcRendererLike): DesktopApi {
+  return Object.freeze({
+    platform: 'electron' as const,
+    async getLlmSettings() {
+      return unwrap<LlmStatus>(await ipc.invoke(IPC.getLlmSettings));
+    },
+    async saveLlmSettings(input: SaveLlmSettings) {
+      return unwrap<LlmStatus>(await ipc.invoke(IPC.saveLlmSettings, input));
+    },
+    async chat(request: ChatRequest, onDelta: (delta: string) => void) {
+      if (typeof onDelta !== 'function') throw new AppError('INVALID_INPUT', 'chat(request, onDelta) needs a function onDelta.');
+      const requestId = (request as Partial<ChatRequest> | null)?.requestId;
+      const listener = (_event: unknown, payload: unknown) => {
+        const delta = payload as ChatDelta | null;
+        if (delta && delta.requestId === requestId && typeof delta.delta === 'string') onDelta(delta.delta);
+      };
+      ipc.on(IPC_EVENTS.chatDelta, listener);
+      try {
+        return unwrap<string>(await ipc.invoke(IPC.chat, request));
+      } finally {
+        ipc.removeListener(IPC_EVENTS.chatDelta, listener);
+      }
+    },
+    async cancelChat(requestId: string) {
+      return unwrap<boolean>(await ipc.invoke(IPC.cancelChat, requestId));
+    },
+  });
+}

@@ -1,0 +1,112 @@
+/**
+ * The seed story: one user (user-1042), an after-sales agent and a marketing agent. The
+ * user's facts live in the user's namespace, which both agents read (and which syncs);
+ * each agent's own notes and conversation turns live in its private namespace.
+ */
+import type { Memory, Namespace, RememberInput } from '@zeromem/core';
+
+export const USER_ID = 'user-1042';
+
+export type AgentId = 'after-sales' | 'marketing';
+
+export interface AgentDefinition {
+  id: AgentId;
+  /** Shown in the UI. */
+  name: string;
+  /** One line under the name. */
+  role: string;
+  /** What to type first, shown in the empty chat. */
+  suggestions: string[];
+  /** The agent's instructions (the system layer). */
+  instructions: string;
+  /** Context budget per turn, in tokens. */
+  budget: number;
+}
+
+/** How the agents call memory tools: lines of their reply (any model can write them; see memory-tools.ts). */
+export const TOOL_INSTRUCTIONS =
+  'Memory tools: to store a lasting fact about the user for all of the user\'s agents, write a line "REMEMBER: <fact>". ' +
+  'To keep a note only you see, write "NOTE: <note>". To forget a stored memory, write "FORGET: <its words>". ' +
+  'Use only the memories given here; say so when you do not know.';
+
+export const AGENTS: readonly AgentDefinition[] = [
+  {
+    id: 'after-sales',
+    name: 'After-sales agent',
+    role: 'Handles repairs, warranty and callbacks.',
+    suggestions: ['My phone stopped charging, the charging port is loose.', 'Please call me rather than e-mailing me.'],
+    instructions: `You are the after-sales agent of a phone shop. Help the user with repairs and warranty. ${TOOL_INSTRUCTIONS}`,
+    budget: 600,
+  },
+  {
+    id: 'marketing',
+    name: 'Marketing agent',
+    role: 'Plans offers; reads what after-sales learned about the user.',
+    suggestions: ['What do we know about this user?', 'How and when should we contact this user about a spring offer?'],
+    instructions: `You are the marketing agent of a phone shop. Plan offers that respect what the user wants. ${TOOL_INSTRUCTIONS}`,
+    budget: 600,
+  },
+];
+
+export function agentById(id: AgentId): AgentDefinition {
+  const agent = AGENTS.find((a) => a.id === id);
+  if (!agent) throw new Error(`unknown agent ${id}`);
+  return agent;
+}
+
+/** The user's namespace: shared by the user's agents and, when connected, through the relay. */
+export function userNamespace(userId = USER_ID): Namespace {
+  return { userId };
+}
+
+/** An agent's private namespace: its notes and conversation turns. */
+export function agentNamespace(agent: AgentId, userId = USER_ID): Namespace {
+  return { userId, agentId: agent };
+}
+
+/** The user's earlier history, imported from the shop's records. */
+const EARLIER_FACTS: Array<[string, string[]]> = [
+  ['The user bought a Pixel 7 phone in March 2024.', ['purchase', 'device']],
+  ['The user bought a screen protector in April 2024.', ['purchase']],
+  ['The user returned a pair of earbuds in June 2024 because they did not fit.', ['purchase', 'return']],
+  ['The user lives in Lyon and visits the Part-Dieu store.', ['location']],
+  ['The user asked about trade-in offers for an old phone in 2025.', ['offer']],
+  ['The user opted out of SMS marketing in January 2025.', ['preference', 'contact', 'consent']],
+  ['The user speaks French and English and prefers French on calls.', ['preference', 'language']],
+  ['An earlier work order, TS20231102, fixed a cracked screen.', ['work-order']],
+  ['The user rated the last repair 4 out of 5.', ['feedback']],
+  ['The user usually shops on Saturday mornings.', ['habit']],
+  ['The user has a family plan with two other lines.', ['plan']],
+  ['The user prefers a black phone case.', ['preference']],
+];
+
+/** The memories "Seed the story" writes: what after-sales learned over three days. */
+export function storySeed(userId = USER_ID): Array<{ input: RememberInput; actor: string }> {
+  const user = userNamespace(userId);
+  const afterSales = agentNamespace('after-sales', userId);
+  const as = 'after-sales-agent';
+  return [
+    { input: { namespace: user, content: "The charging port of the user's phone is loose.", tags: ['device', 'issue'], importance: 0.8, source: 'user' }, actor: as },
+    { input: { namespace: user, id: 'TS20240315', content: 'Repair work order TS20240315 is open for the charging port.', tags: ['work-order'], metadata: { status: 'parts-ordered' }, importance: 0.7, source: 'assistant' }, actor: as },
+    { input: { namespace: user, content: 'The user prefers phone calls over e-mail.', tags: ['preference', 'contact'], importance: 0.9, source: 'user' }, actor: as },
+    { input: { namespace: user, content: 'Callback scheduled for Wednesday at 15:00, by phone.', tags: ['contact', 'appointment'], importance: 0.8, source: 'assistant' }, actor: as },
+    { input: { namespace: afterSales, content: 'Checked warranty: the phone is covered until 2027-01.', tags: ['warranty'], layer: 'knowledge', source: 'tool' }, actor: as },
+    // What the shop knew before: enough history that a context picks, and the full history costs.
+    ...EARLIER_FACTS.map(([content, tags]) => ({ input: { namespace: user, content, tags, importance: 0.4, source: 'system' as const }, actor: 'crm-import' })),
+  ];
+}
+
+/** Writes the seed story (deduplicated: seeding twice adds nothing). Returns how many are new. */
+export async function seedStory(memory: Memory, userId = USER_ID): Promise<number> {
+  let added = 0;
+  for (const { input, actor } of storySeed(userId)) {
+    try {
+      const result = await memory.remember(input, { actor });
+      if (!result.deduplicated) added++;
+    } catch (err) {
+      // The work order keeps its id: seeding again after it was edited is a CONFLICT, not an error.
+      if ((err as { code?: string }).code !== 'CONFLICT') throw err;
+    }
+  }
+  return added;
+}

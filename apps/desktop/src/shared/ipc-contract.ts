@@ -1,0 +1,43 @@
+/**
+ * The whole IPC surface between the Electron renderer and main process: channel names and
+ * the shapes that cross it. Every handler answers an {@link IpcResult}, never a thrown
+ * error, so the error code survives the trip.
+ */
+import type { SerializedAppError } from './app-error.ts';
+import type { LlmSettings } from './llm-schemas.ts';
+
+export const IPC = {
+  /** () -> {@link LlmStatus} */
+  getLlmSettings: 'zeromem:llm:get-settings',
+  /** (SaveLlmSettings) -> {@link LlmStatus} */
+  saveLlmSettings: 'zeromem:llm:save-settings',
+  /** (ChatRequest) -> the whole reply; deltas arrive on {@link IPC_EVENTS.chatDelta} */
+  chat: 'zeromem:llm:chat',
+  /** (requestId) -> true when a running request was cancelled */
+  cancelChat: 'zeromem:llm:cancel',
+} as const;
+
+export const IPC_EVENTS = {
+  /** main -> renderer: `{ requestId, delta }` */
+  chatDelta: 'zeromem:llm:delta',
+} as const;
+
+export type IpcChannel = (typeof IPC)[keyof typeof IPC];
+
+export type IpcResult<T> = { ok: true; value: T } | { ok: false; error: SerializedAppError };
+
+/** What the renderer may know about the LLM settings: never the key, only whether there is one. */
+export interface LlmStatus {
+  settings: LlmSettings | null;
+  hasApiKey: boolean;
+  /**
+   * Where a key is kept. Electron: the OS keychain through safeStorage, or nowhere
+   * (keychain unavailable). Web: the tab's sessionStorage, or localStorage when the user chose.
+   */
+  keyStorage: 'os-keychain' | 'unavailable' | 'browser-session' | 'browser-storage';
+}
+
+export interface ChatDelta {
+  requestId: string;
+  delta: string;
+}

@@ -1,0 +1,119 @@
+/**
+ * The agents' logic on the real SDK (fake-indexeddb in Node): a turn stores the user's
+ * words and the reply, builds the prompt within budget from the user's facts, carries out
+ * the memory tool lines, and answers offline (labelled) without an LLM.
+ */
+import 'fake-indexeddb/auto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { countChatTokens, createTokenizer, openMemory, type ChatMessage, type Memory } from '@zeromem/core';
+import { AppError } from '../../src/shared/app-error.ts';
+import { openAgentSession, runTurn } from '../../src/renderer/agent-turn.ts';
+import type { LlmClient } from '../../src/renderer/llm-client.ts';
+import { parseToolCalls, withoutToolLines } from '../../src/renderer/memory-tools.ts';
+import { OFFLINE_LABEL } from '../../src/renderer/offline-reply.ts';
+import { agentById, agentNamespace, seedStory, storySeed, userNamespace } from '../../src/renderer/story.ts';
+
+/** An LlmClient whose replies the test scripts; it records the prompts (the LLM is outside the product). */
+function scriptedLlm(reply: (messages: ChatMessage[]) => string): LlmClient & { prompts: ChatMessage[][] } {
+  const prompts: ChatMessage[][] = [];
+  return {
+    platform: 'web',
+    prompts,
+    status: async () => ({ settings: { baseUrl: 'http://127.0.0.1:1/v1', model: 'm' }, hasApiKey: false, keyStorage: 'browser-session' }),
+    save: async () => {
+      throw new AppError('INVALID_INPUT', 'not in this test');
+    },
+    chat: async (messages, onDelta) => {
+      prompts.push(messages);
+      const text = reply(messages);
+      onDelta(text);
+      return text;
+    },
+  };
+}
+
+let memory: Memory;
+let n = 0;
+beforeEach(async () => {
+  memory = await openMemory({ name: `agent-turn-${n++}` });
+});
+afterEach(async () => {
+  await memory.close();
+});
+
+describe('memory tool lines', () => {
+  it('are parsed from a reply, in order, and taken out of what the user reads', () => {
+    const reply = 'Sure.\nREMEMBER: The user lives in Lyon.\n - note: Call back Friday\nforget:  old address \nREMEMBER:   \nDone.';
+    expect(parseToolCalls(reply)).toEqual([
+      { tool: 'remember', argument: 'The user lives in Lyon.' },
+      { tool: 'note', argument: 'Call back Friday' },
+      { tool: 'forget', argument: 'old address' },
+    ]);
+    expect(withoutToolLines(reply)).toBe('Sure.\nREMEMBER:   \nDone.');
+  });
+});
+
+describe('an agent turn', () => {
+  it('stores both sides, sends a prompt within budget holding the user facts, and runs the tools', async () => {
+    await seedStory(memory);
+    const agent = agentById('marketing');
+    const llm = scriptedLlm(() => 'Call on Saturday.\nREMEMBER: The user wants offers by phone only.\nNOTE: Spring offer drafted.\nFORGET: black phone case');
+    const session = openAgentSession(memory, agent, 'conv-1');
+    const turn = await runTurn({ memory, session, agent, llm, online: true, text: 'How should we contact this user?', seq: 1 });
+    const prompt = llm.prompts[0]!;
+    expect(prompt).toEqual(turn.prompt);
+    expect(prompt[0]!.content).toContain('- The user prefers phone calls over e-mail.');
+    expect(prompt[0]!.content).not.toContain('Checked warranty'); // after-sales' private note
+    expect(prompt.at(-1)).toEqual({ role: 'user', content: 'How should we contact this user?' });
+    expect(countChatTokens(await createTokenizer(), prompt)).toBeLessThanOrEqual(agent.budget);
+    expect(turn.reply).toBe('Call on Saturday.');
+    expect(turn.tools.map((t) => [t.tool, t.ok])).toEqual([['remember', true], ['note', true], ['forget', true]]);
+    const user = (await memory.list(userNamespace(), { limit: 100 })).items.map((r) => r.content);
+    expect(user).toContain('The user wants offers by phone only.');
+    expect(user).not.toContain('The user prefers a black phone case.');
+    const own = (await memory.list(agentNamespace('marketing'), { limit: 100 })).items;
+    expect(own.map((r) => [r.layer, r.content]).sort()).toEqual([
+      ['knowledge', 'Spring offer drafted.'],
+      ['session', 'Call on Saturday.'],
+      ['session', 'How should we contact this user?'],
+    ]);
+  });
+
+  it('a FORGET that matches nothing forgets nothing', async () => {
+    await seedStory(memory);
+    const before = await memory.count(userNamespace());
+    const agent = agentById('after-sales');
+    const turn = await runTurn({ memory, session: openAgentSession(memory, agent, 'c'), agent, llm: scriptedLlm(() => 'FORGET: zebra xylophone'), online: true, text: 'hi', seq: 1 });
+    expect(turn.tools[0]).toMatchObject({ tool: 'forget', ok: false });
+    expect(await memory.count(userNamespace())).toBe(before);
+  });
+
+  it('offline, answers with the recalled memories under a plain label and calls no LLM', async () => {
+    await seedStory(memory);
+    const agent = agentById('marketing');
+    const llm = scriptedLlm(() => 'never');
+    const turn = await runTurn({ memory, session: openAgentSession(memory, agent, 'c'), agent, llm, online: false, text: 'How do we reach the user by phone?', seq: 1 });
+    expect(llm.prompts).toHaveLength(0);
+    expect(turn.offline).toBe(true);
+    expect(turn.reply.startsWith(OFFLINE_LABEL)).toBe(true);
+    expect(turn.reply).toContain('- The user prefers phone calls over e-mail.');
+    expect(turn.tools).toEqual([]);
+    expect(turn.prompt[0]!.role).toBe('system');
+  });
+
+  it('a failing LLM falls back to the offline reply and says why', async () => {
+    const agent = agentById('after-sales');
+    const llm = scriptedLlm(() => {
+      throw new AppError('LLM_UNREACHABLE', 'Could not reach http://127.0.0.1:1/v1');
+    });
+    const turn = await runTurn({ memory, session: openAgentSession(memory, agent, 'c'), agent, llm, online: true, text: 'hello', seq: 1 });
+    expect(turn.offline).toBe(true);
+    expect(turn.error).toContain('Could not reach');
+    expect(turn.reply).toContain(OFFLINE_LABEL);
+  });
+
+  it('seeding twice writes nothing the second time', async () => {
+    expect(await seedStory(memory)).toBe(storySeed().length);
+    expect(await seedStory(memory)).toBe(0);
+  });
+});
