@@ -19,11 +19,10 @@ import { checkedLogs, matchesPrinted } from '../docs/printed.ts';
 import { CHROMIUM_ARGS, findChromium, repoRoot, skipBrowserTests } from '../e2e/browser.ts';
 
 /**
- * Node has no IndexedDB of its own: until core stores memories on disk in Node, the
- * user's Node scripts load fake-indexeddb first. Set this to `undefined` once core's Node
- * entry brings its own storage; nothing else changes.
+ * The user's Node scripts would load an IndexedDB first if core needed one; core's Node
+ * entry stores memories on disk itself (under ZEROMEM_HOME, see userEnv), so none is.
  */
-const nodeIndexedDb: { dependency: string; preload: string } | undefined = { dependency: 'fake-indexeddb@6.2.8', preload: 'fake-indexeddb/auto' };
+const nodeIndexedDb = undefined as { dependency: string; preload: string } | undefined;
 
 const run = promisify(execFile);
 const appFiles = join(repoRoot, 'test', 'package', 'app');
@@ -215,6 +214,25 @@ describe('in a fresh npm project', () => {
       expect(await health.json()).toMatchObject({ status: 'ok', rooms: 0 });
     } finally {
       await stop(relay.child);
+    }
+  });
+});
+
+describe('the installed memory service', () => {
+  it('zeromem-server from its tarball, under plain node: a Python urllib client writes, recalls and forgets; /openapi.json is OpenAPI 3.1', { timeout: 180_000 }, async () => {
+    expect(await sh('npx', ['--no-install', 'zeromem', 'serve', '--help'], { cwd: project })).toContain('Usage: zeromem serve');
+    const token = 'package-test-service-token-0123456789';
+    const service = await startProcess(process.execPath, [join(project, 'node_modules', '@zeromem', 'server', 'dist', 'bin.js'), '--port', '0'], project, /listening on (http:\/\/\S+)/, { ...userEnv(), ZEROMEM_SERVE_TOKEN: token });
+    try {
+      const url = service.match[1]!;
+      expect(((await (await fetch(`${url}/openapi.json`)).json()) as { openapi: string }).openapi).toBe('3.1.0');
+      const script = join(repoRoot, 'packages', 'server', 'test', 'python', 'after_sales.py');
+      const printed = await sh('python3', [script], { cwd: project, env: { ZEROMEM_URL: url, ZEROMEM_SERVE_TOKEN: token } });
+      expect(printed).toContain('remember 201 TS20240315');
+      expect(printed).toMatch(/recall 200 TS20240315 /);
+      expect(printed).toContain('get after forget 404 NOT_FOUND');
+    } finally {
+      await stop(service.child);
     }
   });
 });

@@ -13,6 +13,7 @@ Commands:
   eval          replay memories into zeromem, rank queries with recall, score the run
   check-import  check a zeromem JSONL export: import it into a throwaway in-process
                 memory and report every bad line (nothing is kept)
+  serve         run the memory service: every verb over local HTTP (see zeromem serve --help)
 
 Run "zeromem <command> --help" for the options of a command.
 `;
@@ -78,6 +79,11 @@ export async function main(argv: readonly string[], io: Io = { stdout: process.s
     if (command === '--help' || command === '-h' || command === 'help') {
       io.stdout.write(USAGE);
       return 0;
+    }
+    if (command === 'serve') {
+      // Loaded on demand: the service's HTTP stack is not needed by the other commands.
+      const { runService } = await import('@zeromem/server');
+      return await runService(rest, process.env, io);
     }
     if (command === 'check-import') {
       const options = parseImportArgs(rest);

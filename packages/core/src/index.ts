@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 export { openMemory, Memory, type OpenMemoryOptions } from './memory.ts';
-export { ZeromemError, isZeromemError, ERROR_CODES, type ErrorCode, type ErrorDetails, type InputIssue, type ItemFailure, type LineFailure } from './model/errors.ts';
+export { ZeromemError, isZeromemError, ERROR_CODES, type ErrorCode, type ErrorDetails, type InputIssue, type ItemFailure, type LineFailure, type StorageProblem } from './model/errors.ts';
 export { DEFAULT_LIMITS, type Limits } from './model/limits.ts';
 export { systemClock, type Clock } from './model/clock.ts';
 export { namespaceKey } from './model/namespace.ts';
@@ -39,7 +39,9 @@ export {
   type NamespaceStats,
   type AuditOp,
   type AuditEntry,
+  type RecordVersion,
 } from './model/types.ts';
+export { MAX_IN_VALUES, MAX_QUERY_DEPTH, MAX_QUERY_NODES, type MetadataCondition, type MetadataQuery } from './model/metadata-query.ts';
 export type { GetOptions } from './verbs/get.ts';
 export type { AuditOptions } from './verbs/audit.ts';
 export type { Embedder, EmbedKind } from './embed/embedder.ts';
@@ -61,3 +63,5 @@ export type { RetierOptions, RetierResult } from './lifecycle/retier.ts';
 export type { ExportOptions } from './lifecycle/export-jsonl.ts';
 export { EXPORT_FORMAT, EXPORT_VERSION, type ExportHeader, type ExportLine, type ExportScope } from './lifecycle/jsonl-format.ts';
 export type { ImportOptions, ImportResult } from './lifecycle/import-jsonl.ts';
+export { DETECTORS, type DetectorName } from './redact/detectors.ts';
+export type { RedactAction, RedactionCount, RedactionOptions } from './redact/redactor.ts';

@@ -15,6 +15,7 @@ import type {
   ListPage,
   MemoryRecord,
   Namespace,
+  RecordVersion,
   NamespaceStats,
   RecordFilter,
   RememberInput,
@@ -38,6 +39,8 @@ import { forgetWhere } from './verbs/forget-where.ts';
 import { forget } from './verbs/forget.ts';
 import { get, type GetOptions } from './verbs/get.ts';
 import { list } from './verbs/list.ts';
+import { listNamespaces } from './verbs/list-namespaces.ts';
+import { history } from './verbs/history.ts';
 import { recall, type RecallOptions, type RecallResult } from './verbs/recall.ts';
 import type { ConversationTurn } from './model/validate-recall.ts';
 import { remember, rememberMany } from './verbs/remember.ts';
@@ -66,6 +69,9 @@ import { retier, type RetierOptions, type RetierResult } from './lifecycle/retie
 import { rewarmHits, rewarmRead } from './lifecycle/rewarm.ts';
 import { namespaceKey, requireNamespace } from './model/namespace.ts';
 import { historyInternals, memoryInternals } from './internals.ts';
+import { DEFAULT_HISTORY_DEPTH, MAX_HISTORY_DEPTH } from './store/history.ts';
+import { checkRedaction, type RedactionOptions } from './redact/redactor.ts';
+import { maskingSource } from './redact/mask-context.ts';
 import { registerReplica } from './replica.ts';
 import { onAuditWrites } from './store/audit-writes.ts';
 
@@ -99,11 +105,24 @@ export interface OpenMemoryOptions extends DatabaseOptions {
   tokenizer?: Tokenizer;
   /** How records age: importance decay, use gain, when they go cold. See {@link LifecycleOptions}. */
   lifecycle?: LifecycleOptions;
+  /**
+   * Earlier versions each record keeps for `history()` (0 to 1000, default 20). An update
+   * keeps the replaced content there until the record is forgotten; 0 keeps none, so an
+   * update erases the old content at once.
+   */
+  historyDepth?: number;
+  /**
+   * Redaction of personal data on every `remember`, `rememberMany` and `update`, on the
+   * device and without an LLM: e-mail addresses, phone numbers, payment cards, IBANs,
+   * Chinese resident IDs and your own patterns, each masked, hashed (keyed), rejected, or
+   * masked only in built contexts. See {@link RedactionOptions}. Default: off.
+   */
+  redaction?: RedactionOptions;
 }
 
 /** Options that are providers or host objects: used as given, not copied (their methods may rely on `this`). */
 const PROVIDER_FIELDS = ['clock', 'embedder', 'tokenizer', 'indexedDB', 'IDBKeyRange'];
-const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBackgroundError', 'indexedDB', 'IDBKeyRange', 'durability', 'embedder', 'indexSnapshots', 'tokenizer', 'lifecycle'] as const;
+const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBackgroundError', 'indexedDB', 'IDBKeyRange', 'durability', 'embedder', 'indexSnapshots', 'tokenizer', 'lifecycle', 'historyDepth', 'redaction'] as const;
 
 /**
  * Opens (creating if needed) a memory backed by IndexedDB and resolves once it is ready.
@@ -137,6 +156,11 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
     issues.add('durability', 'must be "default", "strict" or "relaxed"');
   }
   checkIndexSnapshots(options.indexSnapshots, issues);
+  const redactor = checkRedaction(options.redaction, issues);
+  const historyDepth = options.historyDepth === undefined ? DEFAULT_HISTORY_DEPTH : options.historyDepth;
+  if (!(Number.isInteger(historyDepth) && historyDepth >= 0 && historyDepth <= MAX_HISTORY_DEPTH)) {
+    issues.add('historyDepth', `must be a whole number from 0 to ${MAX_HISTORY_DEPTH}, got ${describe(options.historyDepth)}`);
+  }
   const embedder: unknown = options.embedder;
   if (
     embedder !== undefined &&
@@ -165,7 +189,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
   }
   const db = new MemoryDatabase(name!, options);
   await withStorage(() => db.open());
-  const ctx: VerbContext = { db, clock: options.clock ?? systemClock, limits, actor: actor!, newId: createUlidGenerator() };
+  const ctx: VerbContext = { db, clock: options.clock ?? systemClock, limits, actor: actor!, newId: createUlidGenerator(), historyDepth, redactor };
   return new Memory(ctx, {
     lifecycle,
     sweepEveryMs: options.sweepEveryMs,
@@ -344,8 +368,23 @@ export class Memory {
    */
   async recall(namespace: Namespace, query: string | ConversationTurn[], options?: RecallOptions): Promise<RecallResult> {
     [namespace, query, options] = readInputs(namespace, query, options);
-    const result = await recall(this.#ctx, namespace, query, options, () => this.pendingEmbeddings());
+    const result = await recall(this.#ctx, namespace, await this.#redactQuery(query), options, () => this.pendingEmbeddings());
     return rewarmHits(this.#ctx, requireNamespace(namespace, this.#ctx.limits.maxNameLength), result, options?.trackAccess !== false);
+  }
+
+  /** With redaction on, a query is masked and hashed as stored text is (so hashed values match). */
+  async #redactQuery<Q>(query: Q): Promise<Q> {
+    const redactor = this.#ctx.redactor;
+    if (!redactor) return query;
+    if (typeof query === 'string') return (await redactor.redactQuery(query)) as Q;
+    if (!Array.isArray(query)) return query; // recall's validation answers
+    return (await Promise.all(
+      query.map(async (turn: unknown) =>
+        turn !== null && typeof turn === 'object' && typeof (turn as { content?: unknown }).content === 'string'
+          ? { ...(turn as object), content: await redactor.redactQuery((turn as { content: string }).content) }
+          : turn,
+      ),
+    )) as Q;
   }
 
   /**
@@ -365,7 +404,8 @@ export class Memory {
       history: (namespace) => this.#history.read(namespaceKey(namespace), tokenizer),
     };
     const tokenizer = await this.tokenizer();
-    return buildContext(source, tokenizer, options, this.#ctx.limits);
+    const redactor = this.#ctx.redactor;
+    return buildContext(redactor?.masksContexts ? maskingSource(source, redactor) : source, tokenizer, options, this.#ctx.limits);
   }
 
   /**
@@ -402,6 +442,25 @@ export class Memory {
   list(namespace: Namespace, options?: ListOptions): Promise<ListPage> {
     [namespace, options] = readInputs(namespace, options);
     return list(this.#ctx, namespace, options);
+  }
+
+  /**
+   * The namespaces that hold records, of every user or of one (`{ userId }`), ordered by key.
+   * @throws ZeromemError INVALID_INPUT
+   */
+  listNamespaces(options?: { userId?: string }): Promise<Namespace[]> {
+    [options] = readInputs(options);
+    return listNamespaces(this.#ctx, options);
+  }
+
+  /**
+   * The record's earlier versions, oldest first, each with who replaced it and when
+   * (`changedBy`, `changedAt`): the last `historyDepth` (default 20) changes; a forget deletes them with the record.
+   * @throws ZeromemError NOT_FOUND (no such live record), NAMESPACE_REQUIRED, INVALID_INPUT
+   */
+  history(namespace: Namespace, id: string): Promise<RecordVersion[]> {
+    [namespace, id] = readInputs(namespace, id);
+    return history(this.#ctx, namespace, id);
   }
 
   /** How many live records match (all without a filter). */

@@ -1,12 +1,16 @@
 import { IDBFactory } from 'fake-indexeddb';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { diskIndexedDB } from '../src/node-store/disk-indexeddb.ts';
 import { createTokenizer, namespaceKey, type Embedder, type Namespace, type Tokenizer } from '../src/index.ts';
 import { cachedCount } from '../src/context/count-cache.ts';
 import { historyInternals, memoryInternals } from '../src/internals.ts';
 import { replicaOf } from '../src/internal.ts';
 import { contentHash } from '../src/model/content-hash.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
-import { openTestMemory, type TestMemory } from './helpers.ts';
+import { expectCode, openTestMemory, type TestMemory } from './helpers.ts';
 import { databaseTraces, indexTraces } from './traces.ts';
 
 const SECRET = 'The vault code is quokka-7731-xylophone';
@@ -131,6 +135,31 @@ describe('a forgotten secret leaves no trace', () => {
     expect(indexTraces(t.memory, ['xylophone', 'quokka'], ids)).toEqual(['index u=u10: xylophone']);
   });
 
+  it('history: a secret replaced by an update stays in the record\'s history until any forget, which takes it too', async () => {
+    const look = await needles();
+    const forgets: Array<[string, (t: TestMemory, ns: Namespace, id: string) => Promise<unknown>]> = [
+      ['forget', (t, ns, id) => t.memory.forget(ns, id)],
+      ['forgetWhere', (t, ns) => t.memory.forgetWhere(ns, { tags: { any: ['secret'] } })],
+      ['forgetNamespace', (t, ns) => t.memory.forgetNamespace(ns)],
+      ['forgetUser', (t, ns) => t.memory.forgetUser(ns.userId)],
+      ['expiry + sweep', async (t) => (t.clock.advance(2 * 3_600_000), t.memory.sweep())],
+    ];
+    for (const [how, forgetIt] of forgets) {
+      const t = await openTestMemory({ embedder: hashingEmbedder() });
+      const ns = { userId: 'u1', agentId: 'support' };
+      const { id } = await t.memory.remember({ namespace: ns, content: SECRET, tags: ['secret'], ttl: '1h' });
+      await t.memory.update(ns, id, { content: 'The vault code was changed' });
+      await t.memory.whenEmbedded();
+      // Control: the current record no longer holds the secret, its history does.
+      expect((await t.memory.get(ns, id))!.content).not.toContain('quokka');
+      expect((await t.memory.history(ns, id)).map((v) => v.content)).toEqual([SECRET]);
+      expect(await databaseTraces(t.factory, t.name, look), how).toEqual(expect.arrayContaining([`records: ${SECRET}`]));
+      await forgetIt(t, ns, id);
+      expect(await databaseTraces(t.factory, t.name, look), how).toEqual([]);
+      await expectCode(t.memory.history(ns, id), 'NOT_FOUND');
+    }
+  });
+
   it('a secret forgotten while its embedding is still queued leaves the queue at once, and no vector is stored later', async () => {
     const { embedder, started, release } = blockedEmbedder();
     const t = await openTestMemory({ embedder });
@@ -208,5 +237,68 @@ describe('records deleted by maintenance leave the embedding queue at once', () 
     release();
     await t.memory.whenEmbedded();
     expect(await databaseTraces(t.factory, t.name, await needles())).toEqual([]);
+  });
+});
+
+/** Which needles the bytes of any file in the directory hold (as UTF-8/Latin-1 or UTF-16, how SQLite and node:v8 store text). */
+function fileTraces(directory: string, look: string[]): string[] {
+  const found: string[] = [];
+  for (const file of readdirSync(directory).sort()) {
+    const bytes = readFileSync(join(directory, file));
+    for (const needle of look) {
+      if (bytes.includes(Buffer.from(needle, 'utf8')) || bytes.includes(Buffer.from(needle, 'utf16le'))) found.push(`${file}: ${needle}`);
+    }
+  }
+  return found;
+}
+
+describe('a forgotten secret leaves no trace in the files of a store on disk (Node)', () => {
+  async function onDisk() {
+    const directory = mkdtempSync(join(tmpdir(), 'zeromem-secret-'));
+    const { indexedDB, IDBKeyRange } = diskIndexedDB(directory);
+    // Snapshots from the first record, at once: the secret's index snapshot is on disk too.
+    const t = await openTestMemory({ indexedDB, IDBKeyRange, embedder: hashingEmbedder(), indexSnapshots: { minRecords: 1, delayMs: 0 } });
+    return { t, directory, cleanup: () => rmSync(directory, { recursive: true, force: true }) };
+  }
+
+  it('after forget(): not in the database file or its WAL, before and after close; the control finds it there first', async () => {
+    const { t, directory, cleanup } = await onDisk();
+    try {
+      const ns = { userId: 'u1', agentId: 'support' };
+      const [id] = await touchEverything(t, [ns]);
+      await t.memory.recall(ns, 'phone calls'); // the snapshot writer has run once the index is built
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const look = await needles();
+      expect((await t.stores()).indexSnapshots?.length).toBe(1);
+      expect(fileTraces(directory, look)).toEqual(expect.arrayContaining([`test.sqlite-wal: ${SECRET}`, `test.sqlite-wal: ${look[3]}`])); // control
+
+      expect(await t.memory.forget(ns, id!)).toBe(true);
+      expect(fileTraces(directory, look)).toEqual([]); // the forget's checkpoint truncated the WAL
+      expect(await databaseTraces(t.factory, t.name, look)).toEqual([]);
+      await t.memory.close();
+      expect(fileTraces(directory, look)).toEqual([]);
+      expect(readdirSync(directory)).toEqual(['test.sqlite']);
+      expect(fileTraces(directory, ['Prefers phone calls'])).toEqual(['test.sqlite: Prefers phone calls']); // the other memory is on disk
+    } finally {
+      cleanup();
+    }
+  });
+
+  it('after forgetUser() and sweep(): none of the secrets is in any file', async () => {
+    const { t, directory, cleanup } = await onDisk();
+    try {
+      await touchEverything(t, [{ userId: 'u1' }, { userId: 'u1', agentId: 'sales' }]);
+      await t.memory.remember({ namespace: { userId: 'u2' }, content: `${SECRET} (expiring)`, ttl: '1h' });
+      const look = await needles();
+      expect(fileTraces(directory, look).length).toBeGreaterThan(0); // control
+      expect(await t.memory.forgetUser('u1')).toBe(4);
+      t.clock.advance(2 * 3_600_000);
+      expect(await t.memory.sweep()).toBe(1);
+      expect(fileTraces(directory, look)).toEqual([]);
+      await t.memory.close();
+      expect(fileTraces(directory, look)).toEqual([]);
+    } finally {
+      cleanup();
+    }
   });
 });

@@ -251,8 +251,8 @@ describe('forgetting leaves nothing behind', () => {
   const SECRET = 'door-code-4711-xyzzy';
 
   /** Opens a memory with an embedder (so vectors are stored too) and a secret among other records. */
-  async function withSecret(namespace: Namespace = ns) {
-    const t = await openTestMemory({ embedder: hashingEmbedder() });
+  async function withSecret(namespace: Namespace = ns, historyDepth?: number) {
+    const t = await openTestMemory({ embedder: hashingEmbedder(), ...(historyDepth === undefined ? {} : { historyDepth }) });
     const secret = await t.memory.remember({
       namespace,
       content: `The ${SECRET} opens the back door`,
@@ -312,8 +312,8 @@ describe('forgetting leaves nothing behind', () => {
     await expectGone(t, scoped, secret.record.contentHash);
   });
 
-  it('update() of the content leaves no trace of the old content', async () => {
-    const { t, secret } = await withSecret();
+  it('update() of the content leaves no trace of the old content when no history is kept', async () => {
+    const { t, secret } = await withSecret(ns, 0);
     await t.memory.update(ns, secret.id, { content: 'The back door has a new code', tags: ['door'], metadata: {} });
     await t.memory.whenEmbedded();
     await expectGone(t, ns, secret.record.contentHash);

@@ -4,6 +4,7 @@ import { invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { MemoryRecord } from '../model/types.ts';
 import { deleteRows } from '../store/delete-rows.ts';
+import { withHistory } from '../store/history.ts';
 import { fromRow, isExpired, toRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import { readOptions, resolveActor } from '../verbs/verb-context.ts';
@@ -108,7 +109,8 @@ export async function consolidate(ctx: LifecycleContext, namespace: unknown, opt
         }
         // Merged again from the rows as they are now: access statistics, use and tier may have moved since planning.
         const { record } = mergeRecords(rows.map((row) => fromRow(row!)), now, ctx.limits.maxTags);
-        await db.records.put(toRow(record));
+        const kept = rows.find((row) => row!.id === group.keepId)!;
+        await db.records.put(withHistory(toRow(record), kept, actor, now, ctx.historyDepth));
         await db.audit.add({ ns: ns.key, op: 'update', id: group.keepId, namespace: ns.namespace, at: now, actor });
         await deleteRows(db, rows.filter((row) => row!.id !== group.keepId).map((row) => row!), 'merge', actor, now);
         done.push({ ...strip(group), record });

@@ -55,6 +55,19 @@ export interface ErrorDetails {
   currentVersion?: number;
   /** The underlying storage error, when there is one. */
   cause?: unknown;
+  /** For STORAGE_FAILED and QUOTA_EXCEEDED from a store on disk (Node): what is wrong, and with which file. */
+  storage?: StorageProblem;
+}
+
+/** What is wrong with a store on disk, and which file it is. */
+export interface StorageProblem {
+  /**
+   * `locked`: another process has the store open; `corrupt`: the file is damaged or not a
+   * store; `read-only`: it cannot be written; `full`: the disk is full; `unavailable`: any
+   * other failure to open, read or write it.
+   */
+  reason: 'locked' | 'corrupt' | 'read-only' | 'full' | 'unavailable';
+  path: string;
 }
 
 /**

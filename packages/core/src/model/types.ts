@@ -110,6 +110,8 @@ export interface RecordFilter {
   tags?: { any?: string[]; all?: string[] };
   /** Top-level metadata keys that must equal these values (deep equality). */
   metadata?: JsonObject;
+  /** A query on metadata with operators and `and` / `or` / `not`; see {@link MetadataQuery}. */
+  where?: import('./metadata-query.ts').MetadataQuery;
   source?: Source | Source[];
   layer?: Layer | Layer[];
   /** `from` inclusive, `to` exclusive. */
@@ -137,12 +139,37 @@ export interface ListPage {
   nextCursor: string | null;
 }
 
+/**
+ * An earlier version of a record (see `history`): its state then, and who replaced it
+ * with the next version and when.
+ */
+export interface RecordVersion {
+  version: number;
+  content: string;
+  contentHash: string;
+  source: Source;
+  layer: Layer;
+  tags: string[];
+  metadata: JsonObject;
+  importance: number;
+  createdAt: number;
+  updatedAt: number;
+  expiresAt: number | null;
+  mergedFrom: string[];
+  /** When this version was replaced (epoch ms). */
+  changedAt: number;
+  /** Who replaced it: the actor of the update, consolidation or replicated change. */
+  changedBy: string;
+}
+
 /** What `remember` returns. */
 export interface RememberResult {
   id: string;
   /** True when an equal record already existed and no new one was created. */
   deduplicated: boolean;
   record: MemoryRecord;
+  /** With `redaction` on: what was masked or hashed before storing (absent when nothing was). */
+  redacted?: import('../redact/redactor.ts').RedactionCount[];
 }
 
 /** Per-call options of writes. */
@@ -200,6 +227,8 @@ export interface AuditEntry {
   actor: string;
   /** True when the change came from another replica through sync (`replicaOf(memory).apply`). */
   replicated?: true;
+  /** Values the write's redaction masked or hashed, per detector (counts, never values). */
+  redacted?: Record<string, number>;
 }
 
 /**

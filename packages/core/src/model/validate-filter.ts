@@ -12,9 +12,10 @@ import {
   join,
 } from './checks.ts';
 import type { Limits } from './limits.ts';
+import { checkMetadataQuery, type MetadataPredicate } from './metadata-query.ts';
 import { LAYERS, SOURCES, type Layer, type Source } from './types.ts';
 
-const FILTER_FIELDS = ['tags', 'metadata', 'source', 'layer', 'createdAt', 'updatedAt'] as const;
+const FILTER_FIELDS = ['tags', 'metadata', 'where', 'source', 'layer', 'createdAt', 'updatedAt'] as const;
 const LIST_FIELDS = [...FILTER_FIELDS, 'orderBy', 'order', 'limit', 'cursor'] as const;
 
 /** A validated {@link RecordFilter}. Times are epoch ms; `to` is exclusive. */
@@ -23,6 +24,8 @@ export interface PreparedFilter {
   tagsAll?: string[];
   /** Metadata key and canonical JSON of the value it must equal. */
   metadata?: Array<[string, string]>;
+  /** The compiled `where` query on metadata. */
+  where?: MetadataPredicate;
   sources?: ReadonlySet<Source>;
   layers?: ReadonlySet<Layer>;
   created?: { from: number; to: number };
@@ -133,6 +136,10 @@ function checkFilter(value: unknown, known: readonly string[], limits: Limits, i
   if (value.metadata !== undefined) {
     const metadata = checkMetadata(value.metadata, 'metadata', limits.maxMetadataBytes, limits.maxMetadataDepth, issues);
     if (metadata) filter.metadata = Object.entries(metadata).map(([key, v]) => [key, canonicalJson(v)]);
+  }
+  if (value.where !== undefined) {
+    const where = checkMetadataQuery(value.where, 'where', limits, issues);
+    if (where) filter.where = where;
   }
   if (value.source !== undefined) {
     // Array.from turns holes into undefined, so a sparse list is refused rather than skipped.

@@ -5,7 +5,7 @@ import type { Limits } from './limits.ts';
 import { LAYERS, type Layer } from './types.ts';
 import { validateFilter, type PreparedFilter } from './validate-filter.ts';
 
-const RECALL_FIELDS = ['k', 'filters', 'layers', 'now', 'weights', 'trackAccess', 'includeCold'] as const;
+const RECALL_FIELDS = ['k', 'filters', 'layers', 'now', 'weights', 'trackAccess', 'includeCold', 'minScore'] as const;
 
 /** Most hits one recall returns. */
 export const MAX_RECALL_K = 1000;
@@ -35,6 +35,8 @@ export interface PreparedRecall {
   trackAccess: boolean;
   /** Cold-tier records are candidates too. */
   includeCold: boolean;
+  /** Hits scoring below this are left out (0 keeps every hit). */
+  minScore: number;
 }
 
 /**
@@ -74,6 +76,8 @@ export function validateRecall(query: unknown, options: unknown, limits: Limits,
     else issues.add('trackAccess', 'must be a boolean');
   }
   if (opts.includeCold !== undefined && typeof opts.includeCold !== 'boolean') issues.add('includeCold', 'must be a boolean');
+  const minScore = opts.minScore === undefined ? 0 : opts.minScore;
+  if (!(typeof minScore === 'number' && Number.isFinite(minScore) && minScore >= 0)) issues.add('minScore', `must be a number, 0 or more, got ${describe(opts.minScore)}`);
   let filter: PreparedFilter = {};
   try {
     filter = validateFilter(opts.filters, limits, 'recall filters');
@@ -91,7 +95,7 @@ export function validateRecall(query: unknown, options: unknown, limits: Limits,
     }
   }
   if (!issues.ok) throw invalidInput('recall', issues.items);
-  return { ...texts!, k, filter, now: now!, weights, trackAccess, includeCold: opts.includeCold === true };
+  return { ...texts!, k, filter, now: now!, weights, trackAccess, includeCold: opts.includeCold === true, minScore: minScore as number };
 }
 
 /**

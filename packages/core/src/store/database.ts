@@ -14,6 +14,8 @@ export interface AuditRow {
   actor: string;
   /** Set on changes applied from another replica, so sync does not send them back. */
   replicated?: true;
+  /** Values redaction masked or hashed in this write, per detector (counts only). */
+  redacted?: Record<string, number>;
 }
 
 /** A stored embedding, shared by every record with the same content hash. */
@@ -32,7 +34,11 @@ export interface DatabaseOptions {
   indexedDB?: IDBFactory;
   /** The IDBKeyRange that goes with `indexedDB`. */
   IDBKeyRange?: typeof IDBKeyRange;
-  /** IndexedDB transaction durability; see the README on what "acknowledged" means. */
+  /**
+   * IndexedDB transaction durability; see the README on what "acknowledged" means. On a
+   * Node store on disk, `relaxed` commits without syncing the file (a process crash loses
+   * nothing, a power cut may lose the last writes); the others sync every commit.
+   */
   durability?: 'default' | 'strict' | 'relaxed';
 }
 

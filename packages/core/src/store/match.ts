@@ -17,10 +17,11 @@ export function matchesFilter(row: MemoryRecord, filter: PreparedFilter, now: nu
       if (!Object.hasOwn(row.metadata, key) || canonicalJson(row.metadata[key]) !== expected) return false;
     }
   }
+  if (filter.where && !filter.where(row.metadata)) return false;
   return true;
 }
 
 /** True when the filter has no condition at all. */
 export function isEmptyFilter(filter: PreparedFilter): boolean {
-  return !(filter.sources || filter.layers || filter.created || filter.updated || filter.tagsAny || filter.tagsAll || filter.metadata);
+  return !(filter.sources || filter.layers || filter.created || filter.updated || filter.tagsAny || filter.tagsAll || filter.metadata || filter.where);
 }

@@ -1,4 +1,4 @@
-import type { MemoryRecord } from '../model/types.ts';
+import type { MemoryRecord, RecordVersion } from '../model/types.ts';
 import { sortKeys } from './sort-keys.ts';
 
 /** A record as stored: the record plus the fields its indexes need. */
@@ -12,6 +12,8 @@ export interface RecordRow extends MemoryRecord {
   byUpdated: string[];
   /** Time up to which importance decay has been applied (lifecycle/importance.ts); absent until `retier()` ran. */
   decayedAt?: number;
+  /** Earlier versions, oldest first (store/history.ts); absent until the record first changed. */
+  history?: RecordVersion[];
 }
 
 /** The row to store for a record. */

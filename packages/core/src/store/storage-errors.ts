@@ -15,6 +15,9 @@ export async function withStorage<T>(operation: () => Promise<T>): Promise<T> {
 
 function toZeromemError(err: unknown): ZeromemError {
   if (err instanceof ZeromemError) return err;
+  // Dexie wraps what the IndexedDB implementation threw (a store on disk throws coded errors).
+  const wrapped = (err as { inner?: unknown } | null)?.inner;
+  if (wrapped instanceof ZeromemError) return wrapped;
   const name = (err as { name?: unknown } | null)?.name;
   const inner = (err as { inner?: { name?: unknown } } | null)?.inner?.name;
   if (name === 'QuotaExceededError' || inner === 'QuotaExceededError') {

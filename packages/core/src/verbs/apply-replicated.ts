@@ -10,6 +10,7 @@ import { replicatedState } from '../model/replicated-state.ts';
 import { validateReplicated } from '../model/validate-replicated.ts';
 import { dropIndexSnapshots, type AuditRow } from '../store/database.ts';
 import { dropOrphanVectors } from '../store/delete-rows.ts';
+import { withHistory } from '../store/history.ts';
 import { fromRow, toRow, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import { readOptions, resolveActor, type VerbContext } from './verb-context.ts';
@@ -87,7 +88,7 @@ export async function applyReplicated(ctx: VerbContext, namespace: unknown, chan
           lastAccessedAt: existing?.lastAccessedAt ?? null,
           tier: existing?.tier ?? 'hot',
         };
-        current.set(id, toRow(record));
+        current.set(id, existing ? withHistory(toRow(record), existing, actor, now, ctx.historyDepth) : toRow(record));
         log(existing ? 'update' : 'remember', id);
       }
       const puts: RecordRow[] = [];

@@ -31,5 +31,5 @@ export async function audit(ctx: VerbContext, namespace: unknown, options?: unkn
   const rows = await withStorage(() =>
     ctx.db.audit.where('[ns+seq]').between([ns.key, after], [ns.key, Dexie.maxKey], false, true).limit(limit).toArray(),
   );
-  return rows.map((row) => ({ seq: row.seq!, op: row.op, id: row.id, namespace: row.namespace, at: row.at, actor: row.actor, ...(row.replicated ? { replicated: true as const } : {}) }));
+  return rows.map((row) => ({ seq: row.seq!, op: row.op, id: row.id, namespace: row.namespace, at: row.at, actor: row.actor, ...(row.replicated ? { replicated: true as const } : {}), ...(row.redacted ? { redacted: row.redacted } : {}) }));
 }

@@ -38,6 +38,8 @@ export interface RecallOptions {
   trackAccess?: boolean;
   /** Recall cold-tier records too. Default false. */
   includeCold?: boolean;
+  /** Leave out hits scoring below this (scores are those of `explain`). Default 0: keep all. */
+  minScore?: number;
 }
 
 /** Why a score came out as it did. `contributions.text + contributions.vector === score`. */
@@ -255,7 +257,8 @@ function fuse(
     });
   }
   hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-  return hits.slice(0, opts.k);
+  const kept = opts.minScore > 0 ? hits.filter((hit) => hit.score >= opts.minScore) : hits;
+  return kept.slice(0, opts.k);
 }
 
 /** The unit-length sum of the embeddable vectors (null when none is). */

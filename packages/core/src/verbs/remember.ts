@@ -4,9 +4,11 @@ import { ZeromemError, invalidInput, type ItemFailure } from '../model/errors.ts
 import type { MemoryRecord, RememberManyResult, RememberResult } from '../model/types.ts';
 import { validateRemember, type PreparedRemember } from '../model/validate-remember.ts';
 import type { AuditRow } from '../store/database.ts';
+import { keepHistory } from '../store/history.ts';
 import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import { readOptions, resolveActor, type VerbContext } from './verb-context.ts';
+import type { RedactionCount, RedactionOutcome } from '../redact/redactor.ts';
 
 /** Rows written per bulk call; `onProgress` fires after each. */
 const CHUNK = 2000;
@@ -15,6 +17,8 @@ interface Item {
   index: number;
   value: PreparedRemember;
   hash: string;
+  /** What redaction masked or hashed in it. */
+  redacted?: RedactionCount[];
 }
 
 /**
@@ -34,7 +38,9 @@ export async function remember(ctx: VerbContext, input: unknown, options?: unkno
     }
     throw invalidInput('memory', checked.issues);
   }
-  const item: Item = { index: 0, value: checked.value, hash: await contentHash(checked.value.content) };
+  const redacted = await redactItem(ctx, checked.value);
+  if (!redacted.ok) throw invalidInput('memory', redacted.issues);
+  const item: Item = { index: 0, value: redacted.value, hash: await contentHash(redacted.value.content), ...withCounts(redacted.counts) };
   const { results, failures } = await writeItems(ctx, [item], actor, undefined, false);
   if (failures[0]) throw conflictError(failures);
   return stripIndex(results[0]!);
@@ -57,12 +63,17 @@ export async function rememberMany(ctx: VerbContext, inputs: unknown, options?: 
   const onProgress = opts.onProgress as ((p: { done: number; total: number }) => void) | undefined;
 
   const now = ctx.clock.now();
-  const valid: Array<{ index: number; value: PreparedRemember }> = [];
+  const valid: Array<Omit<Item, 'hash'>> = [];
   const failures: ItemFailure[] = [];
   for (let index = 0; index < inputs.length; index++) {
     const checked = validateRemember(inputs[index], ctx.limits, now);
-    if (checked.ok) valid.push({ index, value: checked.value });
-    else failures.push({ index, code: checked.code, issues: checked.issues });
+    if (!checked.ok) {
+      failures.push({ index, code: checked.code, issues: checked.issues });
+      continue;
+    }
+    const redacted = await redactItem(ctx, checked.value);
+    if (redacted.ok) valid.push({ index, value: redacted.value, ...withCounts(redacted.counts) });
+    else failures.push({ index, code: 'INVALID_INPUT', issues: redacted.issues });
   }
   if (failures.length && !skipInvalid) {
     throw new ZeromemError(
@@ -95,7 +106,25 @@ function conflictError(failures: ItemFailure[]): ZeromemError {
 }
 
 function stripIndex(result: RememberResult & { index: number }): RememberResult {
-  return { id: result.id, deduplicated: result.deduplicated, record: result.record };
+  return { id: result.id, deduplicated: result.deduplicated, record: result.record, ...(result.redacted ? { redacted: result.redacted } : {}) };
+}
+
+/** The item as stored: with the memory's redaction applied (or refused), unchanged without one. */
+async function redactItem(ctx: VerbContext, value: PreparedRemember): Promise<RedactionOutcome<PreparedRemember>> {
+  if (!ctx.redactor) return { ok: true, value, counts: [] };
+  return ctx.redactor.redact(value);
+}
+
+function withCounts(counts: RedactionCount[]): { redacted?: RedactionCount[] } {
+  return counts.length ? { redacted: counts } : {};
+}
+
+/** Audit form of redaction counts: detector -> values. */
+export function auditCounts(counts: RedactionCount[] | undefined): { redacted?: Record<string, number> } {
+  if (!counts?.length) return {};
+  const redacted: Record<string, number> = {};
+  for (const c of counts) redacted[c.detector] = (redacted[c.detector] ?? 0) + c.count;
+  return { redacted };
 }
 
 /**
@@ -130,6 +159,7 @@ async function writeItems(
       const expired = new Map<string, RecordRow>(); // key(ns, id) -> expired row to delete
       const results: Array<RememberResult & { index: number }> = [];
       const failures: ItemFailure[] = [];
+      const redactedRows = new Map<string, RedactionCount[]>(); // key(ns, id) -> what redaction did to a new row
       const retire = (row: RecordRow) => {
         expired.set(key(row.ns, row.id), row);
         byHash.delete(key(row.ns, row.contentHash));
@@ -168,7 +198,7 @@ async function writeItems(
             if (added.has(key(raised.ns, raised.id))) added.set(key(raised.ns, raised.id), raised);
             else changed.set(key(raised.ns, raised.id), raised);
           }
-          results.push({ index: item.index, id: raised.id, deduplicated: true, record: fromRow(raised) });
+          results.push({ index: item.index, id: raised.id, deduplicated: true, record: fromRow(raised), ...withCounts(item.redacted ?? []) });
           continue;
         }
         const record: MemoryRecord = {
@@ -195,14 +225,15 @@ async function writeItems(
         added.set(key(row.ns, row.id), row);
         byHash.set(hashKey, row);
         byId.set(key(row.ns, row.id), row);
-        results.push({ index: item.index, id: row.id, deduplicated: false, record });
+        results.push({ index: item.index, id: row.id, deduplicated: false, record, ...withCounts(item.redacted ?? []) });
+        if (item.redacted) redactedRows.set(key(row.ns, row.id), item.redacted);
       }
       if (failures.length && !skipConflicts) return { results: [], failures };
 
       await enforceQuota(ctx, [...added.values()], now);
       const audit: AuditRow[] = [];
       const log = (op: AuditRow['op'], row: RecordRow, by: string) =>
-        audit.push({ ns: row.ns, op, id: row.id, namespace: row.namespace, at: now, actor: by });
+        audit.push({ ns: row.ns, op, id: row.id, namespace: row.namespace, at: now, actor: by, ...(op === 'remember' ? auditCounts(redactedRows.get(key(row.ns, row.id))) : {}) });
       if (expired.size) {
         await db.records.bulkDelete([...expired.values()].map((row) => [row.ns, row.id] as [string, string]));
         for (const row of expired.values()) log('expire', row, 'sweep');
@@ -235,7 +266,7 @@ export function raiseOnDuplicate(row: RecordRow, value: Pick<PreparedRemember, '
   const importance = Math.max(row.importance, value.importance);
   const expiresAt = row.expiresAt === null || value.expiresAt === null ? null : Math.max(row.expiresAt, value.expiresAt);
   if (importance === row.importance && expiresAt === row.expiresAt) return row;
-  return toRow({ ...fromRow(row), importance, expiresAt, updatedAt: Math.max(now, row.updatedAt), version: row.version + 1 });
+  return keepHistory(toRow({ ...fromRow(row), importance, expiresAt, updatedAt: Math.max(now, row.updatedAt), version: row.version + 1 }), row);
 }
 
 /** QUOTA_EXCEEDED when adding these rows would take a namespace over `maxRecordsPerNamespace` (inside the caller's transaction). */

@@ -7,9 +7,11 @@ import { validatePatch, type PreparedPatch } from '../model/validate-patch.ts';
 import { changesText } from '../model/changes-text.ts';
 import { dropIndexSnapshots } from '../store/database.ts';
 import { dropOrphanVectors } from '../store/delete-rows.ts';
+import { withHistory } from '../store/history.ts';
 import { fromRow, isExpired, toRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import { requireId } from './get.ts';
+import { auditCounts } from './remember.ts';
 import { readOptions, resolveActor, type VerbContext } from './verb-context.ts';
 
 /**
@@ -27,7 +29,10 @@ export async function update(ctx: VerbContext, namespace: unknown, id: unknown, 
     throw invalidInput('options', [{ path: 'ifVersion', message: 'must be a whole number, 1 or more' }]);
   }
   const now = ctx.clock.now();
-  const changes = validatePatch(patch, ctx.limits, now);
+  const checked = validatePatch(patch, ctx.limits, now);
+  const redacted = ctx.redactor ? await ctx.redactor.redact(checked, 'patch') : { ok: true as const, value: checked, counts: [] };
+  if (!redacted.ok) throw invalidInput('patch', redacted.issues);
+  const changes = redacted.value;
   const hash = changes.content === undefined ? undefined : await contentHash(changes.content);
   const { db } = ctx;
   return withStorage(() =>
@@ -62,11 +67,11 @@ export async function update(ctx: VerbContext, namespace: unknown, id: unknown, 
         updatedAt: Math.max(now, row.updatedAt),
         version: row.version + 1,
       };
-      await db.records.put(toRow(record));
+      await db.records.put(withHistory(toRow(record), row, actor, now, ctx.historyDepth));
       if (record.contentHash !== row.contentHash) await dropOrphanVectors(db, [row.contentHash]);
       // The old text (content, tags, metadata) must not outlive the change in a stored snapshot.
       if (changesText(record, row)) await dropIndexSnapshots(db, [ns.key]);
-      await db.audit.add({ ns: ns.key, op: 'update', id: recordId, namespace: ns.namespace, at: now, actor });
+      await db.audit.add({ ns: ns.key, op: 'update', id: recordId, namespace: ns.namespace, at: now, actor, ...auditCounts(redacted.counts) });
       return record;
     }),
   );

@@ -3,6 +3,7 @@ import { IssueList, checkKnownKeys, checkName, describe, isPlainObject } from '.
 import { invalidInput } from '../model/errors.ts';
 import type { Limits } from '../model/limits.ts';
 import type { MemoryDatabase } from '../store/database.ts';
+import type { Redactor } from '../redact/redactor.ts';
 
 /** What every verb needs: the database, the clock, the limits, the id generator. */
 export interface VerbContext {
@@ -12,6 +13,10 @@ export interface VerbContext {
   /** Default actor for the audit log. */
   actor: string;
   newId: (now: number) => string;
+  /** Earlier versions a record keeps (store/history.ts); 0 keeps none. Default 20. */
+  historyDepth?: number;
+  /** Redaction of personal data on write (redact/), when configured. */
+  redactor?: Redactor | undefined;
 }
 
 /** Validates a verb's options object (absent is `{}`); unknown keys are INVALID_INPUT. */

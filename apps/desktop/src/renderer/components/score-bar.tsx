@@ -1,16 +1,17 @@
 /**
  * A recall hit's score as a small stacked bar. The score is relevance (text + vector, which
- * add up to it) times the importance, recency and heat factors; the bar applies the factors
+ * add up to it) times the importance, recency and heat factors and the query signals
+ * (speaker, time, focus; see `RecallResult.signals`); the bar applies the factors
  * in that order, so each segment is what that part added (right of zero) or took away
  * (left of zero), and the bar's net length is the score.
  */
 import type { RecallExplain } from '@zeromem/core';
 import { ChartCanvas } from './chart-canvas.tsx';
 
-export const SCORE_PARTS = ['text', 'vector', 'importance', 'recency', 'heat'] as const;
+export const SCORE_PARTS = ['text', 'vector', 'importance', 'recency', 'heat', 'signals'] as const;
 export type ScorePart = (typeof SCORE_PARTS)[number];
 
-const COLORS: Record<ScorePart, string> = { text: '#1f5fbf', vector: '#7a3db8', importance: '#b35900', recency: '#1b7f4d', heat: '#b3123b' };
+const COLORS: Record<ScorePart, string> = { text: '#1f5fbf', vector: '#7a3db8', importance: '#b35900', recency: '#1b7f4d', heat: '#b3123b', signals: '#5c6670' };
 
 /** The segments: text and vector parts of relevance, then each factor's change. They sum to the score. */
 export function scoreSegments(explain: RecallExplain): Record<ScorePart, number> {
@@ -19,19 +20,21 @@ export function scoreSegments(explain: RecallExplain): Record<ScorePart, number>
   const textShare = total > 0 ? explain.contributions.text / total : 1;
   const afterImportance = relevance * explain.importance;
   const afterRecency = afterImportance * explain.recency;
-  const score = afterRecency * explain.heat;
+  const afterHeat = afterRecency * explain.heat;
+  const score = afterHeat * explain.speaker * explain.time * explain.focus;
   return {
     text: relevance * textShare,
     vector: relevance * (1 - textShare),
     importance: afterImportance - relevance,
     recency: afterRecency - afterImportance,
-    heat: score - afterRecency,
+    heat: afterHeat - afterRecency,
+    signals: score - afterHeat,
   };
 }
 
 export function describeScore(score: number, explain: RecallExplain): string {
   const f = (n: number) => n.toFixed(3);
-  return `score ${f(score)} = (text ${f(explain.contributions.text / (explain.importance * explain.recency * explain.heat || 1))} + vector ${f(explain.contributions.vector / (explain.importance * explain.recency * explain.heat || 1))}) × importance ${f(explain.importance)} × recency ${f(explain.recency)} × heat ${f(explain.heat)}`;
+  return `score ${f(score)} = (text ${f(explain.contributions.text / (explain.importance * explain.recency * explain.heat * explain.speaker * explain.time * explain.focus || 1))} + vector ${f(explain.contributions.vector / (explain.importance * explain.recency * explain.heat * explain.speaker * explain.time * explain.focus || 1))}) × importance ${f(explain.importance)} × recency ${f(explain.recency)} × heat ${f(explain.heat)} × signals ${f(explain.speaker * explain.time * explain.focus)}`;
 }
 
 export function ScoreBar({ score, explain, max }: { score: number; explain: RecallExplain; max: number }) {

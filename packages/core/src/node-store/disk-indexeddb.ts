@@ -1,0 +1,408 @@
+import { readdirSync, rmSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { IDBFactory as MemoryIDBFactory, IDBKeyRange as MemoryIDBKeyRange } from 'fake-indexeddb';
+import { ZeromemError } from '../model/errors.ts';
+import { defaultDirectory } from './default-directory.ts';
+import type { RawConnection, RawDatabase, RawObjectStore, RawObjectStoreHandle, RawRecord, RawRecordStore, RawTransaction } from './fake-indexeddb-internals.ts';
+import { encodeKey } from './key-codec.ts';
+import { StorageFile, fileNameOf, nameOfFile, type RowChange, type StoreChanges, type StoredSchema } from './storage-file.ts';
+
+/** An IndexedDB whose databases live in files on disk, as {@link diskIndexedDB} returns it. */
+export interface DiskIndexedDB {
+  indexedDB: IDBFactory;
+  IDBKeyRange: typeof IDBKeyRange;
+}
+
+const byDirectory = new Map<string, DiskIndexedDB>();
+
+/**
+ * IndexedDB for Node that keeps its databases on disk: one SQLite file per database in
+ * `directory` (default: `ZEROMEM_HOME`, else `~/.zeromem`). Each database is held in
+ * memory by fake-indexeddb's engine while it is open and every committed transaction is
+ * written to its file before the transaction reports `complete`. One process at a time can
+ * have a database open (an exclusive file lock); in one process, every opener of a
+ * directory shares the same instance, like tabs of one browser profile.
+ *
+ * `openMemory` in Node uses it already; pass it to other IndexedDB users of the same
+ * store, e.g. `shareNamespace(memory, ns, { ...diskIndexedDB(), url, token })`.
+ */
+export function diskIndexedDB(directory: string = defaultDirectory()): DiskIndexedDB {
+  const absolute = resolve(directory);
+  let disk = byDirectory.get(absolute);
+  if (!disk) {
+    disk = { indexedDB: new DiskIDBFactory(absolute) as unknown as IDBFactory, IDBKeyRange: MemoryIDBKeyRange };
+    byDirectory.set(absolute, disk);
+  }
+  return disk;
+}
+
+/** Changed primary keys of one object store since its last commit. */
+interface StoreTracker {
+  cleared: boolean;
+  keys: IDBValidKey[];
+}
+
+/** One open database: its file (and lock), its in-memory engine, and who uses it. */
+class Session {
+  readonly file: StorageFile;
+  /** A factory of its own, so closing the session drops exactly this database from memory. */
+  readonly engine = new MemoryIDBFactory();
+  /** Connections open or being opened; the file closes when the last one is gone. */
+  users = 0;
+  /** Set when loading the file into memory failed: nothing may then be written over it. */
+  failed: ZeromemError | undefined;
+  readonly #trackers = new WeakMap<RawObjectStore, StoreTracker>();
+
+  constructor(directory: string, name: string) {
+    this.file = new StorageFile(directory, name);
+    try {
+      this.#load(name);
+    } catch (err) {
+      this.file.close();
+      throw err;
+    }
+  }
+
+  /**
+   * Reads the whole file first (so a bad one fails before anything is created), then
+   * builds the database in memory from it. The rows come in key order, so each record
+   * tree (the store's and every index's) is built balanced from a sorted array, without
+   * the per-record inserts (and key comparisons) that made rebuilding 100k records take
+   * seconds.
+   */
+  #load(name: string): void {
+    const schema = this.file.readSchema();
+    if (!schema) return;
+    const stores = schema.stores.map((store) => ({ store, rows: this.file.readRows(store.name) }));
+    const request = this.engine.open(name, schema.version);
+    request.onupgradeneeded = () => {
+      const db = request.result;
+      for (const { store, rows } of stores) {
+        const handle = db.createObjectStore(store.name, { keyPath: store.keyPath, autoIncrement: store.autoIncrement }) as RawObjectStoreHandle;
+        // Created on the empty store: their initialization (a request) then has nothing to do.
+        for (const index of store.indexes) handle.createIndex(index.name, index.keyPath, { multiEntry: index.multiEntry, unique: index.unique });
+        // After those requests, still inside this upgrade: the trees, filled directly.
+        handle.count().onsuccess = () => fillTrees(handle._rawObjectStore, rows, store.keyGenerator);
+      }
+    };
+    request.onsuccess = () => request.result.close();
+    request.onerror = () => {
+      this.failed = new ZeromemError('STORAGE_FAILED', `The memory file could not be loaded: ${String(request.error)} (${this.file.path})`, {
+        cause: request.error,
+        storage: { reason: 'corrupt', path: this.file.path },
+      });
+    };
+  }
+
+  /** Makes a connection's transactions write their changes to the file before they complete. */
+  attach(connection: RawConnection): void {
+    const transaction = connection.transaction.bind(connection);
+    connection.transaction = ((storeNames: string | string[], mode?: IDBTransactionMode, options?: IDBTransactionOptions) => {
+      const trans = transaction(storeNames, mode, options) as unknown as RawTransaction;
+      if (trans.mode === 'readwrite') this.#hook(trans, connection._rawDatabase);
+      return trans;
+    }) as IDBDatabase['transaction'];
+  }
+
+  /** The upgrade transaction of an open: it may create or delete stores, so its commit rewrites the file. */
+  attachUpgrade(trans: RawTransaction, connection: RawConnection): void {
+    this.#hook(trans, connection._rawDatabase);
+  }
+
+  #hook(trans: RawTransaction, db: RawDatabase): void {
+    if (trans.mode === 'readwrite') for (const name of trans._scope) this.#track(db.rawObjectStores.get(name)!);
+    const start = trans._start;
+    const session = this;
+    // fake-indexeddb runs _start until no request is left and then commits: the file is
+    // written right before that, and a failure aborts the transaction instead (its
+    // changes are rolled back in memory, and the caller gets the coded error).
+    trans._start = function (this: RawTransaction) {
+      if (this._state !== 'finished' && !this.error && this._requests.every((r) => r.request.readyState === 'done')) {
+        try {
+          session.#persist(this, db);
+        } catch (err) {
+          this._abort('UnknownError');
+          (this as { error: unknown }).error = err;
+          return;
+        }
+      }
+      start.call(this);
+    };
+  }
+
+  /** Records the primary keys an object store's changes touch, by wrapping its record tree's three mutators. */
+  #track(store: RawObjectStore): void {
+    if (this.#trackers.has(store)) return;
+    const tracker: StoreTracker = { cleared: false, keys: [] };
+    this.#trackers.set(store, tracker);
+    const records = store.records;
+    const { put, delete: remove, clear } = records;
+    records.put = (record: RawRecord, noOverwrite?: boolean) => {
+      const replaced = put.call(records, record, noOverwrite);
+      tracker.keys.push(record.key);
+      return replaced;
+    };
+    records.delete = (key: unknown) => {
+      const deleted = remove.call(records, key);
+      for (const record of deleted) tracker.keys.push(record.key);
+      return deleted;
+    };
+    records.clear = () => {
+      tracker.cleared = true;
+      tracker.keys = [];
+      return clear.call(records);
+    };
+  }
+
+  #persist(trans: RawTransaction, db: RawDatabase): void {
+    if (this.failed) throw this.failed;
+    if (trans.mode === 'versionchange') {
+      this.#rewrite(trans, db);
+      return;
+    }
+    const changes: StoreChanges[] = [];
+    let deleted = false;
+    for (const name of trans._scope) {
+      const store = db.rawObjectStores.get(name)!;
+      const tracker = this.#trackers.get(store)!;
+      if (!tracker.cleared && tracker.keys.length === 0) continue;
+      // Each touched key is written with its value now: later changes in the same
+      // transaction, and rolled-back ones, are already in it.
+      const rows = new Map<string, RowChange>();
+      for (const key of tracker.keys) {
+        const encoded = encodeKey(key);
+        const value = store.records.get(key)?.value;
+        if (value === undefined) deleted = true;
+        rows.set(encoded, { key: encoded, value });
+      }
+      deleted ||= tracker.cleared;
+      changes.push({ store: name, cleared: tracker.cleared, rows: [...rows.values()], keyGenerator: store.keyGenerator?.num ?? null });
+      tracker.cleared = false;
+      tracker.keys = [];
+    }
+    if (changes.length === 0) return;
+    this.file.commit(changes, trans.durability !== 'relaxed');
+    // A deletion's old bytes are zeroed in the database pages (secure_delete) but older
+    // copies of those pages are still in the WAL until it is checkpointed and truncated.
+    if (deleted) this.#checkpoint();
+  }
+
+  #rewrite(trans: RawTransaction, db: RawDatabase): void {
+    const stores = [...db.rawObjectStores.values()].map((store) => {
+      const tracker = this.#trackers.get(store);
+      if (tracker) Object.assign(tracker, { cleared: false, keys: [] });
+      const schema: StoredSchema = {
+        name: store.name,
+        keyPath: store.keyPath,
+        autoIncrement: store.autoIncrement,
+        keyGenerator: store.keyGenerator?.num ?? 0,
+        indexes: [...store.rawIndexes.values()].map(({ name, keyPath, multiEntry, unique }) => ({ name, keyPath, multiEntry, unique })),
+      };
+      return { schema, rows: store.records.values() };
+    });
+    this.file.rewrite(trans.db.version, stores);
+    this.#checkpoint();
+  }
+
+  #checkpoint(): void {
+    try {
+      this.file.checkpoint();
+    } catch {
+      // The commit itself is durable; the WAL is truncated by the next checkpoint that
+      // succeeds (every later deletion and close try again).
+    }
+  }
+}
+
+/**
+ * Puts a store's rows (sorted by key) into its record tree and each index's entries
+ * (sorted by index key, then primary key) into the index's tree, each built balanced in
+ * one pass, as fake-indexeddb itself rebuilds a tree.
+ */
+function fillTrees(store: RawObjectStore, rows: Array<RawRecord & { encodedKey: string }>, keyGenerator: number): void {
+  buildTree(store.records, rows);
+  if (store.keyGenerator) store.keyGenerator.num = keyGenerator;
+  for (const index of store.rawIndexes.values()) {
+    const paths = (Array.isArray(index.keyPath) ? index.keyPath : [index.keyPath]).map((path) => (path === '' ? [] : path.split('.')));
+    const orders: string[] = [];
+    const records: RawRecord[] = [];
+    for (const row of rows) {
+      const indexKey = indexKeyOf(paths, Array.isArray(index.keyPath), index.multiEntry, row.value);
+      if (indexKey === undefined) continue;
+      for (const key of index.multiEntry && Array.isArray(indexKey) ? multiEntryKeys(indexKey) : [indexKey]) {
+        // A unique index's tree is ordered by its key alone; the others by key, then primary key.
+        orders.push(index.unique ? encodeKey(key) : encodeKey(key) + row.encodedKey);
+        records.push({ key, value: row.key });
+      }
+    }
+    buildTree(index.records, sortedBy(orders, records));
+  }
+}
+
+/** `records` in the order of their `orders` strings; no sort when they already are (time-ordered keys usually are). */
+function sortedBy(orders: string[], records: RawRecord[]): RawRecord[] {
+  let sorted = true;
+  for (let i = 1; i < orders.length && sorted; i++) sorted = orders[i - 1]! <= orders[i]!;
+  if (sorted) return records;
+  const positions = Array.from(orders.keys()).sort((a, b) => (orders[a]! < orders[b]! ? -1 : orders[a]! > orders[b]! ? 1 : 0));
+  return positions.map((i) => records[i]!);
+}
+
+/**
+ * The key a value is indexed under, or `undefined` when it has none: what fake-indexeddb's
+ * `getIndexKey` computes, without its exceptions (a thrown DataError per record without an
+ * expiry cost seconds at 100k).
+ */
+function indexKeyOf(paths: string[][], compound: boolean, multiEntry: boolean, value: unknown): IDBValidKey | undefined {
+  if (compound) {
+    const parts: IDBValidKey[] = [];
+    for (const path of paths) {
+      const part = valueAt(path, value);
+      if (!isValidKey(part)) return undefined;
+      parts.push(part);
+    }
+    return parts;
+  }
+  const key = valueAt(paths[0]!, value);
+  return (multiEntry && Array.isArray(key)) || isValidKey(key) ? (key as IDBValidKey) : undefined;
+}
+
+function valueAt(path: string[], value: unknown): unknown {
+  let at = value;
+  for (const step of path) {
+    if (at === null || typeof at !== 'object' || !Object.hasOwn(at, step)) return undefined;
+    at = (at as Record<string, unknown>)[step];
+  }
+  return at;
+}
+
+function isValidKey(key: unknown): key is IDBValidKey {
+  if (typeof key === 'string') return true;
+  if (typeof key === 'number') return !Number.isNaN(key);
+  if (Array.isArray(key)) return key.every(isValidKey);
+  if (key instanceof Date) return !Number.isNaN(key.getTime());
+  return key instanceof ArrayBuffer || ArrayBuffer.isView(key);
+}
+
+/** A multi-entry index's keys of an array: its valid elements, each once. */
+function multiEntryKeys(keys: unknown[]): IDBValidKey[] {
+  if (keys.length === 1) return isValidKey(keys[0]) ? [keys[0]] : [];
+  const seen = new Set<string>();
+  const out: IDBValidKey[] = [];
+  for (const key of keys) {
+    if (!isValidKey(key)) continue;
+    const identity = typeof key === 'string' ? `s${key}` : encodeKey(key);
+    if (seen.has(identity)) continue;
+    seen.add(identity);
+    out.push(key);
+  }
+  return out;
+}
+
+function buildTree(records: RawRecordStore, sorted: RawRecord[]): void {
+  const tree = records.records;
+  tree._root = tree._rebuild(sorted, undefined, false);
+  tree._numNodes = sorted.length;
+  tree._numTombstones = 0;
+}
+
+/** The IndexedDB factory of {@link diskIndexedDB}: fake-indexeddb's engine per database, persisted by {@link Session}. */
+class DiskIDBFactory {
+  readonly #directory: string;
+  readonly #sessions = new Map<string, Session>();
+
+  constructor(directory: string) {
+    this.#directory = directory;
+  }
+
+  /**
+   * Opens a database, loading it from its file first if this process does not have it
+   * open yet. Throws the file's coded error (locked, corrupt, read-only, ...) at once.
+   */
+  open(name: string, version?: number): IDBOpenDBRequest {
+    const session = this.#session(name);
+    session.users++;
+    let request: IDBOpenDBRequest;
+    try {
+      request = session.engine.open(name, version);
+    } catch (err) {
+      this.#release(name, session);
+      throw err;
+    }
+    request.addEventListener('upgradeneeded', () => session.attachUpgrade(request.transaction as unknown as RawTransaction, request.result as RawConnection));
+    request.addEventListener('success', () => {
+      const connection = request.result as RawConnection;
+      session.attach(connection);
+      const close = connection.close.bind(connection);
+      let closed = false;
+      connection.close = () => {
+        close();
+        if (closed) return;
+        closed = true;
+        this.#release(name, session, connection._rawDatabase);
+      };
+    });
+    request.addEventListener('error', () => this.#release(name, session));
+    return request;
+  }
+
+  deleteDatabase(name: string): IDBOpenDBRequest {
+    const open = this.#sessions.get(name);
+    const request = (open?.engine ?? new MemoryIDBFactory()).deleteDatabase(name);
+    request.addEventListener('success', () => {
+      const session = this.#sessions.get(name);
+      if (session && session.users > 0) return; // opened again meanwhile: it is a new database now
+      if (session) {
+        session.file.close();
+        this.#sessions.delete(name);
+      }
+      const path = join(this.#directory, fileNameOf(name));
+      for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${path}${suffix}`, { force: true });
+    });
+    return request;
+  }
+
+  /** The databases in the directory. */
+  async databases(): Promise<IDBDatabaseInfo[]> {
+    let files: string[];
+    try {
+      files = readdirSync(this.#directory);
+    } catch {
+      return [];
+    }
+    return files.flatMap((file) => {
+      const name = nameOfFile(file);
+      return name === undefined ? [] : [{ name, version: 0 }];
+    });
+  }
+
+  cmp(first: unknown, second: unknown): number {
+    return MemoryIDBFactory.prototype.cmp(first, second);
+  }
+
+  #session(name: string): Session {
+    let session = this.#sessions.get(name);
+    if (!session) {
+      session = new Session(this.#directory, name);
+      this.#sessions.set(name, session);
+    }
+    return session;
+  }
+
+  /** One user fewer; the last one closes the file once the database's transactions are finished. */
+  #release(name: string, session: Session, db?: RawDatabase): void {
+    session.users--;
+    const closeWhenIdle = () => {
+      if (session.users > 0 || this.#sessions.get(name) !== session) return;
+      // Reads run in memory: only writes still to be committed keep the file open.
+      if (db && db.transactions.some((trans) => trans.mode !== 'readonly' && trans._state !== 'finished')) {
+        setImmediate(closeWhenIdle);
+        return;
+      }
+      this.#sessions.delete(name);
+      session.file.close();
+    };
+    // At once when nothing runs (a memory's close() then leaves the file closed and unlocked).
+    closeWhenIdle();
+  }
+}

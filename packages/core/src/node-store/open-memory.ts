@@ -1,0 +1,49 @@
+import { openMemory as openIndexedDBMemory, type Memory, type OpenMemoryOptions as BaseOpenMemoryOptions } from '../memory.ts';
+import { describe } from '../model/checks.ts';
+import { invalidInput } from '../model/errors.ts';
+import { defaultDirectory } from './default-directory.ts';
+import { diskIndexedDB } from './disk-indexeddb.ts';
+
+/** Options of {@link openMemory} in Node: those of every platform, plus where the memories are stored. */
+export interface OpenMemoryOptions extends BaseOpenMemoryOptions {
+  /**
+   * Node: the directory the memory's file (`<name>.sqlite`) is kept in. Default:
+   * `$ZEROMEM_HOME`, else `~/.zeromem`. Not together with `indexedDB`.
+   */
+  directory?: string;
+}
+
+/**
+ * Opens (creating if needed) a memory and resolves once it is ready. In Node its memories
+ * are kept on disk and survive restarts: one SQLite file per `name` in `directory`
+ * (see {@link OpenMemoryOptions.directory}); a write resolves once it is committed to the
+ * file. One process at a time can open a store (a second one gets STORAGE_FAILED with
+ * `details.storage.reason` `"locked"`). An IndexedDB passed as `{ indexedDB, IDBKeyRange }`
+ * (e.g. fake-indexeddb for tests), or a global `indexedDB` (as `fake-indexeddb/auto`
+ * installs) when no `directory` is given, is used instead, in memory as before.
+ *
+ * @example
+ * const memory = await openMemory({ name: 'my-agent' }); // ~/.zeromem/my-agent.sqlite
+ * await memory.remember({ namespace: { userId: 'u1' }, content: 'Prefers phone calls' });
+ * @throws ZeromemError INVALID_INPUT (bad options), STORAGE_FAILED (the store cannot be opened: `details.storage` says why and which file), UNSUPPORTED_ENVIRONMENT
+ */
+export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memory> {
+  if (options === null || typeof options !== 'object') return openIndexedDBMemory(options); // its INVALID_INPUT
+  const { directory, ...rest } = options;
+  if (directory === undefined) {
+    // An IndexedDB given or installed globally is used as on every other platform.
+    if (rest.indexedDB !== undefined || typeof indexedDB !== 'undefined') return openIndexedDBMemory(rest);
+    return openIndexedDBMemory({ ...rest, ...onDisk(defaultDirectory()) });
+  }
+  if (typeof directory !== 'string' || directory.trim() === '') {
+    throw invalidInput('openMemory options', [{ path: 'directory', message: `must be a path to a directory, got ${describe(directory)}` }]);
+  }
+  if (rest.indexedDB !== undefined || rest.IDBKeyRange !== undefined) {
+    throw invalidInput('openMemory options', [{ path: 'directory', message: 'give either a directory (stored on disk) or an indexedDB, not both' }]);
+  }
+  return openIndexedDBMemory({ ...rest, ...onDisk(directory) });
+}
+
+function onDisk(directory: string): Pick<BaseOpenMemoryOptions, 'indexedDB' | 'IDBKeyRange'> {
+  return diskIndexedDB(directory);
+}

@@ -1,0 +1,305 @@
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { deserialize, serialize } from 'node:v8';
+import type BetterSqlite3 from 'better-sqlite3';
+import { ZeromemError, type StorageProblem } from '../model/errors.ts';
+import { blobToKey, decodeKey, encodeKey, keyToBlob } from './key-codec.ts';
+
+/** An object store as it is written down: enough to create it again, indexes included. */
+export interface StoredSchema {
+  name: string;
+  keyPath: string | string[] | null;
+  autoIncrement: boolean;
+  /** The key generator's current number (autoIncrement stores), so a reopen never reuses a key. */
+  keyGenerator: number;
+  indexes: Array<{ name: string; keyPath: string | string[]; multiEntry: boolean; unique: boolean }>;
+}
+
+/** One stored row: its key and value, decoded. */
+export interface StoredRow {
+  key: IDBValidKey;
+  value: unknown;
+}
+
+/** A change of one row inside {@link StorageFile.commit}: its key as {@link encodeKey} wrote it, and the current value or `undefined` for a deletion. */
+export interface RowChange {
+  key: string;
+  value: unknown;
+}
+
+/** What one commit writes: per store, its rows that changed (and whether it was cleared first). */
+export interface StoreChanges {
+  store: string;
+  cleared: boolean;
+  rows: RowChange[];
+  keyGenerator: number | null;
+}
+
+const require = createRequire(import.meta.url);
+let driver: typeof BetterSqlite3 | undefined;
+
+/** better-sqlite3, loaded on first use: it is an optional dependency, and browsers never get here. */
+function loadDriver(path: string): typeof BetterSqlite3 {
+  if (driver) return driver;
+  try {
+    driver = require('better-sqlite3') as typeof BetterSqlite3;
+    return driver;
+  } catch (err) {
+    throw new ZeromemError(
+      'UNSUPPORTED_ENVIRONMENT',
+      'Durable storage in Node needs better-sqlite3, which did not install (it compiles from source when no prebuilt binary fits your platform: install a C++ toolchain and reinstall), or pass { indexedDB, IDBKeyRange } for in-memory storage.',
+      { cause: err, storage: { reason: 'unavailable', path } },
+    );
+  }
+}
+
+/**
+ * Disk file names of databases: ASCII letters, digits, `_` and `-` stay, every other
+ * UTF-8 byte is %-encoded (`.` and `/` too), so every name maps to one file and back and
+ * none can point elsewhere.
+ */
+export function fileNameOf(name: string): string {
+  let out = '';
+  for (const byte of Buffer.from(name, 'utf8')) {
+    const c = String.fromCharCode(byte);
+    out += /[A-Za-z0-9_-]/.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return `${out}.sqlite`;
+}
+
+/** The database name a file of {@link fileNameOf} holds, or `undefined` for other files. */
+export function nameOfFile(file: string): string | undefined {
+  if (!file.endsWith('.sqlite')) return undefined;
+  try {
+    return decodeURIComponent(file.slice(0, -'.sqlite'.length));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Values go in as JSON when JSON gives back exactly the same value (records, audit rows:
+ * parsing JSON is about twice as fast as node:v8's structured clone), otherwise as
+ * structured-clone bytes (typed arrays of vectors and index snapshots).
+ */
+function encodeValue(value: unknown): [string | null, Buffer | null] {
+  return isExactJson(value) ? [JSON.stringify(value), null] : [null, serialize(value)];
+}
+
+function decodeValue(json: string | null, bytes: Buffer | null): unknown {
+  return json !== null ? JSON.parse(json) : deserialize(bytes!);
+}
+
+/** Plain data that JSON round-trips unchanged: no undefined, no -0, NaN or Infinity, no holes, no class instances. */
+function isExactJson(value: unknown): boolean {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return true;
+    case 'number':
+      return Number.isFinite(value) && !Object.is(value, -0);
+    case 'object': {
+      if (value === null) return true;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) if (!(i in value) || !isExactJson(value[i])) return false;
+        return true;
+      }
+      if (Object.getPrototypeOf(value) !== Object.prototype) return false;
+      for (const key in value) if (!isExactJson((value as Record<string, unknown>)[key])) return false;
+      return true;
+    }
+    default:
+      return false;
+  }
+}
+
+/**
+ * One IndexedDB database in one SQLite file (better-sqlite3, WAL). The file is locked
+ * exclusively for as long as it is open, so one process at a time uses it. Rows are
+ * (store, key, value): keys in an order-preserving encoding (key-codec.ts), values as
+ * JSON or structured-clone bytes (node:v8, the algorithm IndexedDB stores values with).
+ * Indexes are not stored: they are rebuilt in memory at open. `secure_delete` zeroes deleted content in the file, and
+ * {@link checkpoint} moves the WAL into the database and truncates it.
+ */
+export class StorageFile {
+  readonly path: string;
+  readonly #db: BetterSqlite3.Database;
+  readonly #storeIds = new Map<string, number>();
+  readonly #upsert: BetterSqlite3.Statement;
+  readonly #delete: BetterSqlite3.Statement;
+  readonly #clear: BetterSqlite3.Statement;
+  readonly #setKeyGenerator: BetterSqlite3.Statement;
+  #synchronous: 'FULL' | 'NORMAL' = 'FULL';
+
+  /**
+   * Opens (creating it if needed) the file of database `name` in `directory` and takes its lock.
+   * @throws ZeromemError STORAGE_FAILED with `details.storage.reason` locked, corrupt, read-only or unavailable; QUOTA_EXCEEDED when the disk is full
+   */
+  constructor(directory: string, name: string) {
+    this.path = join(directory, fileNameOf(name));
+    const Database = loadDriver(this.path);
+    try {
+      mkdirSync(directory, { recursive: true, mode: 0o700 });
+      // SQLite would open a read-only file read-only and fail later, on its WAL, with a plain I/O error.
+      accessSync(directory, constants.W_OK);
+      if (existsSync(this.path)) accessSync(this.path, constants.R_OK | constants.W_OK);
+    } catch (err) {
+      throw storageError(err, this.path, 'open');
+    }
+    let db: BetterSqlite3.Database | undefined;
+    try {
+      // A short wait covers a process that is just closing the file; a live owner keeps it.
+      db = new Database(this.path, { timeout: 200 });
+      // Exclusive locking before WAL: the lock is held from the first access until close,
+      // and the WAL index lives in this process's heap (no -shm file).
+      db.pragma('locking_mode = EXCLUSIVE');
+      db.pragma('journal_mode = WAL');
+      db.pragma('synchronous = FULL');
+      db.pragma('secure_delete = ON');
+      db.exec(`BEGIN EXCLUSIVE;
+        CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS stores (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, schema TEXT NOT NULL, keyGenerator REAL NOT NULL DEFAULT 1);
+        CREATE TABLE IF NOT EXISTS rows (store INTEGER NOT NULL, key BLOB NOT NULL, json TEXT, bytes BLOB, UNIQUE (store, key));
+        COMMIT;`);
+      for (const row of db.prepare('SELECT id, name FROM stores').all() as Array<{ id: number; name: string }>) this.#storeIds.set(row.name, row.id);
+      this.#upsert = db.prepare('INSERT INTO rows (store, key, json, bytes) VALUES (?, ?, ?, ?) ON CONFLICT (store, key) DO UPDATE SET json = excluded.json, bytes = excluded.bytes');
+      this.#delete = db.prepare('DELETE FROM rows WHERE store = ? AND key = ?');
+      this.#clear = db.prepare('DELETE FROM rows WHERE store = ?');
+      this.#setKeyGenerator = db.prepare('UPDATE stores SET keyGenerator = ? WHERE id = ?');
+    } catch (err) {
+      if (db?.inTransaction) db.exec('ROLLBACK');
+      db?.close();
+      throw storageError(err, this.path, 'open');
+    }
+    this.#db = db;
+  }
+
+  /** The stored IndexedDB version and object stores, or `undefined` for a new file. */
+  readSchema(): { version: number; stores: StoredSchema[] } | undefined {
+    try {
+      const version = this.#db.prepare("SELECT v FROM meta WHERE k = 'version'").pluck().get() as number | undefined;
+      if (version === undefined) return undefined;
+      const stores = (this.#db.prepare('SELECT schema, keyGenerator FROM stores ORDER BY id').all() as Array<{ schema: string; keyGenerator: number }>).map(
+        (row) => ({ ...(JSON.parse(row.schema) as Omit<StoredSchema, 'keyGenerator'>), keyGenerator: row.keyGenerator }),
+      );
+      return { version, stores };
+    } catch (err) {
+      throw storageError(err, this.path, 'read');
+    }
+  }
+
+  /**
+   * Every row of a store, decoded, in key order, each with its {@link encodeKey} string.
+   * Reads the whole store at once, so a bad file fails here and not halfway.
+   */
+  readRows(store: string): Array<StoredRow & { encodedKey: string }> {
+    const id = this.#storeIds.get(store);
+    if (id === undefined) return [];
+    try {
+      const rows = this.#db.prepare('SELECT key, json, bytes FROM rows WHERE store = ? ORDER BY key').raw().all(id) as Array<[Buffer, string | null, Buffer | null]>;
+      return rows.map(([blob, json, bytes]) => {
+        const encodedKey = blobToKey(blob);
+        return { encodedKey, key: decodeKey(encodedKey), value: decodeValue(json, bytes) };
+      });
+    } catch (err) {
+      throw storageError(err, this.path, 'read');
+    }
+  }
+
+  /**
+   * Writes one IndexedDB transaction's changes in one SQLite transaction; returns once it
+   * is committed (and, with `durable`, synced to disk). Nothing is written if it throws.
+   */
+  commit(changes: StoreChanges[], durable: boolean): void {
+    this.#setSynchronous(durable ? 'FULL' : 'NORMAL');
+    try {
+      this.#db.transaction(() => {
+        for (const change of changes) {
+          const id = this.#storeIds.get(change.store);
+          if (id === undefined) throw new Error(`object store "${change.store}" is not in the file`);
+          if (change.cleared) this.#clear.run(id);
+          for (const row of change.rows) {
+            if (row.value === undefined) this.#delete.run(id, keyToBlob(row.key));
+            else this.#upsert.run(id, keyToBlob(row.key), ...encodeValue(row.value));
+          }
+          if (change.keyGenerator !== null) this.#setKeyGenerator.run(change.keyGenerator, id);
+        }
+      })();
+    } catch (err) {
+      throw storageError(err, this.path, 'write');
+    }
+  }
+
+  /** Replaces everything in the file (after a schema change): version, stores and all their rows. */
+  rewrite(version: number, stores: Array<{ schema: StoredSchema; rows: Iterable<StoredRow> }>): void {
+    this.#setSynchronous('FULL');
+    try {
+      this.#db.transaction(() => {
+        this.#db.exec('DELETE FROM rows; DELETE FROM stores;');
+        this.#storeIds.clear();
+        const insertStore = this.#db.prepare('INSERT INTO stores (name, schema, keyGenerator) VALUES (?, ?, ?)');
+        for (const { schema, rows } of stores) {
+          const { keyGenerator, ...rest } = schema;
+          const id = Number(insertStore.run(schema.name, JSON.stringify(rest), keyGenerator).lastInsertRowid);
+          this.#storeIds.set(schema.name, id);
+          for (const row of rows) this.#upsert.run(id, keyToBlob(encodeKey(row.key)), ...encodeValue(row.value));
+        }
+        this.#db.prepare("INSERT INTO meta (k, v) VALUES ('version', ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v").run(version);
+      })();
+    } catch (err) {
+      this.#storeIds.clear();
+      for (const row of this.#db.prepare('SELECT id, name FROM stores').all() as Array<{ id: number; name: string }>) this.#storeIds.set(row.name, row.id);
+      throw storageError(err, this.path, 'write');
+    }
+  }
+
+  /**
+   * Copies the WAL into the database file and truncates it, so content deleted by a
+   * commit (already zeroed in the database pages by `secure_delete`) leaves no older
+   * copy in the WAL either.
+   */
+  checkpoint(): void {
+    try {
+      this.#db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch (err) {
+      throw storageError(err, this.path, 'write');
+    }
+  }
+
+  /** Closes the file and releases its lock. */
+  close(): void {
+    this.#db.close();
+  }
+
+  #setSynchronous(level: 'FULL' | 'NORMAL'): void {
+    if (this.#synchronous === level) return;
+    this.#db.pragma(`synchronous = ${level}`);
+    this.#synchronous = level;
+  }
+}
+
+/** A SQLite or file-system failure as a coded error that says which file and what to do. */
+export function storageError(err: unknown, path: string, during: 'open' | 'read' | 'write'): ZeromemError {
+  if (err instanceof ZeromemError) return err;
+  const code = String((err as { code?: unknown } | null)?.code ?? '');
+  const message = err instanceof Error ? err.message : String(err);
+  const problem = (reason: StorageProblem['reason'], text: string) =>
+    new ZeromemError('STORAGE_FAILED', `${text} (${path}: ${message})`, { cause: err, storage: { reason, path } });
+  if (code === 'SQLITE_FULL' || code === 'ENOSPC') {
+    return new ZeromemError('QUOTA_EXCEEDED', `The disk is full: nothing of this operation was written; free space, or forget or export old memories (${path}).`, {
+      cause: err,
+      storage: { reason: 'full', path },
+    });
+  }
+  if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+    return problem('locked', 'Another process has this memory open; one process at a time can use a store. Close it there, or give this process its own directory or name');
+  }
+  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
+    return problem('corrupt', 'The memory file is damaged or not a zeromem store; it was left as it is. Restore it from a backup or an export, or move it away');
+  }
+  if (code.startsWith('SQLITE_READONLY') || code === 'EROFS' || code === 'EACCES' || code === 'EPERM' || code.startsWith('SQLITE_CANTOPEN')) {
+    return problem('read-only', 'The memory file or its directory cannot be written by this process; fix its permissions or choose another directory');
+  }
+  return problem('unavailable', `The memory file could not be ${during === 'open' ? 'opened' : during === 'read' ? 'read' : 'written'}; nothing of this operation was written`);
+}

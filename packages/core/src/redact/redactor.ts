@@ -1,0 +1,197 @@
+import { IssueList, checkKnownKeys, describe, isPlainObject, join } from '../model/checks.ts';
+import type { InputIssue } from '../model/errors.ts';
+import type { JsonObject, JsonValue } from '../model/types.ts';
+import { DETECTORS, findAll, type CustomDetector, type DetectorName, type Found } from './detectors.ts';
+
+/**
+ * What happens to a detected value on write: `mask` stores `[email]`; `hash` stores
+ * `[email:<12 hex>]`, a keyed hash (HMAC-SHA-256 with `hashKey`) of the normalized value, so
+ * equal values still match each other; `reject` refuses the write (INVALID_INPUT);
+ * `maskInContext` stores the value as given and masks it only in built contexts.
+ */
+export type RedactAction = 'mask' | 'hash' | 'reject' | 'maskInContext';
+const ACTIONS: readonly RedactAction[] = ['mask', 'hash', 'reject', 'maskInContext'];
+
+/** The `redaction` option of `openMemory`: on-device detection of personal data on every write, no LLM. */
+export interface RedactionOptions {
+  /**
+   * Per built-in detector (`email`, `phone` (international with +, Chinese mobile), `card`
+   * (Luhn-checked), `iban` (mod-97-checked), `cn_id` (Chinese resident ID, checksum and
+   * birth date checked)) what to do. Default: every one `mask`. A detector left out of a
+   * given object is off.
+   */
+  detectors?: Partial<Record<DetectorName, RedactAction>>;
+  /** Your own patterns (e.g. order or employee numbers), each with a name (`[a-z][a-z0-9_-]*`) and an action. */
+  patterns?: Array<{ name: string; pattern: RegExp | string; action: RedactAction }>;
+  /** Key of the `hash` action (16 characters or more); required when a detector hashes. Keep it secret and stable. */
+  hashKey?: string;
+}
+
+/** What one write's redaction did: per detector and action, how many values (never the values). */
+export interface RedactionCount {
+  detector: string;
+  action: 'mask' | 'hash';
+  count: number;
+}
+
+/** The fields of a write that redaction reads. */
+export interface RedactableFields {
+  content?: string | undefined;
+  metadata?: JsonObject | undefined;
+}
+
+/** A redacted write, or the issues of a refused one. */
+export type RedactionOutcome<T> = { ok: true; value: T; counts: RedactionCount[] } | { ok: false; issues: InputIssue[] };
+
+const NAME = /^[a-z][a-z0-9_-]{0,31}$/;
+const MAX_PATTERNS = 64;
+
+/** Applies the configured detectors. Built once per memory from validated options. */
+export class Redactor {
+  readonly #actions: ReadonlyMap<string, RedactAction>;
+  readonly #builtIns: DetectorName[];
+  readonly #custom: CustomDetector[];
+  readonly #key: Promise<CryptoKey> | undefined;
+
+  constructor(actions: Map<string, RedactAction>, custom: CustomDetector[], hashKey: string | undefined) {
+    this.#actions = actions;
+    this.#builtIns = DETECTORS.filter((name) => actions.has(name));
+    this.#custom = custom;
+    this.#key = hashKey === undefined ? undefined : crypto.subtle.importKey('raw', new TextEncoder().encode(hashKey), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  }
+
+  /** True when some detector masks values in contexts only. */
+  get masksContexts(): boolean {
+    return [...this.#actions.values()].includes('maskInContext');
+  }
+
+  /** Redacts content and every string in metadata; refuses (with paths, never values) what a `reject` detector finds. */
+  async redact<T extends RedactableFields>(value: T, path = ''): Promise<RedactionOutcome<T>> {
+    const counts = new Map<string, RedactionCount>();
+    const issues: InputIssue[] = [];
+    const text = async (input: string, at: string) => {
+      const found = findAll(input, this.#builtIns, this.#custom);
+      if (found.length === 0) return input;
+      const refused = [...new Set(found.filter((f) => this.#actions.get(f.detector) === 'reject').map((f) => f.detector))];
+      for (const detector of refused) issues.push({ path: at, message: `holds a value the ${detector} detector refuses (redaction: reject); remove it and write again` });
+      return this.#replace(input, found, counts);
+    };
+    const next = { ...value };
+    if (value.content !== undefined) next.content = await text(value.content, join(path, 'content'));
+    if (value.metadata !== undefined) next.metadata = (await this.#walk(value.metadata, join(path, 'metadata'), text)) as JsonObject;
+    if (issues.length) return { ok: false, issues };
+    return { ok: true, value: next, counts: [...counts.values()] };
+  }
+
+  /**
+   * A recall query as stored text would hold it: masked and hashed like a write (a value
+   * a `reject` detector finds is masked), so a hashed value finds the memories holding it.
+   */
+  async redactQuery(query: string): Promise<string> {
+    const found = findAll(query, this.#builtIns, this.#custom);
+    if (found.length === 0) return query;
+    const asWritten = found.map((f) => (this.#actions.get(f.detector) === 'reject' ? { ...f, forceMask: true } : f));
+    return this.#replace(query, asWritten, new Map());
+  }
+
+  /** The text as a context shows it: values of `maskInContext` detectors masked. */
+  maskForContext(text: string): string {
+    const found = findAll(text, this.#builtIns, this.#custom).filter((f) => this.#actions.get(f.detector) === 'maskInContext');
+    let out = '';
+    let at = 0;
+    for (const f of found) {
+      out += `${text.slice(at, f.start)}[${f.detector}]`;
+      at = f.end;
+    }
+    return out + text.slice(at);
+  }
+
+  async #replace(text: string, found: Array<Found & { forceMask?: boolean }>, counts: Map<string, RedactionCount>): Promise<string> {
+    let out = '';
+    let at = 0;
+    for (const f of found) {
+      const action = f.forceMask ? 'mask' : this.#actions.get(f.detector);
+      if (action !== 'mask' && action !== 'hash') continue; // maskInContext keeps it; reject refused the write
+      out += text.slice(at, f.start) + (action === 'mask' ? `[${f.detector}]` : `[${f.detector}:${await this.#hash(f)}]`);
+      at = f.end;
+      const key = `${f.detector}\u0000${action}`;
+      const count = counts.get(key) ?? { detector: f.detector, action, count: 0 };
+      count.count++;
+      counts.set(key, count);
+    }
+    return out + text.slice(at);
+  }
+
+  async #hash(found: Found): Promise<string> {
+    const mac = await crypto.subtle.sign('HMAC', await this.#key!, new TextEncoder().encode(`${found.detector}\u0000${found.normalized}`));
+    return Array.from(new Uint8Array(mac, 0, 6), (b) => b.toString(16).padStart(2, '0')).join('');
+  }
+
+  async #walk(value: JsonValue, path: string, text: (input: string, at: string) => Promise<string>): Promise<JsonValue> {
+    if (typeof value === 'string') return text(value, path);
+    if (Array.isArray(value)) {
+      const out: JsonValue[] = [];
+      for (const [i, item] of value.entries()) out.push(await this.#walk(item, join(path, i), text));
+      return out;
+    }
+    if (value !== null && typeof value === 'object') {
+      const out: JsonObject = {};
+      for (const [key, item] of Object.entries(value)) out[key] = await this.#walk(item, join(path, key), text);
+      return out;
+    }
+    return value;
+  }
+}
+
+/** Validates the `redaction` option into `issues`; the Redactor, or undefined when off or invalid. */
+export function checkRedaction(value: unknown, issues: IssueList): Redactor | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (!isPlainObject(value)) {
+    issues.add('redaction', `must be an object { detectors?, patterns?, hashKey? }, got ${describe(value)}`);
+    return undefined;
+  }
+  const before = issues.items.length;
+  checkKnownKeys(value, ['detectors', 'patterns', 'hashKey'], 'redaction', issues);
+  const actions = new Map<string, RedactAction>();
+  if (value.detectors === undefined) for (const name of DETECTORS) actions.set(name, 'mask');
+  else if (!isPlainObject(value.detectors)) issues.add('redaction.detectors', 'must be an object of detector -> action');
+  else {
+    checkKnownKeys(value.detectors, DETECTORS, 'redaction.detectors', issues);
+    for (const [name, action] of Object.entries(value.detectors)) {
+      if (!(DETECTORS as readonly string[]).includes(name)) continue;
+      if (ACTIONS.includes(action as RedactAction)) actions.set(name, action as RedactAction);
+      else issues.add(join('redaction.detectors', name), `must be one of ${ACTIONS.join(', ')}, got ${describe(action)}`);
+    }
+  }
+  const custom: CustomDetector[] = [];
+  if (value.patterns !== undefined) {
+    if (!Array.isArray(value.patterns) || value.patterns.length > MAX_PATTERNS) issues.add('redaction.patterns', `must be an array of at most ${MAX_PATTERNS} { name, pattern, action }`);
+    else {
+      value.patterns.forEach((entry: unknown, i) => {
+        const path = join('redaction.patterns', i);
+        if (!isPlainObject(entry)) return issues.add(path, 'must be an object { name, pattern, action }');
+        checkKnownKeys(entry, ['name', 'pattern', 'action'], path, issues);
+        const { name, pattern, action } = entry;
+        if (typeof name !== 'string' || !NAME.test(name) || (DETECTORS as readonly string[]).includes(name) || actions.has(name)) {
+          return issues.add(join(path, 'name'), 'must be a new name of lowercase letters, digits, _ or - (at most 32, starting with a letter)');
+        }
+        if (!ACTIONS.includes(action as RedactAction)) return issues.add(join(path, 'action'), `must be one of ${ACTIONS.join(', ')}`);
+        let regex: RegExp;
+        try {
+          regex = pattern instanceof RegExp ? new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`) : typeof pattern === 'string' && pattern ? new RegExp(pattern, 'gu') : (undefined as never);
+        } catch (err) {
+          return issues.add(join(path, 'pattern'), `is not a valid regular expression: ${(err as Error).message}`);
+        }
+        if (!regex) return issues.add(join(path, 'pattern'), 'must be a RegExp or a non-empty string');
+        if (regex.test('')) return issues.add(join(path, 'pattern'), 'must not match the empty string');
+        actions.set(name, action as RedactAction);
+        custom.push({ name, pattern: regex });
+      });
+    }
+  }
+  const hashes = [...actions.values()].includes('hash');
+  if (value.hashKey !== undefined && !(typeof value.hashKey === 'string' && value.hashKey.length >= 16)) issues.add('redaction.hashKey', 'must be a string of 16 characters or more');
+  else if (hashes && value.hashKey === undefined) issues.add('redaction.hashKey', 'is required when a detector uses the hash action');
+  if (issues.items.length > before) return undefined;
+  return new Redactor(actions, custom, value.hashKey as string | undefined);
+}

@@ -1,0 +1,205 @@
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { diskIndexedDB, openMemory } from '../../src/index.node.ts';
+import { expectCode } from '../helpers.ts';
+import { NS, runStoreProcess, startStoreProcess } from './run-store-process.ts';
+
+const dirs: string[] = [];
+function tempDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'zeromem-disk-'));
+  dirs.push(dir);
+  return dir;
+}
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function read(dir: string, name: string): Promise<{ count: number; ids: string[] }> {
+  const lines = await runStoreProcess(['read', dir, name]);
+  return JSON.parse(lines.at(-1)!) as { count: number; ids: string[] };
+}
+
+async function tryOpen(dir: string, name: string, user?: { uid: number; gid: number }): Promise<{ ok?: true; code?: string; reason?: string; message?: string }> {
+  const lines = await runStoreProcess(['open', dir, name], user ?? {});
+  return JSON.parse(lines.at(-1)!) as { ok?: true; code?: string; reason?: string };
+}
+
+/** Every file of a directory with its bytes, to check that a failed open changed nothing. */
+function snapshotFiles(dir: string): Record<string, string> {
+  return Object.fromEntries(readdirSync(dir).map((file) => [file, readFileSync(join(dir, file)).toString('base64')]));
+}
+
+// Each test starts Node processes (tsx compiles on start): generous on a loaded machine.
+describe('memories on disk in Node', { timeout: 120_000 }, () => {
+  it('a process killed with SIGKILL right after acknowledgements loses none of them', async () => {
+    const dir = tempDir();
+    const writer = startStoreProcess(['remember', dir, 'agent', '0']);
+    await writer.waitFor((line) => writer.lines.filter((l) => l.startsWith('ack ')).length >= 25 && line.startsWith('ack '));
+    writer.child.kill('SIGKILL');
+    const { signal } = await writer.exited;
+    expect(signal).toBe('SIGKILL');
+    const acknowledged = writer.lines.filter((line) => line.startsWith('ack ')).map((line) => line.slice(4));
+    expect(acknowledged.length).toBeGreaterThanOrEqual(25);
+    const found = await read(dir, 'agent');
+    expect(found.ids).toEqual(expect.arrayContaining(acknowledged));
+    // At most the write in flight when the signal came is there unacknowledged.
+    expect(found.count - acknowledged.length).toBeLessThanOrEqual(1);
+  });
+
+  it('a batch is all or nothing on disk, also when the process is killed while writing batches', async () => {
+    const dir = tempDir();
+    const writer = startStoreProcess(['batches', dir, 'agent', '200']);
+    await writer.waitFor((line) => line.startsWith('ack 3 '));
+    writer.child.kill('SIGKILL');
+    await writer.exited;
+    const acknowledged = writer.lines.filter((line) => line.startsWith('ack ')).length;
+    const found = await read(dir, 'agent');
+    expect(found.count % 200).toBe(0); // never part of a batch
+    expect(found.count / 200 - acknowledged).toBeGreaterThanOrEqual(0);
+    expect(found.count / 200 - acknowledged).toBeLessThanOrEqual(1);
+  });
+
+  it('keeps memories, updates and forgets across a restart of the process', async () => {
+    const dir = tempDir();
+    let memory = await openMemory({ name: 'agent', directory: dir });
+    const { id: kept } = await memory.remember({ namespace: NS, content: 'Prefers phone calls', tags: ['contact'] });
+    const { id: changed } = await memory.remember({ namespace: NS, content: 'Lives in Berlin' });
+    const { id: gone } = await memory.remember({ namespace: NS, content: 'Temporary note' });
+    await memory.update(NS, changed, { content: 'Lives in Hamburg' });
+    await memory.forget(NS, gone);
+    await memory.rememberMany([1, 2, 3].map((i) => ({ namespace: NS, content: `Batch item ${i}` })));
+    await memory.close();
+
+    const found = await read(dir, 'agent');
+    expect(found.count).toBe(5);
+    expect(found.ids).toEqual(expect.arrayContaining([kept, changed]));
+    expect(found.ids).not.toContain(gone);
+
+    memory = await openMemory({ name: 'agent', directory: dir });
+    expect((await memory.get(NS, changed))?.content).toBe('Lives in Hamburg');
+    expect((await memory.get(NS, kept))?.tags).toEqual(['contact']);
+    // The index trees built at load answer like the ones built write by write.
+    expect((await memory.list(NS, { tags: { any: ['contact'] } })).items.map((r) => r.id)).toEqual([kept]);
+    expect((await memory.list(NS, { limit: 10 })).items.map((r) => r.content)).toEqual(['Batch item 3', 'Batch item 2', 'Batch item 1', 'Lives in Hamburg', 'Prefers phone calls']);
+    expect((await memory.recall(NS, 'phone')).hits[0]?.id).toBe(kept);
+    const seqs = (await memory.audit(NS)).map((entry) => entry.seq);
+    const { id: later } = await memory.remember({ namespace: NS, content: 'Written after the reopen' });
+    const next = (await memory.audit(NS)).filter((entry) => entry.id === later)[0]!.seq;
+    expect(next).toBeGreaterThan(Math.max(...seqs)); // the audit sequence goes on, never reused
+    await memory.close();
+  });
+
+  it('two memories in one process on one store share it, like two tabs', async () => {
+    const dir = tempDir();
+    const a = await openMemory({ name: 'agent', directory: dir });
+    const b = await openMemory({ name: 'agent', directory: dir });
+    const { id } = await a.remember({ namespace: NS, content: 'Written by a' });
+    expect((await b.get(NS, id))?.content).toBe('Written by a');
+    await a.close();
+    await b.remember({ namespace: NS, content: 'Written by b after a closed' });
+    await b.close();
+    expect((await read(dir, 'agent')).count).toBe(2);
+  });
+
+  it('a second process gets STORAGE_FAILED (locked) while the first has the store open, and loses nothing', async () => {
+    const dir = tempDir();
+    const memory = await openMemory({ name: 'agent', directory: dir });
+    await memory.remember({ namespace: NS, content: 'Written by the first process' });
+    const second = await tryOpen(dir, 'agent');
+    expect(second).toMatchObject({ code: 'STORAGE_FAILED', reason: 'locked' });
+    expect(second.message).toContain('Another process has this memory open');
+    await memory.remember({ namespace: NS, content: 'Still writing after the refused open' });
+    await memory.close();
+    expect((await read(dir, 'agent')).count).toBe(2); // once the first closed, the second opens it
+  });
+
+  it('this process gets STORAGE_FAILED (locked) while another process holds the store; the lock goes with that process', async () => {
+    const dir = tempDir();
+    const holder = startStoreProcess(['hold', dir, 'agent']);
+    await holder.waitFor((line) => line === 'open');
+    const err = await expectCode(openMemory({ name: 'agent', directory: dir }), 'STORAGE_FAILED');
+    expect(err.details.storage).toEqual({ reason: 'locked', path: join(dir, 'agent.sqlite') });
+    holder.child.kill('SIGKILL');
+    await holder.exited;
+    const memory = await openMemory({ name: 'agent', directory: dir });
+    await memory.remember({ namespace: NS, content: 'Now this process has it' });
+    await memory.close();
+  });
+
+  it('a corrupt store gives STORAGE_FAILED (corrupt) at open and is left as it was', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'garbage.sqlite'), 'this is not a database file, but someone may want it back'.repeat(100));
+    const before = snapshotFiles(dir);
+    expect(await tryOpen(dir, 'garbage')).toMatchObject({ code: 'STORAGE_FAILED', reason: 'corrupt' });
+    const err = await expectCode(openMemory({ name: 'garbage', directory: dir }), 'STORAGE_FAILED');
+    expect(err.details.storage?.reason).toBe('corrupt');
+    expect(snapshotFiles(dir)).toEqual(before);
+
+    // A real store whose pages are damaged after the header.
+    const memory = await openMemory({ name: 'damaged', directory: dir });
+    await memory.rememberMany(Array.from({ length: 300 }, (_, i) => ({ namespace: NS, content: `Memory ${i} with some words to fill pages` })));
+    await memory.close();
+    await new Promise((resolve) => setTimeout(resolve, 50)); // the file closes once the connection's work is done
+    const file = join(dir, 'damaged.sqlite');
+    const bytes = readFileSync(file);
+    bytes.fill(0xa5, 4096, bytes.length - 4096);
+    writeFileSync(file, bytes);
+    const damaged = snapshotFiles(dir);
+    expect(await tryOpen(dir, 'damaged')).toMatchObject({ code: 'STORAGE_FAILED', reason: 'corrupt' });
+    expect(snapshotFiles(dir)).toEqual(damaged);
+  });
+
+  it('a store this process cannot write gives STORAGE_FAILED (read-only) at open and is left as it was', async () => {
+    const dir = tempDir();
+    const memory = await openMemory({ name: 'agent', directory: dir });
+    await memory.remember({ namespace: NS, content: 'Written while it was writable' });
+    await memory.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    chmodSync(dir, 0o755);
+    chmodSync(join(dir, 'agent.sqlite'), 0o444);
+    // Root ignores file modes: then the check runs as an unprivileged user.
+    const user = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : undefined;
+    if (user) chownSync(dir, 0, 0);
+    const before = snapshotFiles(dir);
+    const refused = await tryOpen(dir, 'agent', user);
+    expect(refused, refused.message).toMatchObject({ code: 'STORAGE_FAILED', reason: 'read-only' });
+    expect(snapshotFiles(dir)).toEqual(before);
+    chmodSync(join(dir, 'agent.sqlite'), 0o644);
+    expect((await read(dir, 'agent')).count).toBe(1);
+  });
+
+  it('a bad directory option is INVALID_INPUT, and directory with indexedDB is refused', async () => {
+    await expectCode(openMemory({ name: 'x', directory: '' }), 'INVALID_INPUT', 'directory');
+    await expectCode(openMemory({ name: 'x', directory: 42 as unknown as string }), 'INVALID_INPUT', 'directory');
+    const { indexedDB, IDBKeyRange } = diskIndexedDB(tempDir());
+    await expectCode(openMemory({ name: 'x', directory: tempDir(), indexedDB, IDBKeyRange }), 'INVALID_INPUT', 'directory');
+  });
+
+  it('without a directory, Node stores under ZEROMEM_HOME, else ~/.zeromem; with fake-indexeddb/auto nothing goes to disk', async () => {
+    const zeromemHome = tempDir();
+    expect(await runStoreProcess(['default', 'my-agent'], { env: { ZEROMEM_HOME: zeromemHome } })).toEqual(['ok']);
+    expect(readdirSync(zeromemHome)).toEqual(['my-agent.sqlite']);
+
+    const home = tempDir();
+    expect(await runStoreProcess(['default', 'my-agent'], { env: { ZEROMEM_HOME: '', HOME: home, USERPROFILE: home } })).toEqual(['ok']);
+    expect(readdirSync(join(home, '.zeromem'))).toEqual(['my-agent.sqlite']);
+
+    const untouched = tempDir();
+    expect(await runStoreProcess(['auto', 'my-agent'], { env: { ZEROMEM_HOME: untouched, HOME: untouched } })).toEqual(['ok']);
+    expect(readdirSync(untouched)).toEqual([]);
+  });
+
+  it('names map to one file each, whatever characters they hold', async () => {
+    const dir = tempDir();
+    for (const name of ['a/b', 'a%2Fb', '..', 'Ünïcödé name']) {
+      const memory = await openMemory({ name, directory: dir });
+      await memory.remember({ namespace: NS, content: `In ${name}` });
+      await memory.close();
+    }
+    expect(readdirSync(dir).sort()).toEqual(['%2E%2E.sqlite', 'a%252Fb.sqlite', 'a%2Fb.sqlite', '%C3%9Cn%C3%AFc%C3%B6d%C3%A9%20name.sqlite'].sort()); // closed: no WAL left
+    expect(existsSync(join(dir, 'a'))).toBe(false);
+    expect(await diskIndexedDB(dir).indexedDB.databases()).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'a/b' }), expect.objectContaining({ name: '..' })]));
+  });
+});

@@ -1,0 +1,69 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** The namespace store-process.ts writes and reads. */
+export const NS = { userId: 'u1' };
+
+const SCRIPT = fileURLToPath(new URL('./store-process.ts', import.meta.url));
+
+/** A running store-process.ts: its lines of output so far, and a way to wait for one. */
+export interface StoreProcess {
+  child: ChildProcess;
+  lines: string[];
+  /** Resolves with the first line (counting those seen already) that `match` accepts. */
+  waitFor(match: (line: string) => boolean): Promise<string>;
+  /** Resolves with the exit code (or signal) once the process is gone. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>;
+}
+
+/** Starts `store-process.ts <args>` under `node --import tsx`; `uid`/`gid` run it as another user. */
+export function startStoreProcess(args: string[], options: { env?: NodeJS.ProcessEnv; uid?: number; gid?: number } = {}): StoreProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, ...args], {
+    env: { ...process.env, ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+    ...(options.uid !== undefined ? { uid: options.uid, gid: options.gid } : {}),
+  });
+  const lines: string[] = [];
+  const waiters: Array<{ match: (line: string) => boolean; resolve: (line: string) => void }> = [];
+  let buffer = '';
+  let stderr = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    buffer += chunk;
+    let newline: number;
+    while ((newline = buffer.indexOf('\n')) >= 0) {
+      const line = buffer.slice(0, newline);
+      buffer = buffer.slice(newline + 1);
+      lines.push(line);
+      for (const waiter of [...waiters]) {
+        if (waiter.match(line)) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve(line);
+        }
+      }
+    }
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
+    child.on('close', (code, signal) => {
+      for (const waiter of waiters) waiter.resolve(`exited ${code ?? signal}: ${stderr}`);
+      resolve({ code, signal, stderr });
+    }),
+  );
+  return {
+    child,
+    lines,
+    exited,
+    waitFor: (match) => {
+      const seen = lines.find(match);
+      return seen !== undefined ? Promise.resolve(seen) : new Promise((resolve) => waiters.push({ match, resolve }));
+    },
+  };
+}
+
+/** Runs store-process.ts to its end and returns its output lines (rejects on a non-zero exit). */
+export async function runStoreProcess(args: string[], options: { env?: NodeJS.ProcessEnv; uid?: number; gid?: number } = {}): Promise<string[]> {
+  const process = startStoreProcess(args, options);
+  const { code, stderr } = await process.exited;
+  if (code !== 0) throw new Error(`store-process ${args.join(' ')} exited with ${code}: ${stderr}`);
+  return process.lines;
+}

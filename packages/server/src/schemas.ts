@@ -1,0 +1,303 @@
+import { z } from '@hono/zod-openapi';
+
+// The request and response shapes of the service. They validate requests (the
+// openapi route definitions use them) and generate /openapi.json; core's own
+// validation still runs behind them, so its limits and messages stay the contract.
+
+const Json = z.any().openapi({ description: 'Any JSON value.' });
+const JsonObject = z.record(z.string(), Json).openapi({ description: 'A JSON object.' });
+const Time = z.union([z.number(), z.string()]).openapi({ description: 'Epoch milliseconds or an ISO 8601 string.' });
+const Duration = z.union([z.number(), z.string()]).openapi({ description: 'Milliseconds, or e.g. "90s", "30m", "2d".' });
+const Source = z.enum(['user', 'assistant', 'tool', 'system', 'memory']);
+const Layer = z.enum(['session', 'long_term', 'knowledge']);
+
+export const NamespaceSchema = z
+  .object({ userId: z.string(), agentId: z.string().optional(), scope: z.string().optional() })
+  .strict()
+  .openapi('Namespace', { description: 'Where a record lives. Every request names its namespace.' });
+
+/** Namespace fields as query parameters (GET and DELETE requests). */
+export const NamespaceQuery = z.object({
+  userId: z.string().openapi({ param: { name: 'userId', in: 'query' }, example: 'wang' }),
+  agentId: z.string().optional().openapi({ param: { name: 'agentId', in: 'query' }, example: 'after-sales' }),
+  scope: z.string().optional().openapi({ param: { name: 'scope', in: 'query' } }),
+});
+
+export const RecordSchema = z
+  .object({
+    id: z.string(),
+    namespace: NamespaceSchema,
+    namespaceKey: z.string(),
+    content: z.string(),
+    source: Source,
+    layer: Layer,
+    tags: z.array(z.string()),
+    metadata: JsonObject,
+    importance: z.number(),
+    createdAt: z.number(),
+    updatedAt: z.number(),
+    expiresAt: z.number().nullable(),
+    accessCount: z.number(),
+    lastAccessedAt: z.number().nullable(),
+    contentHash: z.string(),
+    version: z.number().int(),
+    tier: z.enum(['hot', 'cold']),
+    mergedFrom: z.array(z.string()),
+  })
+  .strict()
+  .openapi('Record');
+
+export const RememberInputSchema = z
+  .object({
+    namespace: NamespaceSchema,
+    content: z.string(),
+    id: z.string().optional(),
+    source: Source.optional(),
+    layer: Layer.optional(),
+    tags: z.array(z.string()).optional(),
+    metadata: JsonObject.optional(),
+    importance: z.number().optional(),
+    createdAt: Time.optional(),
+    expiresAt: Time.optional(),
+    ttl: Duration.optional(),
+  })
+  .strict()
+  .openapi('RememberInput');
+
+export const RememberBatchSchema = z
+  .object({
+    memories: z.array(RememberInputSchema).min(1),
+    skipInvalid: z.boolean().optional().openapi({ description: 'Write the valid items and report the rest instead of rejecting the batch.' }),
+  })
+  .strict()
+  .openapi('RememberBatch');
+
+export const RememberResultSchema = z.object({ id: z.string(), deduplicated: z.boolean(), record: RecordSchema }).strict().openapi('RememberResult');
+
+const IssueSchema = z.object({ path: z.string(), message: z.string() }).strict().openapi('Issue');
+const ItemFailureSchema = z.object({ index: z.number().int(), code: z.string(), issues: z.array(IssueSchema) }).strict();
+
+export const RememberBatchResultSchema = z
+  .object({
+    results: z.array(z.object({ id: z.string(), deduplicated: z.boolean(), record: RecordSchema, index: z.number().int() }).strict()),
+    failures: z.array(ItemFailureSchema),
+  })
+  .strict()
+  .openapi('RememberBatchResult');
+
+export const RecordFilterSchema = z
+  .object({
+    tags: z.object({ any: z.array(z.string()).optional(), all: z.array(z.string()).optional() }).strict().optional(),
+    metadata: JsonObject.optional().openapi({ description: 'Top-level keys that must equal these values.' }),
+    where: JsonObject.optional().openapi({
+      description: 'A metadata query: { key, eq|ne|gt|gte|lt|lte|in|nin|contains|exists }, or { and: [...] }, { or: [...] }, { not: ... }.',
+      example: { and: [{ key: 'status', eq: 'open' }, { key: 'priority', gte: 3 }] },
+    }),
+    source: z.union([Source, z.array(Source)]).optional(),
+    layer: z.union([Layer, z.array(Layer)]).optional(),
+    createdAt: z.object({ from: Time.optional(), to: Time.optional() }).strict().optional(),
+    updatedAt: z.object({ from: Time.optional(), to: Time.optional() }).strict().optional(),
+  })
+  .strict()
+  .openapi('RecordFilter');
+
+export const UpdateBodySchema = z
+  .object({
+    namespace: NamespaceSchema,
+    patch: z
+      .object({
+        content: z.string().optional(),
+        source: Source.optional(),
+        layer: Layer.optional(),
+        tags: z.array(z.string()).optional(),
+        metadata: JsonObject.optional(),
+        importance: z.number().optional(),
+        expiresAt: Time.nullable().optional(),
+        ttl: Duration.optional(),
+      })
+      .strict(),
+    ifVersion: z.number().int().optional().openapi({ description: 'Refuse with 409 CONFLICT unless the stored record has this version.' }),
+  })
+  .strict()
+  .openapi('UpdateBody');
+
+export const ListQuery = NamespaceQuery.extend({
+  limit: z.coerce.number().int().optional().openapi({ param: { name: 'limit', in: 'query' }, description: '1..1000, default 50' }),
+  cursor: z.string().optional().openapi({ param: { name: 'cursor', in: 'query' } }),
+  orderBy: z.enum(['createdAt', 'updatedAt']).optional().openapi({ param: { name: 'orderBy', in: 'query' } }),
+  order: z.enum(['asc', 'desc']).optional().openapi({ param: { name: 'order', in: 'query' } }),
+  tag: z.union([z.string(), z.array(z.string())]).optional().openapi({ param: { name: 'tag', in: 'query' }, description: 'Repeat for several: records with any of them.' }),
+  source: Source.optional().openapi({ param: { name: 'source', in: 'query' } }),
+  layer: Layer.optional().openapi({ param: { name: 'layer', in: 'query' } }),
+  where: z.string().optional().openapi({ param: { name: 'where', in: 'query' }, description: 'A metadata query as JSON (see RecordFilter.where).' }),
+});
+
+export const ListPageSchema = z.object({ items: z.array(RecordSchema), nextCursor: z.string().nullable() }).strict().openapi('ListPage');
+
+export const RecordVersionSchema = z
+  .object({
+    version: z.number().int(),
+    content: z.string(),
+    contentHash: z.string(),
+    source: Source,
+    layer: Layer,
+    tags: z.array(z.string()),
+    metadata: JsonObject,
+    importance: z.number(),
+    createdAt: z.number(),
+    updatedAt: z.number(),
+    expiresAt: z.number().nullable(),
+    mergedFrom: z.array(z.string()),
+    changedAt: z.number(),
+    changedBy: z.string(),
+  })
+  .strict()
+  .openapi('RecordVersion');
+
+const Turn = z.object({ role: z.enum(['user', 'assistant', 'system', 'tool']), content: z.string() }).strict().openapi('Turn');
+
+export const RecallBodySchema = z
+  .object({
+    namespace: NamespaceSchema,
+    query: z.union([z.string(), z.array(Turn)]),
+    k: z.number().int().optional(),
+    filters: RecordFilterSchema.optional(),
+    layers: z.array(Layer).optional(),
+    now: Time.optional(),
+    weights: z.record(z.string(), z.number()).optional(),
+    trackAccess: z.boolean().optional(),
+    includeCold: z.boolean().optional(),
+    minScore: z.number().optional(),
+  })
+  .strict()
+  .openapi('RecallBody');
+
+const ExplainSchema = z
+  .object({
+    bm25: z.number().nullable(),
+    cosine: z.number().nullable(),
+    textScore: z.number(),
+    vectorScore: z.number(),
+    relevance: z.number(),
+    importance: z.number(),
+    recency: z.number(),
+    heat: z.number(),
+    contributions: z.object({ text: z.number(), vector: z.number() }).strict(),
+  })
+  .strict()
+  .openapi('Explain');
+
+export const RecallResultSchema = z
+  .object({
+    hits: z.array(z.object({ id: z.string(), score: z.number(), record: RecordSchema, explain: ExplainSchema }).strict()),
+    vector: z.enum(['used', 'no-embedder', 'query-not-embeddable', 'no-vectors-yet', 'embedder-failed']),
+    pendingEmbeddings: z.number().int(),
+  })
+  .strict()
+  .openapi('RecallResult');
+
+const LayerQuota = z.union([z.literal(false), z.object({ maxItems: z.number().int().optional(), maxTokens: z.number().int().optional(), namespace: NamespaceSchema.optional() }).strict()]);
+
+export const ContextBodySchema = z
+  .object({
+    namespace: NamespaceSchema,
+    query: z.union([z.string(), z.array(Turn)]).optional(),
+    now: Time.optional(),
+    budget: z.number().int().optional(),
+    system: z.union([z.string(), z.array(z.string())]).optional(),
+    sessionId: z.string().optional(),
+    layers: z
+      .object({ system: z.object({ maxTokens: z.number().int().optional() }).strict().optional(), session: LayerQuota.optional(), long_term: LayerQuota.optional(), knowledge: LayerQuota.optional() })
+      .strict()
+      .optional(),
+    maxItemTokens: z.number().int().optional(),
+    fullHistory: z.boolean().optional(),
+    trackAccess: z.boolean().optional(),
+  })
+  .strict()
+  .openapi('ContextBody');
+
+const LayerName = z.enum(['system', 'session', 'long_term', 'knowledge']);
+const LayerUsage = z.object({ tokens: z.number().int(), items: z.number().int(), maxItems: z.number(), maxTokens: z.number() }).strict();
+
+export const BuiltContextSchema = z
+  .object({
+    text: z.string(),
+    messages: z.array(z.object({ role: z.enum(['system', 'user', 'assistant', 'tool']), content: z.string() }).strict()),
+    report: z
+      .object({
+        tokenizer: z.string(),
+        budget: z.number().int(),
+        tokens: z.number().int(),
+        textTokens: z.number().int(),
+        messageTokens: z.number().int(),
+        layers: z.record(LayerName, LayerUsage),
+        included: z.array(z.object({ layer: LayerName, id: z.string(), score: z.number().nullable(), tokens: z.number().int(), truncated: z.boolean() }).strict()),
+        dropped: z.array(
+          z
+            .object({ layer: LayerName, id: z.string(), score: z.number().nullable(), tokens: z.number().int(), reason: z.enum(['quota', 'budget', 'duplicate']), duplicateOf: z.string().optional() })
+            .strict(),
+        ),
+        fullHistoryTokens: z.number().int().nullable(),
+      })
+      .strict(),
+  })
+  .strict()
+  .openapi('BuiltContext');
+
+export const ForgetWhereBodySchema = z.object({ namespace: NamespaceSchema, filter: RecordFilterSchema }).strict().openapi('ForgetWhereBody');
+
+export const AuditEntrySchema = z
+  .object({
+    seq: z.number().int(),
+    op: z.enum(['remember', 'update', 'forget', 'expire', 'merge', 'retier']),
+    id: z.string(),
+    namespace: NamespaceSchema,
+    at: z.number(),
+    actor: z.string(),
+    replicated: z.literal(true).optional(),
+  })
+  .strict()
+  .openapi('AuditEntry');
+
+export const StatsSchema = z
+  .object({
+    count: z.number().int(),
+    bySource: z.record(Source, z.number().int()),
+    byLayer: z.record(Layer, z.number().int()),
+    contentBytes: z.number().int(),
+    oldestCreatedAt: z.number().nullable(),
+    newestCreatedAt: z.number().nullable(),
+    expiredPendingSweep: z.number().int(),
+  })
+  .strict()
+  .openapi('Stats');
+
+export const ImportResultSchema = z
+  .object({
+    imported: z.number().int(),
+    deduplicated: z.number().int(),
+    expired: z.number().int(),
+    failures: z.array(z.object({ line: z.number().int(), code: z.string(), issues: z.array(IssueSchema) }).strict()),
+    ids: z.array(z.string()),
+  })
+  .strict()
+  .openapi('ImportResult');
+
+export const ErrorSchema = z
+  .object({
+    error: z
+      .object({
+        code: z.string().openapi({ example: 'INVALID_INPUT' }),
+        message: z.string(),
+        details: JsonObject.openapi({ description: 'issues (path, message), items or lines of a batch, existingId, currentVersion, ...' }),
+      })
+      .strict(),
+  })
+  .strict()
+  .openapi('Error');
+
+export const CountSchema = z.object({ count: z.number().int() }).strict();
+export const IdsSchema = z.object({ ids: z.array(z.string()) }).strict();
+export const ForgottenSchema = z.object({ forgotten: z.literal(true) }).strict();
+export const NamespacesSchema = z.object({ namespaces: z.array(NamespaceSchema) }).strict();
