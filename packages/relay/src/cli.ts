@@ -2,13 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { RelayError } from './errors.ts';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
-import { DEFAULTS, type RelayOptions } from './options.ts';
+import { DEFAULTS, LIMITS, type RelayOptions, flagVariable } from './options.ts';
 import { parseDurationSeconds } from './duration-seconds.ts';
 import { type Relay, startRelay } from './server.ts';
 import { MAX_TTL_SECONDS, issueToken } from './token.ts';
 
 /** The port the command line listens on when none is given (the library defaults to 0). */
 export const CLI_DEFAULT_PORT = 8787;
+
+/** One `--help` entry per limit: flag, help with its default, the variable on the next line. */
+const LIMIT_USAGE = LIMITS.map(({ key, flag, help }) => `  ${`--${flag} <n>`.padEnd(34)}${help} (default ${DEFAULTS[key]})\n${' '.repeat(77)}${flagVariable(flag)}\n`).join('');
 
 const USAGE = `Usage: zeromem-relay [serve] [options]
        zeromem-relay token --room <namespace key> [--room ...] [options]
@@ -25,17 +28,7 @@ Options (each also read from the environment variable shown):
   --host <addr>                     interface (default ${DEFAULTS.host})          ZEROMEM_RELAY_HOST
   --data-dir <dir>                  database directory (default ./zeromem-relay-data)
                                                                              ZEROMEM_RELAY_DATA_DIR
-  --max-message-bytes <n>           largest message, else close 1009 (default ${DEFAULTS.maxMessageBytes})
-                                                                             ZEROMEM_RELAY_MAX_MESSAGE_BYTES
-  --max-document-bytes <n>          largest document, else close 4413 (default ${DEFAULTS.maxDocumentBytes})
-                                                                             ZEROMEM_RELAY_MAX_DOCUMENT_BYTES
-  --max-awareness-bytes <n>         largest awareness update, else close 1009 (default ${DEFAULTS.maxAwarenessBytes})
-                                                                             ZEROMEM_RELAY_MAX_AWARENESS_BYTES
-  --max-connections-per-subject <n> sockets per token subject, else HTTP 429 (default ${DEFAULTS.maxConnectionsPerSubject})
-                                                                             ZEROMEM_RELAY_MAX_CONNECTIONS_PER_SUBJECT
-  --compact-every <n>               stored updates before a room is compacted (default ${DEFAULTS.compactEvery})
-                                                                             ZEROMEM_RELAY_COMPACT_EVERY
-  --log-level <level>               ${LOG_LEVELS.join(', ')} (default info)    ZEROMEM_RELAY_LOG_LEVEL
+${LIMIT_USAGE}  --log-level <level>               ${LOG_LEVELS.join(', ')} (default info)    ZEROMEM_RELAY_LOG_LEVEL
   --quiet                           same as --log-level error
   -h, --help                        show this help
 
@@ -43,7 +36,7 @@ Once listening it prints its ws:// URL on stdout; logs are JSON lines on stderr.
 open room, close the sockets (1001), exit 0.
 
 Run "zeromem-relay token --help" for issuing tokens.
-Exit codes: 0 done; 1 the relay failed (storage, port in use); 2 bad arguments.
+Exit codes: 0 done; 1 the relay failed (storage empty or damaged, port in use); 2 bad arguments.
 `;
 
 const TOKEN_USAGE = `Usage: zeromem-relay token --room <namespace key> [--room ...] [options]
@@ -124,11 +117,7 @@ function parseServeArgs(args: readonly string[], env: NodeJS.ProcessEnv): RelayO
     port: { type: 'string' },
     host: { type: 'string' },
     'data-dir': { type: 'string' },
-    'max-message-bytes': { type: 'string' },
-    'max-document-bytes': { type: 'string' },
-    'max-awareness-bytes': { type: 'string' },
-    'max-connections-per-subject': { type: 'string' },
-    'compact-every': { type: 'string' },
+    ...Object.fromEntries(LIMITS.map(({ flag }) => [flag, { type: 'string' as const }])),
     'log-level': { type: 'string' },
     quiet: { type: 'boolean' },
     help: { type: 'boolean', short: 'h' },
@@ -145,15 +134,8 @@ function parseServeArgs(args: readonly string[], env: NodeJS.ProcessEnv): RelayO
   };
   const host = pick('host', 'ZEROMEM_RELAY_HOST');
   if (host !== undefined) options.host = host;
-  const limits = [
-    ['max-message-bytes', 'ZEROMEM_RELAY_MAX_MESSAGE_BYTES', 'maxMessageBytes'],
-    ['max-document-bytes', 'ZEROMEM_RELAY_MAX_DOCUMENT_BYTES', 'maxDocumentBytes'],
-    ['max-awareness-bytes', 'ZEROMEM_RELAY_MAX_AWARENESS_BYTES', 'maxAwarenessBytes'],
-    ['max-connections-per-subject', 'ZEROMEM_RELAY_MAX_CONNECTIONS_PER_SUBJECT', 'maxConnectionsPerSubject'],
-    ['compact-every', 'ZEROMEM_RELAY_COMPACT_EVERY', 'compactEvery'],
-  ] as const;
-  for (const [flag, variable, key] of limits) {
-    const value = integerArg(`--${flag}`, pick(flag, variable));
+  for (const { key, flag } of LIMITS) {
+    const value = integerArg(`--${flag}`, pick(flag, flagVariable(flag)));
     if (value !== undefined) options[key] = value;
   }
   return options;

@@ -12,9 +12,29 @@ export const CLOSE = {
   badMessage: 4400,
   /** The token expired while the socket was open; reconnect with a new one. */
   tokenExpired: 4401,
+  /**
+   * The room's stored document cannot be read (damaged storage). In y-websocket's 4400-4499
+   * range, so its provider stops reconnecting instead of retrying a room that will fail the
+   * same way until the relay's operator repairs it.
+   */
+  roomUnreadable: 4422,
+  /**
+   * The socket had more than `maxBufferedBytes` waiting to be sent (it does not read): the
+   * relay stopped sending to it. Transient (4500-4599): a client that reads reconnects.
+   */
+  sendBufferFull: 4507,
+  /**
+   * The socket sent more than `maxMessagesPerSecond` messages or `maxBytesPerSecond` bytes
+   * (averaged; two seconds' worth may come at once). Transient: y-websocket reconnects
+   * with backoff, and the sync handshake resends what was not stored.
+   */
+  rateLimited: 4529,
   /** The relay could not store an update; the room was unloaded, reconnect to resend. */
   storageFailed: 4500,
-  /** The update would make the document larger than `maxDocumentBytes`. */
+  /**
+   * The update would make the document larger than `maxDocumentBytes` (pending updates,
+   * waiting for a dependency, count), or more than `maxPendingBytes` wait for dependencies.
+   */
   documentTooLarge: 4413,
   /** The token's subject already holds `maxConnectionsPerSubject` sockets. */
   tooManyConnections: 4429,

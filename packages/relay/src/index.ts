@@ -4,7 +4,7 @@
  */
 export { startRelay, type Relay, type RelayStats } from './server.ts';
 export { DEFAULTS, type RelayOptions } from './options.ts';
-export { issueToken, verifyToken, checkSecret, TokenRefused, MIN_SECRET_BYTES, MAX_TTL_SECONDS, type Access, type Grant, type TokenRequest, type TokenProblem } from './token.ts';
+export { issueToken, verifyToken, checkSecret, TokenRefused, MIN_SECRET_BYTES, MAX_TTL_SECONDS, CLOCK_SKEW_SECONDS, type Access, type Grant, type TokenRequest, type TokenProblem } from './token.ts';
 export { RelayError, RELAY_ERROR_CODES, type RelayErrorCode } from './errors.ts';
 export { CLOSE } from './close-codes.ts';
 export { createLogger, LOG_LEVELS, type LogLevel, type Logger, type LogFields } from './log.ts';

@@ -17,11 +17,39 @@ export interface RelayOptions {
   /** Largest stored document (after compaction); writes beyond it close the socket with 4413. Default 64 MiB. */
   maxDocumentBytes?: number;
   /**
+   * Most bytes of updates a room holds while they wait for a dependency that has not
+   * arrived (normally a moment during a client's handshake). Past it they are dropped and
+   * the sender is closed with 4413; they are never stored nor forwarded. Default 1 MiB.
+   */
+  maxPendingBytes?: number;
+  /**
+   * Most bytes waiting to be sent to one socket; a socket past it (it does not read) gets
+   * nothing more and is closed with 4507. One message is always sent to a socket below
+   * it, however large. Default 8 MiB.
+   */
+  maxBufferedBytes?: number;
+  /**
    * Largest awareness update a socket may send (read-only ones included: they publish
    * awareness so other peers list them as online); larger ones close the socket with 1009
    * and are not forwarded. Default 16 KiB.
    */
   maxAwarenessBytes?: number;
+  /**
+   * Messages per second one socket may send on average (two seconds' worth at once); more
+   * close it with 4529. Default 200.
+   */
+  maxMessagesPerSecond?: number;
+  /**
+   * Bytes per second one socket may send on average (two seconds' worth at once, and at
+   * least one message of `maxMessageBytes`); more close it with 4529. Default 8 MiB.
+   */
+  maxBytesPerSecond?: number;
+  /**
+   * Most updates one durable write (group commit) stores; the changes of every message
+   * read in one turn of the event loop share a write up to this. 1 writes (fsyncs) each
+   * update alone. Default 1000.
+   */
+  maxUpdatesPerCommit?: number;
   /** Open connections one token subject may hold; more get HTTP 429. Default 16. */
   maxConnectionsPerSubject?: number;
   /** Stored updates of a room after which it is compacted. Default 500. */
@@ -42,7 +70,12 @@ export interface ResolvedOptions {
   host: string;
   maxMessageBytes: number;
   maxDocumentBytes: number;
+  maxPendingBytes: number;
+  maxBufferedBytes: number;
   maxAwarenessBytes: number;
+  maxMessagesPerSecond: number;
+  maxBytesPerSecond: number;
+  maxUpdatesPerCommit: number;
   maxConnectionsPerSubject: number;
   compactEvery: number;
   pingIntervalMs: number;
@@ -55,11 +88,48 @@ export const DEFAULTS = {
   host: '127.0.0.1',
   maxMessageBytes: 1024 * 1024,
   maxDocumentBytes: 64 * 1024 * 1024,
+  maxPendingBytes: 1024 * 1024,
+  maxBufferedBytes: 8 * 1024 * 1024,
   maxAwarenessBytes: 16 * 1024,
+  maxMessagesPerSecond: 200,
+  maxBytesPerSecond: 8 * 1024 * 1024,
+  maxUpdatesPerCommit: 1000,
   maxConnectionsPerSubject: 16,
   compactEvery: 500,
   pingIntervalMs: 30_000,
 } as const;
+
+/** A numeric limit: its option, its command-line flag (and `ZEROMEM_RELAY_<FLAG>` variable), range and help line. */
+export interface LimitSpec {
+  key: LimitKey;
+  flag: string;
+  min: number;
+  max: number;
+  help: string;
+}
+
+/** The options that are whole numbers with a range (all but port, which the command line defaults differently). */
+export type LimitKey = Exclude<keyof typeof DEFAULTS, 'port' | 'host'>;
+
+/** Every numeric limit, in the order `--help` lists them. */
+export const LIMITS: readonly LimitSpec[] = [
+  { key: 'maxMessageBytes', flag: 'max-message-bytes', min: 1024, max: 256 * 1024 * 1024, help: 'largest message, else close 1009' },
+  { key: 'maxDocumentBytes', flag: 'max-document-bytes', min: 1024, max: 2 ** 40, help: 'largest document (pending updates count), else close 4413' },
+  { key: 'maxPendingBytes', flag: 'max-pending-bytes', min: 1024, max: 2 ** 40, help: 'updates waiting for a dependency, else dropped and close 4413' },
+  { key: 'maxAwarenessBytes', flag: 'max-awareness-bytes', min: 64, max: 256 * 1024 * 1024, help: 'largest awareness update, else close 1009' },
+  { key: 'maxMessagesPerSecond', flag: 'max-messages-per-second', min: 1, max: 1_000_000_000, help: 'messages per socket per second (2 s at once), else close 4529' },
+  { key: 'maxBytesPerSecond', flag: 'max-bytes-per-second', min: 1024, max: 2 ** 40, help: 'bytes per socket per second (2 s at once), else close 4529' },
+  { key: 'maxBufferedBytes', flag: 'max-buffered-bytes', min: 64 * 1024, max: 2 ** 40, help: 'bytes waiting to be sent to a socket, else close 4507' },
+  { key: 'maxConnectionsPerSubject', flag: 'max-connections-per-subject', min: 1, max: 1_000_000, help: 'sockets per token subject, else HTTP 429' },
+  { key: 'maxUpdatesPerCommit', flag: 'max-updates-per-commit', min: 1, max: 1_000_000, help: 'updates per durable write (group commit; 1: fsync each)' },
+  { key: 'compactEvery', flag: 'compact-every', min: 1, max: 1_000_000, help: 'stored updates before a room is compacted' },
+  { key: 'pingIntervalMs', flag: 'ping-interval-ms', min: 100, max: 3_600_000, help: 'websocket ping interval; a missed pong drops the socket' },
+];
+
+/** The environment variable of a command-line flag. */
+export function flagVariable(flag: string): string {
+  return `ZEROMEM_RELAY_${flag.toUpperCase().replaceAll('-', '_')}`;
+}
 
 function integer(name: string, value: number | undefined, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback;
@@ -78,18 +148,13 @@ export function resolveOptions(options: RelayOptions): ResolvedOptions {
   if (options.logLevel !== undefined && !LOG_LEVELS.includes(options.logLevel)) {
     throw new RelayError('INVALID_CONFIG', `The log level must be one of ${LOG_LEVELS.join(', ')}.`);
   }
-  const maxMessageBytes = integer('maxMessageBytes', options.maxMessageBytes, DEFAULTS.maxMessageBytes, 1024, 256 * 1024 * 1024);
+  const limits = Object.fromEntries(LIMITS.map(({ key, min, max }) => [key, integer(key, options[key], DEFAULTS[key], min, max)])) as Record<LimitKey, number>;
   return {
     secret,
     dataDir: options.dataDir,
     port: integer('port', options.port, DEFAULTS.port, 0, 65535),
     host: options.host ?? DEFAULTS.host,
-    maxMessageBytes,
-    maxDocumentBytes: integer('maxDocumentBytes', options.maxDocumentBytes, DEFAULTS.maxDocumentBytes, 1024, 2 ** 40),
-    maxAwarenessBytes: integer('maxAwarenessBytes', options.maxAwarenessBytes, DEFAULTS.maxAwarenessBytes, 64, 256 * 1024 * 1024),
-    maxConnectionsPerSubject: integer('maxConnectionsPerSubject', options.maxConnectionsPerSubject, DEFAULTS.maxConnectionsPerSubject, 1, 1_000_000),
-    compactEvery: integer('compactEvery', options.compactEvery, DEFAULTS.compactEvery, 1, 1_000_000),
-    pingIntervalMs: integer('pingIntervalMs', options.pingIntervalMs, DEFAULTS.pingIntervalMs, 100, 3_600_000),
+    ...limits,
     logger: options.logger ?? createLogger(options.logLevel ?? 'info'),
   };
 }

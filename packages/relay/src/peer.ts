@@ -1,4 +1,6 @@
 import { WebSocket } from 'ws';
+import { CLOSE } from './close-codes.ts';
+import type { RateLimit } from './rate-limit.ts';
 import type { Access } from './token.ts';
 
 /** One open, authenticated websocket in a room. */
@@ -13,12 +15,26 @@ export interface Peer {
   readonly awarenessIds: Set<number>;
   /** Whether a pong arrived since the last ping. */
   alive: boolean;
+  /** Messages per second this socket may send (`maxMessagesPerSecond`). */
+  readonly messageRate: RateLimit;
+  /** Bytes per second this socket may send (`maxBytesPerSecond`). */
+  readonly byteRate: RateLimit;
 }
 
-/** Sends a binary message if the socket is still open; a failed send closes it. */
-export function send(peer: Peer, message: Uint8Array): void {
-  if (peer.socket.readyState !== WebSocket.OPEN) return;
-  peer.socket.send(message, (err) => {
+/**
+ * Sends a binary message (a function is called for it only when it is sent) if the socket is
+ * open. A socket that already has more than `maxBufferedBytes` waiting to go out (a reader
+ * that does not read) is sent nothing more and closed with 4507: `full`. A failed send
+ * closes the socket.
+ */
+export function send(peer: Peer, message: Uint8Array | (() => Uint8Array), maxBufferedBytes: number): 'sent' | 'closed' | 'full' {
+  if (peer.socket.readyState !== WebSocket.OPEN) return 'closed';
+  if (peer.socket.bufferedAmount > maxBufferedBytes) {
+    peer.socket.close(CLOSE.sendBufferFull, 'send buffer full: read faster');
+    return 'full';
+  }
+  peer.socket.send(typeof message === 'function' ? message() : message, (err) => {
     if (err) peer.socket.terminate();
   });
+  return 'sent';
 }

@@ -46,7 +46,10 @@ export function awarenessMessage(awareness: Awareness, clients: number[]): Uint8
   return encoding.toUint8Array(encoder);
 }
 
-/** The client ids an awareness update speaks for (throws on a malformed update). */
+/**
+ * The client ids an awareness update speaks for. Throws on a malformed update, including a
+ * state that is not JSON: y-protocols would throw on it halfway through applying the update.
+ */
 export function awarenessClientIds(update: Uint8Array): number[] {
   const decoder = decoding.createDecoder(update);
   const count = decoding.readVarUint(decoder);
@@ -54,9 +57,24 @@ export function awarenessClientIds(update: Uint8Array): number[] {
   for (let i = 0; i < count; i++) {
     ids.push(decoding.readVarUint(decoder));
     decoding.readVarUint(decoder); // clock
-    decoding.readVarString(decoder); // state as JSON
+    JSON.parse(decoding.readVarString(decoder));
   }
+  if (decoding.hasContent(decoder)) throw new Error('trailing bytes after the awareness update');
   return ids;
+}
+
+/**
+ * Checks that `stateVector` is one: pairs of client id and clock, nothing after them.
+ * Yjs reads an unchecked one while encoding the answer and throws there.
+ */
+function checkStateVector(stateVector: Uint8Array): void {
+  const decoder = decoding.createDecoder(stateVector);
+  const count = decoding.readVarUint(decoder);
+  for (let i = 0; i < count; i++) {
+    decoding.readVarUint(decoder); // client
+    decoding.readVarUint(decoder); // clock
+  }
+  if (decoding.hasContent(decoder)) throw new Error('trailing bytes after the state vector');
 }
 
 /** A decoded incoming message, or why it cannot be used. */
@@ -66,7 +84,7 @@ export type IncomingMessage =
   | { kind: 'awareness'; update: Uint8Array; clientIds: number[] }
   | { kind: 'query-awareness' };
 
-/** Decodes one client message; throws on anything malformed or unknown. */
+/** Decodes and checks one client message; throws on anything malformed or unknown. */
 export function decodeMessage(data: Uint8Array): IncomingMessage {
   const decoder = decoding.createDecoder(data);
   const type = decoding.readVarUint(decoder);
@@ -74,7 +92,10 @@ export function decodeMessage(data: Uint8Array): IncomingMessage {
   if (type === MESSAGE_SYNC) {
     const step = decoding.readVarUint(decoder);
     const payload = decoding.readVarUint8Array(decoder);
-    if (step === sync.messageYjsSyncStep1) message = { kind: 'sync-step-1', stateVector: payload };
+    if (step === sync.messageYjsSyncStep1) {
+      checkStateVector(payload);
+      message = { kind: 'sync-step-1', stateVector: payload };
+    }
     else if (step === sync.messageYjsSyncStep2 || step === sync.messageYjsUpdate) message = { kind: 'update', update: payload };
     else throw new Error(`unknown sync message type ${step}`);
   } else if (type === MESSAGE_AWARENESS) {

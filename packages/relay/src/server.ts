@@ -1,13 +1,14 @@
 import { type IncomingMessage, type Server, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { type RawData, type WebSocket, WebSocketServer } from 'ws';
+import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import { CLOSE } from './close-codes.ts';
 import { answerJson, refuseUpgrade } from './http-answers.ts';
 import { type RelayOptions, type ResolvedOptions, resolveOptions } from './options.ts';
 import type { Peer } from './peer.ts';
+import { RATE_BURST_SECONDS, RateLimit } from './rate-limit.ts';
 import { Room } from './room.ts';
-import { RoomStore } from './store.ts';
+import { RoomStore, isStorageFailure } from './store.ts';
 import { type Admission, admit } from './upgrade-auth.ts';
 
 /** Counters of a running relay, also served by `GET /healthz`. */
@@ -18,6 +19,18 @@ export interface RelayStats {
   connections: number;
   /** Non-empty updates refused from read-only sockets since start. */
   refusedWrites: number;
+  /**
+   * Rooms whose stored document could not be read at their last load (their clients are
+   * closed with 4422; the log names them). `/healthz` then says `degraded`.
+   */
+  unreadableRooms: number;
+  /** Updates stored since start. */
+  storedUpdates: number;
+  /**
+   * Durable (fsynced) writes since start: appends and compactions. With group commit one
+   * write stores the updates of many messages.
+   */
+  durableWrites: number;
   /** Whole seconds since the relay started. */
   uptimeSeconds: number;
 }
@@ -66,6 +79,7 @@ class RunningRelay implements Relay {
   private readonly wss: WebSocketServer;
   private readonly rooms = new Map<string, Room>();
   private readonly connectionsBySubject = new Map<string, number>();
+  private readonly unreadable = new Set<string>();
   private readonly started = Date.now();
   private pinger: NodeJS.Timeout | undefined;
   private refusedFromClosedRooms = 0;
@@ -80,7 +94,9 @@ class RunningRelay implements Relay {
     this.http = createServer((request, response) => {
       const path = (request.url ?? '/').split('?')[0];
       if (path === '/healthz' && (request.method === 'GET' || request.method === 'HEAD')) {
-        answerJson(response, this.closing ? 503 : 200, { status: this.closing ? 'stopping' : 'ok', ...this.stats() });
+        const stats = this.stats();
+        const status = this.closing ? 'stopping' : stats.unreadableRooms > 0 ? 'degraded' : 'ok';
+        answerJson(response, this.closing ? 503 : 200, { status, ...stats });
       } else {
         answerJson(response, 404, { error: 'not found: websocket upgrades go to /<room>, health to GET /healthz' });
       }
@@ -112,7 +128,15 @@ class RunningRelay implements Relay {
       connections += room.peers.size;
       refusedWrites += room.refusedWrites;
     }
-    return { rooms: this.rooms.size, connections, refusedWrites, uptimeSeconds: Math.round((Date.now() - this.started) / 1000) };
+    return {
+      rooms: this.rooms.size,
+      connections,
+      refusedWrites,
+      unreadableRooms: this.unreadable.size,
+      storedUpdates: this.store.storedUpdates,
+      durableWrites: this.store.durableWrites,
+      uptimeSeconds: Math.round((Date.now() - this.started) / 1000),
+    };
   }
 
   compact(name: string): void {
@@ -165,19 +189,32 @@ class RunningRelay implements Relay {
       return;
     }
     this.connectionsBySubject.set(admission.subject, count + 1);
-    const peer: Peer = { socket, ...admission, awarenessIds: new Set(), alive: true };
+    const peer: Peer = {
+      socket,
+      ...admission,
+      awarenessIds: new Set(),
+      alive: true,
+      messageRate: new RateLimit(this.config.maxMessagesPerSecond, this.config.maxMessagesPerSecond * RATE_BURST_SECONDS),
+      byteRate: new RateLimit(this.config.maxBytesPerSecond, Math.max(this.config.maxBytesPerSecond * RATE_BURST_SECONDS, this.config.maxMessageBytes)),
+    };
     let room: Room;
     try {
       room = this.openRoom(admission.room);
     } catch (err) {
-      this.config.logger.error('room failed to load', { room: admission.room, error: (err as Error).message });
+      this.unreadable.add(admission.room);
+      this.config.logger.error('room unreadable', { room: admission.room, error: (err as Error).message });
       this.release(admission.subject);
-      socket.close(CLOSE.storageFailed, 'storage failed');
+      socket.close(CLOSE.roomUnreadable, 'room unreadable');
       return;
     }
+    this.unreadable.delete(admission.room);
+    const expiry = closeAtExpiry(peer);
     socket.on('pong', () => (peer.alive = true));
     socket.on('message', (data: RawData, isBinary: boolean) => this.message(room, peer, data, isBinary));
-    socket.on('close', () => this.disconnect(room, peer));
+    socket.on('close', () => {
+      expiry.cancel();
+      this.disconnect(room, peer);
+    });
     socket.on('error', (err) => this.config.logger.warn('socket error', { room: room.name, subject: peer.subject, error: err.message }));
     room.join(peer);
     this.config.logger.info('connected', { room: room.name, subject: peer.subject, access: peer.access });
@@ -186,14 +223,16 @@ class RunningRelay implements Relay {
   private openRoom(name: string): Room {
     let room = this.rooms.get(name);
     if (!room) {
-      room = new Room(name, this.store, this.config, this.config.logger);
+      const created: Room = new Room(name, this.store, this.config, this.config.logger, (err) => this.failRoom(created, err));
+      room = created;
       this.rooms.set(name, room);
     }
     return room;
   }
 
   private message(room: Room, peer: Peer, data: RawData, isBinary: boolean): void {
-    if (this.closing || this.rooms.get(room.name) !== room) return;
+    // A socket the relay is closing is not heard any more (ws still reads until the close handshake).
+    if (this.closing || this.rooms.get(room.name) !== room || peer.socket.readyState !== WebSocket.OPEN) return;
     if (Date.now() >= peer.expiresAt) {
       peer.socket.close(CLOSE.tokenExpired, 'token expired');
       return;
@@ -203,15 +242,26 @@ class RunningRelay implements Relay {
       return;
     }
     const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+    if (!peer.messageRate.take(1) || !peer.byteRate.take(bytes.byteLength)) {
+      this.config.logger.warn('rate limit exceeded', { room: room.name, subject: peer.subject });
+      peer.socket.close(CLOSE.rateLimited, 'rate limit exceeded');
+      return;
+    }
     try {
       room.receive(peer, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
     } catch (err) {
-      this.failRoom(room, err as Error);
+      // Only storage may fail a room; anything else is this peer's message and closes only it.
+      if (isStorageFailure(err)) this.failRoom(room, err as Error);
+      else {
+        this.config.logger.warn('message refused', { room: room.name, subject: peer.subject, error: (err as Error).message });
+        peer.socket.close(CLOSE.badMessage, 'malformed message');
+      }
     }
   }
 
   /** Storage failed under a room: unload it so its memory never holds what disk does not. */
   private failRoom(room: Room, err: Error): void {
+    if (this.rooms.get(room.name) !== room) return;
     this.config.logger.error('storage failed, room unloaded', { room: room.name, error: err.message });
     this.rooms.delete(room.name);
     this.refusedFromClosedRooms += room.refusedWrites;
@@ -241,11 +291,9 @@ class RunningRelay implements Relay {
   }
 
   private ping(): void {
-    const now = Date.now();
     for (const room of this.rooms.values()) {
       for (const peer of room.peers) {
-        if (now >= peer.expiresAt) peer.socket.close(CLOSE.tokenExpired, 'token expired');
-        else if (!peer.alive) peer.socket.terminate();
+        if (!peer.alive) peer.socket.terminate();
         else {
           peer.alive = false;
           peer.socket.ping();
@@ -288,4 +336,23 @@ class RunningRelay implements Relay {
     this.store.close();
     log.info('stopped');
   }
+}
+
+/** Longest delay `setTimeout` takes (about 24.8 days); a later expiry re-arms the timer. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** Closes the peer's socket with 4401 when its token expires, whether or not it sends anything. */
+function closeAtExpiry(peer: Peer): { cancel(): void } {
+  let timer: NodeJS.Timeout;
+  const arm = (): void => {
+    const left = peer.expiresAt - Date.now();
+    if (left <= 0) {
+      peer.socket.close(CLOSE.tokenExpired, 'token expired');
+      return;
+    }
+    timer = setTimeout(arm, Math.min(left, MAX_TIMER_MS));
+    timer.unref();
+  };
+  arm();
+  return { cancel: () => clearTimeout(timer) };
 }

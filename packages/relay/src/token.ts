@@ -11,6 +11,12 @@ export const MIN_SECRET_BYTES = 32;
 /** Longest token lifetime that can be issued: 366 days. Tokens always expire. */
 export const MAX_TTL_SECONDS = 366 * 24 * 3600;
 
+/**
+ * How far in the future a token's issue time (`iat`) may lie, in seconds: the clocks of
+ * the issuing machine and the relay may differ by this much.
+ */
+export const CLOCK_SKEW_SECONDS = 60;
+
 const ISSUER = 'zeromem-relay';
 const AUDIENCE = 'zeromem-relay';
 
@@ -90,8 +96,11 @@ export class TokenRefused extends RelayError {
 }
 
 /**
- * Verifies a token's HS256 signature, issuer, audience and expiry (which it must have) and
- * reads its grant. Throws {@link TokenRefused}.
+ * Verifies a token's HS256 signature, issuer, audience and expiry (which it must have), that
+ * it was not issued in the future (beyond {@link CLOCK_SKEW_SECONDS}) and does not live longer
+ * than {@link MAX_TTL_SECONDS} (from its `iat`, and from now), and reads its grant. The
+ * lifetime is checked here too, not only when issuing: whoever holds the secret could sign
+ * anything. Throws {@link TokenRefused}.
  */
 export async function verifyToken(token: string, secret: string, now: number = Date.now()): Promise<Grant> {
   let payload;
@@ -106,6 +115,12 @@ export async function verifyToken(token: string, secret: string, now: number = D
   } catch (err) {
     if (err instanceof joseErrors.JWTExpired) throw new TokenRefused('expired', 'The token has expired: issue a new one.');
     throw new TokenRefused('invalid', 'The token is not valid for this relay (bad signature, format or claims).');
+  }
+  const nowSeconds = now / 1000;
+  const { iat, exp } = payload as { iat: number; exp: number };
+  if (iat > nowSeconds + CLOCK_SKEW_SECONDS) throw new TokenRefused('invalid', 'The token was issued in the future: check the clock of the machine that issued it.');
+  if (exp - iat > MAX_TTL_SECONDS || exp - nowSeconds > MAX_TTL_SECONDS + CLOCK_SKEW_SECONDS) {
+    throw new TokenRefused('invalid', `The token lives longer than ${MAX_TTL_SECONDS} seconds: issue one with a shorter lifetime.`);
   }
   const rooms = new Map<string, Access>();
   const claimed = payload.rooms;

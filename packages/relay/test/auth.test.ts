@@ -4,7 +4,7 @@ import WebSocket from 'ws';
 import * as sync from 'y-protocols/sync';
 import * as Y from 'yjs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { CLOSE } from '../src/index.ts';
+import { CLOSE, verifyToken } from '../src/index.ts';
 import { cleanup, client, closeCode, rawConnect, SECRET, synced, testRelay, token, until } from './helpers.ts';
 
 const ROOM = 'u=alice;s=shared';
@@ -73,6 +73,22 @@ describe('authentication at the upgrade', () => {
     await expectRefused(rawConnect(relay.url, `${PATH}?token=${noExpiry}`), 401, 'token invalid');
   });
 
+  it('refuses a token issued a day in the future, or living ten years, with 401', async () => {
+    const relay = await testRelay();
+    const now = Math.floor(Date.now() / 1000);
+    const sign = (iat: number, exp: number) =>
+      new SignJWT({ rooms: { [ROOM]: 'read-write' } })
+        .setProtectedHeader({ alg: 'HS256' })
+        .setIssuer('zeromem-relay')
+        .setAudience('zeromem-relay')
+        .setSubject('x')
+        .setIssuedAt(iat)
+        .setExpirationTime(exp)
+        .sign(new TextEncoder().encode(SECRET));
+    await expectRefused(rawConnect(relay.url, `${PATH}?token=${await sign(now + 86_400, now + 90_000)}`), 401, 'token invalid');
+    await expectRefused(rawConnect(relay.url, `${PATH}?token=${await sign(now, now + 10 * 365 * 86_400)}`), 401, 'token invalid');
+  });
+
   it('refuses an expired token with 401', async () => {
     const relay = await testRelay();
     const expired = await token([ROOM], { ttlSeconds: 60, now: Date.now() - 120_000 });
@@ -121,12 +137,16 @@ describe('authentication at the upgrade', () => {
     await expectRefused(rawConnect(relay.url, '/%E0%A4%A'), 401, 'token required');
   });
 
-  it('closes a socket whose token expires while it is open with 4401', async () => {
-    const relay = await testRelay({ pingIntervalMs: 100 });
+  it('closes a socket at the expiry of its token with 4401, though it sends nothing and no ping is due', async () => {
+    const relay = await testRelay({ pingIntervalMs: 3_600_000 });
     // Two seconds: expiry is in whole seconds, so at least one is left when the socket opens.
     const shortLived = await token([ROOM], { ttlSeconds: 2 });
+    const expiresAt = (await verifyToken(shortLived, SECRET)).expiresAt;
     const attempt = await rawConnect(relay.url, `${PATH}?token=${shortLived}`);
     if (attempt.kind !== 'open') throw new Error('expected the socket to open');
-    expect(await closeCode(attempt.socket, 5000)).toBe(CLOSE.tokenExpired);
+    const closed = closeCode(attempt.socket, expiresAt - Date.now() + 10_000);
+    expect(await closed).toBe(CLOSE.tokenExpired);
+    // Not before it either.
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
   });
 });

@@ -30,6 +30,11 @@ describe('startRelay options', () => {
       [{ secret: SECRET, dataDir, maxAwarenessBytes: 10 }, /maxAwarenessBytes must be/],
       [{ secret: SECRET, dataDir, maxConnectionsPerSubject: 0 }, /maxConnectionsPerSubject must be/],
       [{ secret: SECRET, dataDir, compactEvery: -1 }, /compactEvery must be/],
+      [{ secret: SECRET, dataDir, maxPendingBytes: 0 }, /maxPendingBytes must be/],
+      [{ secret: SECRET, dataDir, maxBufferedBytes: 1024 }, /maxBufferedBytes must be/],
+      [{ secret: SECRET, dataDir, maxMessagesPerSecond: 0 }, /maxMessagesPerSecond must be/],
+      [{ secret: SECRET, dataDir, maxBytesPerSecond: 2.5 }, /maxBytesPerSecond must be/],
+      [{ secret: SECRET, dataDir, maxUpdatesPerCommit: 0 }, /maxUpdatesPerCommit must be/],
       [{ secret: SECRET, dataDir, logLevel: 'loud' as 'info' }, /log level must be/],
     ];
     for (const [options, message] of cases) {

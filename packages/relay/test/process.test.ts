@@ -25,22 +25,22 @@ async function serve(dataDir: string, extra: readonly string[] = []) {
 // Each test starts several processes that compile the TypeScript bin on load (tsx): slow on a loaded machine.
 describe('the zeromem-relay process', { timeout: 120_000 }, () => {
   it('prints its help and refuses bad command lines with exit 2', async () => {
-    const help = await runRelay(['--help']);
+    // Independent processes, started together: each start is slow on a loaded machine.
+    const [help, noSecret, short, unknown, badNumber] = await Promise.all([
+      runRelay(['--help']),
+      runRelay(['--data-dir', tempDir()], { ZEROMEM_RELAY_SECRET: '' }),
+      runRelay(['--data-dir', tempDir(), '--secret', 'too-short']),
+      runRelay(['--no-such-flag']),
+      runRelay(['--port', 'eighty']),
+    ]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('ZEROMEM_RELAY_SECRET');
     expect(help.stdout).toContain('--max-connections-per-subject');
-
-    const noSecret = await runRelay(['--data-dir', tempDir()], { ZEROMEM_RELAY_SECRET: '' });
     expect(noSecret.code).toBe(2);
     expect(noSecret.stderr).toContain('A token secret is required');
-
-    const short = await runRelay(['--data-dir', tempDir(), '--secret', 'too-short']);
     expect(short.code).toBe(2);
     expect(short.stderr).toContain('too short');
-
-    const unknown = await runRelay(['--no-such-flag']);
     expect(unknown.code).toBe(2);
-    const badNumber = await runRelay(['--port', 'eighty']);
     expect(badNumber.code).toBe(2);
     expect(badNumber.stderr).toContain('--port must be a whole number');
   });
@@ -69,7 +69,7 @@ describe('the zeromem-relay process', { timeout: 120_000 }, () => {
     expect(await closed).toBe(CLOSE.messageTooBig);
   });
 
-  it('issues tokens with "token" that the relay accepts', async () => {
+  it('issues tokens with "token", and refuses bad token command lines with exit 2', async () => {
     const issued = await runRelay(['token', '--room', ROOM, '--room', 'u=alice;s=two', '--read-only', '--ttl', '2h', '--subject', 'phone']);
     expect(issued.code).toBe(0);
     const grant = await verifyToken(issued.stdout.trim(), SECRET);
@@ -80,13 +80,17 @@ describe('the zeromem-relay process', { timeout: 120_000 }, () => {
     ]);
     expect(Math.abs(grant.expiresAt - Date.now() - 2 * 3600_000)).toBeLessThan(10_000);
 
-    expect((await runRelay(['token'])).code).toBe(2);
-    expect((await runRelay(['token', '--room', ROOM, '--ttl', 'forever'])).code).toBe(2);
-    expect((await runRelay(['token', '--room', 'a\u0001b'])).code).toBe(2);
-    const noSecret = await runRelay(['token', '--room', ROOM], { ZEROMEM_RELAY_SECRET: '' });
-    expect(noSecret.code).toBe(2);
+    const [noRoom, badTtl, badRoom, noSecret] = await Promise.all([
+      runRelay(['token']),
+      runRelay(['token', '--room', ROOM, '--ttl', 'forever']),
+      runRelay(['token', '--room', 'a\u0001b']),
+      runRelay(['token', '--room', ROOM], { ZEROMEM_RELAY_SECRET: '' }),
+    ]);
+    expect([noRoom.code, badTtl.code, badRoom.code, noSecret.code]).toEqual([2, 2, 2, 2]);
     expect(noSecret.stderr).toContain('A token secret is required');
+  });
 
+  it('serves a client holding a token that "token" issued', async () => {
     const relay = await serve(tempDir(), ['--quiet']);
     const rw = (await runRelay(['token', '--room', ROOM])).stdout.trim();
     // Without --subject every token gets its own subject, so they do not share a connection limit.

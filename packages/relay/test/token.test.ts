@@ -1,5 +1,6 @@
+import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { MAX_TTL_SECONDS, RelayError, TokenRefused, checkSecret, issueToken, verifyToken } from '../src/index.ts';
+import { CLOCK_SKEW_SECONDS, MAX_TTL_SECONDS, RelayError, TokenRefused, checkSecret, issueToken, verifyToken } from '../src/index.ts';
 import { SECRET } from './helpers.ts';
 
 async function refusal(work: Promise<unknown>): Promise<RelayError> {
@@ -10,6 +11,18 @@ async function refusal(work: Promise<unknown>): Promise<RelayError> {
     throw err;
   }
   throw new Error('expected a RelayError');
+}
+
+/** A token signed with the right secret whose `iat` and `exp` are chosen freely (seconds). */
+function signed(iat: number, exp: number): Promise<string> {
+  return new SignJWT({ rooms: { r: 'read-write' } })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setIssuer('zeromem-relay')
+    .setAudience('zeromem-relay')
+    .setSubject('s')
+    .setIssuedAt(iat)
+    .setExpirationTime(exp)
+    .sign(new TextEncoder().encode(SECRET));
 }
 
 describe('tokens', () => {
@@ -33,6 +46,25 @@ describe('tokens', () => {
     expect(err).toBeInstanceOf(TokenRefused);
     expect((err as TokenRefused).problem).toBe('expired');
     expect(err.code).toBe('INVALID_TOKEN');
+  });
+
+  it('is refused as invalid when issued in the future beyond the clock-skew allowance', async () => {
+    const now = Date.UTC(2026, 0, 1);
+    const at = now / 1000;
+    await expect(verifyToken(await signed(at + CLOCK_SKEW_SECONDS, at + 3600), SECRET, now)).resolves.toBeDefined();
+    const dayAhead = await refusal(verifyToken(await signed(at + 86_400, at + 90_000), SECRET, now));
+    expect((dayAhead as TokenRefused).problem).toBe('invalid');
+    expect((await refusal(verifyToken(await signed(at + CLOCK_SKEW_SECONDS + 1, at + 3600), SECRET, now))).code).toBe('INVALID_TOKEN');
+  });
+
+  it('is refused as invalid when it lives longer than MAX_TTL_SECONDS', async () => {
+    const now = Date.UTC(2026, 0, 1);
+    const at = now / 1000;
+    await expect(verifyToken(await signed(at, at + MAX_TTL_SECONDS), SECRET, now)).resolves.toBeDefined();
+    const tenYears = await refusal(verifyToken(await signed(at, at + 10 * 365 * 86_400), SECRET, now));
+    expect((tenYears as TokenRefused).problem).toBe('invalid');
+    // An old iat does not make a long expiry acceptable either.
+    expect((await refusal(verifyToken(await signed(at - 86_400, at + MAX_TTL_SECONDS), SECRET, now))).code).toBe('INVALID_TOKEN');
   });
 
   it('is refused as invalid under another secret', async () => {

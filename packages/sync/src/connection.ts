@@ -10,6 +10,8 @@ const TOKEN_EXPIRED = 4401;
 const MESSAGE_TOO_BIG = 1009;
 /** An update that would make the stored document larger than the relay's `maxDocumentBytes`. */
 const DOCUMENT_TOO_LARGE = 4413;
+/** The relay cannot read the room's stored document; y-websocket does not reconnect after it (4400-4499). */
+const ROOM_UNREADABLE = 4422;
 
 /**
  * Connects that failed in a row before the first sync, after which `synced` gives up:
@@ -30,6 +32,8 @@ export interface ConnectionEvents {
   unreachable(err: ZeromemError): void;
   /** The relay closed the connection over a size limit (QUOTA_EXCEEDED); the provider reconnects. */
   tooLarge(err: ZeromemError): void;
+  /** The relay cannot read the room's stored document (STORAGE_FAILED); the provider stops until `connect()`. */
+  unreadable(err: ZeromemError): void;
 }
 
 /**
@@ -67,6 +71,11 @@ export function connectRoom(doc: Y.Doc, room: string, opts: ShareOptions, me: Pe
     if (event?.code === TOKEN_EXPIRED) events.refused(new ZeromemError('UNAUTHORIZED', 'The relay closed the connection: the token expired. Share again with a new token.'));
     if (event?.code === MESSAGE_TOO_BIG) {
       events.tooLarge(new ZeromemError('QUOTA_EXCEEDED', `The relay closed the connection to ${room}: a message was larger than its maxMessageBytes. Raise the relay's limit.`));
+    }
+    if (event?.code === ROOM_UNREADABLE) {
+      events.unreadable(
+        new ZeromemError('STORAGE_FAILED', `The relay cannot read its stored document of ${room} (damaged storage): ask its operator. Local changes are kept; share.connect() tries again.`),
+      );
     }
     if (event?.code === DOCUMENT_TOO_LARGE) {
       events.tooLarge(new ZeromemError('QUOTA_EXCEEDED', `The relay closed the connection to ${room}: the shared document would exceed its maxDocumentBytes. Forget records or raise the relay's limit.`));

@@ -185,6 +185,7 @@ export class SharedNamespace {
       },
       refused: (err) => this.#fail(err),
       tooLarge: (err) => this.#errors.report(err),
+      unreadable: (err) => this.#errors.report(err),
       unreachable: (err) => {
         // Not final: a relay that is only down may come back, and the share then syncs (see `status`).
         if (this.#syncedDone) return;
