@@ -175,6 +175,7 @@ export const RecallBodySchema = z
 const ExplainSchema = z
   .object({
     bm25: z.number().nullable(),
+    contextBm25: z.number().nullable(),
     cosine: z.number().nullable(),
     textScore: z.number(),
     vectorScore: z.number(),
@@ -182,16 +183,29 @@ const ExplainSchema = z
     importance: z.number(),
     recency: z.number(),
     heat: z.number(),
+    speaker: z.number(),
+    time: z.number(),
+    focus: z.number(),
     contributions: z.object({ text: z.number(), vector: z.number() }).strict(),
   })
   .strict()
   .openapi('Explain');
+
+const QuerySignalsSchema = z
+  .object({
+    firstPerson: z.boolean(),
+    timeWindows: z.array(z.object({ text: z.string(), from: z.number(), to: z.number() }).strict()),
+    focus: z.array(z.string()),
+  })
+  .strict()
+  .openapi('QuerySignals');
 
 export const RecallResultSchema = z
   .object({
     hits: z.array(z.object({ id: z.string(), score: z.number(), record: RecordSchema, explain: ExplainSchema }).strict()),
     vector: z.enum(['used', 'no-embedder', 'query-not-embeddable', 'no-vectors-yet', 'embedder-failed']),
     pendingEmbeddings: z.number().int(),
+    signals: QuerySignalsSchema,
   })
   .strict()
   .openapi('RecallResult');
