@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const packageRoot = join(dirname(fileURLToPath(import.meta.url)), '..');
-const packageJson = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { exports: Record<string, string> };
+const packageJson = JSON.parse(readFileSync(join(packageRoot, 'package.json'), 'utf8')) as { exports: Record<string, { development: string }> };
+/** The source file the workspace resolves an entry to (its `development` condition). */
+const sourceOf = (entry: string): string => packageJson.exports[entry]!.development;
 
 /** Every module specifier a file imports (static, dynamic, re-export, type-only left out). */
 function importsOf(file: string): string[] {
@@ -45,14 +47,14 @@ function reach(entry: string): { files: Set<string>; external: Set<string> } {
 
 describe('package entries', () => {
   it('has a Node entry, a browser entry and a worker entry', () => {
-    expect(packageJson.exports['.']).toBe('./src/index.ts');
-    expect(packageJson.exports['./browser']).toBe('./src/browser/index.ts');
-    expect(packageJson.exports['./worker']).toBe('./src/browser/worker.ts');
+    expect(sourceOf('.')).toBe('./src/index.ts');
+    expect(sourceOf('./browser')).toBe('./src/browser/index.ts');
+    expect(sourceOf('./worker')).toBe('./src/browser/worker.ts');
   });
 
   for (const entry of ['./browser', './worker'] as const) {
     it(`${entry} reaches no Node-only module`, () => {
-      const { files, external } = reach(packageJson.exports[entry]!);
+      const { files, external } = reach(sourceOf(entry));
       const nodeOnly = [...files].map((file) => relative(packageRoot, file)).filter((file) => file === 'src/index.ts' || file.startsWith('src/node/'));
       expect(nodeOnly).toEqual([]);
       expect([...external].filter((specifier) => specifier.startsWith('node:') || specifier === '@zeromem/embed-transformers')).toEqual([]);
@@ -61,7 +63,7 @@ describe('package entries', () => {
   }
 
   it('the Node entry is what reads the file system (a sanity check of the walk)', () => {
-    const { external } = reach(packageJson.exports['.']!);
+    const { external } = reach(sourceOf('.'));
     expect([...external].filter((specifier) => specifier.startsWith('node:')).length).toBeGreaterThan(0);
   });
 });
