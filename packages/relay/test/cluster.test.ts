@@ -141,9 +141,10 @@ describe('several instances on PostgreSQL and Redis', () => {
     const rw = await token([room]);
     const writer = client(a.url, room, rw);
     const reader = client(b.url, room, rw);
-    await Promise.all([synced(writer.provider), synced(reader.provider)]);
+    const neighbour = client(a.url, room, rw);
+    await Promise.all([synced(writer.provider), synced(reader.provider), synced(neighbour.provider)]);
     writer.doc.getMap('records').set('before', 1);
-    await until(() => reader.doc.getMap('records').get('before') === 1, 'a write to cross');
+    await until(() => reader.doc.getMap('records').get('before') === 1 && neighbour.doc.getMap('records').get('before') === 1, 'a write to be forwarded');
     const codes: number[] = [];
     writer.provider.on('connection-close', (event: { code: number } | null) => event && codes.push(event.code));
     await postgres.halt();
@@ -151,9 +152,10 @@ describe('several instances on PostgreSQL and Redis', () => {
       writer.doc.getMap('records').set('during', 2);
       await until(() => codes.includes(CLOSE.storageUnavailable), 'the writer to be closed with 4503', 15_000);
       expect(reader.doc.getMap('records').get('during')).toBeUndefined();
+      expect(neighbour.doc.getMap('records').get('during')).toBeUndefined();
     } finally {
       await postgres.resume();
     }
-    await until(() => reader.doc.getMap('records').get('during') === 2, 'the write to be stored and forwarded once PostgreSQL is back', 30_000);
+    await until(() => reader.doc.getMap('records').get('during') === 2 && neighbour.doc.getMap('records').get('during') === 2, 'the write to be stored and forwarded once PostgreSQL is back', 30_000);
   });
 });
