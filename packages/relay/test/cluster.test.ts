@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, afterEach, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { CLOSE } from '../src/index.ts';
-import { cleanup, client, closeCode, directoryContains, rawConnect, synced, testRelay, token, until } from './helpers.ts';
+import { cleanup, client, closeCode, directoryContains, rawConnect, synced, tempDir, testRelay, token, until } from './helpers.ts';
 import { type TestPostgres, type TestRedis, startPostgres, startRedis } from './services.ts';
-import { runRelay } from './spawn-relay.ts';
+import { runRelay, serveRelay } from './spawn-relay.ts';
 
 let redis: TestRedis;
 let postgres: TestPostgres;
@@ -157,5 +157,41 @@ describe('several instances on PostgreSQL and Redis', () => {
       await postgres.resume();
     }
     await until(() => reader.doc.getMap('records').get('during') === 2 && neighbour.doc.getMap('records').get('during') === 2, 'the write to be stored and forwarded once PostgreSQL is back', 30_000);
+  });
+});
+
+describe('the command line with PostgreSQL and Redis', () => {
+  it('serves with ZEROMEM_RELAY_POSTGRES_URL and ZEROMEM_RELAY_REDIS_URL, refuses one without the other (exit 2) and unreachable storage (exit 1)', async () => {
+    const postgresUrl = await postgres.database();
+    const served = await serveRelay(tempDir(), ['--quiet'], 0, { ZEROMEM_RELAY_POSTGRES_URL: postgresUrl, ZEROMEM_RELAY_REDIS_URL: redis.url });
+    try {
+      const health = (await (await fetch(`http://127.0.0.1:${served.port}/healthz`)).json()) as { storage: string };
+      expect(health.storage).toBe('postgres');
+    } finally {
+      served.child.kill('SIGTERM');
+      expect(await served.exited).toBe(0);
+    }
+    const alone = await runRelay(['--port', '0', '--redis-url', redis.url]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('--postgres-url');
+    const unreachable = await runRelay(['--port', '0', '--postgres-url', 'postgres://postgres@127.0.0.1:1/none', '--redis-url', redis.url]);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toContain('PostgreSQL');
+  });
+});
+
+describe('revocation on a single SQLite relay', () => {
+  it('closes an open socket of a revoked subject with 4403 and refuses its upgrades', async () => {
+    const room = 'u=alice;s=single-revoke';
+    const relay = await testRelay();
+    const held = await token([room], { subject: 'old-phone' });
+    const path = `/${encodeURIComponent(room)}?token=${held}`;
+    const open = await rawConnect(relay.url, path);
+    if (open.kind !== 'open') throw new Error('socket did not open');
+    const closed = closeCode(open.socket);
+    const revoked = await runRelay(['revoke', '--subject', 'old-phone', '--data-dir', relay.dataDir]);
+    expect(revoked).toMatchObject({ code: 0 });
+    expect(await closed).toBe(CLOSE.tokenRevoked);
+    expect(await rawConnect(relay.url, path)).toMatchObject({ kind: 'refused', status: 401 });
   });
 });
