@@ -37,16 +37,30 @@ describe('several instances on PostgreSQL and Redis', () => {
     onA.doc.getMap('records').set('r1', 'from a');
     onB.doc.getMap('records').set('r2', 'from b');
     await until(() => onB.doc.getMap('records').get('r1') === 'from a' && onA.doc.getMap('records').get('r2') === 'from b', 'the updates to cross instances');
+    // Awareness crosses too, and leaves with its socket.
+    onA.provider.awareness.setLocalStateField('device', 'laptop-a');
+    const seenOnB = (): boolean => [...onB.provider.awareness.getStates().values()].some((state) => state.device === 'laptop-a');
+    await until(seenOnB, 'awareness to cross instances');
+    // Read-only is enforced where the socket is: its writes reach no instance.
+    const reader = client(b.url, room, await token([room], { access: 'read', subject: 'reader' }));
+    await synced(reader.provider);
+    reader.doc.getMap('records').set('r3', 'read-only write');
+    await until(() => b.stats().refusedWrites === 1, 'the read-only write to be refused');
+    onB.doc.getMap('records').set('r4', 'after');
+    await until(() => onA.doc.getMap('records').get('r4') === 'after', 'a later write to cross');
+    expect(onA.doc.getMap('records').has('r3')).toBe(false);
+    reader.provider.destroy();
     expect(a.stats().storage).toBe('postgres');
     const health = (await (await fetch(`http://127.0.0.1:${b.port}/healthz`)).json()) as { status: string; storage: string };
     expect(health).toMatchObject({ status: 'ok', storage: 'postgres' });
     onA.provider.destroy();
+    await until(() => !seenOnB(), 'awareness to leave with its socket');
     onB.provider.destroy();
     await Promise.all([a.close(), b.close()]);
     const c = await testRelay({ postgresUrl, redisUrl: redis.url });
     const fresh = client(c.url, room, rw);
     await synced(fresh.provider);
-    expect(fresh.doc.getMap('records').toJSON()).toEqual({ r1: 'from a', r2: 'from b' });
+    expect(fresh.doc.getMap('records').toJSON()).toEqual({ r1: 'from a', r2: 'from b', r4: 'after' });
   });
 
   it('compact away a forgotten record: gone from the tables, and after VACUUM from the data directory', async () => {
