@@ -209,3 +209,31 @@ describe('revocation on a single SQLite relay', () => {
     expect(await rawConnect(relay.url, path)).toMatchObject({ kind: 'refused', status: 401 });
   });
 });
+
+describe('a killed instance', () => {
+  it('leaves nothing stuck: its sockets stop counting for their subject within the connection expiry (30 s)', async () => {
+    const room = 'u=alice;s=cluster-expiry';
+    const postgresUrl = await postgres.database();
+    const flags = ['--quiet', '--max-connections-per-subject', '1', '--postgres-url', postgresUrl, '--redis-url', redis.url];
+    const [doomed, survivor] = await Promise.all([serveRelay(tempDir(), flags), serveRelay(tempDir(), flags)]);
+    try {
+      const path = `/${encodeURIComponent(room)}?token=${await token([room], { subject: 'single-seat' })}`;
+      expect((await rawConnect(doomed.url, path)).kind).toBe('open');
+      expect(await rawConnect(survivor.url, path)).toMatchObject({ kind: 'refused', status: 429 });
+      doomed.child.kill('SIGKILL');
+      await doomed.exited;
+      const killedAt = Date.now();
+      let attempt = await rawConnect(survivor.url, path);
+      while (attempt.kind === 'refused' && Date.now() - killedAt < 45_000) {
+        expect(attempt.status).toBe(429);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        attempt = await rawConnect(survivor.url, path);
+      }
+      expect(attempt.kind).toBe('open');
+    } finally {
+      doomed.child.kill('SIGKILL');
+      survivor.child.kill('SIGKILL');
+      await Promise.all([doomed.exited, survivor.exited]);
+    }
+  }, 90_000);
+});
