@@ -1,0 +1,157 @@
+/**
+ * The example extension (apps/extension) in real Chromium for the extension tests: builds
+ * it once per process, launches Chromium with it loaded unpacked on a persistent profile
+ * (relaunchable on the same profile), opens its pages, chats in the side panel, reads the
+ * extension's IndexedDB, and stops its service worker through the DevTools protocol.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { chromium, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
+import { CHROMIUM_ARGS, findChromium, repoRoot } from './browser.ts';
+
+export const appDir = join(repoRoot, 'apps/extension');
+export const extensionDir = join(appDir, 'dist');
+export const screenshots = join(appDir, 'screenshots');
+const execFileAsync = promisify(execFile);
+
+let built: Promise<void> | undefined;
+/**
+ * `vite build` of the extension (once per test process), in a plain Node child process as a
+ * user runs it: the config imports @zeromem/embed-transformers, which must resolve to its
+ * built dist/ (the tests' own development condition would give TypeScript sources).
+ */
+export function buildExtension(): Promise<void> {
+  built ??= execFileAsync(process.execPath, [join(appDir, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {
+    cwd: appDir,
+    env: { ...process.env, NODE_OPTIONS: '' },
+    maxBuffer: 16 * 1024 * 1024,
+  }).then(() => undefined);
+  return built;
+}
+
+export interface LaunchOptions {
+  /** Run headed on this X display (for Chrome's permission dialog), instead of headless. */
+  display?: string;
+}
+
+/** A Chromium with the extension loaded. */
+export class ExtensionBrowser {
+  private constructor(
+    readonly context: BrowserContext,
+    readonly extensionId: string,
+  ) {}
+
+  static async launch(profile: string, options: LaunchOptions = {}): Promise<ExtensionBrowser> {
+    const { path: executablePath, problem } = findChromium();
+    if (!executablePath) throw new Error(problem);
+    const headed = options.display !== undefined;
+    const context = await chromium.launchPersistentContext(profile, {
+      executablePath,
+      headless: !headed,
+      ...(headed ? { env: { ...process.env, DISPLAY: options.display } } : {}),
+      args: [...CHROMIUM_ARGS.filter((arg) => !headed || arg !== '--headless'), `--disable-extensions-except=${extensionDir}`, `--load-extension=${extensionDir}`],
+    });
+    const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 120_000 }));
+    return new ExtensionBrowser(context, new URL(worker.url()).host);
+  }
+
+  /** Opens an extension page (`sidepanel.html`, `options.html`) in a tab. */
+  async open(path: string): Promise<Page> {
+    const page = await this.context.newPage();
+    page.on('pageerror', (err) => console.error(`[extension page] ${err.message}`));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error') console.error(`[extension console] ${msg.text()}`);
+    });
+    await page.goto(`chrome-extension://${this.extensionId}/${path}`);
+    if (path.startsWith('sidepanel')) await page.locator('body[data-ready=true]').waitFor({ timeout: 120_000 });
+    return page;
+  }
+
+  /** The extension's service worker as DevTools sees it: its version id and running status. */
+  async serviceWorker(cdp: CDPSession): Promise<{ versionId: string; runningStatus: string } | undefined> {
+    const versions = new Map<string, { versionId: string; runningStatus: string; scriptURL: string }>();
+    const listener = (event: { versions: Array<{ versionId: string; runningStatus: string; scriptURL: string }> }) => {
+      for (const version of event.versions) versions.set(version.versionId, version);
+    };
+    cdp.on('ServiceWorker.workerVersionUpdated', listener);
+    await cdp.send('ServiceWorker.enable');
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the current versions are reported on enable
+    cdp.off('ServiceWorker.workerVersionUpdated', listener);
+    await cdp.send('ServiceWorker.disable');
+    const mine = [...versions.values()].filter((v) => v.scriptURL.startsWith(`chrome-extension://${this.extensionId}/`));
+    return mine.at(-1);
+  }
+
+  /**
+   * Stops the extension's service worker (`ServiceWorker.stopWorker`, what "Stop" in
+   * chrome://serviceworker-internals does) and resolves once DevTools reports it stopped.
+   */
+  async stopServiceWorker(page: Page): Promise<void> {
+    const cdp = await this.context.newCDPSession(page);
+    try {
+      const version = await this.serviceWorker(cdp);
+      if (!version) throw new Error('the extension has no service worker version');
+      const stopped = new Promise<void>((resolve) => {
+        cdp.on('ServiceWorker.workerVersionUpdated', ({ versions }: { versions: Array<{ versionId: string; runningStatus: string }> }) => {
+          if (versions.some((v) => v.versionId === version.versionId && v.runningStatus === 'stopped')) resolve();
+        });
+      });
+      await cdp.send('ServiceWorker.enable');
+      await cdp.send('ServiceWorker.stopWorker', { versionId: version.versionId });
+      await stopped;
+    } finally {
+      await cdp.detach().catch(() => undefined);
+    }
+  }
+
+  /** True when a service_worker target of the extension is running. */
+  async serviceWorkerRunning(page: Page): Promise<boolean> {
+    const cdp = await this.context.newCDPSession(page);
+    try {
+      const { targetInfos } = (await cdp.send('Target.getTargets')) as { targetInfos: Array<{ type: string; url: string }> };
+      return targetInfos.some((t) => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${this.extensionId}/`));
+    } finally {
+      await cdp.detach().catch(() => undefined);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.context.close();
+  }
+}
+
+/** Sends a message in the side panel and resolves with the finished reply. */
+export async function send(panel: Page, message: string): Promise<string> {
+  const replies = panel.locator('#log li.agent');
+  const before = await replies.count();
+  await panel.fill('#message', message);
+  await panel.click('#chat button[type=submit]');
+  const reply = replies.nth(before);
+  await reply.and(panel.locator('[data-done=true]')).waitFor({ timeout: 120_000 });
+  return (await reply.textContent()) ?? '';
+}
+
+/** Every value in every object store of the page origin's databases, as JSON text. */
+export function indexedDbText(page: Page): Promise<string> {
+  return page.evaluate(async () => {
+    const texts: string[] = [];
+    for (const { name } of await indexedDB.databases()) {
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const request = indexedDB.open(name!);
+        request.onsuccess = () => resolve(request.result);
+        request.onerror = () => reject(request.error);
+      });
+      for (const store of Array.from(db.objectStoreNames)) {
+        const values = await new Promise<unknown[]>((resolve, reject) => {
+          const request = db.transaction(store).objectStore(store).getAll();
+          request.onsuccess = () => resolve(request.result);
+          request.onerror = () => reject(request.error);
+        });
+        texts.push(JSON.stringify(values));
+      }
+      db.close();
+    }
+    return texts.join('\n');
+  });
+}
