@@ -4,11 +4,12 @@
  * (relaunchable on the same profile), opens its pages, chats in the side panel, reads the
  * extension's IndexedDB, and stops its service worker through the DevTools protocol.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
-import { CHROMIUM_ARGS, findChromium, repoRoot } from './browser.ts';
+import { browserRequired, CHROMIUM_ARGS, findChromium, repoRoot, skipBrowserTests } from './browser.ts';
 
 export const appDir = join(repoRoot, 'apps/extension');
 export const extensionDir = join(appDir, 'dist');
@@ -121,7 +122,7 @@ export class ExtensionBrowser {
   }
 }
 
-/** Sends a message in the side panel and resolves with the finished reply. */
+/** Sends a message in the side panel and resolves with the finished reply's text (without the folded prompt). */
 export async function send(panel: Page, message: string): Promise<string> {
   const replies = panel.locator('#log li.agent');
   const before = await replies.count();
@@ -129,7 +130,7 @@ export async function send(panel: Page, message: string): Promise<string> {
   await panel.click('#chat button[type=submit]');
   const reply = replies.nth(before);
   await reply.and(panel.locator('[data-done=true]')).waitFor({ timeout: 120_000 });
-  return (await reply.textContent()) ?? '';
+  return reply.evaluate((item) => item.firstChild?.textContent ?? '');
 }
 
 /** Every value in every object store of the page origin's databases, as JSON text. */
@@ -154,4 +155,61 @@ export function indexedDbText(page: Page): Promise<string> {
     }
     return texts.join('\n');
   });
+}
+
+/** A virtual X display for headed Chromium, where Chrome's permission dialog is answered with keys. */
+export interface VirtualDisplay {
+  /** `:N`, for DISPLAY. */
+  readonly display: string;
+  /** Presses keys in the focused window (`xdotool key …`). */
+  press(...keys: string[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+const DISPLAY_TOOLS = ['Xvfb', 'xdotool'];
+const DISPLAY_HINT = 'Install them with `apt-get install -y xvfb xdotool`.';
+
+/** Why the virtual display cannot start (a missing tool), or undefined. */
+export function displayProblem(): string | undefined {
+  const missing = DISPLAY_TOOLS.filter((tool) => !process.env.PATH?.split(':').some((dir) => existsSync(join(dir, tool))));
+  return missing.length ? `${missing.join(' and ')} not found. ${DISPLAY_HINT}` : undefined;
+}
+
+/** For `describe.skipIf`: like skipBrowserTests, also for Xvfb and xdotool. */
+export function skipDisplayTests(suite: string): boolean {
+  if (skipBrowserTests(suite)) return true;
+  const problem = displayProblem();
+  if (!problem || browserRequired()) return false;
+  console.warn(`[zeromem] skipping ${suite}: ${problem} (set ZEROMEM_REQUIRE_BROWSER=1 to make this a failure)`);
+  return true;
+}
+
+/** Starts Xvfb on a free display number (it reports the number it took). */
+export async function startDisplay(): Promise<VirtualDisplay> {
+  const problem = displayProblem();
+  if (problem) throw new Error(problem);
+  const xvfb = spawn('Xvfb', ['-displayfd', '3', '-screen', '0', '1280x1024x24', '-nolisten', 'tcp'], { stdio: ['ignore', 'ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  xvfb.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const number = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    (xvfb.stdio[3] as NodeJS.ReadableStream).on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      if (out.includes('\n')) resolve(out.trim());
+    });
+    xvfb.once('exit', (code) => reject(new Error(`Xvfb exited (${code}): ${stderr.slice(-500)}`)));
+  });
+  const display = `:${number}`;
+  return {
+    display,
+    async press(...keys) {
+      await execFileAsync('xdotool', ['key', ...keys], { env: { ...process.env, DISPLAY: display } });
+    },
+    async close() {
+      if (xvfb.exitCode !== null) return;
+      const exited = new Promise((resolve) => xvfb.once('exit', resolve));
+      xvfb.kill('SIGTERM');
+      await exited;
+    },
+  };
 }

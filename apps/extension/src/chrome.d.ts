@@ -27,6 +27,7 @@ declare namespace chrome {
     function request(permissions: Request): Promise<boolean>;
     function contains(permissions: Request): Promise<boolean>;
     function remove(permissions: Request): Promise<boolean>;
+    function getAll(): Promise<Request & { permissions?: string[] }>;
   }
   namespace tabs {
     interface Tab {
@@ -37,7 +38,7 @@ declare namespace chrome {
       windowId: number;
       lastAccessed?: number;
     }
-    function query(query: { active?: boolean; url?: string[] }): Promise<Tab[]>;
+    function query(query: { active?: boolean }): Promise<Tab[]>;
   }
   namespace scripting {
     function executeScript<T>(injection: { target: { tabId: number }; func: () => T }): Promise<Array<{ result?: T }>>;

@@ -8,12 +8,13 @@ chrome.runtime.onInstalled.addListener(() => {
 });
 
 /**
- * The active web tab the user looked at last. Tabs the extension has no host access to have
- * no `url` here (no `tabs` permission), so they are never read.
+ * The web page the user is on: the active web tab, else the web tab used last (the side
+ * panel opened as a tab of its own is active itself). Tabs the extension has no host access
+ * to have no `url` here (no `tabs` permission), so they are never read.
  */
 async function readCurrentPage(): Promise<PageSnapshot | null> {
-  const tabs = (await chrome.tabs.query({ active: true })).filter((tab) => tab.id !== undefined && /^(https?|file):/.test(tab.url ?? ''));
-  tabs.sort((a, b) => (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0));
+  const tabs = (await chrome.tabs.query({})).filter((tab) => tab.id !== undefined && /^(https?|file):/.test(tab.url ?? ''));
+  tabs.sort((a, b) => Number(b.active) - Number(a.active) || (b.lastAccessed ?? 0) - (a.lastAccessed ?? 0));
   const tab = tabs[0];
   if (!tab) return null;
   const [injection] = await chrome.scripting.executeScript({

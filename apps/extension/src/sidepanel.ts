@@ -1,4 +1,5 @@
 import { memory, reply } from './agent.ts';
+import type { ChatMessage } from './llm.ts';
 import { currentPage } from './page.ts';
 import { loadLlm } from './settings.ts';
 import { startSync } from './sync.ts';
@@ -15,6 +16,15 @@ function say(who: 'user' | 'agent', text: string): HTMLLIElement {
   log.append(item);
   item.scrollIntoView();
   return item;
+}
+
+/** The messages an LLM was sent, folded under its reply. */
+function promptDetails(prompt: ChatMessage[]): HTMLElement {
+  const details = document.createElement('details');
+  const summary = document.createElement('summary');
+  summary.textContent = 'The prompt sent';
+  details.append(summary, prompt.map((m) => `[${m.role}]\n${m.content}`).join('\n\n'));
+  return details;
 }
 
 form.addEventListener('submit', (event) => {
@@ -37,6 +47,7 @@ form.addEventListener('submit', (event) => {
       (result) => {
         answer.textContent = result.text;
         if (result.offline) answer.classList.add('offline');
+        else if (result.prompt) answer.append(promptDetails(result.prompt));
       },
       (err: unknown) => {
         answer.textContent = `Error: ${err instanceof Error ? err.message : String(err)}`;
@@ -48,16 +59,23 @@ form.addEventListener('submit', (event) => {
     });
 });
 
+let syncState = '';
+async function showStatus(): Promise<void> {
+  const llm = await loadLlm();
+  status.textContent = [llm ? `LLM: ${llm.model} at ${llm.baseUrl}` : 'No LLM set: replies show the prompt', ...(syncState ? [`sync: ${syncState}`] : [])].join(' · ');
+}
+
 async function start(): Promise<void> {
   await memory();
-  const llm = await loadLlm();
-  const parts = [llm ? `LLM: ${llm.model} at ${llm.baseUrl}` : 'No LLM set: replies show the prompt'];
-  status.textContent = parts.join(' · ');
+  await showStatus();
+  chrome.storage.onChanged.addListener(() => void showStatus());
   const shared = await startSync();
   if (shared) {
-    status.textContent = [...parts, 'sync: connecting'].join(' · ');
+    syncState = 'connecting';
+    await showStatus();
     await shared.synced;
-    status.textContent = [...parts, 'sync: on'].join(' · ');
+    syncState = 'on';
+    await showStatus();
   }
   document.body.dataset.ready = 'true';
 }
