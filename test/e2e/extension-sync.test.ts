@@ -3,7 +3,7 @@
  * (`zeromem-relay`, the built bin): the user pastes the relay URL and a token printed by
  * `zeromem-relay token` in the options page; the side panel then shares the namespace, and a
  * replica in Node (what the desktop app runs) sees what the extension remembers, and the
- * other way round.
+ * other way round, end-to-end encrypted with a key pasted on both sides.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { namespaceKey, openMemory, type Memory } from '@zeromem/core';
-import { shareNamespace, type SharedNamespace } from '@zeromem/sync';
+import { generateNamespaceKey, shareNamespace, type SharedNamespace } from '@zeromem/sync';
 import { repoRoot, skipBrowserTests } from './browser.ts';
 import { buildExtension, ExtensionBrowser, send } from './extension-harness.ts';
 
@@ -31,6 +31,7 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the extension syncs through 
   let browser: ExtensionBrowser;
   let desktop: Memory;
   let share: SharedNamespace;
+  let encryptionKey: string;
 
   beforeAll(async () => {
     work = await mkdtemp(join(tmpdir(), 'zeromem-extension-sync-'));
@@ -57,7 +58,8 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the extension syncs through 
       if (home === undefined) delete process.env.ZEROMEM_HOME;
       else process.env.ZEROMEM_HOME = home;
     }
-    share = await shareNamespace(desktop, NAMESPACE, { url: relayUrl, token, WebSocketPolyfill: WebSocket, deviceName: 'desktop' });
+    encryptionKey = await generateNamespaceKey();
+    share = await shareNamespace(desktop, NAMESPACE, { url: relayUrl, token, encryptionKey, WebSocketPolyfill: WebSocket, deviceName: 'desktop' });
     await share.synced;
 
     await buildExtension();
@@ -83,6 +85,7 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the extension syncs through 
     await options.click('#sync button[type=submit]');
     await expect.poll(() => options.textContent('#sync-result')).toMatch(/^Not saved: url: /);
     await options.fill('#sync-url', relayUrl);
+    await options.fill('#sync-key', encryptionKey);
     await options.click('#sync button[type=submit]');
     await expect.poll(() => options.textContent('#sync-result')).toBe('Saved: the side panel syncs from the next time it opens.');
 

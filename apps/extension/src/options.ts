@@ -125,7 +125,11 @@ $('#llm-clear').addEventListener('click', () =>
 
 $<HTMLFormElement>('#sync').addEventListener('submit', (event) => {
   event.preventDefault();
-  const parsed = SyncSettings.safeParse({ url: $<HTMLInputElement>('#sync-url').value.trim(), token: $<HTMLInputElement>('#sync-token').value.trim() });
+  const parsed = SyncSettings.safeParse({
+    url: $<HTMLInputElement>('#sync-url').value.trim(),
+    token: $<HTMLInputElement>('#sync-token').value.trim(),
+    encryptionKey: $<HTMLInputElement>('#sync-key').value.trim() || undefined,
+  });
   report('#sync-result', async () => {
     if (!parsed.success) return `Not saved: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`;
     await chrome.storage.local.set({ sync: parsed.data });
@@ -151,6 +155,7 @@ async function fillSettings(): Promise<void> {
   if (sync) {
     $<HTMLInputElement>('#sync-url').value = sync.url;
     $<HTMLInputElement>('#sync-token').value = sync.token;
+    $<HTMLInputElement>('#sync-key').value = sync.encryptionKey ?? '';
   }
 }
 

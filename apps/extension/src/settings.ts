@@ -18,6 +18,8 @@ export type LlmSettings = z.infer<typeof LlmSettings>;
 export const SyncSettings = z.object({
   url: z.url({ protocol: /^wss?$/ }),
   token: z.string().trim().min(1),
+  /** From `generateNamespaceKey()`, the same on every device: the relay then stores only ciphertext. */
+  encryptionKey: z.string().trim().min(1).optional(),
 });
 export type SyncSettings = z.infer<typeof SyncSettings>;
 

@@ -10,5 +10,10 @@ import { loadSync } from './settings.ts';
 export async function startSync(): Promise<SharedNamespace | undefined> {
   const settings = await loadSync();
   if (!settings) return undefined;
-  return shareNamespace(await memory(), NAMESPACE, { url: settings.url, token: settings.token, deviceName: 'browser extension' });
+  return shareNamespace(await memory(), NAMESPACE, {
+    url: settings.url,
+    token: settings.token,
+    deviceName: 'browser extension',
+    ...(settings.encryptionKey ? { encryptionKey: settings.encryptionKey } : {}),
+  });
 }
