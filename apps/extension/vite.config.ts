@@ -1,11 +1,10 @@
 import { cpSync, mkdirSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import { bundledModelsDir, onnxWasmFiles } from '@zeromem/embed-transformers';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const outDir = join(here, 'dist');
 
 /**
  * Ships the embedder's files inside the extension (MV3 allows no remote code): the bundled
@@ -13,8 +12,12 @@ const outDir = join(here, 'dist');
  * src/embedder.ts passes as `modelBaseUrl` and `wasmPaths`.
  */
 function embedderFiles(): Plugin {
+  let outDir = '';
   return {
     name: 'zeromem-extension-embedder-files',
+    configResolved(config) {
+      outDir = resolve(config.root, config.build.outDir); // `--outDir` may move it
+    },
     // onnxruntime-web names its wasm with `new URL(…, import.meta.url)`, so Vite emits a
     // second 21.6 MB copy; with `wasmPaths` set it is never fetched: leave it out.
     generateBundle(_options, bundle) {
@@ -39,7 +42,7 @@ export default defineConfig({
   plugins: [embedderFiles()],
   worker: { format: 'es' },
   build: {
-    outDir,
+    outDir: join(here, 'dist'),
     emptyOutDir: true,
     target: 'es2022',
     rollupOptions: {

@@ -6,32 +6,36 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type BrowserContext, type CDPSession, type Page } from 'playwright-core';
 import { browserRequired, CHROMIUM_ARGS, findChromium, repoRoot, skipBrowserTests } from './browser.ts';
 
 export const appDir = join(repoRoot, 'apps/extension');
-export const extensionDir = join(appDir, 'dist');
 export const screenshots = join(appDir, 'screenshots');
 const execFileAsync = promisify(execFile);
 
-let built: Promise<void> | undefined;
 /**
- * `vite build` of the extension (once per test process), in a plain Node child process as a
- * user runs it: the config imports @zeromem/embed-transformers, which must resolve to its
- * built dist/ (the tests' own development condition would give TypeScript sources).
+ * `vite build` of the extension into a fresh temporary folder (test files run in parallel:
+ * each loads its own copy), in a plain Node child process as a user runs it: the config
+ * imports @zeromem/embed-transformers, which must resolve to its built dist/ (the tests' own
+ * development condition would give TypeScript sources). Resolves with the folder.
  */
-export function buildExtension(): Promise<void> {
-  built ??= execFileAsync(process.execPath, [join(appDir, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {
+export async function buildExtension(): Promise<string> {
+  const outDir = await mkdtemp(join(tmpdir(), 'zeromem-extension-build-'));
+  await execFileAsync(process.execPath, [join(appDir, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn', '--outDir', outDir], {
     cwd: appDir,
     env: { ...process.env, NODE_OPTIONS: '' },
     maxBuffer: 16 * 1024 * 1024,
-  }).then(() => undefined);
-  return built;
+  });
+  return outDir;
 }
 
 export interface LaunchOptions {
+  /** The built extension (from {@link buildExtension}). */
+  extensionDir: string;
   /** Run headed on this X display (for Chrome's permission dialog), instead of headless. */
   display?: string;
 }
@@ -43,7 +47,8 @@ export class ExtensionBrowser {
     readonly extensionId: string,
   ) {}
 
-  static async launch(profile: string, options: LaunchOptions = {}): Promise<ExtensionBrowser> {
+  static async launch(profile: string, options: LaunchOptions): Promise<ExtensionBrowser> {
+    const { extensionDir } = options;
     const { path: executablePath, problem } = findChromium();
     if (!executablePath) throw new Error(problem);
     const headed = options.display !== undefined;

@@ -31,6 +31,7 @@ function listen(server: Server): Promise<number> {
 describe.skipIf(skipDisplayTests('test/e2e/extension-permissions.test.ts'))('the extension asks for host permissions when the user acts', () => {
   let display: VirtualDisplay;
   let profile: string;
+  let extensionDir: string;
   let browser: ExtensionBrowser;
   let llmServer: Server;
   let pageServer: Server;
@@ -78,10 +79,10 @@ describe.skipIf(skipDisplayTests('test/e2e/extension-permissions.test.ts'))('the
     llmBase = `http://127.0.0.1:${await listen(llmServer)}/v1`;
     // Another host than the LLM's: reading pages needs its own permission.
     pageUrl = `http://localhost:${await listen(pageServer)}/trip.html`;
-    await buildExtension();
+    extensionDir = await buildExtension();
     display = await startDisplay();
     profile = await mkdtemp(join(tmpdir(), 'zeromem-extension-permissions-'));
-    browser = await ExtensionBrowser.launch(profile, { display: display.display });
+    browser = await ExtensionBrowser.launch(profile, { extensionDir, display: display.display });
     options = await browser.open('options.html');
     panel = await browser.open('sidepanel.html');
   }, 300_000);
@@ -92,6 +93,7 @@ describe.skipIf(skipDisplayTests('test/e2e/extension-permissions.test.ts'))('the
     llmServer?.close();
     pageServer?.close();
     if (profile) await rm(profile, { recursive: true, force: true });
+    if (extensionDir) await rm(extensionDir, { recursive: true, force: true });
   });
 
   it('holds no host permission at install', async () => {

@@ -29,6 +29,7 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the extension syncs through 
   let relayUrl: string;
   let token: string;
   let browser: ExtensionBrowser;
+  let extensionDir: string;
   let desktop: Memory;
   let share: SharedNamespace;
   let encryptionKey: string;
@@ -62,8 +63,8 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the extension syncs through 
     share = await shareNamespace(desktop, NAMESPACE, { url: relayUrl, token, encryptionKey, WebSocketPolyfill: WebSocket, deviceName: 'desktop' });
     await share.synced;
 
-    await buildExtension();
-    browser = await ExtensionBrowser.launch(join(work, 'profile'));
+    extensionDir = await buildExtension();
+    browser = await ExtensionBrowser.launch(join(work, 'profile'), { extensionDir });
   }, 300_000);
 
   afterAll(async () => {
@@ -76,6 +77,7 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the extension syncs through 
       await exited;
     }
     if (work) await rm(work, { recursive: true, force: true });
+    if (extensionDir) await rm(extensionDir, { recursive: true, force: true });
   });
 
   it('shares the namespace once a relay URL and token are pasted in the options page', async () => {

@@ -18,12 +18,13 @@ const FACT = 'I prefer window seats on long flights';
 
 describe.skipIf(skipBrowserTests(import.meta.url))('the example extension in Chromium', () => {
   let profile: string;
+  let extensionDir: string;
   let browser: ExtensionBrowser | undefined;
   /** Every URL any page or worker of the browser requested. */
   const requested: string[] = [];
 
   async function launch(): Promise<void> {
-    browser = await ExtensionBrowser.launch(profile);
+    browser = await ExtensionBrowser.launch(profile, { extensionDir });
     browser.context.on('request', (request) => requested.push(request.url()));
   }
 
@@ -32,7 +33,7 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the example extension in Chr
   }
 
   beforeAll(async () => {
-    await buildExtension();
+    extensionDir = await buildExtension();
     profile = await mkdtemp(join(tmpdir(), 'zeromem-extension-'));
     await launch();
   }, 300_000);
@@ -40,6 +41,7 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the example extension in Chr
   afterAll(async () => {
     await browser?.close();
     if (profile) await rm(profile, { recursive: true, force: true });
+    if (extensionDir) await rm(extensionDir, { recursive: true, force: true });
   });
 
   it('remembers in the side panel and recalls after a browser restart', async () => {
