@@ -75,7 +75,7 @@ export class ExtensionBrowser {
   }
 
   /** The extension's service worker as DevTools sees it: its version id and running status. */
-  async serviceWorker(cdp: CDPSession): Promise<{ versionId: string; runningStatus: string } | undefined> {
+  private async serviceWorker(cdp: CDPSession): Promise<{ versionId: string; runningStatus: string } | undefined> {
     const versions = new Map<string, { versionId: string; runningStatus: string; scriptURL: string }>();
     const listener = (event: { versions: Array<{ versionId: string; runningStatus: string; scriptURL: string }> }) => {
       for (const version of event.versions) versions.set(version.versionId, version);

@@ -35,9 +35,9 @@ export interface Reply {
 const REMEMBER = /^\s*remember(?:\s+that)?\s+(.+)$/is;
 
 /** The messages for an LLM: what is remembered, the page, the user's message. */
-export function buildPrompt(memories: string, page: PageSnapshot | undefined, message: string): ChatMessage[] {
+function buildPrompt(memories: string, page: PageSnapshot | undefined, message: string): ChatMessage[] {
   const pagePart = page
-    ? `The user is on "${page.title}" (${page.url}).${page.text ? `\nThe page's text:\n${page.text}` : '\n(The extension may not read this page: allow it in the options page.)'}`
+    ? `The user is on "${page.title}" (${page.url}).${page.text ? `\nThe page's text:\n${page.text}` : '\n(The page has no text.)'}`
     : 'The extension cannot see the page the user is on (allow it in the options page).';
   return [
     { role: 'system', content: `You are a helpful assistant in the user's browser.\nWhat you remember about the user:\n${memories || '(nothing yet)'}\n\n${pagePart}` },
