@@ -1,114 +1,156 @@
 /**
- * The example MV3 extension (apps/extension), built with Vite and loaded unpacked in real
- * Chromium: what the side panel remembers survives a browser restart on the same profile,
- * and the options page forgets a memory so that it is gone from the extension's IndexedDB.
+ * The example extension (apps/extension), built with Vite and loaded unpacked in real
+ * Chromium (new headless mode): what the side panel remembers survives a browser restart on
+ * the same profile and the service worker being stopped mid-conversation; recall is hybrid
+ * with the embedder shipped in the extension (no request leaves the extension); the options
+ * page exports, imports and forgets (gone from the extension's IndexedDB).
  * Screenshots go to apps/extension/screenshots.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
-import { build } from 'vite';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM_ARGS, findChromium, repoRoot, skipBrowserTests } from './browser.ts';
+import { skipBrowserTests } from './browser.ts';
+import { buildExtension, ExtensionBrowser, indexedDbText, screenshots, send } from './extension-harness.ts';
 
-const appDir = join(repoRoot, 'apps/extension');
-const extensionDir = join(appDir, 'dist');
-const screenshots = join(appDir, 'screenshots');
 const FACT = 'I prefer window seats on long flights';
 
 describe.skipIf(skipBrowserTests(import.meta.url))('the example extension in Chromium', () => {
   let profile: string;
-  let context: BrowserContext | undefined;
-  let extensionId: string;
+  let extensionDir: string;
+  let browser: ExtensionBrowser | undefined;
+  /** Every URL any page or worker of the browser requested. */
+  const requested: string[] = [];
 
   async function launch(): Promise<void> {
-    const { path: executablePath, problem } = findChromium();
-    if (!executablePath) throw new Error(problem);
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath,
-      headless: true,
-      args: [...CHROMIUM_ARGS, `--disable-extensions-except=${extensionDir}`, `--load-extension=${extensionDir}`],
-    });
-    const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker', { timeout: 120_000 }));
-    extensionId = new URL(worker.url()).host;
+    browser = await ExtensionBrowser.launch(profile, { extensionDir });
+    browser.context.on('request', (request) => requested.push(request.url()));
   }
 
-  async function open(path: string): Promise<Page> {
-    const page = await context!.newPage();
-    page.on('pageerror', (err) => console.error(`[extension page] ${err.message}`));
-    await page.goto(`chrome-extension://${extensionId}/${path}`);
-    return page;
-  }
-
-  async function send(page: Page, message: string): Promise<string> {
-    const replies = page.locator('#log li.agent');
-    const before = await replies.count();
-    await page.fill('#message', message);
-    await page.click('button[type=submit]');
-    await replies.nth(before).waitFor({ timeout: 120_000 });
-    return (await replies.nth(before).textContent()) ?? '';
-  }
-
-  /** Every value in every object store of the extension's databases, as JSON text. */
-  function indexedDbText(page: Page): Promise<string> {
-    return page.evaluate(async () => {
-      const texts: string[] = [];
-      for (const { name } of await indexedDB.databases()) {
-        const db = await new Promise<IDBDatabase>((resolve, reject) => {
-          const request = indexedDB.open(name!);
-          request.onsuccess = () => resolve(request.result);
-          request.onerror = () => reject(request.error);
-        });
-        for (const store of Array.from(db.objectStoreNames)) {
-          const values = await new Promise<unknown[]>((resolve, reject) => {
-            const request = db.transaction(store).objectStore(store).getAll();
-            request.onsuccess = () => resolve(request.result);
-            request.onerror = () => reject(request.error);
-          });
-          texts.push(JSON.stringify(values));
-        }
-        db.close();
-      }
-      return texts.join('\n');
-    });
+  async function optionsRows(options: Page): Promise<string[]> {
+    return options.locator('#memories li .content').allTextContents();
   }
 
   beforeAll(async () => {
-    await build({ configFile: join(appDir, 'vite.config.ts'), logLevel: 'warn' });
+    extensionDir = await buildExtension();
     profile = await mkdtemp(join(tmpdir(), 'zeromem-extension-'));
     await launch();
   }, 300_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     if (profile) await rm(profile, { recursive: true, force: true });
+    if (extensionDir) await rm(extensionDir, { recursive: true, force: true });
   });
 
   it('remembers in the side panel and recalls after a browser restart', async () => {
-    const panel = await open('sidepanel.html');
+    const panel = await browser!.open('sidepanel.html');
     expect(await send(panel, `remember that ${FACT}`)).toBe(`Remembered: "${FACT}"`);
-    await context!.close();
-    context = undefined;
+    await browser!.close();
+    browser = undefined;
 
     await launch();
-    const again = await open('sidepanel.html');
+    const again = await browser!.open('sidepanel.html');
     const answer = await send(again, 'which window seats do I prefer?');
-    expect(answer).toContain('here is the prompt it would be sent');
+    expect(answer).toContain('No LLM is set in the options page, so here is the prompt it would be sent');
     expect(answer).toContain(FACT);
     await again.screenshot({ path: join(screenshots, 'sidepanel.png') });
-    // Reported, not asserted: what the side panel costs once memory and tokenizer are loaded.
+    // Reported, not asserted: what the side panel costs once memory, embedder and tokenizer are loaded.
     const heap = await again.evaluate(() => (performance as unknown as { memory: { usedJSHeapSize: number } }).memory.usedJSHeapSize);
     console.log(`[extension] side panel JS heap after the first recall: ${(heap / 1e6).toFixed(1)} MB`);
+    await again.close();
+  }, 300_000);
+
+  it('recalls by meaning with the embedder shipped in the extension, and requests nothing outside it', async () => {
+    const panel = await browser!.open('sidepanel.html');
+    expect(await send(panel, 'remember that My automobile broke down on the highway')).toContain('Remembered');
+    const options = await browser!.open('options.html');
+    await options.fill('#query', 'my car stopped working'); // no word in common but "my"
+    await options.click('#search button');
+    const row = options.locator('#memories li', { hasText: 'automobile' });
+    const vector = row.locator('.bar[data-signal=vector]');
+    await vector.waitFor({ timeout: 120_000 });
+    const cosine = Number((await vector.getAttribute('title'))!.split(' ')[1]);
+    expect(cosine).toBeGreaterThan(0.3);
+    const outside = requested.filter((url) => !url.startsWith(`chrome-extension://${browser!.extensionId}/`));
+    expect(outside).toEqual([]);
+    expect(requested.some((url) => url.endsWith('/models/zeromem-static-en/onnx/model.onnx'))).toBe(true);
+    expect(requested.some((url) => /\/ort\/ort-wasm-simd-threaded\.jsep\.wasm$/.test(url))).toBe(true);
+    await row.locator('button').click();
+    await row.waitFor({ state: 'detached' });
+    await options.close();
+    await panel.close();
+  }, 300_000);
+
+  it('loses nothing acknowledged when the service worker is stopped mid-conversation, and the conversation goes on', async () => {
+    const panel = await browser!.open('sidepanel.html');
+    const facts = ['My passport expires in March', 'I am allergic to peanuts', 'My seat preference is the exit row'];
+    const acknowledged: string[] = [];
+    for (const fact of facts) {
+      // Each message asks the worker for the page first: stop it while that is under way.
+      const replying = send(panel, `remember that ${fact}`);
+      await browser!.stopServiceWorker(panel);
+      expect(await browser!.serviceWorkerRunning(panel)).toBe(false);
+      const answer = await replying;
+      expect(answer).toBe(`Remembered: "${fact}"`);
+      acknowledged.push(fact);
+    }
+    // The next message wakes the worker again and is answered with every acknowledged fact.
+    const answer = await send(panel, 'what about my passport, peanuts and exit row seat?');
+    expect(answer).toContain('here is the prompt it would be sent');
+    for (const fact of acknowledged) expect(answer).toContain(fact);
+    expect(await browser!.serviceWorkerRunning(panel)).toBe(true);
+    const stored = await indexedDbText(panel);
+    for (const fact of acknowledged) expect(stored).toContain(fact);
+    await panel.close();
+  }, 300_000);
+
+  it('exports every memory to a file and imports it back; a bad file writes nothing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'zeromem-extension-export-'));
+    try {
+      const options = await browser!.open('options.html');
+      await options.locator('#memories li').first().waitFor();
+      const before = (await optionsRows(options)).sort();
+      expect(before).toContain(FACT);
+
+      const download = options.waitForEvent('download');
+      await options.click('#export');
+      const file = join(dir, (await download).suggestedFilename());
+      await (await download).saveAs(file);
+      await expect.poll(() => options.textContent('#transfer-result')).toBe(`Exported ${before.length} memories.`);
+      const jsonl = await readFile(file, 'utf8');
+      for (const content of before) expect(jsonl).toContain(content);
+
+      for (const content of before) {
+        const row = options.locator('#memories li', { hasText: content });
+        await row.locator('button').click();
+        await row.waitFor({ state: 'detached' });
+      }
+      expect(await optionsRows(options)).toEqual([]);
+
+      const bad = join(dir, 'bad.jsonl');
+      await writeFile(bad, `${jsonl.split('\n')[0]}\n{"not":"a record"}\n`);
+      await options.setInputFiles('#import', bad);
+      await expect.poll(() => options.textContent('#transfer-result')).toMatch(/^Error: /);
+      expect(await optionsRows(options)).toEqual([]);
+
+      await options.setInputFiles('#import', file);
+      await expect.poll(() => options.textContent('#transfer-result')).toBe(`Imported ${before.length} memories (0 already here, 0 expired).`);
+      expect((await optionsRows(options)).sort()).toEqual(before);
+      await options.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }, 300_000);
 
   it('forgets from the options page, and the memory is gone from IndexedDB', async () => {
-    const options = await open('options.html');
+    const options = await browser!.open('options.html');
     await options.fill('#query', 'window seats');
     await options.click('#search button');
     const row = options.locator('#memories li', { hasText: FACT });
     await row.locator('.bar').first().waitFor({ timeout: 120_000 });
-    await options.screenshot({ path: join(screenshots, 'options.png') });
+    await options.screenshot({ path: join(screenshots, 'options.png'), fullPage: true });
     expect(await indexedDbText(options)).toContain(FACT);
 
     await row.locator('button').click();

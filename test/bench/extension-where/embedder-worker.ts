@@ -1,0 +1,1 @@
+import '@zeromem/embed-transformers/worker';
