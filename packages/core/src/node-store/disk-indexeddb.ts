@@ -6,7 +6,7 @@ import { defaultDirectory } from './default-directory.ts';
 import type { RawConnection, RawDatabase, RawObjectStore, RawObjectStoreHandle, RawRecord, RawRecordStore, RawTransaction } from './fake-indexeddb-internals.ts';
 import { indexKeyOf, indexWithoutExceptions, multiEntryKeys } from './index-keys.ts';
 import { encodeKey } from './key-codec.ts';
-import { StorageFile, decodeValue, fileNameOf, nameOfFile, storageError, type EncodedRow, type RowChange, type StoreChanges, type StoredSchema } from './storage-file.ts';
+import { StorageFile, decodeValue, fileNameOf, nameOfFile, type EncodedRow, type RowChange, type StoreChanges, type StoredSchema } from './storage-file.ts';
 import { StoredRecord, readStoredRecordsDirectly } from './stored-record.ts';
 
 /** An IndexedDB whose databases live in files on disk, as {@link diskIndexedDB} returns it. */
@@ -75,14 +75,7 @@ class Session {
   #load(name: string): void {
     const schema = this.file.readSchema();
     if (!schema) return;
-    const stores = schema.stores.map((store) => {
-      const rows = this.file.readRows(store.name);
-      try {
-        return { store, ...decodeStore(store, rows) };
-      } catch (err) {
-        throw storageError(err, this.file.path, 'read');
-      }
-    });
+    const stores = schema.stores.map((store) => ({ store, ...decodeStore(store, (each) => this.file.eachRow(store.name, each)) }));
     const request = this.engine.open(name, schema.version);
     request.onupgradeneeded = () => {
       const db = request.result;
@@ -235,23 +228,23 @@ class Session {
  * (then primary key) as its tree is ordered, from the store's rows in key order. Each
  * value is decoded once here, for its index keys, and dropped.
  */
-function decodeStore(store: StoredSchema, rows: EncodedRow[]): { records: StoredRecord[]; indexes: Map<string, RawRecord[]> } {
+function decodeStore(store: StoredSchema, rows: (each: (row: EncodedRow) => void) => void): { records: StoredRecord[]; indexes: Map<string, RawRecord[]> } {
   const records: StoredRecord[] = [];
   const indexes = store.indexes.map((index) => ({
     index,
     paths: (Array.isArray(index.keyPath) ? index.keyPath : [index.keyPath]).map((path) => (path === '' ? [] : path.split('.'))),
     entries: new SortedEntries(index.unique),
   }));
-  for (const row of rows) {
-    records.push(new StoredRecord(row.key, row.json, row.bytes, decodeValue));
-    if (indexes.length === 0) continue;
+  rows((row) => {
+    records.push(new StoredRecord(row.key, row.json, row.bytes));
+    if (indexes.length === 0) return;
     const value = decodeValue(row.json, row.bytes);
     for (const { index, paths, entries } of indexes) {
       const indexKey = indexKeyOf(paths, Array.isArray(index.keyPath), index.multiEntry, value);
       if (indexKey === undefined) continue;
       for (const key of index.multiEntry && Array.isArray(indexKey) ? multiEntryKeys(indexKey) : [indexKey]) entries.add(key, row.key, row.encodedKey);
     }
-  }
+  });
   return { records, indexes: new Map(indexes.map(({ index, entries }) => [index.name, entries.sorted()])) };
 }
 

@@ -200,17 +200,17 @@ export class StorageFile {
 
   /**
    * Every row of a store in key order, each key with its {@link encodeKey} string, values
-   * still encoded. Reads the whole store at once, so a bad file fails here and not halfway.
+   * still encoded, handed to `each` one by one (nothing kept here). A bad file fails
+   * during this pass, before the caller builds anything from it.
    */
-  readRows(store: string): EncodedRow[] {
+  eachRow(store: string, each: (row: EncodedRow) => void): void {
     const id = this.#storeIds.get(store);
-    if (id === undefined) return [];
+    if (id === undefined) return;
     try {
-      const rows = this.#db.prepare('SELECT key, json, bytes FROM rows WHERE store = ? ORDER BY key').raw().all(id) as Array<[Buffer, string | null, Buffer | null]>;
-      return rows.map(([blob, json, bytes]) => {
-        const encodedKey = blobToKey(blob);
-        return { encodedKey, key: decodeKey(encodedKey), json, bytes };
-      });
+      for (const [blob, json, bytes] of this.#db.prepare('SELECT key, json, bytes FROM rows WHERE store = ? ORDER BY key').raw().iterate(id) as Iterable<[Buffer, string | null, Buffer | null]>) {
+        const encodedKey = blobToKey(blob, true);
+        each({ encodedKey, key: decodeKey(encodedKey), json, bytes });
+      }
     } catch (err) {
       throw storageError(err, this.path, 'read');
     }

@@ -5,27 +5,27 @@
  * what lets a 100k store open without building (and garbage-collecting) 100k object graphs.
  */
 import type { RawObjectStore, RawRecord } from './fake-indexeddb-internals.ts';
+import { decodeValue } from './storage-file.ts';
+
+const ENCODED = Symbol('encoded');
 
 export class StoredRecord implements RawRecord {
   readonly key: IDBValidKey;
   #json: string | null;
   #bytes: Buffer | null;
-  #decoded = false;
-  #value: unknown;
-  readonly #decode: (json: string | null, bytes: Buffer | null) => unknown;
+  #value: unknown = ENCODED;
 
-  constructor(key: IDBValidKey, json: string | null, bytes: Buffer | null, decode: (json: string | null, bytes: Buffer | null) => unknown) {
+  /** A row as {@link decodeValue} reads it: `json`, else `bytes`. */
+  constructor(key: IDBValidKey, json: string | null, bytes: Buffer | null) {
     this.key = key;
     this.#json = json;
     this.#bytes = bytes;
-    this.#decode = decode;
   }
 
   /** The value, as the engine reads it (an index update, a write-through): decoded once and then kept. */
   get value(): unknown {
-    if (!this.#decoded) {
-      this.#value = this.#decode(this.#json, this.#bytes);
-      this.#decoded = true;
+    if (this.#value === ENCODED) {
+      this.#value = decodeValue(this.#json, this.#bytes);
       this.#json = this.#bytes = null;
     }
     return this.#value;
@@ -33,7 +33,7 @@ export class StoredRecord implements RawRecord {
 
   /** A copy of the value for a reader: a fresh decoding while it is still encoded (no clone needed), else a structured clone. */
   copy(): unknown {
-    return this.#decoded ? structuredClone(this.#value) : this.#decode(this.#json, this.#bytes);
+    return this.#value === ENCODED ? decodeValue(this.#json, this.#bytes) : structuredClone(this.#value);
   }
 }
 
