@@ -4,15 +4,16 @@
  * better-sqlite3 writing the same rows, and, with --peers, mem0 OSS (SQLite vector store,
  * infer: false) and Mastra memory on libSQL with the same deterministic embedder.
  *
- *   npx tsx test/bench/node-storage.ts [--append]           # storage: results/node-storage.json
- *   npx tsx test/bench/node-storage.ts --peers [--append]   # peers: results/node-storage-peers.json
+ *   npx tsx --conditions=development test/bench/node-storage.ts [--append]           # storage: results/node-storage.json
+ *   npx tsx --conditions=development test/bench/node-storage.ts --peers [--append]   # peers: results/node-storage-peers.json
  *
  * Each figure comes from a fresh process (node-storage-worker.ts): remember ack p50/p95
  * (1,000 sequential writes after 100 warm-up), bulk import of 10k and 100k records
  * (rememberMany, 10k per call), open-to-first-recall of a 100k store from disk (a new
  * process: openMemory until the first hybrid recall's result, every memory embedded at
  * 128 dimensions and the index snapshot stored, as after normal use; ROUNDS times), and
- * bytes on disk per record. The peers are installed by this script into a temporary
+ * bytes on disk per record. Floors next to them: raw better-sqlite3 reading every row of
+ * that 100k file, and raw insert + in-memory ack. The peers are installed by this script into a temporary
  * directory (PEERS_DIR, default <tmp>/zeromem-bench-peers) with npm, never into the
  * workspace. BENCH_PEER_N (default 10,000) memories each (BENCH_MASTRA_N for Mastra, whose
  * writes are slow). Single writes: 200 after the load, each library in a fresh process.
