@@ -6,6 +6,7 @@
  *   node --import tsx test/bench/node-storage-worker.ts import <disk|fake|raw> <dir> <n>
  *   node --import tsx test/bench/node-storage-worker.ts prepare disk <dir>   (embed, build, snapshot the disk store)
  *   node --import tsx test/bench/node-storage-worker.ts open disk <dir>      (open-to-first-recall from disk)
+ *   node --import tsx test/bench/node-storage-worker.ts raw-read disk <dir>  (better-sqlite3 reading every row of that file)
  *   node --import tsx test/bench/node-storage-worker.ts fake-open <n>        (the same on fake-indexeddb, in one process)
  *   node --import tsx test/bench/node-storage-worker.ts peer <zeromem|mem0|mastra> <dir> <n> <peersDir>
  */
@@ -144,8 +145,19 @@ async function openToFirstRecall(): Promise<unknown> {
   const result = await memory.recall(NS, 'cupi nonorotu vagalo', { trackAccess: false });
   const ms = performance.now() - t0;
   if (result.hits.length !== 10 || result.vector !== 'used') throw new Error(`not a hybrid recall: ${result.vector}, ${result.hits.length} hits`);
+  const { heapUsed, rss } = process.memoryUsage();
   await memory.close();
-  return { openMs: round(opened), openToFirstRecallMs: round(ms) };
+  return { openMs: round(opened), openToFirstRecallMs: round(ms), heapMB: Math.round(heapUsed / 2 ** 20), rssMB: Math.round(rss / 2 ** 20) };
+}
+
+/** The floor of any open that loads the whole store: better-sqlite3 reading every row of the same file (keys and values, in key order), decoding nothing. */
+function rawRead(): unknown {
+  const t0 = performance.now();
+  const db = new Database(join(dir!, 'bench.sqlite'), { readonly: true });
+  let rows = 0;
+  for (const row of db.prepare('SELECT key, json, bytes FROM rows ORDER BY store, key').raw().iterate()) rows += row ? 1 : 0;
+  db.close();
+  return { rows, readAllMs: round(performance.now() - t0) };
 }
 
 /** In-memory fake-indexeddb, the same steps in one process (today's Node figure): a new instance on the prepared factory. */
@@ -270,6 +282,8 @@ const result =
         ? await prepare()
         : command === 'open'
           ? await openToFirstRecall()
+          : command === 'raw-read'
+            ? rawRead()
           : command === 'fake-open'
             ? await fakeOpenToFirstRecall(Number(kind))
             : command === 'peer'

@@ -4,15 +4,16 @@
  * better-sqlite3 writing the same rows, and, with --peers, mem0 OSS (SQLite vector store,
  * infer: false) and Mastra memory on libSQL with the same deterministic embedder.
  *
- *   npx tsx test/bench/node-storage.ts [--append]           # storage: results/node-storage.json
- *   npx tsx test/bench/node-storage.ts --peers [--append]   # peers: results/node-storage-peers.json
+ *   npx tsx --conditions=development test/bench/node-storage.ts [--append]           # storage: results/node-storage.json
+ *   npx tsx --conditions=development test/bench/node-storage.ts --peers [--append]   # peers: results/node-storage-peers.json
  *
  * Each figure comes from a fresh process (node-storage-worker.ts): remember ack p50/p95
  * (1,000 sequential writes after 100 warm-up), bulk import of 10k and 100k records
  * (rememberMany, 10k per call), open-to-first-recall of a 100k store from disk (a new
  * process: openMemory until the first hybrid recall's result, every memory embedded at
  * 128 dimensions and the index snapshot stored, as after normal use; ROUNDS times), and
- * bytes on disk per record. The peers are installed by this script into a temporary
+ * bytes on disk per record. Floors next to them: raw better-sqlite3 reading every row of
+ * that 100k file, and raw insert + in-memory ack. The peers are installed by this script into a temporary
  * directory (PEERS_DIR, default <tmp>/zeromem-bench-peers) with npm, never into the
  * workspace. BENCH_PEER_N (default 10,000) memories each (BENCH_MASTRA_N for Mastra, whose
  * writes are slow). Single writes: 200 after the load, each library in a fresh process.
@@ -82,7 +83,7 @@ interface Run {
   ack: Record<'disk' | 'diskRelaxed' | 'fake' | 'raw', Latency>;
   import10k: Record<'disk' | 'fake' | 'raw', Import>;
   import100k: Record<'disk' | 'fake' | 'raw', Import>;
-  open100k: { fromDiskMs: number[]; fakeInProcessMs: number; bytesPerRecordPrepared: number };
+  open100k: { fromDiskMs: number[]; fakeInProcessMs: number; bytesPerRecordPrepared: number; rawReadAllMs?: number; rssMB?: number[] };
 }
 
 interface PeerRun {
@@ -110,16 +111,21 @@ function runOnce(number: number): Run {
   log('import 100k, then open-to-first-recall from disk');
   let bytesPerRecordPrepared = 0;
   let fromDiskMs: number[] = [];
+  let rssMB: number[] = [];
+  let rawReadAllMs = 0;
   const disk100k = withDir((dir) => {
     const imported = worker<Import>('import', 'disk', dir, '100000');
     bytesPerRecordPrepared = worker<{ bytesPerRecord: number }>('prepare', 'disk', dir).bytesPerRecord;
-    fromDiskMs = Array.from({ length: ROUNDS }, () => worker<{ openToFirstRecallMs: number }>('open', 'disk', dir).openToFirstRecallMs);
+    const opens = Array.from({ length: ROUNDS }, () => worker<{ openToFirstRecallMs: number; rssMB: number }>('open', 'disk', dir));
+    fromDiskMs = opens.map((open) => open.openToFirstRecallMs);
+    rssMB = opens.map((open) => open.rssMB);
+    rawReadAllMs = median(Array.from({ length: ROUNDS }, () => worker<{ readAllMs: number }>('raw-read', 'disk', dir).readAllMs));
     return imported;
   });
   log('import 100k and open-to-first-recall, fake-indexeddb');
   const fake100k = worker<Import & { openToFirstRecallMs: number }>('fake-open', '100000');
   const import100k = { disk: disk100k, fake: fake100k, raw: withDir((dir) => worker<Import>('import', 'raw', dir, '100000')) };
-  const open100k = { fromDiskMs, bytesPerRecordPrepared, fakeInProcessMs: fake100k.openToFirstRecallMs };
+  const open100k = { fromDiskMs, bytesPerRecordPrepared, fakeInProcessMs: fake100k.openToFirstRecallMs, rawReadAllMs, rssMB };
   return {
     run: number,
     at: new Date().toISOString(),
@@ -163,6 +169,7 @@ function tables(runs: Run[]): string {
     row('raw better-sqlite3 insert of the same rows p50, synchronous FULL (ms)', (r) => r.ack.raw.p50),
     row('raw better-sqlite3 p95 (ms)', (r) => r.ack.raw.p95),
     row('disk ack / raw insert, p50 (x)', (r) => ratio(r.ack.disk.p50, r.ack.raw.p50)),
+    row('floor of this design: raw insert p50 + fake-indexeddb ack p50 (ms)', (r) => r.ack.raw.p50 + r.ack.fake.p50),
     row('import 10k, disk (records/s)', (r) => r.import10k.disk.recordsPerSecond),
     row('import 10k, fake-indexeddb (records/s)', (r) => r.import10k.fake.recordsPerSecond),
     row('import 10k, raw better-sqlite3 (records/s)', (r) => r.import10k.raw.recordsPerSecond),
@@ -172,6 +179,8 @@ function tables(runs: Run[]): string {
     row('raw / disk, import 100k (x)', (r) => ratio(r.import100k.raw.recordsPerSecond, r.import100k.disk.recordsPerSecond)),
     row('open-to-first-recall, 100k from disk, new process (ms, median of rounds)', (r) => median(r.open100k.fromDiskMs)),
     row('open-to-first-recall, 100k fake-indexeddb, same process (ms)', (r) => r.open100k.fakeInProcessMs),
+    row('raw better-sqlite3 reading every row of the same file, nothing decoded (ms)', (r) => r.open100k.rawReadAllMs),
+    row('resident memory after open-to-first-recall, 100k from disk (MB, median of rounds)', (r) => (r.open100k.rssMB ? median(r.open100k.rssMB) : null)),
     row('bytes on disk per record, records only (disk / raw better-sqlite3)', (r) => r.import100k.disk.bytesPerRecord),
     row('bytes on disk per record, raw better-sqlite3', (r) => r.import100k.raw.bytesPerRecord),
     row('bytes on disk per record, embedded (128-d) + index snapshot', (r) => r.open100k.bytesPerRecordPrepared),

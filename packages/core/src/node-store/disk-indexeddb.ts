@@ -4,8 +4,10 @@ import { IDBFactory as MemoryIDBFactory, IDBKeyRange as MemoryIDBKeyRange } from
 import { ZeromemError } from '../model/errors.ts';
 import { defaultDirectory } from './default-directory.ts';
 import type { RawConnection, RawDatabase, RawObjectStore, RawObjectStoreHandle, RawRecord, RawRecordStore, RawTransaction } from './fake-indexeddb-internals.ts';
+import { indexKeyOf, indexWithoutExceptions, multiEntryKeys } from './index-keys.ts';
 import { encodeKey } from './key-codec.ts';
-import { StorageFile, fileNameOf, nameOfFile, type RowChange, type StoreChanges, type StoredSchema } from './storage-file.ts';
+import { StorageFile, decodeValue, fileNameOf, nameOfFile, type EncodedRow, type RowChange, type StoreChanges, type StoredSchema } from './storage-file.ts';
+import { StoredRecord, readStoredRecordsDirectly } from './stored-record.ts';
 
 /** An IndexedDB whose databases live in files on disk, as {@link diskIndexedDB} returns it. */
 export interface DiskIndexedDB {
@@ -64,25 +66,31 @@ class Session {
   }
 
   /**
-   * Reads the whole file first (so a bad one fails before anything is created), then
-   * builds the database in memory from it. The rows come in key order, so each record
-   * tree (the store's and every index's) is built balanced from a sorted array, without
-   * the per-record inserts (and key comparisons) that made rebuilding 100k records take
-   * seconds.
+   * Reads the whole file first and decodes every row once (so a bad one fails before
+   * anything is created), then builds the database in memory from it. Rows keep their
+   * encoded values ({@link StoredRecord}): the decoding at open only computes index keys.
+   * The rows come in key order, so each record tree (the store's and every index's) is
+   * built balanced from a sorted array, without per-record inserts and key comparisons.
    */
   #load(name: string): void {
     const schema = this.file.readSchema();
     if (!schema) return;
-    const stores = schema.stores.map((store) => ({ store, rows: this.file.readRows(store.name) }));
+    const stores = schema.stores.map((store) => ({ store, ...decodeStore(store, (each) => this.file.eachRow(store.name, each)) }));
     const request = this.engine.open(name, schema.version);
     request.onupgradeneeded = () => {
       const db = request.result;
-      for (const { store, rows } of stores) {
+      for (const { store, records, indexes } of stores) {
         const handle = db.createObjectStore(store.name, { keyPath: store.keyPath, autoIncrement: store.autoIncrement }) as RawObjectStoreHandle;
         // Created on the empty store: their initialization (a request) then has nothing to do.
         for (const index of store.indexes) handle.createIndex(index.name, index.keyPath, { multiEntry: index.multiEntry, unique: index.unique });
         // After those requests, still inside this upgrade: the trees, filled directly.
-        handle.count().onsuccess = () => fillTrees(handle._rawObjectStore, rows, store.keyGenerator);
+        handle.count().onsuccess = () => {
+          const raw = handle._rawObjectStore;
+          buildTree(raw.records, records);
+          for (const index of raw.rawIndexes.values()) buildTree(index.records, indexes.get(index.name)!);
+          if (raw.keyGenerator) raw.keyGenerator.num = store.keyGenerator;
+          readStoredRecordsDirectly(raw);
+        };
       }
     };
     request.onsuccess = () => request.result.close();
@@ -111,6 +119,7 @@ class Session {
 
   #hook(trans: RawTransaction, db: RawDatabase): void {
     if (trans.mode === 'readwrite') for (const name of trans._scope) this.#track(db.rawObjectStores.get(name)!);
+    if (trans.mode !== 'readonly') for (const name of trans._scope) for (const index of db.rawObjectStores.get(name)!.rawIndexes.values()) indexWithoutExceptions(index);
     const start = trans._start;
     const session = this;
     // fake-indexeddb runs _start until no request is left and then commits: the file is
@@ -215,88 +224,63 @@ class Session {
 }
 
 /**
- * Puts a store's rows (sorted by key) into its record tree and each index's entries
- * (sorted by index key, then primary key) into the index's tree, each built balanced in
- * one pass, as fake-indexeddb itself rebuilds a tree.
+ * A store's records (values kept encoded) and each index's entries, sorted by index key
+ * (then primary key) as its tree is ordered, from the store's rows in key order. Each
+ * value is decoded once here, for its index keys, and dropped.
  */
-function fillTrees(store: RawObjectStore, rows: Array<RawRecord & { encodedKey: string }>, keyGenerator: number): void {
-  buildTree(store.records, rows);
-  if (store.keyGenerator) store.keyGenerator.num = keyGenerator;
-  for (const index of store.rawIndexes.values()) {
-    const paths = (Array.isArray(index.keyPath) ? index.keyPath : [index.keyPath]).map((path) => (path === '' ? [] : path.split('.')));
-    const orders: string[] = [];
-    const records: RawRecord[] = [];
-    for (const row of rows) {
-      const indexKey = indexKeyOf(paths, Array.isArray(index.keyPath), index.multiEntry, row.value);
+function decodeStore(store: StoredSchema, rows: (each: (row: EncodedRow) => void) => void): { records: StoredRecord[]; indexes: Map<string, RawRecord[]> } {
+  const records: StoredRecord[] = [];
+  const indexes = store.indexes.map((index) => ({
+    index,
+    paths: (Array.isArray(index.keyPath) ? index.keyPath : [index.keyPath]).map((path) => (path === '' ? [] : path.split('.'))),
+    entries: new SortedEntries(index.unique),
+  }));
+  rows((row) => {
+    records.push(new StoredRecord(row.key, row.json, row.bytes));
+    if (indexes.length === 0) return;
+    const value = decodeValue(row.json, row.bytes);
+    for (const { index, paths, entries } of indexes) {
+      const indexKey = indexKeyOf(paths, Array.isArray(index.keyPath), index.multiEntry, value);
       if (indexKey === undefined) continue;
-      for (const key of index.multiEntry && Array.isArray(indexKey) ? multiEntryKeys(indexKey) : [indexKey]) {
-        // A unique index's tree is ordered by its key alone; the others by key, then primary key.
-        orders.push(index.unique ? encodeKey(key) : encodeKey(key) + row.encodedKey);
-        records.push({ key, value: row.key });
-      }
+      for (const key of index.multiEntry && Array.isArray(indexKey) ? multiEntryKeys(indexKey) : [indexKey]) entries.add(key, row.key, row.encodedKey);
     }
-    buildTree(index.records, sortedBy(orders, records));
-  }
-}
-
-/** `records` in the order of their `orders` strings; no sort when they already are (time-ordered keys usually are). */
-function sortedBy(orders: string[], records: RawRecord[]): RawRecord[] {
-  let sorted = true;
-  for (let i = 1; i < orders.length && sorted; i++) sorted = orders[i - 1]! <= orders[i]!;
-  if (sorted) return records;
-  const positions = Array.from(orders.keys()).sort((a, b) => (orders[a]! < orders[b]! ? -1 : orders[a]! > orders[b]! ? 1 : 0));
-  return positions.map((i) => records[i]!);
+  });
+  return { records, indexes: new Map(indexes.map(({ index, entries }) => [index.name, entries.sorted()])) };
 }
 
 /**
- * The key a value is indexed under, or `undefined` when it has none: what fake-indexeddb's
- * `getIndexKey` computes, without its exceptions (a thrown DataError per record without an
- * expiry cost seconds at 100k).
+ * An index's entries in its tree's order: by key alone for a unique index, else by key
+ * then primary key. Most come in order already (time-ordered keys, one user), so the
+ * order strings are only kept (and sorted) once an entry comes out of order.
  */
-function indexKeyOf(paths: string[][], compound: boolean, multiEntry: boolean, value: unknown): IDBValidKey | undefined {
-  if (compound) {
-    const parts: IDBValidKey[] = [];
-    for (const path of paths) {
-      const part = valueAt(path, value);
-      if (!isValidKey(part)) return undefined;
-      parts.push(part);
-    }
-    return parts;
-  }
-  const key = valueAt(paths[0]!, value);
-  return (multiEntry && Array.isArray(key)) || isValidKey(key) ? (key as IDBValidKey) : undefined;
-}
+class SortedEntries {
+  readonly #unique: boolean;
+  readonly #entries: RawRecord[] = [];
+  #orders: string[] | undefined;
+  #last = '';
 
-function valueAt(path: string[], value: unknown): unknown {
-  let at = value;
-  for (const step of path) {
-    if (at === null || typeof at !== 'object' || !Object.hasOwn(at, step)) return undefined;
-    at = (at as Record<string, unknown>)[step];
+  constructor(unique: boolean) {
+    this.#unique = unique;
   }
-  return at;
-}
 
-function isValidKey(key: unknown): key is IDBValidKey {
-  if (typeof key === 'string') return true;
-  if (typeof key === 'number') return !Number.isNaN(key);
-  if (Array.isArray(key)) return key.every(isValidKey);
-  if (key instanceof Date) return !Number.isNaN(key.getTime());
-  return key instanceof ArrayBuffer || ArrayBuffer.isView(key);
-}
-
-/** A multi-entry index's keys of an array: its valid elements, each once. */
-function multiEntryKeys(keys: unknown[]): IDBValidKey[] {
-  if (keys.length === 1) return isValidKey(keys[0]) ? [keys[0]] : [];
-  const seen = new Set<string>();
-  const out: IDBValidKey[] = [];
-  for (const key of keys) {
-    if (!isValidKey(key)) continue;
-    const identity = typeof key === 'string' ? `s${key}` : encodeKey(key);
-    if (seen.has(identity)) continue;
-    seen.add(identity);
-    out.push(key);
+  add(key: IDBValidKey, primaryKey: IDBValidKey, encodedPrimaryKey: string): void {
+    const order = this.#unique ? encodeKey(key) : encodeKey(key) + encodedPrimaryKey;
+    if (!this.#orders && order < this.#last) this.#orders = this.#entries.map((entry) => this.#orderOf(entry));
+    this.#orders?.push(order);
+    this.#last = order;
+    this.#entries.push({ key, value: primaryKey });
   }
-  return out;
+
+  sorted(): RawRecord[] {
+    const orders = this.#orders;
+    if (!orders) return this.#entries;
+    const positions = Array.from(orders.keys()).sort((a, b) => (orders[a]! < orders[b]! ? -1 : orders[a]! > orders[b]! ? 1 : 0));
+    return positions.map((i) => this.#entries[i]!);
+  }
+
+  #orderOf(entry: RawRecord): string {
+    return this.#unique ? encodeKey(entry.key) : encodeKey(entry.key) + encodeKey(entry.value as IDBValidKey);
+  }
 }
 
 function buildTree(records: RawRecordStore, sorted: RawRecord[]): void {

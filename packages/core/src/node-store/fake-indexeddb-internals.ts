@@ -27,11 +27,13 @@ export interface RawRecordStore {
   put(record: RawRecord, noOverwrite?: boolean): RawRecord | undefined;
   delete(key: unknown): RawRecord[];
   clear(): RawRecord[];
-  values(): Iterable<RawRecord>;
+  values(range?: unknown, direction?: IDBCursorDirection): Iterable<RawRecord>;
 }
 
 export interface RawIndex {
   records: RawRecordStore;
+  /** The key a value is stored under in this index (`undefined`: none); storeRecord and deleteRecord both use it. */
+  getIndexKey(value: unknown): IDBValidKey | undefined;
   name: string;
   keyPath: string | string[];
   multiEntry: boolean;
@@ -46,6 +48,10 @@ export interface RawObjectStore {
   records: RawRecordStore;
   keyGenerator: { num: number } | null;
   rawIndexes: Map<string, RawIndex>;
+  /** A copy of the value under `key` for a reader (fake-indexeddb: `structuredClone(record.value)`); Index reads go through it too. */
+  getValue(key: unknown): unknown;
+  /** Copies of the values in a range, as `getAll` returns them. */
+  getAllValues(range: unknown, count: number | undefined, direction: IDBCursorDirection | undefined): unknown[];
 }
 
 /** fake-indexeddb's `Database`. */

@@ -133,7 +133,7 @@ export function keyToBlob(s: string): Buffer {
   return Buffer.from(s, 'utf16le').swap16();
 }
 
-/** The key string of a {@link keyToBlob} BLOB. */
-export function blobToKey(blob: Buffer): string {
-  return Buffer.from(blob).swap16().toString('utf16le');
+/** The key string of a {@link keyToBlob} BLOB; `reuse` swaps the BLOB's own bytes (one just read and not needed after) instead of a copy. */
+export function blobToKey(blob: Buffer, reuse = false): string {
+  return (reuse ? blob : Buffer.from(blob)).swap16().toString('utf16le');
 }

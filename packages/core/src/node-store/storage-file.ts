@@ -22,6 +22,14 @@ export interface StoredRow {
   value: unknown;
 }
 
+/** One stored row as read: its key decoded (and as {@link encodeKey} wrote it), its value still encoded (see {@link decodeValue}). */
+export interface EncodedRow {
+  key: IDBValidKey;
+  encodedKey: string;
+  json: string | null;
+  bytes: Buffer | null;
+}
+
 /** A change of one row inside {@link StorageFile.commit}: its key as {@link encodeKey} wrote it, and the current value or `undefined` for a deletion. */
 export interface RowChange {
   key: string;
@@ -87,7 +95,8 @@ function encodeValue(value: unknown): [string | null, Buffer | null] {
   return isExactJson(value) ? [JSON.stringify(value), null] : [null, serialize(value)];
 }
 
-function decodeValue(json: string | null, bytes: Buffer | null): unknown {
+/** The value {@link encodeValue} encoded. */
+export function decodeValue(json: string | null, bytes: Buffer | null): unknown {
   return json !== null ? JSON.parse(json) : deserialize(bytes!);
 }
 
@@ -190,18 +199,18 @@ export class StorageFile {
   }
 
   /**
-   * Every row of a store, decoded, in key order, each with its {@link encodeKey} string.
-   * Reads the whole store at once, so a bad file fails here and not halfway.
+   * Every row of a store in key order, each key with its {@link encodeKey} string, values
+   * still encoded, handed to `each` one by one (nothing kept here). A bad file fails
+   * during this pass, before the caller builds anything from it.
    */
-  readRows(store: string): Array<StoredRow & { encodedKey: string }> {
+  eachRow(store: string, each: (row: EncodedRow) => void): void {
     const id = this.#storeIds.get(store);
-    if (id === undefined) return [];
+    if (id === undefined) return;
     try {
-      const rows = this.#db.prepare('SELECT key, json, bytes FROM rows WHERE store = ? ORDER BY key').raw().all(id) as Array<[Buffer, string | null, Buffer | null]>;
-      return rows.map(([blob, json, bytes]) => {
-        const encodedKey = blobToKey(blob);
-        return { encodedKey, key: decodeKey(encodedKey), value: decodeValue(json, bytes) };
-      });
+      for (const [blob, json, bytes] of this.#db.prepare('SELECT key, json, bytes FROM rows WHERE store = ? ORDER BY key').raw().iterate(id) as Iterable<[Buffer, string | null, Buffer | null]>) {
+        const encodedKey = blobToKey(blob, true);
+        each({ encodedKey, key: decodeKey(encodedKey), json, bytes });
+      }
     } catch (err) {
       throw storageError(err, this.path, 'read');
     }

@@ -1,0 +1,120 @@
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { diskIndexedDB } from '../../src/index.node.ts';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function done<T>(request: IDBRequest<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+function open(factory: IDBFactory): Promise<IDBDatabase> {
+  const request = factory.open('stored', 1);
+  request.onupgradeneeded = () => {
+    const store = request.result.createObjectStore('s', { keyPath: 'id' });
+    store.createIndex('tags', 'tags', { multiEntry: true });
+    store.createIndex('n', 'n');
+    store.createIndex('pair', ['kind', 'n']);
+  };
+  return done(request);
+}
+
+async function write(db: IDBDatabase, work: (store: IDBObjectStore) => void): Promise<void> {
+  const trans = db.transaction('s', 'readwrite');
+  work(trans.objectStore('s'));
+  await new Promise<void>((resolve, reject) => {
+    trans.oncomplete = () => resolve();
+    trans.onerror = () => reject(trans.error);
+  });
+}
+
+/** Everything a reader can see: values by key, through each index, by cursor, and key lists. */
+async function everything(db: IDBDatabase): Promise<unknown> {
+  const store = db.transaction('s').objectStore('s');
+  const cursorValues: unknown[] = [];
+  await new Promise<void>((resolve, reject) => {
+    const request = store.openCursor(null, 'prev');
+    request.onsuccess = () => {
+      const cursor = request.result;
+      if (!cursor) return resolve();
+      cursorValues.push([cursor.primaryKey, cursor.value]);
+      cursor.continue();
+    };
+    request.onerror = () => reject(request.error);
+  });
+  return {
+    all: await done(store.getAll()),
+    some: await done(store.getAll(IDBKeyRange.bound('b', 'd'), 2)),
+    one: await done(store.get('c')),
+    missing: await done(store.get('zz')),
+    byTag: await done(store.index('tags').getAll('t1')),
+    byTagKeys: await done(store.index('tags').getAllKeys()),
+    byN: await done(store.index('n').get(3)),
+    byPair: await done(store.index('pair').getAll(IDBKeyRange.bound(['x', 0], ['x', 10]))),
+    count: await done(store.index('n').count()),
+    cursorValues,
+  };
+}
+
+const rows = [
+  { id: 'a', kind: 'x', n: 1, tags: ['t1', 't2'], nested: { deep: [1, 2, { z: null }] } },
+  { id: 'b', kind: 'y', n: 2, tags: [], vector: new Float32Array([0.5, -1, 2]) },
+  { id: 'c', kind: 'x', n: 3, tags: ['t1'], when: new Date(5), missing: undefined },
+  { id: 'd', kind: 'x', tags: ['t2', 't2'] },
+  { id: 'e', kind: 'y', n: 5, tags: ['t1', 't3'], big: -0 },
+];
+
+describe('records loaded from the file (values decoded on first read)', () => {
+  it('read, change and delete exactly as in fake-indexeddb in memory, and reopen the same', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zeromem-stored-'));
+    dirs.push(dir);
+    const disk = diskIndexedDB(dir).indexedDB;
+    const memory = new IDBFactory();
+    const fill = (store: IDBObjectStore) => rows.forEach((row) => store.put(row));
+    let [onDisk, inMemory] = [await open(disk), await open(memory)];
+    await write(onDisk, fill);
+    await write(inMemory, fill);
+    onDisk.close();
+    onDisk = await open(disk); // loaded from the file: every record still encoded
+
+    expect(await everything(onDisk)).toEqual(await everything(inMemory));
+    // A read is a copy: changing it changes nothing stored (while still encoded, and once decoded).
+    const first = (await done(onDisk.transaction('s').objectStore('s').get('a'))) as { tags: string[]; nested: { deep: unknown[] } };
+    first.tags.push('changed');
+    first.nested.deep.length = 0;
+    expect(await everything(onDisk)).toEqual(await everything(inMemory));
+
+    // Changes to loaded records (overwrite moves index entries; delete removes them), and an abort.
+    const change = (store: IDBObjectStore) => {
+      store.put({ id: 'c', kind: 'y', n: 30, tags: ['t3'] });
+      store.delete('a');
+      store.put({ id: 'f', kind: 'x', n: 3, tags: ['t1'] });
+    };
+    await write(onDisk, change);
+    await write(inMemory, change);
+    const aborted = (db: IDBDatabase) => {
+      const trans = db.transaction('s', 'readwrite');
+      trans.objectStore('s').delete('e');
+      trans.objectStore('s').put({ id: 'b', kind: 'z', n: 9, tags: ['t9'] });
+      trans.abort();
+    };
+    aborted(onDisk);
+    aborted(inMemory);
+    expect(await everything(onDisk)).toEqual(await everything(inMemory));
+
+    onDisk.close();
+    onDisk = await open(disk);
+    expect(await everything(onDisk)).toEqual(await everything(inMemory));
+    onDisk.close();
+    inMemory.close();
+  });
+});
