@@ -295,7 +295,11 @@ export async function enforceQuota(ctx: VerbContext, added: RecordRow[], now: nu
  */
 async function findByHash(db: VerbContext['db'], keys: Array<[string, string]>): Promise<RecordRow[]> {
   const perNamespace = new Map<string, Array<[string, string]>>();
-  for (const k of keys) perNamespace.set(k[0], [...(perNamespace.get(k[0]) ?? []), k]);
+  for (const k of keys) {
+    const group = perNamespace.get(k[0]);
+    if (group) group.push(k);
+    else perNamespace.set(k[0], [k]);
+  }
   const found: RecordRow[] = [];
   for (const [ns, nsKeys] of perNamespace) {
     // A few keys: look them up directly (counting the namespace would cost more).
