@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
+import type { Embedder } from '@zeromem/core';
 import { chooseEmbedder, describeEmbedderSpec, parseEmbedderSpec } from '../eval/embedder-choice.ts';
 import { STORE_OPTIONS, parseJobArgs, requirePositionals } from './job-args.ts';
 import { EXIT, JobError, invalidArgument, printSummary, type JobIo } from './job-error.ts';
@@ -51,7 +52,8 @@ export async function runReindex(args: readonly string[], io: JobIo): Promise<nu
     throw new JobError('EMBEDDER_UNAVAILABLE', (err as Error).message);
   }
   let failure: Error | undefined;
-  const memory = await openStore(store, { embedder: embedder!, onBackgroundError: (err) => (failure ??= err) });
+  const counted = countingEmbedder(embedder!);
+  const memory = await openStore(store, { embedder: counted, onBackgroundError: (err) => (failure ??= err) });
   const interrupt = new Interrupt();
   const progress = new JobProgress('reindex', io.stderr, 'records');
   const started = Date.now();
@@ -65,14 +67,14 @@ export async function runReindex(args: readonly string[], io: JobIo): Promise<nu
         return 'failed' as const;
       },
     );
-    let queued = 0;
+    // Everything queued so far is embedded or pending: the total is known once the search ends.
+    let total = 0;
     progress.start(1, 0, describeEmbedderSpec(spec));
     let state: 'done' | 'failed' | 'waiting' = 'waiting';
     while (state === 'waiting' && !interrupt.requested) {
       state = await Promise.race([whenDone, new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), POLL_MS))]);
-      const pending = memory.pendingEmbeddings();
-      queued = Math.max(queued, pending);
-      progress.update(queued - pending, describeEmbedderSpec(spec), queued);
+      total = Math.max(total, counted.texts() + memory.pendingEmbeddings());
+      progress.update(counted.texts(), describeEmbedderSpec(spec), total);
     }
     progress.stop();
     const pending = memory.pendingEmbeddings();
@@ -81,7 +83,7 @@ export async function runReindex(args: readonly string[], io: JobIo): Promise<nu
       ok: state === 'done',
       command: 'reindex',
       model: embedder!.modelId,
-      embedded: queued - pending,
+      embedded: counted.texts(),
       pending: state === 'done' ? 0 : pending,
       interrupted,
       seconds: Math.round((Date.now() - started) / 100) / 10,
@@ -99,6 +101,22 @@ export async function runReindex(args: readonly string[], io: JobIo): Promise<nu
     interrupt.dispose();
     await memory.close();
   }
+}
+
+/** The embedder, counting the texts it has embedded (the job's progress). */
+function countingEmbedder(inner: Embedder): Embedder & { texts(): number } {
+  let texts = 0;
+  return {
+    modelId: inner.modelId,
+    dimension: inner.dimension,
+    ...(inner.fusionWeight !== undefined ? { fusionWeight: inner.fusionWeight } : {}),
+    async embed(batch, kind) {
+      const vectors = await inner.embed(batch, kind);
+      texts += batch.length;
+      return vectors;
+    },
+    texts: () => texts,
+  };
 }
 
 /** Starts the same command without --detach as a detached process logging to a file. */
