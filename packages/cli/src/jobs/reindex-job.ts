@@ -67,14 +67,15 @@ export async function runReindex(args: readonly string[], io: JobIo): Promise<nu
         return 'failed' as const;
       },
     );
-    // Everything queued so far is embedded or pending: the total is known once the search ends.
+    // Everything queued so far is stored or pending: the total is known once the search ends.
     let total = 0;
     progress.start(1, 0, describeEmbedderSpec(spec));
     let state: 'done' | 'failed' | 'waiting' = 'waiting';
     while (state === 'waiting' && !interrupt.requested) {
       state = await Promise.race([whenDone, new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), POLL_MS))]);
-      total = Math.max(total, counted.texts() + memory.pendingEmbeddings());
-      progress.update(counted.texts(), describeEmbedderSpec(spec), total);
+      const done = state === 'done' ? counted.texts() : counted.stored();
+      total = Math.max(total, done + memory.pendingEmbeddings());
+      progress.update(done, describeEmbedderSpec(spec), total);
     }
     progress.stop();
     const pending = memory.pendingEmbeddings();
@@ -103,19 +104,27 @@ export async function runReindex(args: readonly string[], io: JobIo): Promise<nu
   }
 }
 
-/** The embedder, counting the texts it has embedded (the job's progress). */
-function countingEmbedder(inner: Embedder): Embedder & { texts(): number } {
+/**
+ * The embedder, counting texts: `texts()` embedded so far, and `stored()`, those embedded
+ * before the latest call began. The queue embeds a batch, stores its vectors, then asks for
+ * the next, so `stored()` is never more than what is stored, and `stored() + pending`
+ * never more than what this run embeds: the bar's total only grows.
+ */
+function countingEmbedder(inner: Embedder): Embedder & { texts(): number; stored(): number } {
   let texts = 0;
+  let stored = 0;
   return {
     modelId: inner.modelId,
     dimension: inner.dimension,
     ...(inner.fusionWeight !== undefined ? { fusionWeight: inner.fusionWeight } : {}),
     async embed(batch, kind) {
+      stored = texts;
       const vectors = await inner.embed(batch, kind);
       texts += batch.length;
       return vectors;
     },
     texts: () => texts,
+    stored: () => stored,
   };
 }
 
