@@ -39,7 +39,7 @@ function bigJsonl(n: number): { text: string; bad: number[] } {
 }
 
 describe('zeromem import', () => {
-  it('stores JSONL in batches, reports failed items by line with their codes, and prints progress and a JSON summary', async () => {
+  it('stores JSONL in batches, reports failed items by line with their codes, and prints progress and a JSON summary', { timeout: 180_000 }, async () => {
     const dir = home();
     const file = join(dir, 'notes.jsonl');
     writeFileSync(
@@ -81,7 +81,7 @@ describe('zeromem import', () => {
     expect(await exported(dir, 'u1')).toHaveLength(3);
   });
 
-  it('reads CSV with a header (quoted fields over several lines, tags, metadata.<key>), and reports rows it cannot read', async () => {
+  it('reads CSV with a header (quoted fields over several lines, tags, metadata.<key>), and reports rows it cannot read', { timeout: 180_000 }, async () => {
     const dir = home();
     const file = join(dir, 'crm.csv');
     writeFileSync(
@@ -109,7 +109,7 @@ describe('zeromem import', () => {
     expect((await exported(dir, 'u2')).map((r) => r.content)).toEqual(['Blank importance is left out']);
   });
 
-  it('refuses invalid arguments and files with coded errors and writes nothing', async () => {
+  it('refuses invalid arguments and files with coded errors and writes nothing', { timeout: 180_000 }, async () => {
     const dir = home();
     writeFileSync(join(dir, 'ok.jsonl'), `${JSON.stringify({ namespace: { userId: 'u1' }, content: 'hello' })}\n`);
     writeFileSync(join(dir, 'odd.csv'), 'content,userId,colour\nhello,u1,red\n');
@@ -136,7 +136,7 @@ describe('zeromem import', () => {
   });
 
   for (const signal of ['SIGKILL', 'SIGINT'] as const) {
-    it(`continues after ${signal} mid-way: every item stored exactly once, every failure reported once`, { timeout: 120_000 }, async () => {
+    it(`continues after ${signal} mid-way: every item stored exactly once, every failure reported once`, { timeout: 180_000 }, async () => {
       const dir = home();
       const file = join(dir, 'big.jsonl');
       const { text, bad } = bigJsonl(4000);
@@ -181,7 +181,7 @@ describe('zeromem import', () => {
     });
   }
 
-  it('will not continue a checkpoint on a changed file, unless --restart', { timeout: 60_000 }, async () => {
+  it('will not continue a checkpoint on a changed file, unless --restart', { timeout: 180_000 }, async () => {
     const dir = home();
     const file = join(dir, 'big.jsonl');
     writeFileSync(file, bigJsonl(3000).text);

@@ -2,7 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openMemory } from '@zeromem/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runBuilt, tempHome } from './built-cli.ts';
+import { main } from '../src/main.ts';
+import { runBuilt, startBuilt, tempHome } from './built-cli.ts';
 
 // The store jobs besides import (export, inspect, forget-user, sweep, retier, consolidate,
 // reindex), as users run them: the built bin under plain node on a temp ZEROMEM_HOME.
@@ -29,8 +30,17 @@ const SEED = [
   { namespace: { userId: 'u2' }, content: 'Plays the cello', tags: ['music'] },
 ];
 
+describe('job help', () => {
+  it.each(['import', 'export', 'inspect', 'forget-user', 'reindex', 'sweep', 'retier', 'consolidate'])('zeromem %s --help prints its usage and exits 0', async (command) => {
+    let stdout = '';
+    const code = await main([command, '--help'], { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => true } });
+    expect(code).toBe(0);
+    expect(stdout).toMatch(new RegExp(`^Usage: zeromem ${command}`));
+  });
+});
+
 describe('zeromem export, inspect, forget-user', () => {
-  it('inspect counts records, bytes, namespaces and top tags; export writes a versioned JSONL file', async () => {
+  it('inspect counts records, bytes, namespaces and top tags; export writes a versioned JSONL file', { timeout: 180_000 }, async () => {
     const dir = await storeWith(SEED);
     const inspect = await runBuilt(['inspect', '--top', '2'], dir);
     expect(inspect.code).toBe(0);
@@ -67,7 +77,7 @@ describe('zeromem export, inspect, forget-user', () => {
     expect([missing.code, missing.summary.error.code]).toEqual([2, 'INVALID_INPUT']);
   });
 
-  it('forget-user only counts without --yes, and with it deletes all of the user\'s namespaces', async () => {
+  it('forget-user only counts without --yes, and with it deletes all of the user\'s namespaces', { timeout: 180_000 }, async () => {
     const dir = await storeWith(SEED);
     const dry = await runBuilt(['forget-user', 'u1'], dir);
     expect(dry.summary).toMatchObject({ ok: true, dryRun: true, records: 3 });
@@ -79,7 +89,7 @@ describe('zeromem export, inspect, forget-user', () => {
     expect((await runBuilt(['forget-user'], dir)).code).toBe(2);
   });
 
-  it('a store another process holds is STORAGE_FAILED (exit 1), and nothing waits', async () => {
+  it('a store another process holds is STORAGE_FAILED (exit 1), and nothing waits', { timeout: 180_000 }, async () => {
     const dir = await storeWith(SEED);
     const holder = await openMemory({ name: 'zeromem', directory: dir });
     try {
@@ -94,7 +104,7 @@ describe('zeromem export, inspect, forget-user', () => {
 });
 
 describe('zeromem sweep, retier, consolidate (one pass each, for a schedule)', () => {
-  it('sweep deletes expired records, retier ages them, consolidate merges near-duplicates (dry run first)', async () => {
+  it('sweep deletes expired records, retier ages them, consolidate merges near-duplicates (dry run first)', { timeout: 180_000 }, async () => {
     const dir = await storeWith([...SEED, { namespace: { userId: 'u2' }, content: 'Promo code SPRING', ttl: '1s' }]);
     // Wait (without a time limit on the job itself) until the promo has expired.
     for (let i = 0; i < 100 && (await runBuilt(['inspect', '--user', 'u2'], dir)).summary.byNamespace[0].expiredPendingSweep === 0; i++) {
@@ -123,7 +133,7 @@ describe('zeromem sweep, retier, consolidate (one pass each, for a schedule)', (
 });
 
 describe('zeromem reindex', () => {
-  it('embeds every memory with the bundled model, with progress; a rerun has nothing left; --detach runs it in the background', { timeout: 120_000 }, async () => {
+  it('embeds every memory with the bundled model, with progress; a rerun has nothing left; --detach runs it in the background', { timeout: 180_000 }, async () => {
     const lines = Array.from({ length: 300 }, (_, i) => ({ namespace: { userId: `u${i % 2}` }, content: `The customer ordered ${i} boxes of green tea in spring` }));
     const dir = await storeWith(lines);
     const run = await runBuilt(['reindex', '--embedder', 'bundled'], dir);
@@ -139,7 +149,7 @@ describe('zeromem reindex', () => {
     const detached = await runBuilt(['reindex', '--embedder', 'bundled', '--detach'], dir);
     expect(detached.summary).toMatchObject({ ok: true, detached: true, log: join(dir, 'jobs', 'reindex-zeromem.log') });
     let log = '';
-    for (let i = 0; i < 600 && !log.includes('"command":"reindex"'); i++) {
+    for (let i = 0; i < 1200 && !log.includes('"command":"reindex"'); i++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       log = readFileSync(detached.summary.log, 'utf8');
     }
@@ -149,5 +159,29 @@ describe('zeromem reindex', () => {
     expect([none.code, none.summary.error.code]).toEqual([2, 'INVALID_INPUT']);
     const missing = await runBuilt(['reindex', '--embedder', './no-such-model'], dir);
     expect([missing.code, missing.summary.error.code]).toEqual([1, 'EMBEDDER_UNAVAILABLE']);
+  });
+
+  it('Ctrl-C stops it cleanly; a rerun embeds the rest', { timeout: 180_000 }, async () => {
+    const lines = Array.from({ length: 4000 }, (_, i) => ({ namespace: { userId: 'u1' }, content: `Order ${i}: the customer asked about the charging port and battery ${i * 3}` }));
+    const dir = await storeWith(lines);
+    const first = startBuilt(['reindex', '--embedder', 'bundled'], dir);
+    let stderr = '';
+    first.child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    for (let i = 0; i < 3000 && !/\| [1-9]\d*\/\d+ records/.test(stderr); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    first.child.kill('SIGINT');
+    const stopped = await first.done;
+    const rerun = await runBuilt(['reindex', '--embedder', 'bundled'], dir);
+    expect(rerun.summary).toMatchObject({ ok: true, pending: 0 });
+    if (stopped.code === 130) {
+      expect(stopped.summary).toMatchObject({ ok: false, interrupted: true });
+      expect(stopped.summary.embedded).toBeLessThan(4000);
+      expect(rerun.summary.embedded).toBeGreaterThan(0);
+      expect(stopped.summary.embedded + rerun.summary.embedded).toBeGreaterThanOrEqual(4000);
+    } else {
+      // It finished before the signal arrived (a fast machine): nothing is left for the rerun.
+      expect(stopped.summary).toMatchObject({ ok: true, embedded: 4000 });
+      expect(rerun.summary.embedded).toBe(0);
+    }
+    expect((await runBuilt(['reindex', '--embedder', 'bundled'], dir)).summary.embedded).toBe(0);
   });
 });

@@ -108,8 +108,11 @@ export async function runImport(args: readonly string[], io: JobIo): Promise<num
   if (resumed) checkResumable(resumed, current, settings, checkpointFile);
   const resumedAfterLine = resumed ? resumed.line : null;
 
-  const memory = await openStore(options.store);
-  const interrupt = new Interrupt();
+  const interrupt = new Interrupt(); // from here on, Ctrl-C ends the job with its summary
+  const memory = await openStore(options.store).catch((err: unknown) => {
+    interrupt.dispose();
+    throw err;
+  });
   const report = new FailureReport(options.report, resumed?.reportBytes);
   const progress = new JobProgress('import', io.stderr, 'bytes');
   interrupt.onRequest = () => progress.stop();

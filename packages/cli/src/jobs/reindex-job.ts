@@ -45,16 +45,23 @@ export async function runReindex(args: readonly string[], io: JobIo): Promise<nu
   if (values.detach) return detach(args, store, io);
 
   const spec = parseEmbedderSpec(values.embedder);
-  let embedder;
-  try {
-    embedder = await chooseEmbedder(spec);
-  } catch (err) {
-    throw new JobError('EMBEDDER_UNAVAILABLE', (err as Error).message);
-  }
+  const interrupt = new Interrupt(); // from here on, Ctrl-C ends the job with its summary
   let failure: Error | undefined;
-  const counted = countingEmbedder(embedder!);
-  const memory = await openStore(store, { embedder: counted, onBackgroundError: (err) => (failure ??= err) });
-  const interrupt = new Interrupt();
+  let counted: ReturnType<typeof countingEmbedder>;
+  let memory: Awaited<ReturnType<typeof openStore>>;
+  try {
+    let embedder;
+    try {
+      embedder = await chooseEmbedder(spec);
+    } catch (err) {
+      throw new JobError('EMBEDDER_UNAVAILABLE', (err as Error).message);
+    }
+    counted = countingEmbedder(embedder!);
+    memory = await openStore(store, { embedder: counted, onBackgroundError: (err) => (failure ??= err) });
+  } catch (err) {
+    interrupt.dispose();
+    throw err;
+  }
   const progress = new JobProgress('reindex', io.stderr, 'records');
   const started = Date.now();
   try {
@@ -83,7 +90,7 @@ export async function runReindex(args: readonly string[], io: JobIo): Promise<nu
     const summary = {
       ok: state === 'done',
       command: 'reindex',
-      model: embedder!.modelId,
+      model: counted.modelId,
       embedded: counted.texts(),
       pending: state === 'done' ? 0 : pending,
       interrupted,
