@@ -1,7 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { openMemory } from '@zeromem/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openStore } from '../src/jobs/open-store.ts';
 import { main } from '../src/main.ts';
 import { runBuilt, startBuilt, tempHome } from './built-cli.ts';
 
@@ -64,6 +64,9 @@ describe('zeromem export, inspect, forget-user', () => {
       ['u=u2', 1],
     ]);
     expect((await runBuilt(['inspect', '--user', 'u2'], dir)).summary).toMatchObject({ namespaces: 1, records: 1 });
+    // --dir and --name pick another store than $ZEROMEM_HOME's zeromem.sqlite.
+    const other = await runBuilt(['inspect', '--dir', join(dir, 'other'), '--name', 'crm'], dir);
+    expect(other.summary).toMatchObject({ ok: true, records: 0, store: { file: join(dir, 'other', 'crm.sqlite') } });
 
     const out = join(dir, 'u1.jsonl');
     const exported = await runBuilt(['export', '--user', 'u1', '--out', out], dir);
@@ -91,7 +94,7 @@ describe('zeromem export, inspect, forget-user', () => {
 
   it('a store another process holds is STORAGE_FAILED (exit 1), and nothing waits', { timeout: 180_000 }, async () => {
     const dir = await storeWith(SEED);
-    const holder = await openMemory({ name: 'zeromem', directory: dir });
+    const holder = await openStore({ name: 'zeromem', directory: dir });
     try {
       const run = await runBuilt(['sweep'], dir);
       expect(run.code).toBe(1);

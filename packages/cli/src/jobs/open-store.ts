@@ -1,6 +1,25 @@
 import { resolve } from 'node:path';
-import { defaultDirectory, openMemory, type Embedder, type Memory } from '@zeromem/core';
-import { invalidArgument } from './job-error.ts';
+import * as core from '@zeromem/core';
+import type { Embedder, Memory, OpenMemoryOptions } from '@zeromem/core';
+import { JobError, invalidArgument } from './job-error.ts';
+
+/**
+ * What `@zeromem/core`'s Node entry adds (its "node" export condition, which node
+ * resolves): the store on disk. The workspace's type check reads the shared entry, so
+ * they are named here.
+ */
+interface NodeEntry {
+  openMemory(options: OpenMemoryOptions & { directory?: string }): Promise<Memory>;
+  defaultDirectory(): string;
+}
+
+function nodeEntry(): NodeEntry {
+  const entry = core as unknown as Partial<NodeEntry>;
+  if (typeof entry.defaultDirectory !== 'function') {
+    throw new JobError('UNSUPPORTED_ENVIRONMENT', '@zeromem/core was not loaded through its Node entry: run zeromem with node');
+  }
+  return entry as NodeEntry;
+}
 
 /** Which durable store a job works on. */
 export interface StoreChoice {
@@ -14,7 +33,7 @@ export interface StoreChoice {
 export function storeChoice(values: { dir?: string | undefined; name?: string | undefined }): StoreChoice {
   if (values.dir !== undefined && values.dir.trim() === '') throw invalidArgument('--dir must be a directory');
   if (values.name !== undefined && values.name.trim() === '') throw invalidArgument('--name must not be empty');
-  return { directory: resolve(values.dir ?? defaultDirectory()), name: values.name ?? 'zeromem' };
+  return { directory: resolve(values.dir ?? nodeEntry().defaultDirectory()), name: values.name ?? 'zeromem' };
 }
 
 /**
@@ -23,7 +42,7 @@ export function storeChoice(values: { dir?: string | undefined; name?: string | 
  * (the embedder) go to `onBackgroundError` instead of crashing the process.
  */
 export function openStore(store: StoreChoice, options: { embedder?: Embedder; onBackgroundError?: (err: Error) => void } = {}): Promise<Memory> {
-  return openMemory({
+  return nodeEntry().openMemory({
     name: store.name,
     directory: store.directory,
     ...(options.embedder ? { embedder: options.embedder } : {}),
