@@ -6,15 +6,45 @@ import { EmbedderUnavailableError, parseEmbedderSpec } from './eval/embedder-cho
 import { JsonlError } from './eval/read-jsonl.ts';
 import { runEval, type EvalOptions } from './eval/run-eval.ts';
 import { checkImport } from './import/check-import.ts';
+import { runImport } from './import/run-import.ts';
+import { runExport } from './jobs/export-job.ts';
+import { runForgetUser } from './jobs/forget-user-job.ts';
+import { runInspect } from './jobs/inspect-job.ts';
+import { reportFailure } from './jobs/job-error.ts';
+import { runConsolidate, runRetier, runSweep } from './jobs/lifecycle-jobs.ts';
+import { runReindex } from './jobs/reindex-job.ts';
+
+/** The batch jobs on the durable store ($ZEROMEM_HOME or --dir): each resolves to its exit code. */
+const JOBS: Record<string, (args: readonly string[], io: Io) => Promise<number>> = {
+  import: runImport,
+  export: runExport,
+  inspect: runInspect,
+  'forget-user': runForgetUser,
+  reindex: runReindex,
+  sweep: runSweep,
+  retier: runRetier,
+  consolidate: runConsolidate,
+};
 
 const USAGE = `Usage: zeromem <command> [options]
 
-Commands:
+Commands on the store ($ZEROMEM_HOME, else ~/.zeromem; --dir <dir>, --name <name>):
+  import        store the memories of a JSONL or CSV file in batches (resumable)
+  export        write a user's memories as a JSONL export
+  inspect       counts, sizes, namespaces and top tags of the store
+  forget-user   delete every memory of a user
+  reindex       embed every memory with another model (in the background with --detach)
+  sweep         delete expired memories          } one pass each:
+  retier        age memories, move cold ones     } run them on a schedule
+  consolidate   merge near-duplicate memories    } (cron, see the README)
+  serve         run the memory service: every verb over local HTTP (see zeromem serve --help)
+
+Other commands:
   eval          replay memories into zeromem, rank queries with recall, score the run
   check-import  check a zeromem JSONL export: import it into a throwaway in-process
                 memory and report every bad line (nothing is kept)
-  serve         run the memory service: every verb over local HTTP (see zeromem serve --help)
 
+Job commands print progress on stderr and one JSON summary line on stdout.
 Run "zeromem <command> --help" for the options of a command.
 `;
 
@@ -84,6 +114,14 @@ export async function main(argv: readonly string[], io: Io = { stdout: process.s
       // Loaded on demand: the service's HTTP stack is not needed by the other commands.
       const { runService } = await import('@zeromem/server');
       return await runService(rest, process.env, io);
+    }
+    const job = JOBS[command];
+    if (job) {
+      try {
+        return await job(rest, io);
+      } catch (err) {
+        return reportFailure(io, command, err);
+      }
     }
     if (command === 'check-import') {
       const options = parseImportArgs(rest);

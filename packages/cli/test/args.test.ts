@@ -18,8 +18,7 @@ const files = () => ['--memories', fixture.memories, '--queries', fixture.querie
 describe('zeromem argument handling', () => {
   it.each([
     [[], 'zeromem: a command is required'],
-    [['inspect'], 'zeromem: unknown command "inspect"'],
-    [['import', 'a.jsonl'], 'zeromem: unknown command "import"'], // it only ever checked: see check-import
+    [['stats'], 'zeromem: unknown command "stats"'],
     [['check-import'], 'zeromem check-import: which file? zeromem check-import <export.jsonl>'],
     [['check-import', 'a.jsonl', 'b.jsonl'], 'zeromem check-import: one file at a time, got 2'],
     [['check-import', 'no-such-file.jsonl'], 'zeromem check-import: file: no such file'],

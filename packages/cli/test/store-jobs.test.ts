@@ -1,0 +1,190 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore } from '../src/jobs/open-store.ts';
+import { main } from '../src/main.ts';
+import { runBuilt, startBuilt, tempHome } from './built-cli.ts';
+
+// The store jobs besides import (export, inspect, forget-user, sweep, retier, consolidate,
+// reindex), as users run them: the built bin under plain node on a temp ZEROMEM_HOME.
+
+let homes: Array<{ dispose(): void }> = [];
+afterEach(() => {
+  for (const h of homes) h.dispose();
+  homes = [];
+});
+async function storeWith(lines: object[]): Promise<string> {
+  const h = tempHome();
+  homes.push(h);
+  const file = join(h.home, 'seed.jsonl');
+  writeFileSync(file, lines.map((line) => JSON.stringify(line)).join('\n'));
+  const run = await runBuilt(['import', file], h.home);
+  expect(run.code, run.stderr).toBe(0);
+  return h.home;
+}
+
+const SEED = [
+  { namespace: { userId: 'u1' }, content: 'Likes green tea.', tags: ['food'] },
+  { namespace: { userId: 'u1' }, content: 'likes green tea', tags: ['food'] },
+  { namespace: { userId: 'u1', agentId: 'sales' }, content: 'Asked for the spring catalogue', tags: ['food', 'sales'] },
+  { namespace: { userId: 'u2' }, content: 'Plays the cello', tags: ['music'] },
+];
+
+describe('job help', () => {
+  it.each(['import', 'export', 'inspect', 'forget-user', 'reindex', 'sweep', 'retier', 'consolidate'])('zeromem %s --help prints its usage and exits 0', async (command) => {
+    let stdout = '';
+    const code = await main([command, '--help'], { stdout: { write: (t: string) => (stdout += t) }, stderr: { write: () => true } });
+    expect(code).toBe(0);
+    expect(stdout).toMatch(new RegExp(`^Usage: zeromem ${command}`));
+  });
+});
+
+describe('zeromem export, inspect, forget-user', () => {
+  it('inspect counts records, bytes, namespaces and top tags; export writes a versioned JSONL file', { timeout: 180_000 }, async () => {
+    const dir = await storeWith(SEED);
+    const inspect = await runBuilt(['inspect', '--top', '2'], dir);
+    expect(inspect.code).toBe(0);
+    expect(inspect.summary).toMatchObject({
+      ok: true,
+      command: 'inspect',
+      namespaces: 3,
+      users: 2,
+      records: 4,
+      contentBytes: 16 + 15 + 30 + 15,
+      topTags: [
+        { tag: 'food', count: 3 },
+        { tag: 'music', count: 1 },
+      ],
+      store: { file: join(dir, 'zeromem.sqlite') },
+    });
+    expect(inspect.summary.store.bytes).toBeGreaterThan(0);
+    expect(inspect.summary.byNamespace.map((n: { key: string; count: number }) => [n.key, n.count])).toEqual([
+      ['u=u1', 2],
+      ['u=u1;a=sales', 1],
+      ['u=u2', 1],
+    ]);
+    expect((await runBuilt(['inspect', '--user', 'u2'], dir)).summary).toMatchObject({ namespaces: 1, records: 1 });
+    // --dir and --name pick another store than $ZEROMEM_HOME's zeromem.sqlite.
+    const other = await runBuilt(['inspect', '--dir', join(dir, 'other'), '--name', 'crm'], dir);
+    expect(other.summary).toMatchObject({ ok: true, records: 0, store: { file: join(dir, 'other', 'crm.sqlite') } });
+
+    const out = join(dir, 'u1.jsonl');
+    const exported = await runBuilt(['export', '--user', 'u1', '--out', out], dir);
+    expect(exported.summary).toMatchObject({ ok: true, records: 3, scope: { userId: 'u1' } });
+    const [header, ...records] = readFileSync(out, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(header).toMatchObject({ records: 3, scope: { userId: 'u1' } });
+    expect(records.map((r) => r.record.content).sort()).toEqual(['Asked for the spring catalogue', 'Likes green tea.', 'likes green tea']);
+    const one = await runBuilt(['export', '--user', 'u1', '--agent', 'sales', '--out', out], dir);
+    expect(one.summary).toMatchObject({ records: 1, scope: { namespace: { userId: 'u1', agentId: 'sales' } } });
+    const missing = await runBuilt(['export', '--out', out], dir);
+    expect([missing.code, missing.summary.error.code]).toEqual([2, 'INVALID_INPUT']);
+  });
+
+  it('forget-user only counts without --yes, and with it deletes all of the user\'s namespaces', { timeout: 180_000 }, async () => {
+    const dir = await storeWith(SEED);
+    const dry = await runBuilt(['forget-user', 'u1'], dir);
+    expect(dry.summary).toMatchObject({ ok: true, dryRun: true, records: 3 });
+    expect(dry.stderr).toContain('pass --yes');
+    expect((await runBuilt(['inspect'], dir)).summary.records).toBe(4);
+    const real = await runBuilt(['forget-user', 'u1', '--yes'], dir);
+    expect(real.summary).toMatchObject({ ok: true, dryRun: false, forgotten: 3 });
+    expect((await runBuilt(['inspect'], dir)).summary).toMatchObject({ records: 1, users: 1 });
+    expect((await runBuilt(['forget-user'], dir)).code).toBe(2);
+  });
+
+  it('a store another process holds is STORAGE_FAILED (exit 1), and nothing waits', { timeout: 180_000 }, async () => {
+    const dir = await storeWith(SEED);
+    const holder = await openStore({ name: 'zeromem', directory: dir });
+    try {
+      const run = await runBuilt(['sweep'], dir);
+      expect(run.code).toBe(1);
+      expect(run.summary).toMatchObject({ ok: false, command: 'sweep', error: { code: 'STORAGE_FAILED' } });
+    } finally {
+      await holder.close();
+    }
+    expect((await runBuilt(['sweep'], dir)).code).toBe(0);
+  });
+});
+
+describe('zeromem sweep, retier, consolidate (one pass each, for a schedule)', () => {
+  it('sweep deletes expired records, retier ages them, consolidate merges near-duplicates (dry run first)', { timeout: 180_000 }, async () => {
+    const dir = await storeWith([...SEED, { namespace: { userId: 'u2' }, content: 'Promo code SPRING', ttl: '1s' }]);
+    // Wait (without a time limit on the job itself) until the promo has expired.
+    for (let i = 0; i < 100 && (await runBuilt(['inspect', '--user', 'u2'], dir)).summary.byNamespace[0].expiredPendingSweep === 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect((await runBuilt(['sweep'], dir)).summary).toEqual({ ok: true, command: 'sweep', deleted: 1 });
+    expect((await runBuilt(['sweep'], dir)).summary.deleted).toBe(0);
+
+    const retier = await runBuilt(['retier', '--user', 'u1'], dir);
+    expect(retier.summary).toMatchObject({ ok: true, command: 'retier', namespace: { userId: 'u1' }, scanned: 2 });
+
+    const plan = await runBuilt(['consolidate', '--dry-run'], dir);
+    expect(plan.summary).toMatchObject({ ok: true, dryRun: true, namespaces: 3, groups: 1, merged: 1 });
+    expect(plan.summary.planned[0].namespace).toEqual({ userId: 'u1' });
+    expect((await runBuilt(['inspect'], dir)).summary.records).toBe(4);
+    const merged = await runBuilt(['consolidate'], dir);
+    expect(merged.summary).toMatchObject({ ok: true, dryRun: false, groups: 1, merged: 1 });
+    expect(merged.stderr).toMatch(/^consolidate \[.*\] 100% \| 3\/3 records/m);
+    expect((await runBuilt(['inspect'], dir)).summary.records).toBe(3);
+    expect((await runBuilt(['consolidate'], dir)).summary.merged).toBe(0);
+
+    const bad = await runBuilt(['consolidate', '--threshold', '2'], dir);
+    expect([bad.code, bad.summary.error.code]).toEqual([2, 'INVALID_INPUT']);
+    expect((await runBuilt(['retier', '--agent', 'x'], dir)).code).toBe(2);
+  });
+});
+
+describe('zeromem reindex', () => {
+  it('embeds every memory with the bundled model, with progress; a rerun has nothing left; --detach runs it in the background', { timeout: 180_000 }, async () => {
+    const lines = Array.from({ length: 300 }, (_, i) => ({ namespace: { userId: `u${i % 2}` }, content: `The customer ordered ${i} boxes of green tea in spring` }));
+    const dir = await storeWith(lines);
+    const run = await runBuilt(['reindex', '--embedder', 'bundled'], dir);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.summary).toMatchObject({ ok: true, command: 'reindex', model: 'transformers.js:zeromem-static-en', embedded: 300, pending: 0, interrupted: false });
+    expect(run.stderr).toMatch(/^reindex \[.*\] 100% \| 300\/300 records \| bundled/m);
+    expect((await runBuilt(['reindex', '--embedder', 'bundled'], dir)).summary).toMatchObject({ ok: true, embedded: 0 });
+
+    // New records, embedded by a detached job that logs to <dir>/jobs/reindex-zeromem.log.
+    const more = join(dir, 'more.jsonl');
+    writeFileSync(more, lines.map((l, i) => JSON.stringify({ ...l, content: `${l.content}, delivery ${i}` })).join('\n'));
+    await runBuilt(['import', more], dir);
+    const detached = await runBuilt(['reindex', '--embedder', 'bundled', '--detach'], dir);
+    expect(detached.summary).toMatchObject({ ok: true, detached: true, log: join(dir, 'jobs', 'reindex-zeromem.log') });
+    let log = '';
+    for (let i = 0; i < 1200 && !log.includes('"command":"reindex"'); i++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      log = readFileSync(detached.summary.log, 'utf8');
+    }
+    expect(JSON.parse(log.trimEnd().split('\n').pop()!)).toMatchObject({ ok: true, embedded: 300, pending: 0 });
+
+    const none = await runBuilt(['reindex', '--embedder', 'none'], dir);
+    expect([none.code, none.summary.error.code]).toEqual([2, 'INVALID_INPUT']);
+    const missing = await runBuilt(['reindex', '--embedder', './no-such-model'], dir);
+    expect([missing.code, missing.summary.error.code]).toEqual([1, 'EMBEDDER_UNAVAILABLE']);
+  });
+
+  it('Ctrl-C stops it cleanly; a rerun embeds the rest', { timeout: 180_000 }, async () => {
+    const lines = Array.from({ length: 4000 }, (_, i) => ({ namespace: { userId: 'u1' }, content: `Order ${i}: the customer asked about the charging port and battery ${i * 3}` }));
+    const dir = await storeWith(lines);
+    const first = startBuilt(['reindex', '--embedder', 'bundled'], dir);
+    let stderr = '';
+    first.child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    for (let i = 0; i < 3000 && !/\| [1-9]\d*\/\d+ records/.test(stderr); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    first.child.kill('SIGINT');
+    const stopped = await first.done;
+    const rerun = await runBuilt(['reindex', '--embedder', 'bundled'], dir);
+    expect(rerun.summary).toMatchObject({ ok: true, pending: 0 });
+    if (stopped.code === 130) {
+      expect(stopped.summary).toMatchObject({ ok: false, interrupted: true });
+      expect(stopped.summary.embedded).toBeLessThan(4000);
+      expect(rerun.summary.embedded).toBeGreaterThan(0);
+      expect(stopped.summary.embedded + rerun.summary.embedded).toBeGreaterThanOrEqual(4000);
+    } else {
+      // It finished before the signal arrived (a fast machine): nothing is left for the rerun.
+      expect(stopped.summary).toMatchObject({ ok: true, embedded: 4000 });
+      expect(rerun.summary.embedded).toBe(0);
+    }
+    expect((await runBuilt(['reindex', '--embedder', 'bundled'], dir)).summary.embedded).toBe(0);
+  });
+});
