@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { defaultDirectory, isZeromemError, namespaceKey, openMemory, type Memory, type Namespace } from '@zeromem/core';
+import { defaultDirectory, isZeromemError, namespaceKey, openMemory, type Embedder, type Memory, type Namespace } from '@zeromem/core';
 import type { SharedNamespace } from '@zeromem/sync';
 import { SERVICE_DEFAULTS } from './app.ts';
 import { loadEmbedder } from './embedder-option.ts';
@@ -106,11 +107,11 @@ export async function runService(argv: readonly string[], env: NodeJS.ProcessEnv
     return 2;
   }
 
-  const directory = values.dir ?? defaultDirectory();
-  if (directory.trim() === '') {
+  if (values.dir?.trim() === '') {
     io.stderr.write('zeromem serve: --dir must be a path to a directory\n');
     return 2;
   }
+  const directory = values.dir === undefined ? defaultDirectory() : resolve(values.dir);
   const shareSettings = readShareSettings(values.share ?? [], values['relay-url'] ?? env.ZEROMEM_RELAY_URL, values['relay-token'] ?? env.ZEROMEM_RELAY_TOKEN, env, directory);
   if (typeof shareSettings === 'string') {
     io.stderr.write(`zeromem serve: ${shareSettings}\n`);
@@ -118,13 +119,18 @@ export async function runService(argv: readonly string[], env: NodeJS.ProcessEnv
   }
 
   const embedderChoice = values.embedder ?? 'bundled';
+  let embedder: Embedder | undefined;
+  try {
+    embedder = await loadEmbedder(embedderChoice);
+  } catch (err) {
+    io.stderr.write(`zeromem serve: cannot load the embedder: ${describeError(err)}\n(start with --embedder none for BM25-only recall)\n`);
+    return 1;
+  }
   let memory: Memory;
   try {
-    const embedder = await loadEmbedder(embedderChoice);
-    memory = await openMemory({ name: values.name ?? 'zeromem', directory, actor: 'service', ...(embedder ? { embedder } : {}) });
+    memory = await openMemory({ name: values.name ?? 'zeromem', directory, ...(embedder ? { embedder } : {}) });
   } catch (err) {
     io.stderr.write(`zeromem serve: cannot open the memory store: ${describeError(err)}\n`);
-    if (isZeromemError(err, 'EMBEDDER_UNAVAILABLE')) io.stderr.write('(start with --embedder none for BM25-only recall)\n');
     return 1;
   }
   let shares: SharedNamespace[] = [];

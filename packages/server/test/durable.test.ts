@@ -117,6 +117,6 @@ describe('--embedder', () => {
   }, 120_000);
 
   it('a model folder that does not hold a model: exit 1 with EMBEDDER_UNAVAILABLE and the way out', async () => {
-    await expect(startServiceProcess(['--embedder', join(home, 'no-model-here')], { ZEROMEM_HOME: join(home, 'bad-model') })).rejects.toThrow(/EMBEDDER_UNAVAILABLE[\s\S]*--embedder none/);
+    await expect(startServiceProcess(['--embedder', join(home, 'no-model-here')], { ZEROMEM_HOME: join(home, 'bad-model') })).rejects.toThrow(/cannot load the embedder: EMBEDDER_UNAVAILABLE[\s\S]*--embedder none/);
   }, 60_000);
 });
