@@ -26,7 +26,7 @@ import { median, summarize } from './stats.ts';
 const RECORDS = 10_000;
 const WRITES = 300;
 const QUERIES = 300;
-const RUNS = 5;
+const RUNS = 3;
 const TOKEN = 'bench-token-0123456789abcdef';
 const ns = { userId: 'bench', agentId: 'after-sales' };
 const WORDS = ['charging', 'port', 'battery', 'invoice', 'refund', 'callback', 'wednesday', 'technician', 'screen', 'cable', 'warranty', 'delivery', 'order', 'loose', 'replaced', 'customer', 'phone', 'email', 'contract', 'upgrade', '充电口', '接触不良', '工单', '回访', '发票', '退款', '电池', '屏幕'];

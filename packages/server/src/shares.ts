@@ -4,7 +4,7 @@ import WebSocket from 'ws';
 
 /** Where and how the service shares namespaces (`zeromem serve --share`). */
 export interface ShareSettings {
-  /** The namespaces, each as its key (`u=wang;a=after-sales`), the relay's room name. */
+  /** The namespaces to share (given as keys, `u=wang;a=after-sales`: the relay's room names). */
   namespaces: Namespace[];
   /** The relay, `ws://` or `wss://`. */
   url: string;
