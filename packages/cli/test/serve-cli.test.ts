@@ -9,7 +9,7 @@ describe('zeromem serve (the CLI command)', () => {
     const { spawn } = await import('node:child_process');
     const bin = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
     const home = mkdtempSync(join(tmpdir(), 'zeromem-serve-cli-'));
-    const env = { ...process.env, ZEROMEM_HOME: home };
+    const env: NodeJS.ProcessEnv = { ...process.env, ZEROMEM_HOME: home };
     delete env.ZEROMEM_SERVE_TOKEN;
     const child = spawn(process.execPath, ['--import', 'tsx', bin, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
