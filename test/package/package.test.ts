@@ -259,6 +259,7 @@ describe('in a fresh npm project', () => {
       expect(printed[label].badSays).toContain('namespace');
     }
     expect(printed.unauthorized).toBe(401);
+    expect(existsSync(join(userEnv().ZEROMEM_HOME!, 'zeromem.sqlite'))).toBe(true); // the durable store
   });
 
   for (const resolution of ['bundler', 'node16']) {
@@ -284,7 +285,7 @@ describe('in a fresh npm project', () => {
 });
 
 describe('the installed memory service', () => {
-  it('zeromem-server from its tarball, under plain node: a Python urllib client writes, recalls and forgets; /openapi.json is OpenAPI 3.1', { timeout: 180_000 }, async () => {
+  it('zeromem-server from its tarball, under plain node: a Python urllib client writes, recalls and forgets; /openapi.json is OpenAPI 3.1; the store is on disk and recall hybrid', { timeout: 180_000 }, async () => {
     expect(await sh('npx', ['--no-install', 'zeromem', 'serve', '--help'], { cwd: project })).toContain('Usage: zeromem serve');
     const token = 'package-test-service-token-0123456789';
     const service = await startProcess(process.execPath, [join(project, 'node_modules', '@zeromem', 'server', 'dist', 'bin.js'), '--port', '0'], project, /listening on (http:\/\/\S+)/, { ...userEnv(), ZEROMEM_SERVE_TOKEN: token });
@@ -296,9 +297,11 @@ describe('the installed memory service', () => {
       expect(printed).toContain('remember 201 TS20240315');
       expect(printed).toMatch(/recall 200 TS20240315 /);
       expect(printed).toContain('get after forget 404 NOT_FOUND');
+      expect(service.output()).toContain(`(memory "zeromem" in ${userEnv().ZEROMEM_HOME}, recall hybrid)`);
     } finally {
       await stop(service.child);
     }
+    expect(existsSync(join(userEnv().ZEROMEM_HOME!, 'zeromem.sqlite'))).toBe(true);
   });
 });
 

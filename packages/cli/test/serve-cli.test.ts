@@ -1,11 +1,15 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 describe('zeromem serve (the CLI command)', () => {
-  it('starts the same service, prints the generated token, and stops on SIGTERM', async () => {
+  it('starts the same service on the durable store in ZEROMEM_HOME, prints the generated token, and stops on SIGTERM', async () => {
     const { spawn } = await import('node:child_process');
     const bin = fileURLToPath(new URL('../src/bin.ts', import.meta.url));
-    const env = { ...process.env };
+    const home = mkdtempSync(join(tmpdir(), 'zeromem-serve-cli-'));
+    const env: NodeJS.ProcessEnv = { ...process.env, ZEROMEM_HOME: home };
     delete env.ZEROMEM_SERVE_TOKEN;
     const child = spawn(process.execPath, ['--import', 'tsx', bin, 'serve', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
@@ -19,5 +23,7 @@ describe('zeromem serve (the CLI command)', () => {
     expect((await fetch(`${url}/v1/stats?userId=u`)).status).toBe(401);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
+    expect(existsSync(join(home, 'zeromem.sqlite'))).toBe(true);
+    rmSync(home, { recursive: true, force: true });
   });
 });

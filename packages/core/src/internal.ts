@@ -1,5 +1,6 @@
 /**
- * `@zeromem/core/internal`: what zeromem's own packages (`@zeromem/sync`) need from core
+ * `@zeromem/core/internal`: what zeromem's own packages (`@zeromem/sync`, the agent
+ * integrations) need from core
  * and applications do not. Not covered by semver: it changes with those packages.
  * Applications use `@zeromem/core`.
  *
@@ -9,3 +10,4 @@ export { replicaOf, type Replica } from './replica.ts';
 export { replicatedState } from './model/replicated-state.ts';
 export { canonicalJson } from './model/canonical-json.ts';
 export type { ApplyReplicatedResult, ReplicatedChange, ReplicatedRecord } from './model/types.ts';
+export { memoryView, type MemoryView } from './model/memory-view.ts';

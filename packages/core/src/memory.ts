@@ -115,7 +115,8 @@ export interface OpenMemoryOptions extends DatabaseOptions {
    * Redaction of personal data on every `remember`, `rememberMany` and `update`, on the
    * device and without an LLM: e-mail addresses, phone numbers, payment cards, IBANs,
    * Chinese resident IDs and your own patterns, each masked, hashed (keyed), rejected, or
-   * masked only in built contexts. See {@link RedactionOptions}. Default: off.
+   * masked only in built contexts. See {@link RedactionOptions}. Default: off. `limits`
+   * apply to the redacted form: a write that only fits before redaction is INVALID_INPUT.
    */
   redaction?: RedactionOptions;
 }
@@ -156,7 +157,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
     issues.add('durability', 'must be "default", "strict" or "relaxed"');
   }
   checkIndexSnapshots(options.indexSnapshots, issues);
-  const redactor = checkRedaction(options.redaction, issues);
+  const redactor = checkRedaction(options.redaction, limits, issues);
   const historyDepth = options.historyDepth === undefined ? DEFAULT_HISTORY_DEPTH : options.historyDepth;
   if (!(Number.isInteger(historyDepth) && historyDepth >= 0 && historyDepth <= MAX_HISTORY_DEPTH)) {
     issues.add('historyDepth', `must be a whole number from 0 to ${MAX_HISTORY_DEPTH}, got ${describe(options.historyDepth)}`);

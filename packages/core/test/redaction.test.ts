@@ -108,6 +108,25 @@ describe('redaction: actions, reporting, audit, storage', () => {
     await expectCode(t.memory.remember({ namespace: ns, content: '车牌粤B12345' }), 'INVALID_INPUT', 'content');
   });
 
+  it('a write that redaction would push past maxContentBytes or maxMetadataBytes is INVALID_INPUT saying so; nothing written', async () => {
+    // A 2-character value becomes a 20-character token: input within the limits, stored form not.
+    const redaction: RedactionOptions = { detectors: {}, patterns: [{ name: 'room', pattern: /\bR\d\b/, action: 'hash' }], hashKey: 'a-hash-key-of-16-chars' };
+    const t = await openTestMemory({ redaction, limits: { maxContentBytes: 40, maxMetadataBytes: 40 } });
+    const content = 'rooms R1 R2 R3 booked'; // 21 bytes in, 3 x 18 bytes more once hashed
+    const err = await expectCode(t.memory.remember({ namespace: ns, content }), 'INVALID_INPUT', 'content');
+    expect(err.message).toMatch(/after redaction.*40/);
+    await expectCode(t.memory.remember({ namespace: ns, content: 'ok', metadata: { rooms: 'R1 R2' } }), 'INVALID_INPUT', 'metadata');
+    const batch = await t.memory.rememberMany([{ namespace: ns, content: 'room R1' }, { namespace: ns, content }], { skipInvalid: true });
+    expect(batch.results.map((r) => r.record.content)).toEqual([expect.stringMatching(/^room \[room:[0-9a-f]{12}\]$/)]);
+    expect(batch.failures).toMatchObject([{ index: 1, code: 'INVALID_INPUT', issues: [{ path: 'content' }] }]);
+    const { id } = batch.results[0]!;
+    await expectCode(t.memory.update(ns, id, { content }), 'INVALID_INPUT', 'patch.content');
+    expect((await t.memory.get(ns, id))!.version).toBe(1);
+    expect(await t.memory.count(ns)).toBe(1);
+    // Within the limits after redaction: stored.
+    expect((await t.memory.remember({ namespace: ns, content: 'room R3 ok' })).record.content).toMatch(/^room \[room:[0-9a-f]{12}\] ok$/);
+  });
+
   it('maskInContext: stored and read as written, masked in built contexts (and their token counts)', async () => {
     const t = await withRedaction({ detectors: { phone: 'maskInContext', email: 'mask' } });
     const { id } = await t.memory.remember({ namespace: ns, content: '王先生电话13800138000，约定周三回访' });

@@ -8,7 +8,9 @@ try {
 } catch (err) {
   // A store or relay that cannot be used: say what is wrong, without a stack trace.
   if (!isZeromemError(err)) throw err;
-  process.stderr.write(`zeromem-mcp: ${err.code}: ${err.message}\n`);
+  // A store another process holds says so: STORAGE_FAILED (locked).
+  const reason = err.details.storage?.reason;
+  process.stderr.write(`zeromem-mcp: ${err.code}${reason ? ` (${reason})` : ''}: ${err.message}\n`);
   process.exitCode = 1;
 }
 // Open handles (a share's reconnect timer) must not keep a stopped server alive.

@@ -8,6 +8,8 @@ export interface ServerConfig {
   namespace: Namespace;
   /** The memory's database name. */
   db: string;
+  /** The directory its file is kept in (`--dir`); undefined: `$ZEROMEM_HOME`, else `~/.zeromem`. */
+  directory: string | undefined;
   transport: 'stdio' | 'http';
   http: { host: string; port: number; token: string; allowedHosts: string[] | undefined; allowedOrigins: string[] } | undefined;
   /** Join the namespace's shared copy through a relay. */
@@ -31,8 +33,10 @@ Namespace (flags win over the environment):
   --agent <id>         ZEROMEM_AGENT   an agent-private namespace of that user
   --scope <name>       ZEROMEM_SCOPE   a further separation (a project, a client)
 
-Storage:
+Storage (on disk, kept across restarts; one process at a time per store):
   --db <name>          ZEROMEM_DB      the memory's database name (default "zeromem")
+  --dir <path>         ZEROMEM_HOME    the directory of its file, <dir>/<name>.sqlite
+                                       (default ~/.zeromem)
 
 Transport (default stdio):
   --http                               serve Streamable HTTP at http://<host>:<port>/mcp
@@ -70,6 +74,7 @@ export function readConfig(argv: readonly string[], env: Record<string, string |
         agent: { type: 'string' },
         scope: { type: 'string' },
         db: { type: 'string' },
+        dir: { type: 'string' },
         http: { type: 'boolean' },
         host: { type: 'string' },
         port: { type: 'string' },
@@ -112,5 +117,8 @@ export function readConfig(argv: readonly string[], env: Record<string, string |
     if (!url || !token) throw new UsageError('--share needs ZEROMEM_RELAY_URL and ZEROMEM_RELAY_TOKEN (a relay token for this namespace)');
     share = { url, token, encryptionKey: env.ZEROMEM_ENCRYPTION_KEY?.trim() || undefined };
   }
-  return { namespace, db: pick(values.db, 'ZEROMEM_DB') ?? 'zeromem', transport: http ? 'http' : 'stdio', http, share };
+  // ZEROMEM_HOME itself is read by core (openMemory's default directory).
+  const directory = values.dir === undefined ? undefined : values.dir.trim();
+  if (directory === '') throw new UsageError('--dir must be a path to a directory');
+  return { namespace, db: pick(values.db, 'ZEROMEM_DB') ?? 'zeromem', directory, transport: http ? 'http' : 'stdio', http, share };
 }

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { openMemory } from '@zeromem/core';
+import { defaultDirectory, diskIndexedDB, openMemory } from '@zeromem/core';
 import { shareNamespace, type SharedNamespace } from '@zeromem/sync';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import WebSocket from 'ws';
@@ -30,15 +30,16 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
     return 0;
   }
   const log = (line: string) => io.stderr.write(`zeromem-mcp: ${line}\n`);
-  const idb = await storage();
-  const memory = await openMemory({ name: config.db, actor: 'mcp', ...idb });
+  // One directory for the memory and the shared copy's document: both on disk, both locked.
+  const directory = config.directory ?? defaultDirectory();
+  const memory = await openMemory({ name: config.db, actor: 'mcp', directory });
   let share: SharedNamespace | undefined;
   if (config.share) {
     share = await shareNamespace(memory, config.namespace, {
       url: config.share.url,
       token: config.share.token,
       WebSocketPolyfill: WebSocket,
-      ...idb,
+      ...diskIndexedDB(directory),
       agentName: 'zeromem-mcp',
       deviceName: hostname(),
       ...(config.share.encryptionKey ? { encryptionKey: config.share.encryptionKey } : {}),
@@ -74,15 +75,4 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
   await share?.close();
   await memory.close();
   return 0;
-}
-
-/** Where the memory and the shared document are kept. */
-type Storage = { indexedDB: IDBFactory; IDBKeyRange: typeof IDBKeyRange };
-
-/** The IndexedDB the server keeps its data in. */
-async function storage(): Promise<Storage> {
-  if (typeof indexedDB !== 'undefined') return { indexedDB, IDBKeyRange };
-  // Until core has a durable Node store: an in-process IndexedDB, lost when the server stops.
-  const fake = await import('fake-indexeddb');
-  return { indexedDB: new fake.IDBFactory(), IDBKeyRange: fake.IDBKeyRange };
 }

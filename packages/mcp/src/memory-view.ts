@@ -1,7 +1,12 @@
-import type { MemoryRecord } from '@zeromem/core';
+import { memoryView, type MemoryView as CoreMemoryView } from '@zeromem/core/internal';
 import { z } from 'zod';
 
-/** A memory as the tools return it (no namespace: the server's is fixed, and never the model's choice). */
+export { memoryView };
+
+/**
+ * A memory as the tools return it: core's `MemoryView` (what it says and when, without
+ * storage internals or namespace), as a schema of this package's zod.
+ */
 export const memoryViewSchema = z.object({
   id: z.string(),
   content: z.string(),
@@ -17,17 +22,7 @@ export const memoryViewSchema = z.object({
 /** {@link memoryViewSchema} as a type. */
 export type MemoryView = z.infer<typeof memoryViewSchema>;
 
-/** The view of a stored record. */
-export function memoryView(record: MemoryRecord): MemoryView {
-  return {
-    id: record.id,
-    content: record.content,
-    tags: record.tags,
-    metadata: record.metadata,
-    layer: record.layer,
-    importance: record.importance,
-    createdAt: new Date(record.createdAt).toISOString(),
-    updatedAt: new Date(record.updatedAt).toISOString(),
-    version: record.version,
-  };
-}
+// Checked when compiled: the schema has exactly core's fields, and every view fits it.
+type Check<T extends true> = T;
+type SameFields = [keyof CoreMemoryView] extends [keyof MemoryView] ? ([keyof MemoryView] extends [keyof CoreMemoryView] ? true : false) : false;
+type DescribesCoreView = Check<SameFields extends true ? (CoreMemoryView extends MemoryView ? true : false) : false>;

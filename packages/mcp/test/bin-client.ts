@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -7,6 +9,12 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 
 /** The zeromem-mcp bin's source, run under `node --import tsx` (test/package runs the built one). */
 export const BIN = join(dirname(fileURLToPath(import.meta.url)), '..', 'src', 'bin.ts');
+
+/** A fresh ZEROMEM_HOME for a test file's servers (they store on disk); `remove` deletes it. */
+export function tempHome(): { ZEROMEM_HOME: string; remove(): void } {
+  const dir = mkdtempSync(join(tmpdir(), 'zeromem-mcp-home-'));
+  return { ZEROMEM_HOME: dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
 
 /** The SDK's own client on the bin over stdio. */
 export async function stdioClient(

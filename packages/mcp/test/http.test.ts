@@ -2,16 +2,18 @@ import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { call, httpServer } from './bin-client.ts';
+import { call, httpServer, tempHome } from './bin-client.ts';
 
 const TOKEN = 'test-token-0123456789abcdef';
 let server: Awaited<ReturnType<typeof httpServer>>;
+const home = tempHome();
 
 beforeAll(async () => {
-  server = await httpServer(['--user', 'alice', '--allowed-origin', 'http://localhost:5173'], { ZEROMEM_MCP_TOKEN: TOKEN });
+  server = await httpServer(['--user', 'alice', '--allowed-origin', 'http://localhost:5173'], { ZEROMEM_MCP_TOKEN: TOKEN, ZEROMEM_HOME: home.ZEROMEM_HOME });
 }, 60_000);
 afterAll(async () => {
   await server?.stop();
+  home.remove();
 });
 
 const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
@@ -58,7 +60,7 @@ describe('zeromem-mcp over Streamable HTTP', () => {
   });
 
   it('refuses to start over HTTP without a token, or on a non-loopback host without --allowed-host', async () => {
-    await expect(httpServer(['--user', 'alice'], { ZEROMEM_MCP_TOKEN: '' })).rejects.toThrow(/ZEROMEM_MCP_TOKEN/);
-    await expect(httpServer(['--user', 'alice', '--host', '0.0.0.0'], { ZEROMEM_MCP_TOKEN: TOKEN })).rejects.toThrow(/--allowed-host/);
+    await expect(httpServer(['--user', 'alice'], { ZEROMEM_MCP_TOKEN: '', ZEROMEM_HOME: home.ZEROMEM_HOME })).rejects.toThrow(/ZEROMEM_MCP_TOKEN/);
+    await expect(httpServer(['--user', 'alice', '--host', '0.0.0.0'], { ZEROMEM_MCP_TOKEN: TOKEN, ZEROMEM_HOME: home.ZEROMEM_HOME })).rejects.toThrow(/--allowed-host/);
   }, 60_000);
 });

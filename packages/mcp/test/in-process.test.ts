@@ -1,19 +1,21 @@
-import 'fake-indexeddb/auto';
 import net from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { openMemory, type Memory } from '@zeromem/core';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createMemoryServer } from '../src/index.ts';
-import { call, callError } from './bin-client.ts';
+import { call, callError, tempHome } from './bin-client.ts';
 
 let memory: Memory;
 let client: Client;
 const alice = { userId: 'alice', scope: 'desktop' };
 const bob = { userId: 'bob' };
 
+const home = tempHome();
+afterAll(() => home.remove());
+
 beforeEach(async () => {
-  memory = await openMemory({ name: `mcp-${crypto.randomUUID()}` });
+  memory = await openMemory({ name: `mcp-${crypto.randomUUID()}`, directory: home.ZEROMEM_HOME });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await createMemoryServer({ memory, namespace: alice }).connect(serverSide);
   client = new Client({ name: 'zeromem-test', version: '1.0.0' });

@@ -1,13 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import WebSocket from 'ws';
-import { namespaceKey, openMemory, type Memory } from '@zeromem/core';
+import { diskIndexedDB, namespaceKey, openMemory, type Memory } from '@zeromem/core';
 import { issueToken, startRelay, type Relay } from '@zeromem/relay';
 import { shareNamespace, type SharedNamespace } from '@zeromem/sync';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { call, stdioClient } from './bin-client.ts';
+import { call, stdioClient, tempHome } from './bin-client.ts';
 
 const SECRET = 'mcp-share-test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
 const namespace = { userId: 'alice', scope: 'desktop' };
@@ -15,17 +14,20 @@ let relay: Relay;
 let dataDir: string;
 let app: Memory;
 let appShare: SharedNamespace;
+const home = tempHome();
 
 beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'zeromem-mcp-share-'));
   relay = await startRelay({ secret: SECRET, dataDir, logLevel: 'silent', port: 0 });
-  app = await openMemory({ name: 'desktop-app', indexedDB: new IDBFactory(), IDBKeyRange });
+  // The desktop app: another process's store in real life, its own directory here.
+  app = await openMemory({ name: 'desktop-app', directory: join(dataDir, 'desktop-app') });
 }, 60_000);
 afterAll(async () => {
   await appShare?.close();
   await app?.close();
   await relay?.close();
   rmSync(dataDir, { recursive: true, force: true });
+  home.remove();
 });
 
 /** Polls until `check` holds (sync is asynchronous by nature); bounded. */
@@ -40,11 +42,11 @@ async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolea
 
 it('--share joins the namespace through a relay: the MCP client and another app see the same memory', async () => {
   const token = await issueToken({ secret: SECRET, subject: 'alice', rooms: [namespaceKey(namespace)], access: 'read-write', ttlSeconds: 3600 });
-  appShare = await shareNamespace(app, namespace, { url: relay.url, token, WebSocketPolyfill: WebSocket, agentName: 'desktop-app' });
+  appShare = await shareNamespace(app, namespace, { url: relay.url, token, WebSocketPolyfill: WebSocket, agentName: 'desktop-app', ...diskIndexedDB(join(dataDir, 'desktop-app')) });
   await appShare.synced;
   await app.remember({ namespace, content: 'Alice is learning Portuguese' });
 
-  const { client, close, stderr } = await stdioClient(['--user', 'alice', '--scope', 'desktop', '--share'], { ZEROMEM_RELAY_URL: relay.url, ZEROMEM_RELAY_TOKEN: token });
+  const { client, close, stderr } = await stdioClient(['--user', 'alice', '--scope', 'desktop', '--share'], { ZEROMEM_RELAY_URL: relay.url, ZEROMEM_RELAY_TOKEN: token, ZEROMEM_HOME: home.ZEROMEM_HOME });
   try {
     const seen = await eventually(
       () => call<{ results: Array<{ content: string }> }>(client, 'search_memories', { query: 'Portuguese' }),

@@ -1,17 +1,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { call, callError, stdioClient } from './bin-client.ts';
+import { call, callError, stdioClient, tempHome } from './bin-client.ts';
 
 type View = { id: string; content: string; version: number; tags: string[] };
 
 let client: Client;
 let close: () => Promise<void>;
+const home = tempHome();
 
 beforeAll(async () => {
-  ({ client, close } = await stdioClient(['--user', 'alice', '--scope', 'tests']));
+  ({ client, close } = await stdioClient(['--user', 'alice', '--scope', 'tests'], { ZEROMEM_HOME: home.ZEROMEM_HOME }));
 }, 60_000);
 afterAll(async () => {
   await close?.();
+  home.remove();
 });
 
 describe('zeromem-mcp over stdio, with the SDK client', () => {

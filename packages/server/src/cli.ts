@@ -1,8 +1,12 @@
 import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { openMemory, type Memory } from '@zeromem/core';
+import { defaultDirectory, isZeromemError, namespaceKey, openMemory, type Embedder, type Memory, type Namespace } from '@zeromem/core';
+import type { SharedNamespace } from '@zeromem/sync';
 import { SERVICE_DEFAULTS } from './app.ts';
+import { loadEmbedder } from './embedder-option.ts';
 import { startService } from './serve.ts';
+import { parseNamespaceKey, startShares, type ShareSettings } from './shares.ts';
 
 /** Usage of `zeromem serve` (and `zeromem-server`). */
 export const SERVE_USAGE = `Usage: zeromem serve [options]
@@ -12,6 +16,10 @@ GET /openapi.json, health at GET /healthz), for agents in any language.
 
 Options:
   --name <name>            memory store name (default "zeromem")
+  --dir <path>             directory of the store's file, <dir>/<name>.sqlite (default:
+                           ZEROMEM_HOME, else ~/.zeromem); one process at a time per store
+  --embedder <choice>      bundled (default: the offline zeromem-static-en model, recall
+                           is hybrid), none (BM25 only), or a local model folder
   --host <host>            address to bind (default 127.0.0.1: this machine only)
   --port <port>            port (default 8788; 0 picks a free one)
   --token <token>          the bearer token (default: ZEROMEM_SERVE_TOKEN, else a new
@@ -23,6 +31,13 @@ Options:
   --max-body-bytes <n>     largest JSON body (default ${SERVICE_DEFAULTS.maxBodyBytes})
   --max-import-bytes <n>   largest JSONL import body (default ${SERVICE_DEFAULTS.maxImportBytes})
   --max-batch <n>          most memories per batch write (default ${SERVICE_DEFAULTS.maxBatch})
+  --share <namespace key>  share this namespace through a relay (repeatable), e.g.
+                           --share 'u=wang;a=after-sales': the user's devices and the
+                           service then see one memory
+  --relay-url <url>        the relay of --share (default: ZEROMEM_RELAY_URL)
+  --relay-token <token>    a relay token granting every shared namespace (default:
+                           ZEROMEM_RELAY_TOKEN); ZEROMEM_ENCRYPTION_KEY: the namespaces'
+                           key when their rooms are encrypted
   -h, --help               show this help
 
 Every /v1 request needs "Authorization: Bearer <token>". Errors are
@@ -44,6 +59,11 @@ export async function runService(argv: readonly string[], env: NodeJS.ProcessEnv
       strict: true,
       options: {
         name: { type: 'string' },
+        dir: { type: 'string' },
+        embedder: { type: 'string' },
+        share: { type: 'string', multiple: true },
+        'relay-url': { type: 'string' },
+        'relay-token': { type: 'string' },
         host: { type: 'string' },
         port: { type: 'string' },
         token: { type: 'string' },
@@ -87,12 +107,47 @@ export async function runService(argv: readonly string[], env: NodeJS.ProcessEnv
     return 2;
   }
 
+  if (values.dir?.trim() === '') {
+    io.stderr.write('zeromem serve: --dir must be a path to a directory\n');
+    return 2;
+  }
+  const directory = values.dir === undefined ? defaultDirectory() : resolve(values.dir);
+  const shareSettings = readShareSettings(values.share ?? [], values['relay-url'] ?? env.ZEROMEM_RELAY_URL, values['relay-token'] ?? env.ZEROMEM_RELAY_TOKEN, env, directory);
+  if (typeof shareSettings === 'string') {
+    io.stderr.write(`zeromem serve: ${shareSettings}\n`);
+    return 2;
+  }
+
+  const embedderChoice = values.embedder ?? 'bundled';
+  let embedder: Embedder | undefined;
+  try {
+    embedder = await loadEmbedder(embedderChoice);
+  } catch (err) {
+    io.stderr.write(`zeromem serve: cannot load the embedder: ${describeError(err)}\n(start with --embedder none for BM25-only recall)\n`);
+    return 1;
+  }
   let memory: Memory;
   try {
-    memory = await openStore(values.name ?? 'zeromem');
+    memory = await openMemory({ name: values.name ?? 'zeromem', directory, ...(embedder ? { embedder } : {}) });
   } catch (err) {
-    io.stderr.write(`zeromem serve: cannot open the memory store: ${(err as Error).message}\n`);
+    io.stderr.write(`zeromem serve: cannot open the memory store: ${describeError(err)}\n`);
     return 1;
+  }
+  let shares: SharedNamespace[] = [];
+  if (shareSettings) {
+    try {
+      shares = await startShares(memory, shareSettings, (err) => io.stderr.write(`zeromem serve: share: ${describeError(err)}\n`));
+    } catch (err) {
+      await memory.close();
+      io.stderr.write(`zeromem serve: cannot share: ${describeError(err)}\n`);
+      return 1;
+    }
+    for (const share of shares) {
+      share.synced.then(
+        () => io.stdout.write(`zeromem serve: shared ${share.room} with ${shareSettings.url}\n`),
+        (err: unknown) => io.stderr.write(`zeromem serve: share ${share.room}: ${describeError(err)}\n`),
+      );
+    }
   }
   let service;
   try {
@@ -107,11 +162,13 @@ export async function runService(argv: readonly string[], env: NodeJS.ProcessEnv
       ...(values['cors-origin'] ? { corsOrigins: values['cors-origin'] } : {}),
     });
   } catch (err) {
+    await Promise.all(shares.map((share) => share.close()));
     await memory.close();
     io.stderr.write(`zeromem serve: cannot listen: ${(err as Error).message}\n`);
     return 1;
   }
-  io.stdout.write(`zeromem serve: listening on ${service.url} (memory "${memory.name}")\n`);
+  const recall = embedderChoice === 'none' ? 'BM25 only' : 'hybrid';
+  io.stdout.write(`zeromem serve: listening on ${service.url} (memory "${memory.name}" in ${directory}, recall ${recall})\n`);
   if (generated) io.stdout.write(`token: ${token}\n`);
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', resolve);
@@ -119,12 +176,28 @@ export async function runService(argv: readonly string[], env: NodeJS.ProcessEnv
   });
   io.stdout.write(`zeromem serve: ${signal}, stopping\n`);
   await service.close();
+  await Promise.all(shares.map((share) => share.close()));
   await memory.close();
   return 0;
 }
 
-/** The service's memory store. */
-async function openStore(name: string): Promise<Memory> {
-  const { IDBFactory, IDBKeyRange } = await import('fake-indexeddb');
-  return openMemory({ name, indexedDB: new IDBFactory(), IDBKeyRange });
+/** The `--share` settings, `undefined` without `--share`, or what is wrong with them. */
+function readShareSettings(keys: string[], url: string | undefined, token: string | undefined, env: NodeJS.ProcessEnv, directory: string): ShareSettings | undefined | string {
+  if (keys.length === 0) return undefined;
+  const namespaces: Namespace[] = [];
+  for (const key of keys) {
+    const namespace = parseNamespaceKey(key);
+    if (!namespace) return `--share takes a namespace key like 'u=wang;a=after-sales' (parts URI-encoded, as zeromem-relay token --room takes it), got ${JSON.stringify(key)}`;
+    if (namespaces.some((known) => namespaceKey(known) === key)) return `--share ${key} is given twice`;
+    namespaces.push(namespace);
+  }
+  if (!url?.trim() || !token?.trim()) return '--share needs a relay: --relay-url (or ZEROMEM_RELAY_URL) and --relay-token (or ZEROMEM_RELAY_TOKEN), a token granting every shared namespace';
+  return { namespaces, url: url.trim(), token: token.trim(), encryptionKey: env.ZEROMEM_ENCRYPTION_KEY?.trim() || undefined, directory };
+}
+
+/** A coded error as `CODE (reason): message`, e.g. `STORAGE_FAILED (locked): Another process ...`. */
+function describeError(err: unknown): string {
+  if (!isZeromemError(err)) return (err as Error).message;
+  const reason = err.details.storage?.reason;
+  return `${err.code}${reason ? ` (${reason})` : ''}: ${err.message}`;
 }

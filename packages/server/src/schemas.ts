@@ -205,6 +205,8 @@ export const RecallResultSchema = z
     hits: z.array(z.object({ id: z.string(), score: z.number(), record: RecordSchema, explain: ExplainSchema }).strict()),
     vector: z.enum(['used', 'no-embedder', 'query-not-embeddable', 'no-vectors-yet', 'embedder-failed']),
     pendingEmbeddings: z.number().int(),
+    /** With vector `embedder-failed`: why (the hits are lexical only). */
+    vectorError: z.object({ code: z.string(), message: z.string() }).strict().optional(),
     signals: QuerySignalsSchema,
   })
   .strict()

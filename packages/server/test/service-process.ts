@@ -1,4 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Ajv2020 from 'ajv/dist/2020.js';
 import { expect } from 'vitest';
@@ -14,21 +17,29 @@ export interface ServiceProcess {
   stdout: () => string;
   stderr: () => string;
   exited: Promise<number | null>;
-  /** Stops it with SIGTERM and waits for the exit. */
+  /** Stops it with SIGTERM and waits for the exit (and removes the store it was given by default). */
   stop: () => Promise<number | null>;
 }
 
-/** Spawns the service with `args` (a free port, the test token) and resolves once it listens. */
+/**
+ * Spawns the service with `args` (a free port, the test token) and resolves once it listens.
+ * Its store is on disk: in `env.ZEROMEM_HOME` when given (kept), else in a new temporary
+ * directory removed by `stop`.
+ */
 export async function startServiceProcess(args: readonly string[] = [], env: NodeJS.ProcessEnv = {}): Promise<ServiceProcess> {
+  const home = env.ZEROMEM_HOME === undefined ? mkdtempSync(join(tmpdir(), 'zeromem-serve-')) : undefined;
   const child = spawn(process.execPath, ['--import', 'tsx', BIN, '--port', '0', ...args], {
-    env: { ...process.env, ZEROMEM_SERVE_TOKEN: TOKEN, ...env },
+    env: { ...process.env, ZEROMEM_SERVE_TOKEN: TOKEN, ...(home ? { ZEROMEM_HOME: home } : {}), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code))).then((code) => {
+    if (home) rmSync(home, { recursive: true, force: true });
+    return code;
+  });
   const deadline = Date.now() + 60_000;
   for (;;) {
     const match = /listening on (http:\/\/\S+)/.exec(stdout);

@@ -37,5 +37,8 @@ const http = new Client({ name: 'package-test', version: '1.0.0' });
 await http.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
 await exercise(http, 'http');
 await http.close();
+// Stopped and gone before the next program opens the same store (one process at a time).
+const exited = new Promise((resolve) => child.once('exit', resolve));
 child.kill('SIGTERM');
+await exited;
 console.log(JSON.stringify(result));

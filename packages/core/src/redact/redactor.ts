@@ -1,5 +1,7 @@
 import { IssueList, checkKnownKeys, describe, isPlainObject, join } from '../model/checks.ts';
 import type { InputIssue } from '../model/errors.ts';
+import type { Limits } from '../model/limits.ts';
+import { utf8ByteLength } from '../model/utf8.ts';
 import type { JsonObject, JsonValue } from '../model/types.ts';
 import { DETECTORS, findAll, type CustomDetector, type DetectorName, type Found } from './detectors.ts';
 
@@ -46,14 +48,19 @@ export type RedactionOutcome<T> = { ok: true; value: T; counts: RedactionCount[]
 const NAME = /^[a-z][a-z0-9_-]{0,31}$/;
 const MAX_PATTERNS = 64;
 
+/** The limits a redacted write must still meet: tokens can be longer than the values they replace. */
+export type RedactedLimits = Pick<Limits, 'maxContentBytes' | 'maxMetadataBytes'>;
+
 /** Applies the configured detectors. Built once per memory from validated options. */
 export class Redactor {
   readonly #actions: ReadonlyMap<string, RedactAction>;
   readonly #builtIns: DetectorName[];
   readonly #custom: CustomDetector[];
   readonly #key: Promise<CryptoKey> | undefined;
+  readonly #limits: RedactedLimits;
 
-  constructor(actions: Map<string, RedactAction>, custom: CustomDetector[], hashKey: string | undefined) {
+  constructor(actions: Map<string, RedactAction>, custom: CustomDetector[], hashKey: string | undefined, limits: RedactedLimits) {
+    this.#limits = limits;
     this.#actions = actions;
     this.#builtIns = DETECTORS.filter((name) => actions.has(name));
     this.#custom = custom;
@@ -65,7 +72,12 @@ export class Redactor {
     return [...this.#actions.values()].includes('maskInContext');
   }
 
-  /** Redacts content and every string in metadata; refuses (with paths, never values) what a `reject` detector finds. */
+  /**
+   * Redacts content and every string in metadata; refuses (with paths, never values) what a
+   * `reject` detector finds, and a write whose redacted form is over `maxContentBytes` or
+   * `maxMetadataBytes` (a token such as `[phone:<12 hex>]` can be longer than the value it
+   * replaces): the limits hold for what is stored, which every replica checks again.
+   */
   async redact<T extends RedactableFields>(value: T, path = ''): Promise<RedactionOutcome<T>> {
     const counts = new Map<string, RedactionCount>();
     const issues: InputIssue[] = [];
@@ -79,8 +91,19 @@ export class Redactor {
     const next = { ...value };
     if (value.content !== undefined) next.content = await text(value.content, join(path, 'content'));
     if (value.metadata !== undefined) next.metadata = (await this.#walk(value.metadata, join(path, 'metadata'), text)) as JsonObject;
+    if (counts.size > 0) this.#checkGrowth(next, path, issues);
     if (issues.length) return { ok: false, issues };
     return { ok: true, value: next, counts: [...counts.values()] };
+  }
+
+  #checkGrowth(value: RedactableFields, path: string, issues: InputIssue[]): void {
+    const over = (bytes: number, max: number, as = '') =>
+      `is ${bytes} bytes of UTF-8${as} after redaction (each masked or hashed value is stored as its token), over the limit of ${max}; shorten it or split it into several memories`;
+    const { maxContentBytes, maxMetadataBytes } = this.#limits;
+    const content = value.content === undefined ? 0 : utf8ByteLength(value.content);
+    if (content > maxContentBytes) issues.push({ path: join(path, 'content'), message: over(content, maxContentBytes) });
+    const metadata = value.metadata === undefined ? 0 : utf8ByteLength(JSON.stringify(value.metadata));
+    if (metadata > maxMetadataBytes) issues.push({ path: join(path, 'metadata'), message: over(metadata, maxMetadataBytes, ' as JSON') });
   }
 
   /**
@@ -144,7 +167,7 @@ export class Redactor {
 }
 
 /** Validates the `redaction` option into `issues`; the Redactor, or undefined when off or invalid. */
-export function checkRedaction(value: unknown, issues: IssueList): Redactor | undefined {
+export function checkRedaction(value: unknown, limits: RedactedLimits, issues: IssueList): Redactor | undefined {
   if (value === undefined || value === false) return undefined;
   if (!isPlainObject(value)) {
     issues.add('redaction', `must be an object { detectors?, patterns?, hashKey? }, got ${describe(value)}`);
@@ -193,5 +216,5 @@ export function checkRedaction(value: unknown, issues: IssueList): Redactor | un
   if (value.hashKey !== undefined && !(typeof value.hashKey === 'string' && value.hashKey.length >= 16)) issues.add('redaction.hashKey', 'must be a string of 16 characters or more');
   else if (hashes && value.hashKey === undefined) issues.add('redaction.hashKey', 'is required when a detector uses the hash action');
   if (issues.items.length > before) return undefined;
-  return new Redactor(actions, custom, value.hashKey as string | undefined);
+  return new Redactor(actions, custom, value.hashKey as string | undefined, limits);
 }

@@ -21,8 +21,9 @@ export function registerRecallRoutes(app: ServiceApp, { memory }: RouteDeps): vo
     async (c) => {
       const { namespace, query, ...options } = c.req.valid('json');
       requireNamespace(c.get('access'), namespace, 'read');
-      const { vectorError: _error, ...result } = await memory.recall(namespace, query, options as RecallOptions);
-      return c.json(result, 200);
+      const { vectorError, ...result } = await memory.recall(namespace, query, options as RecallOptions);
+      // The error as its code and message: its details may hold the embedder's own error object.
+      return c.json({ ...result, ...(vectorError ? { vectorError: { code: vectorError.code, message: vectorError.message } } : {}) }, 200);
     },
   );
 
