@@ -7,6 +7,7 @@
  *
  * Driven over IPC by {@link ClientCommand}s, answered by {@link ClientReply}s.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
 import WebSocket from 'ws';
 import { WebsocketProvider } from 'y-websocket';
@@ -37,6 +38,8 @@ export interface WriteResult {
   missing: number;
   /** Sockets closed or dropped since the clients connected, by close code. */
   closeCodes: Record<string, number>;
+  /** p99 of this process's event-loop delay during the phase (ms): how much of the latency is the clients' own queueing. */
+  eventLoopDelayP99: number;
 }
 
 export type ClientReply =
@@ -161,6 +164,8 @@ function record(random: () => number, key: string): Record<string, unknown> {
 /** Open-loop writes: `ratePerSecond` on schedule for `durationMs` (a late tick catches up), then waits for every receiver. */
 async function write(command: Extract<ClientCommand, { type: 'write' }>): Promise<void> {
   const random = prng(command.seed);
+  const loopDelay = monitorEventLoopDelay({ resolution: 5 });
+  loopDelay.enable();
   samples.sameInstance = [];
   samples.otherInstance = [];
   pending.clear();
@@ -188,7 +193,9 @@ async function write(command: Extract<ClientCommand, { type: 'write' }>): Promis
   let missing = 0;
   for (const write of pending.values()) missing += write.waiting.size;
   pending.clear();
-  send({ type: 'written', writes, sameInstance: samples.sameInstance, otherInstance: samples.otherInstance, missing, closeCodes });
+  loopDelay.disable();
+  const eventLoopDelayP99 = Math.round(loopDelay.percentile(99) / 1e4) / 100;
+  send({ type: 'written', writes, sameInstance: samples.sameInstance, otherInstance: samples.otherInstance, missing, closeCodes, eventLoopDelayP99 });
 }
 
 process.on('message', (command: ClientCommand) => {

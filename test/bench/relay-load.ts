@@ -278,7 +278,13 @@ interface SystemResult {
   otherInstance?: Latency;
   errors: { total: number; connectFailed: number; socketsClosed: number; missingDeliveries: number; closeCodes: Record<string, number> };
   instances: Array<ProcFigures & { idleCpuPercent: number; idleRssMB: number }>;
+  /** CPU time per write over the window: the server instances' (less what they used with the clients idle), Redis', PostgreSQL's. */
+  cpuMsPerWrite: { servers: number; redis?: number; postgres?: number };
+  /** CPU the instances use for connected, idle clients (awareness renewals, pings), per 1,000 clients. */
+  idleCpuPercentPer1000Clients: number;
   clientProcesses: ProcFigures[];
+  /** The worst client process's event-loop delay p99 during the window (ms). */
+  clientEventLoopDelayP99: number;
   redis: (ProcFigures & { commandsPerWrite: number; byCommandPerWrite: Record<string, number>; idleCommandsPerSecond: number }) | undefined;
   postgres: (ProcFigures & { statementsPerWrite: number; commitsPerWrite: number; rowsWrittenPerWrite: number; walBytesPerWrite: number }) | undefined;
   storage: { bytes: number; bytesPerRoom: number };
@@ -318,6 +324,7 @@ async function writePhase(procs: ClientProcess[], seconds: number, seed: number)
     otherInstance: results.flatMap((r) => r.otherInstance),
     missing: results.reduce((n, r) => n + r.missing, 0),
     closeCodes,
+    eventLoopDelayP99: Math.max(...results.map((r) => r.eventLoopDelayP99)),
   };
 }
 
@@ -405,7 +412,14 @@ async function measureSystem(system: System, run: number, redis: RedisService, p
       ...(written.otherInstance.length ? { otherInstance: summarize(written.otherInstance) } : {}),
       errors: { total: failed + socketsClosed + written.missing, connectFailed: failed, socketsClosed, missingDeliveries: written.missing, closeCodes: written.closeCodes },
       instances: instanceTargets.map((t) => ({ ...window![t.name]!, idleCpuPercent: idle[t.name]!.cpuPercent, idleRssMB: idle[t.name]!.rssMB })),
+      cpuMsPerWrite: {
+        servers: perWrite(instanceTargets.reduce((ms, t) => ms + (window![t.name]!.cpuPercent - idle[t.name]!.cpuPercent) * 10 * flags.seconds, 0)),
+        ...(usesRedis ? { redis: perWrite(window.redis!.cpuPercent * 10 * flags.seconds) } : {}),
+        ...(usesPostgres ? { postgres: perWrite(window.postgres!.cpuPercent * 10 * flags.seconds) } : {}),
+      },
+      idleCpuPercentPer1000Clients: connected > 0 ? round((instanceTargets.reduce((n, t) => n + idle[t.name]!.cpuPercent, 0) * 1000) / connected, 1) : 0,
       clientProcesses: procs.map((_, i) => window![`clients-${i}`]!),
+      clientEventLoopDelayP99: written.eventLoopDelayP99,
       redis: usesRedis
         ? {
             ...window.redis!,
@@ -472,18 +486,23 @@ function table(all: SystemResult[]): string {
     ['instance 0 CPU under load (% of a core)', each(0, (p) => p.cpuPercent)],
     ['instance 1 CPU under load (% of a core)', each(1, (p) => p.cpuPercent)],
     ['instance 0 CPU, clients idle (%)', each(0, (p) => p.idleCpuPercent)],
+    ['server CPU per write, all instances, less idle (ms)', (r) => r.cpuMsPerWrite.servers],
+    ['server CPU with clients idle, per 1,000 clients (% of a core)', (r) => r.idleCpuPercentPer1000Clients],
     ['instance 0 RSS idle / peak (MB)', (r) => (r.instances[0] ? `${r.instances[0].idleRssMB} / ${r.instances[0].peakRssMB}` : undefined)],
     ['instance 1 RSS idle / peak (MB)', (r) => (r.instances[1] ? `${r.instances[1].idleRssMB} / ${r.instances[1].peakRssMB}` : undefined)],
     ['Redis commands per write', (r) => r.redis?.commandsPerWrite],
     ['Redis commands/s, clients idle', (r) => r.redis?.idleCommandsPerSecond],
     ['Redis CPU (%)', (r) => r.redis?.cpuPercent],
+    ['Redis CPU per write (ms)', (r) => r.cpuMsPerWrite.redis],
     ['PostgreSQL statements per write', (r) => r.postgres?.statementsPerWrite],
     ['PostgreSQL commits per write', (r) => r.postgres?.commitsPerWrite],
     ['PostgreSQL rows written per write', (r) => r.postgres?.rowsWrittenPerWrite],
     ['PostgreSQL WAL bytes per write', (r) => r.postgres?.walBytesPerWrite],
     ['PostgreSQL CPU (%)', (r) => r.postgres?.cpuPercent],
+    ['PostgreSQL CPU per write (ms)', (r) => r.cpuMsPerWrite.postgres],
     ['storage per room after the run (KB)', (r) => round(r.storage.bytesPerRoom / 1024, 1)],
     ['client processes CPU (% each)', (r) => r.clientProcesses.map((p) => p.cpuPercent).join(' + ')],
+    ['client event-loop delay p99, worst process (ms)', (r) => r.clientEventLoopDelayP99],
     ['load average (1 min) before', (r) => r.loadAverage.before],
   ];
   const header = `| Measurement | ${systems.map((s) => names[s]).join(' | ')} |`;
