@@ -25,9 +25,9 @@ export async function cleanup(): Promise<void> {
   for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
-/** Starts an in-process relay on an ephemeral port with a fresh data directory, logging nothing. */
+/** Starts an in-process relay on an ephemeral port with a fresh data directory (unless on PostgreSQL), logging nothing. */
 export async function testRelay(options: Partial<RelayOptions> = {}): Promise<Relay & { dataDir: string }> {
-  const dataDir = options.dataDir ?? tempDir();
+  const dataDir = options.dataDir ?? (options.postgresUrl ? '' : tempDir());
   const relay = await startRelay({ secret: SECRET, dataDir, logLevel: 'silent', ...options });
   closers.push(() => relay.close());
   return Object.assign(relay, { dataDir });
