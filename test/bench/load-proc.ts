@@ -13,6 +13,8 @@ export interface ProcReading {
   at: number;
   cpuSeconds: number;
   rssBytes: number;
+  /** CPU seconds of each process read. */
+  perPid: ReadonlyMap<number, number>;
 }
 
 function statFields(pid: number): string[] | undefined {
@@ -39,30 +41,39 @@ function cpuSeconds(fields: string[]): number {
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
 }
 
-/** The process `pid` and, with `tree`, its direct children (PostgreSQL's backends). */
+/** The process `pid` and, with `tree`, its direct children (PostgreSQL's backends), each by pid. */
 export function readProc(pid: number, tree = false): ProcReading {
   const at = performance.now();
+  const perPid = new Map<number, number>();
+  let rss = 0;
   const own = statFields(pid);
-  let cpu = own ? cpuSeconds(own) : 0;
-  let rss = own ? rssBytes(pid) : 0;
+  if (own) {
+    perPid.set(pid, cpuSeconds(own));
+    rss += rssBytes(pid);
+  }
   if (tree) {
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
       const fields = statFields(Number(entry));
       // Field 4 (ppid) is the second after the name.
       if (fields && Number(fields[1]) === pid) {
-        cpu += cpuSeconds(fields);
+        perPid.set(Number(entry), cpuSeconds(fields));
         rss += rssBytes(Number(entry));
       }
     }
   }
-  return { at, cpuSeconds: cpu, rssBytes: rss };
+  return { at, cpuSeconds: [...perPid.values()].reduce((a, b) => a + b, 0), rssBytes: rss, perPid };
 }
 
-/** CPU use between two readings, in percent of one core. */
+/**
+ * CPU use between two readings, in percent of one core: per process alive at the second
+ * (one that started in between counts whole; the time of one that ended in between is lost).
+ */
 export function cpuPercent(from: ProcReading, to: ProcReading): number {
   const seconds = (to.at - from.at) / 1000;
-  return seconds > 0 ? Math.round(((to.cpuSeconds - from.cpuSeconds) / seconds) * 1000) / 10 : 0;
+  let used = 0;
+  for (const [pid, cpu] of to.perPid) used += cpu - (from.perPid.get(pid) ?? 0);
+  return seconds > 0 ? Math.round((used / seconds) * 1000) / 10 : 0;
 }
 
 /** Samples processes once a second: the largest RSS seen and the readings at start and stop. */

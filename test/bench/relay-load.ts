@@ -171,6 +171,8 @@ setTimeout(() => void abort(`--max-minutes ${flags['max-minutes']} reached`, 1),
 interface Instance {
   url: string;
   pid: number;
+  /** What it wrote to stderr (the relay logs errors there as JSON lines). */
+  stderr(): string;
   stop(): Promise<void>;
 }
 
@@ -183,7 +185,7 @@ async function spawnServer(name: string, args: string[], env: NodeJS.ProcessEnv 
   let stdout = '';
   let stderr = '';
   child.stdout!.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   const exited = new Promise<void>((resolve) => child.once('close', () => resolve()));
   const stop = own(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
@@ -194,10 +196,10 @@ async function spawnServer(name: string, args: string[], env: NodeJS.ProcessEnv 
   const deadline = Date.now() + 30_000;
   for (;;) {
     const url = /^(ws:\/\/\S+)\n/.exec(stdout);
-    if (url) return { url: url[1]!, pid: child.pid!, stop };
+    if (url) return { url: url[1]!, pid: child.pid!, stderr: () => stderr, stop };
     if (child.exitCode !== null || Date.now() > deadline) {
       await stop();
-      throw new Error(`${name} did not start: ${stderr}`);
+      throw new Error(`${name} did not start: ${stderr.slice(-4000)}`);
     }
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
@@ -288,6 +290,8 @@ interface SystemResult {
   redis: (ProcFigures & { commandsPerWrite: number; byCommandPerWrite: Record<string, number>; idleCommandsPerSecond: number }) | undefined;
   postgres: (ProcFigures & { statementsPerWrite: number; commitsPerWrite: number; rowsWrittenPerWrite: number; walBytesPerWrite: number }) | undefined;
   storage: { bytes: number; bytesPerRoom: number };
+  /** Lines the servers wrote to stderr (errors, at --log-level error), counted by message. */
+  serverErrors: Record<string, number>;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -396,6 +400,17 @@ async function measureSystem(system: System, run: number, redis: RedisService, p
     await Promise.all(procs.map((p) => p.stop()));
     await stopInstances();
     const storageBytes = usesPostgres ? (await postgres.counters(database)).databaseBytes - emptyDatabaseBytes : dirBytes(dataDir);
+    const serverErrors: Record<string, number> = {};
+    for (const line of instances.flatMap((i) => i.stderr().split('\n')).filter(Boolean)) {
+      let message = line.slice(0, 200);
+      try {
+        const entry = JSON.parse(line) as { msg?: string; message?: string; error?: string };
+        message = `${entry.msg ?? entry.message ?? ''}${entry.error ? `: ${entry.error.slice(0, 160)}` : ''}`;
+      } catch {
+        // not a JSON log line: keep its start
+      }
+      serverErrors[message] = (serverErrors[message] ?? 0) + 1;
+    }
     const writes = written.writes;
     const perWrite = (n: number) => (writes > 0 ? round(n / writes, 3) : 0);
     const commands = Object.values(calls).reduce((a, b) => a + b, 0);
@@ -439,6 +454,7 @@ async function measureSystem(system: System, run: number, redis: RedisService, p
             }
           : undefined,
       storage: { bytes: storageBytes, bytesPerRoom: Math.round(storageBytes / flags.rooms) },
+      serverErrors,
     };
     log(`run ${run} ${system}: ${writes} writes, errors ${result.errors.total}, same p50 ${result.sameInstance?.p50 ?? '-'} ms, other p50 ${result.otherInstance?.p50 ?? '-'} ms`);
     return result;
@@ -483,6 +499,7 @@ function table(all: SystemResult[]): string {
     ['write-to-visible p50, other instance (ms)', (r) => r.otherInstance?.p50],
     ['write-to-visible p99, other instance (ms)', (r) => r.otherInstance?.p99],
     ['errors (connect failures + sockets closed + missing deliveries)', (r) => r.errors.total],
+    ['error lines the servers logged', (r) => Object.values(r.serverErrors).reduce((a, b) => a + b, 0)],
     ['instance 0 CPU under load (% of a core)', each(0, (p) => p.cpuPercent)],
     ['instance 1 CPU under load (% of a core)', each(1, (p) => p.cpuPercent)],
     ['instance 0 CPU, clients idle (%)', each(0, (p) => p.idleCpuPercent)],
