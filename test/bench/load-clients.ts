@@ -36,6 +36,9 @@ export interface WriteResult {
   otherInstance: number[];
   /** Receivers that had not seen a write when the drain ended. */
   missing: number;
+  /** Of those: on another instance than the writer; whose document held updates it could not apply (an earlier one never arrived). */
+  missingOtherInstance: number;
+  missingBehindGap: number;
   /** Sockets closed or dropped since the clients connected, by close code. */
   closeCodes: Record<string, number>;
   /** p99 of this process's event-loop delay during the phase (ms): how much of the latency is the clients' own queueing. */
@@ -191,11 +194,19 @@ async function write(command: Extract<ClientCommand, { type: 'write' }>): Promis
   const deadline = performance.now() + command.drainMs;
   while (pending.size > 0 && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
   let missing = 0;
-  for (const write of pending.values()) missing += write.waiting.size;
+  let missingOtherInstance = 0;
+  let missingBehindGap = 0;
+  for (const write of pending.values()) {
+    missing += write.waiting.size;
+    for (const client of write.waiting) {
+      if (client.instance !== write.instance) missingOtherInstance++;
+      if (client.doc.store.pendingStructs !== null) missingBehindGap++;
+    }
+  }
   pending.clear();
   loopDelay.disable();
   const eventLoopDelayP99 = Math.round(loopDelay.percentile(99) / 1e4) / 100;
-  send({ type: 'written', writes, sameInstance: samples.sameInstance, otherInstance: samples.otherInstance, missing, closeCodes, eventLoopDelayP99 });
+  send({ type: 'written', writes, sameInstance: samples.sameInstance, otherInstance: samples.otherInstance, missing, missingOtherInstance, missingBehindGap, closeCodes, eventLoopDelayP99 });
 }
 
 process.on('message', (command: ClientCommand) => {

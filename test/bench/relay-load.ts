@@ -278,7 +278,16 @@ interface SystemResult {
   writesPerSecond: number;
   sameInstance?: Latency;
   otherInstance?: Latency;
-  errors: { total: number; connectFailed: number; socketsClosed: number; missingDeliveries: number; closeCodes: Record<string, number> };
+  errors: {
+    total: number;
+    connectFailed: number;
+    socketsClosed: number;
+    missingDeliveries: number;
+    /** Of the missing deliveries: to a receiver on another instance than the writer; to a receiver holding updates it could not apply. */
+    missingOtherInstance: number;
+    missingBehindGap: number;
+    closeCodes: Record<string, number>;
+  };
   instances: Array<ProcFigures & { idleCpuPercent: number; idleRssMB: number }>;
   /** CPU time per write over the window: the server instances' (less what they used with the clients idle), Redis', PostgreSQL's. */
   cpuMsPerWrite: { servers: number; redis?: number; postgres?: number };
@@ -327,6 +336,8 @@ async function writePhase(procs: ClientProcess[], seconds: number, seed: number)
     sameInstance: results.flatMap((r) => r.sameInstance),
     otherInstance: results.flatMap((r) => r.otherInstance),
     missing: results.reduce((n, r) => n + r.missing, 0),
+    missingOtherInstance: results.reduce((n, r) => n + r.missingOtherInstance, 0),
+    missingBehindGap: results.reduce((n, r) => n + r.missingBehindGap, 0),
     closeCodes,
     eventLoopDelayP99: Math.max(...results.map((r) => r.eventLoopDelayP99)),
   };
@@ -425,7 +436,11 @@ async function measureSystem(system: System, run: number, redis: RedisService, p
       writesPerSecond: round(writes / flags.seconds, 1),
       ...(written.sameInstance.length ? { sameInstance: summarize(written.sameInstance) } : {}),
       ...(written.otherInstance.length ? { otherInstance: summarize(written.otherInstance) } : {}),
-      errors: { total: failed + socketsClosed + written.missing, connectFailed: failed, socketsClosed, missingDeliveries: written.missing, closeCodes: written.closeCodes },
+      errors: { total: failed + socketsClosed + written.missing, connectFailed: failed, socketsClosed, missingDeliveries: written.missing,
+        missingOtherInstance: written.missingOtherInstance,
+        missingBehindGap: written.missingBehindGap,
+        closeCodes: written.closeCodes,
+      },
       instances: instanceTargets.map((t) => ({ ...window![t.name]!, idleCpuPercent: idle[t.name]!.cpuPercent, idleRssMB: idle[t.name]!.rssMB })),
       cpuMsPerWrite: {
         servers: perWrite(instanceTargets.reduce((ms, t) => ms + (window![t.name]!.cpuPercent - idle[t.name]!.cpuPercent) * 10 * flags.seconds, 0)),
@@ -499,6 +514,7 @@ function table(all: SystemResult[]): string {
     ['write-to-visible p50, other instance (ms)', (r) => r.otherInstance?.p50],
     ['write-to-visible p99, other instance (ms)', (r) => r.otherInstance?.p99],
     ['errors (connect failures + sockets closed + missing deliveries)', (r) => r.errors.total],
+    ['  of which missing deliveries (other instance / behind a gap)', (r) => `${r.errors.missingDeliveries} (${r.errors.missingOtherInstance} / ${r.errors.missingBehindGap})`],
     ['error lines the servers logged', (r) => Object.values(r.serverErrors).reduce((a, b) => a + b, 0)],
     ['instance 0 CPU under load (% of a core)', each(0, (p) => p.cpuPercent)],
     ['instance 1 CPU under load (% of a core)', each(1, (p) => p.cpuPercent)],
