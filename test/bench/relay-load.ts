@@ -412,7 +412,9 @@ async function measureSystem(system: System, run: number, redis: RedisService, p
     await stopInstances();
     const storageBytes = usesPostgres ? (await postgres.counters(database)).databaseBytes - emptyDatabaseBytes : dirBytes(dataDir);
     const serverErrors: Record<string, number> = {};
-    for (const line of instances.flatMap((i) => i.stderr().split('\n')).filter(Boolean)) {
+    // A JSON log line is one entry; of other output (Hocuspocus prints errors with their stack),
+    // only lines that start an entry: not indented, not a closing brace.
+    for (const line of instances.flatMap((i) => i.stderr().split('\n')).filter((l) => /^[^\s}]/.test(l))) {
       let message = line.slice(0, 200);
       try {
         const entry = JSON.parse(line) as { msg?: string; message?: string; error?: string };
