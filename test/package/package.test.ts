@@ -105,28 +105,66 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Starts a long-running process and resolves once its output matches `ready`. */
-async function startProcess(command: string, args: string[], cwd: string, ready: RegExp, env: NodeJS.ProcessEnv = {}): Promise<{ child: ChildProcess; match: RegExpExecArray; output: () => string }> {
+/**
+ * Starts a long-running process and resolves once its output matches `ready`; rejects with
+ * what it printed when it exits first or is not ready within `readyMs`.
+ */
+async function startProcess(command: string, args: string[], cwd: string, ready: RegExp, env: NodeJS.ProcessEnv = {}, readyMs = 60_000): Promise<{ child: ChildProcess; match: RegExpExecArray; output: () => string }> {
   const child = spawn(command, args, { cwd, env: strangerEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
+    const late = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${command} ${args.join(' ')} was not ready within ${readyMs / 1000} s:\n${output}`));
+    }, readyMs);
     const onData = (chunk: Buffer): void => {
       output += chunk.toString('utf8');
       const match = ready.exec(output);
-      if (match) resolve({ child, match, output: () => output });
+      if (match) {
+        clearTimeout(late);
+        resolve({ child, match, output: () => output });
+      }
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${command} ${args.join(' ')} exited with ${code} before it was ready:\n${output}`)));
+    child.once('exit', (code) => {
+      clearTimeout(late);
+      reject(new Error(`${command} ${args.join(' ')} exited with ${code} before it was ready:\n${output}`));
+    });
   });
 }
 
-function stop(child: ChildProcess | undefined): Promise<void> {
-  if (!child || child.exitCode !== null) return Promise.resolve();
+/**
+ * Stops a process with SIGTERM; one still running after `graceMs` is killed with SIGKILL and
+ * the answer says so (a test can then fail with that instead of hanging in its teardown).
+ */
+function stop(child: ChildProcess | undefined, graceMs = 15_000): Promise<'stopped' | 'killed'> {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return Promise.resolve('stopped');
   return new Promise((resolve) => {
-    child.once('exit', () => resolve());
+    let answer: 'stopped' | 'killed' = 'stopped';
+    const force = setTimeout(() => {
+      answer = 'killed';
+      child.kill('SIGKILL');
+    }, graceMs);
+    child.once('exit', () => {
+      clearTimeout(force);
+      resolve(answer);
+    });
     child.kill('SIGTERM');
   });
+}
+
+/** Awaits one step of a long test, failing with its name and `context()` when it overruns. */
+async function step<T>(name: string, ms: number, work: () => Promise<T>, context: () => string = () => ''): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`step "${name}" did not finish within ${ms / 1000} s\n${context()}`)), ms);
+  });
+  try {
+    return await Promise.race([work(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 beforeAll(async () => {
@@ -265,28 +303,39 @@ describe('the installed memory service', () => {
 });
 
 describe.skipIf(skipBrowserTests(import.meta.url))('a Vite app of core + sync + the worker embedder, in Chromium', () => {
-  it('bundles, embeds in the worker with the files the app serves, and shares through the installed relay with a Node replica', { timeout: 300_000 }, async () => {
-    await sh(process.execPath, ['copy-assets.mjs'], { cwd: project });
-    await sh(process.execPath, [join(project, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], { cwd: project });
+  // Each step has its own deadline (their sum stays under the test's), so a stall names itself
+  // with what the relay, the preview server and the page printed.
+  it('bundles, embeds in the worker with the files the app serves, and shares through the installed relay with a Node replica', { timeout: 420_000 }, async () => {
+    await step('copy the model and wasm files', 60_000, () => sh(process.execPath, ['copy-assets.mjs'], { cwd: project, timeout: 60_000 }));
+    await step('vite build', 150_000, () => sh(process.execPath, [join(project, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], { cwd: project, timeout: 150_000 }));
     const relay = await startProcess(join(project, 'node_modules', '.bin', 'zeromem-relay'), ['--port', '0', '--data-dir', join(work, 'relay-shared')], project, /^(ws:\/\/\S+:\d+)\n/m, { ZEROMEM_RELAY_SECRET: SECRET });
     const port = await freePort();
-    const preview = await startProcess(process.execPath, [join(project, 'node_modules', 'vite', 'bin', 'vite.js'), 'preview', '--host', '127.0.0.1', '--port', String(port), '--strictPort'], project, /Local:/);
-    const browser = await chromium.launch({ executablePath: findChromium().path!, headless: true, args: CHROMIUM_ARGS });
+    const preview = await startProcess(process.execPath, [join(project, 'node_modules', 'vite', 'bin', 'vite.js'), 'preview', '--host', '127.0.0.1', '--port', String(port), '--strictPort'], project, /Local:/).catch(async (err: unknown) => {
+      await stop(relay.child);
+      throw err;
+    });
+    const pageLog: string[] = [];
+    const context = (): string => `relay printed:\n${relay.output()}\npreview printed:\n${preview.output()}\nthe page printed:\n${pageLog.join('\n')}`;
+    const browser = await step('launch Chromium', 60_000, () => chromium.launch({ executablePath: findChromium().path!, headless: true, args: CHROMIUM_ARGS, timeout: 60_000 }), context);
+    const stopped: Record<string, string> = {};
     try {
-      const token = (await sh(join(project, 'node_modules', '.bin', 'zeromem-relay'), ['token', '--room', 'u=user-1042', '--subject', 'package-test', '--ttl', '1h'], { cwd: project, env: { ZEROMEM_RELAY_SECRET: SECRET } })).trim();
-      const page = await browser.newPage();
-      const errors: string[] = [];
-      page.on('pageerror', (err) => errors.push(err.message));
-      await page.goto(`http://127.0.0.1:${port}/?relay=${encodeURIComponent(relay.match[1]!)}&token=${encodeURIComponent(token)}`);
-      await page.waitForFunction(() => (window as { result?: unknown }).result !== undefined, undefined, { timeout: 120_000 });
+      const token = (await sh(join(project, 'node_modules', '.bin', 'zeromem-relay'), ['token', '--room', 'u=user-1042', '--subject', 'package-test', '--ttl', '1h'], { cwd: project, env: { ZEROMEM_RELAY_SECRET: SECRET }, timeout: 30_000 })).trim();
+      const page = await step('open a page', 30_000, () => browser.newPage(), context);
+      page.on('pageerror', (err) => pageLog.push(`pageerror: ${err.message}`));
+      page.on('console', (message) => pageLog.push(`console.${message.type()}: ${message.text()}`));
+      page.on('worker', (worker) => worker.on('close', () => pageLog.push(`worker closed: ${worker.url()}`)));
+      await page.goto(`http://127.0.0.1:${port}/?relay=${encodeURIComponent(relay.match[1]!)}&token=${encodeURIComponent(token)}`, { timeout: 30_000 });
+      await step('the page remembers, embeds, recalls and shares', 120_000, () => page.waitForFunction(() => (window as { result?: unknown }).result !== undefined, undefined, { timeout: 0, polling: 250 }), context);
       const result = await page.evaluate(() => (window as unknown as { result: Record<string, unknown> }).result);
-      expect(result, errors.join('\n')).toEqual({ vector: 'used', top: 'My automobile broke down on the highway', tokens: expect.any(Number) });
-      const shared = await sh(process.execPath, nodeArgs('read-shared.mjs', relay.match[1]!, token), { cwd: project, env: userEnv() });
+      expect(result, context()).toEqual({ vector: 'used', top: 'My automobile broke down on the highway', tokens: expect.any(Number) });
+      const shared = await step('a Node replica reads the shared namespace', 60_000, () => sh(process.execPath, nodeArgs('read-shared.mjs', relay.match[1]!, token), { cwd: project, env: userEnv(), timeout: 60_000 }), context);
       expect(JSON.parse(shared)).toEqual(['I adopted a puppy from the animal shelter', 'My automobile broke down on the highway']);
     } finally {
-      await browser.close();
-      await stop(preview.child);
-      await stop(relay.child);
+      await step('close Chromium', 30_000, () => browser.close(), context).catch((err: Error) => (stopped.chromium = err.message));
+      stopped.preview = await stop(preview.child);
+      stopped.relay = await stop(relay.child);
     }
+    // The relay stops on SIGTERM within its grace (it closes its sockets, then exits).
+    expect(stopped, context()).toEqual({ preview: 'stopped', relay: 'stopped' });
   });
 });

@@ -28,7 +28,11 @@ export function embedderAssets(): Plugin {
   return {
     name: 'zeromem-embedder-assets',
     apply: 'build',
-    generateBundle() {
+    generateBundle(_options, bundle) {
+      // onnxruntime-web names its wasm with `new URL(..., import.meta.url)` as a fallback for
+      // when no `wasmPaths` is set; the worker always sets it (to zeromem-assets/ort/), so the
+      // hashed copy Vite emits for that fallback is 21 MB nobody loads.
+      for (const fileName of Object.keys(bundle)) if (/^assets\/ort-wasm[^/]*\.wasm$/.test(fileName)) delete bundle[fileName];
       for (const [fileName, path] of embedderAssetFiles()) this.emitFile({ type: 'asset', fileName, source: readFileSync(path) });
     },
   };

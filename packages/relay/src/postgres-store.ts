@@ -87,6 +87,10 @@ export class PostgresStore implements RoomStorage {
 
   async compact(room: string, head: number, encode: (missing: Uint8Array[]) => Uint8Array): Promise<{ head: number; bytes: number } | undefined> {
     const client = await this.connectClient('compact a room');
+    // A connection cut while checked out emits 'error' on the client (a crash if unheard); the query then rejects too.
+    let broken: Error | undefined;
+    const onError = (err: Error): void => void (broken = err);
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       // Holds every other instance's appends to this room until COMMIT.
@@ -107,7 +111,8 @@ export class PostgresStore implements RoomStorage {
       await client.query('ROLLBACK').catch(() => {});
       throw storageError('compact a room', err);
     } finally {
-      client.release();
+      client.off('error', onError);
+      client.release(broken);
     }
   }
 

@@ -4,9 +4,8 @@ import { CLOSE } from './close-codes.ts';
 import { RelayError } from './errors.ts';
 import type { Logger } from './log.ts';
 import { type Peer, send } from './peer.ts';
-import type { StoredRoom } from './room-storage.ts';
 import { type IncomingMessage, awarenessMessage, decodeMessage, syncStep1Message, syncStep2Message, updateMessage } from './protocol.ts';
-import type { RoomStorage } from './room-storage.ts';
+import type { RoomStorage, StoredRoom } from './room-storage.ts';
 import { CommitBatch } from './commit-batch.ts';
 import { dropPending, pendingBytes, withoutPending } from './pending.ts';
 import { SeqTracker } from './seq-tracker.ts';
@@ -85,6 +84,8 @@ export class Room {
   /** The task running now and those queued behind it (see {@link intake}); undefined when idle. */
   private tail: Promise<void> | undefined;
   private gapTimer: NodeJS.Timeout | undefined;
+  /** Whether a compaction for `compactEvery` waits in the intake (one is enough). */
+  private compactionQueued = false;
   private destroyed = false;
 
   /**
@@ -119,7 +120,15 @@ export class Room {
         }
       },
       () => {
-        if (this.storedUpdates >= this.limits.compactEvery) this.intake(() => this.compact(), (err) => this.log.error('compaction failed', { room: name, error: err.message }));
+        if (this.storedUpdates < this.limits.compactEvery || this.compactionQueued) return;
+        this.compactionQueued = true;
+        this.intake(
+          () => {
+            this.compactionQueued = false;
+            return this.compact();
+          },
+          (err) => this.log.error('compaction failed', { room: name, error: err.message }),
+        );
       },
       (err) => hooks.failed(err),
     );
@@ -254,10 +263,13 @@ export class Room {
     }
   }
 
-  /** Stores what waits for its group commit, then compacts if anything was stored since the last compaction. */
+  /**
+   * Stores what waits for its group commit, then compacts if anything was stored since the
+   * last compaction (with several instances, by any of them).
+   */
   async compactIfChanged(): Promise<void> {
     await this.batch.flush();
-    if (this.dirty) await this.compact();
+    if (this.dirty || (this.hooks.peers && this.storedUpdates > 1)) await this.compact();
   }
 
   /** Another instance stored these updates, numbered from `first`: apply them in order (reading a gap from storage) and forward them. */

@@ -186,7 +186,7 @@ class RunningRelay implements Relay {
   }
 
   async compact(name: string): Promise<void> {
-    const loaded = this.rooms.get(name);
+    const loaded = this.rooms.get(name) ?? (await this.opening.get(name)?.catch(() => undefined));
     if (loaded) {
       await new Promise<void>((resolve, reject) => loaded.intake(() => loaded.compact().then(resolve), reject));
       return;

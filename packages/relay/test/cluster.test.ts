@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, afterEach, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { CLOSE } from '../src/index.ts';
-import { cleanup, client, closeCode, directoryContains, rawConnect, synced, testRelay, token, until } from './helpers.ts';
+import { cleanup, client, closeCode, directoryContains, rawConnect, synced, tempDir, testRelay, token, until } from './helpers.ts';
 import { type TestPostgres, type TestRedis, startPostgres, startRedis } from './services.ts';
-import { runRelay } from './spawn-relay.ts';
+import { runRelay, serveRelay } from './spawn-relay.ts';
 
 let redis: TestRedis;
 let postgres: TestPostgres;
@@ -37,16 +37,30 @@ describe('several instances on PostgreSQL and Redis', () => {
     onA.doc.getMap('records').set('r1', 'from a');
     onB.doc.getMap('records').set('r2', 'from b');
     await until(() => onB.doc.getMap('records').get('r1') === 'from a' && onA.doc.getMap('records').get('r2') === 'from b', 'the updates to cross instances');
+    // Awareness crosses too, and leaves with its socket.
+    onA.provider.awareness.setLocalStateField('device', 'laptop-a');
+    const seenOnB = (): boolean => [...onB.provider.awareness.getStates().values()].some((state) => state.device === 'laptop-a');
+    await until(seenOnB, 'awareness to cross instances');
+    // Read-only is enforced where the socket is: its writes reach no instance.
+    const reader = client(b.url, room, await token([room], { access: 'read', subject: 'reader' }));
+    await synced(reader.provider);
+    reader.doc.getMap('records').set('r3', 'read-only write');
+    await until(() => b.stats().refusedWrites === 1, 'the read-only write to be refused');
+    onB.doc.getMap('records').set('r4', 'after');
+    await until(() => onA.doc.getMap('records').get('r4') === 'after', 'a later write to cross');
+    expect(onA.doc.getMap('records').has('r3')).toBe(false);
+    reader.provider.destroy();
     expect(a.stats().storage).toBe('postgres');
     const health = (await (await fetch(`http://127.0.0.1:${b.port}/healthz`)).json()) as { status: string; storage: string };
     expect(health).toMatchObject({ status: 'ok', storage: 'postgres' });
     onA.provider.destroy();
+    await until(() => !seenOnB(), 'awareness to leave with its socket');
     onB.provider.destroy();
     await Promise.all([a.close(), b.close()]);
     const c = await testRelay({ postgresUrl, redisUrl: redis.url });
     const fresh = client(c.url, room, rw);
     await synced(fresh.provider);
-    expect(fresh.doc.getMap('records').toJSON()).toEqual({ r1: 'from a', r2: 'from b' });
+    expect(fresh.doc.getMap('records').toJSON()).toEqual({ r1: 'from a', r2: 'from b', r4: 'after' });
   });
 
   it('compact away a forgotten record: gone from the tables, and after VACUUM from the data directory', async () => {
@@ -141,9 +155,10 @@ describe('several instances on PostgreSQL and Redis', () => {
     const rw = await token([room]);
     const writer = client(a.url, room, rw);
     const reader = client(b.url, room, rw);
-    await Promise.all([synced(writer.provider), synced(reader.provider)]);
+    const neighbour = client(a.url, room, rw);
+    await Promise.all([synced(writer.provider), synced(reader.provider), synced(neighbour.provider)]);
     writer.doc.getMap('records').set('before', 1);
-    await until(() => reader.doc.getMap('records').get('before') === 1, 'a write to cross');
+    await until(() => reader.doc.getMap('records').get('before') === 1 && neighbour.doc.getMap('records').get('before') === 1, 'a write to be forwarded');
     const codes: number[] = [];
     writer.provider.on('connection-close', (event: { code: number } | null) => event && codes.push(event.code));
     await postgres.halt();
@@ -151,9 +166,74 @@ describe('several instances on PostgreSQL and Redis', () => {
       writer.doc.getMap('records').set('during', 2);
       await until(() => codes.includes(CLOSE.storageUnavailable), 'the writer to be closed with 4503', 15_000);
       expect(reader.doc.getMap('records').get('during')).toBeUndefined();
+      expect(neighbour.doc.getMap('records').get('during')).toBeUndefined();
     } finally {
       await postgres.resume();
     }
-    await until(() => reader.doc.getMap('records').get('during') === 2, 'the write to be stored and forwarded once PostgreSQL is back', 30_000);
+    await until(() => reader.doc.getMap('records').get('during') === 2 && neighbour.doc.getMap('records').get('during') === 2, 'the write to be stored and forwarded once PostgreSQL is back', 30_000);
   });
+});
+
+describe('the command line with PostgreSQL and Redis', () => {
+  it('serves with ZEROMEM_RELAY_POSTGRES_URL and ZEROMEM_RELAY_REDIS_URL, refuses one without the other (exit 2) and unreachable storage (exit 1)', async () => {
+    const postgresUrl = await postgres.database();
+    const served = await serveRelay(tempDir(), ['--quiet'], 0, { ZEROMEM_RELAY_POSTGRES_URL: postgresUrl, ZEROMEM_RELAY_REDIS_URL: redis.url });
+    try {
+      const health = (await (await fetch(`http://127.0.0.1:${served.port}/healthz`)).json()) as { storage: string };
+      expect(health.storage).toBe('postgres');
+    } finally {
+      served.child.kill('SIGTERM');
+      expect(await served.exited).toBe(0);
+    }
+    const alone = await runRelay(['--port', '0', '--redis-url', redis.url]);
+    expect(alone.code).toBe(2);
+    expect(alone.stderr).toContain('--postgres-url');
+    const unreachable = await runRelay(['--port', '0', '--postgres-url', 'postgres://postgres@127.0.0.1:1/none', '--redis-url', redis.url]);
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toContain('PostgreSQL');
+  });
+});
+
+describe('revocation on a single SQLite relay', () => {
+  it('closes an open socket of a revoked subject with 4403 and refuses its upgrades', async () => {
+    const room = 'u=alice;s=single-revoke';
+    const relay = await testRelay();
+    const held = await token([room], { subject: 'old-phone' });
+    const path = `/${encodeURIComponent(room)}?token=${held}`;
+    const open = await rawConnect(relay.url, path);
+    if (open.kind !== 'open') throw new Error('socket did not open');
+    const closed = closeCode(open.socket);
+    const revoked = await runRelay(['revoke', '--subject', 'old-phone', '--data-dir', relay.dataDir]);
+    expect(revoked).toMatchObject({ code: 0 });
+    expect(await closed).toBe(CLOSE.tokenRevoked);
+    expect(await rawConnect(relay.url, path)).toMatchObject({ kind: 'refused', status: 401 });
+  });
+});
+
+describe('a killed instance', () => {
+  it('leaves nothing stuck: its sockets stop counting for their subject within the connection expiry (30 s)', async () => {
+    const room = 'u=alice;s=cluster-expiry';
+    const postgresUrl = await postgres.database();
+    const flags = ['--quiet', '--max-connections-per-subject', '1', '--postgres-url', postgresUrl, '--redis-url', redis.url];
+    const [doomed, survivor] = await Promise.all([serveRelay(tempDir(), flags), serveRelay(tempDir(), flags)]);
+    try {
+      const path = `/${encodeURIComponent(room)}?token=${await token([room], { subject: 'single-seat' })}`;
+      expect((await rawConnect(doomed.url, path)).kind).toBe('open');
+      expect(await rawConnect(survivor.url, path)).toMatchObject({ kind: 'refused', status: 429 });
+      doomed.child.kill('SIGKILL');
+      await doomed.exited;
+      const killedAt = Date.now();
+      let attempt = await rawConnect(survivor.url, path);
+      while (attempt.kind === 'refused' && Date.now() - killedAt < 45_000) {
+        expect(attempt.status).toBe(429);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        attempt = await rawConnect(survivor.url, path);
+      }
+      expect(attempt.kind).toBe('open');
+    } finally {
+      doomed.child.kill('SIGKILL');
+      survivor.child.kill('SIGKILL');
+      await Promise.all([doomed.exited, survivor.exited]);
+    }
+  }, 90_000);
 });

@@ -45,9 +45,8 @@ export function token(rooms: string[], options: { access?: Access; subject?: str
   });
 }
 
-/** A y-websocket client (the standard provider, Node `ws`) on its own Y.Doc, not yet synced. */
-export function client(url: string, room: string, authToken: string): { doc: Y.Doc; provider: WebsocketProvider } {
-  const doc = new Y.Doc();
+/** A y-websocket client (the standard provider, Node `ws`) on its own Y.Doc (or `doc`), not yet synced. */
+export function client(url: string, room: string, authToken: string, doc: Y.Doc = new Y.Doc()): { doc: Y.Doc; provider: WebsocketProvider } {
   const provider = new WebsocketProvider(url, encodeURIComponent(room), doc, {
     WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,
     params: { token: authToken },

@@ -155,25 +155,27 @@ export async function startPostgres(): Promise<TestPostgres> {
     child.kill('SIGINT');
     await exited(child);
   };
+  const sql = async <R extends pg.QueryResultRow>(text: string, values?: unknown[], database?: string): Promise<R[]> => {
+    const client = new pg.Client({ connectionString: database ?? url });
+    await client.connect();
+    try {
+      return (await client.query<R>(text, values)).rows;
+    } finally {
+      await client.end();
+    }
+  };
+  const database = async (): Promise<string> => {
+    const name = `test_${++databases}`;
+    await sql(`CREATE DATABASE ${name}`);
+    return url.replace(/\/postgres$/, `/${name}`);
+  };
   return {
     url,
     dataDir,
     halt,
     resume: launch,
-    async database() {
-      const name = `test_${++databases}`;
-      await this.sql(`CREATE DATABASE ${name}`);
-      return url.replace(/\/postgres$/, `/${name}`);
-    },
-    async sql<R extends pg.QueryResultRow>(text: string, values?: unknown[], database?: string) {
-      const client = new pg.Client({ connectionString: database ?? url });
-      await client.connect();
-      try {
-        return (await client.query<R>(text, values)).rows;
-      } finally {
-        await client.end();
-      }
-    },
+    database,
+    sql,
     async stop() {
       await halt();
       rmSync(root, { recursive: true, force: true });

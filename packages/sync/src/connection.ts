@@ -8,7 +8,7 @@ import type { PeerState } from './peers.ts';
 const TOKEN_EXPIRED = 4401;
 /** A message over the relay's `maxMessageBytes` (sent by `ws`). */
 const MESSAGE_TOO_BIG = 1009;
-/** An update that would make the stored document larger than the relay's `maxDocumentBytes`. */
+/** An update that would make the stored document larger than the relay's `maxDocumentBytes`; no reconnect (4400-4499). */
 const DOCUMENT_TOO_LARGE = 4413;
 /** The relay cannot read the room's stored document; y-websocket does not reconnect after it (4400-4499). */
 const ROOM_UNREADABLE = 4422;
@@ -30,7 +30,11 @@ export interface ConnectionEvents {
   refused(err: ZeromemError): void;
   /** The first {@link GIVE_UP_AFTER} connects all failed (UNAUTHORIZED); the provider keeps trying. */
   unreachable(err: ZeromemError): void;
-  /** The relay closed the connection over a size limit (QUOTA_EXCEEDED); the provider reconnects. */
+  /**
+   * The relay closed the connection over a size limit (QUOTA_EXCEEDED). After an oversized
+   * message (1009) the provider reconnects; after 4413 (the document would outgrow the relay's
+   * limit) it does not (y-websocket stops on 4400-4499) until `connect()`.
+   */
   tooLarge(err: ZeromemError): void;
   /** The relay cannot read the room's stored document (STORAGE_FAILED); the provider stops until `connect()`. */
   unreadable(err: ZeromemError): void;

@@ -15,6 +15,8 @@ import { appRoot, rendererConfig } from '../../build/renderer-config.ts';
 
 export interface AppHarness {
   url: string;
+  /** The folder the web app was built into. */
+  outDir: string;
   browser: Browser;
   /** A new device: a fresh browser context at this viewport. */
   newDevice(viewport?: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page }>;
@@ -40,6 +42,7 @@ export async function startAppHarness(): Promise<AppHarness> {
     const liveServer = server;
     return {
       url,
+      outDir,
       browser,
       errors,
       async newDevice(viewport = { width: 1280, height: 800 }) {

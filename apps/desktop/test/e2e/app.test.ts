@@ -6,10 +6,10 @@
  * axe at 1280x800 and 400 px wide. Screenshots of every view at both widths go to
  * .tmp/screenshots.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { countChatTokens, createTokenizer, namespaceKey, type ChatMessage } from '@zeromem/core';
@@ -63,6 +63,11 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
     relay?.child.kill('SIGTERM');
     await relay?.exited;
     rmSync(relayDir, { recursive: true, force: true });
+  });
+
+  it('the build carries each onnxruntime wasm file once, under zeromem-assets/ort/', async () => {
+    const wasm = readdirSync(app.outDir, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.wasm'));
+    expect(wasm.map((file) => file.split(sep).join('/')).sort()).toEqual(['zeromem-assets/ort/ort-wasm-simd-threaded.jsep.wasm', 'zeromem-assets/ort/ort-wasm-simd-threaded.wasm']);
   });
 
   it('greets a new user with a guided start and offline replies that show the exact prompt', async () => {
@@ -136,6 +141,13 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
     const row = page.locator('.record', { hasText: 'The user prefers phone calls over e-mail.' });
     await row.waitFor();
     await expect(row.locator('canvas[role=img]').getAttribute('aria-label')).resolves.toMatch(/^score \d\.\d{3} = \(text/);
+    // Recall is hybrid: the worker embedder loaded its model and wasm from the files the app serves.
+    await expect
+      .poll(async () => {
+        await page.click('form[aria-label="Search and filters"] button[type=submit]');
+        return page.locator('h3', { hasText: 'for “how to contact the user by phone”' }).textContent();
+      }, { timeout: 60_000, interval: 1000 })
+      .toContain('(vectors: used)');
     await shoot(page, 'inspector-search-1280');
     await row.locator('button', { hasText: 'Forget' }).click();
     await expect(page.locator('[data-testid=audit-entry]').textContent()).resolves.toMatch(/Audit entry #\d+: forget of/);
