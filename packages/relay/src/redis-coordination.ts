@@ -10,9 +10,9 @@ import type { RoomPeers } from './room.ts';
 /** Every key and channel starts with this. */
 const PREFIX = 'zeromem:';
 /** Channel of revocation notices (no payload: instances re-read the list from storage). */
-export const REVOCATIONS_CHANNEL = `${PREFIX}revocations`;
+const REVOCATIONS_CHANNEL = `${PREFIX}revocations`;
 /** How long a connection counts without its instance renewing it: a killed instance's sockets stop counting after this. */
-export const CONNECTION_TTL_MS = 30_000;
+const CONNECTION_TTL_MS = 30_000;
 /** How long a compaction lease lasts if its holder dies before releasing it. */
 const LEASE_TTL_MS = 30_000;
 
@@ -240,7 +240,7 @@ function subjectKey(subject: string): string {
 }
 
 /** A URL without its password, for messages. */
-export function redactedUrl(url: string): string {
+function redactedUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';

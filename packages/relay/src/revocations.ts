@@ -12,7 +12,7 @@ export interface RevocableToken {
  * How long a revocation is kept: past it every token it covers has expired anyway (a token
  * lives at most {@link MAX_TTL_SECONDS}, and may be issued {@link CLOCK_SKEW_SECONDS} ahead).
  */
-export const REVOCATION_LIFETIME_MS = (MAX_TTL_SECONDS + 2 * CLOCK_SKEW_SECONDS) * 1000;
+const REVOCATION_LIFETIME_MS = (MAX_TTL_SECONDS + 2 * CLOCK_SKEW_SECONDS) * 1000;
 
 /** A revocation of one token id, or of every token of `subject` issued up to now. */
 export function revocation(kind: Revocation['kind'], value: string, now: number = Date.now()): Revocation {

@@ -44,7 +44,7 @@ export interface RoomHooks {
 }
 
 /** Origin of changes that came from another instance (already stored, never stored again). */
-export const REMOTE = Symbol('another relay instance');
+const REMOTE = Symbol('another relay instance');
 
 /** How long a gap in the numbered updates from other instances may stay before it is read from storage. */
 const GAP_WAIT_MS = 50;

@@ -17,7 +17,7 @@ import { SqliteStore } from './sqlite-store.ts';
 import { type Admission, admit } from './upgrade-auth.ts';
 
 /** How often the revocation list is re-read, and (several instances) rooms' heads are compared with storage. */
-export const POLL_INTERVAL_MS = 1000;
+const POLL_INTERVAL_MS = 1000;
 
 /** Counters of a running relay, also served by `GET /healthz`. */
 export interface RelayStats {

@@ -130,7 +130,8 @@ describe('several instances on PostgreSQL and Redis', () => {
     const onB = await rawConnect(b.url, path(stolen));
     const keeps = await rawConnect(b.url, path(other));
     if (onA.kind !== 'open' || onB.kind !== 'open' || keeps.kind !== 'open') throw new Error('sockets did not open');
-    const closes = Promise.all([closeCode(onA.socket), closeCode(onB.socket)]);
+    // The revoke command is a process of its own: under load it may take a while to start.
+    const closes = Promise.all([closeCode(onA.socket, 90_000), closeCode(onB.socket, 90_000)]);
     const revoked = await runRelay(['revoke', '--token', stolen, '--postgres-url', postgresUrl, '--redis-url', redis.url]);
     expect(revoked).toMatchObject({ code: 0 });
     expect(revoked.stdout).toContain('revoked token id');
@@ -138,7 +139,7 @@ describe('several instances on PostgreSQL and Redis', () => {
     expect(await rawConnect(a.url, path(stolen))).toMatchObject({ kind: 'refused', status: 401 });
     expect(keeps.socket.readyState).toBe(keeps.socket.OPEN);
 
-    const subjectCloses = closeCode(keeps.socket);
+    const subjectCloses = closeCode(keeps.socket, 90_000);
     expect(await runRelay(['revoke', '--subject', 'phone', '--postgres-url', postgresUrl])).toMatchObject({ code: 0 });
     expect(await subjectCloses).toBe(CLOSE.tokenRevoked);
     expect(await rawConnect(b.url, path(other))).toMatchObject({ kind: 'refused', status: 401 });
@@ -147,7 +148,7 @@ describe('several instances on PostgreSQL and Redis', () => {
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect((await rawConnect(a.url, path(await token([room], { subject: 'phone' })))).kind).toBe('open');
     expect(a.stats().revokedConnections + b.stats().revokedConnections).toBe(3);
-  });
+  }, 120_000);
 
   it('while PostgreSQL is down: writes are neither acknowledged nor forwarded, sockets close with 4503, and everything syncs once it is back', async () => {
     const room = 'u=alice;s=cluster-pg-down';
@@ -191,7 +192,7 @@ describe('the command line with PostgreSQL and Redis', () => {
     const unreachable = await runRelay(['--port', '0', '--postgres-url', 'postgres://postgres@127.0.0.1:1/none', '--redis-url', redis.url]);
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toContain('PostgreSQL');
-  });
+  }, 120_000);
 });
 
 describe('revocation on a single SQLite relay', () => {
@@ -202,12 +203,12 @@ describe('revocation on a single SQLite relay', () => {
     const path = `/${encodeURIComponent(room)}?token=${held}`;
     const open = await rawConnect(relay.url, path);
     if (open.kind !== 'open') throw new Error('socket did not open');
-    const closed = closeCode(open.socket);
+    const closed = closeCode(open.socket, 90_000);
     const revoked = await runRelay(['revoke', '--subject', 'old-phone', '--data-dir', relay.dataDir]);
     expect(revoked).toMatchObject({ code: 0 });
     expect(await closed).toBe(CLOSE.tokenRevoked);
     expect(await rawConnect(relay.url, path)).toMatchObject({ kind: 'refused', status: 401 });
-  });
+  }, 120_000);
 });
 
 describe('a killed instance', () => {
