@@ -105,7 +105,11 @@ export class Room {
     private readonly hooks: RoomHooks,
     stored: StoredRoom,
   ) {
-    this.seq = new SeqTracker(stored.head);
+    this.seq = new SeqTracker(stored.head, (update) => {
+      this.applyStored([update]);
+      this.storedBytes += update.byteLength;
+      this.storedUpdates++;
+    });
     this.lastStored = stored.head;
     this.batch = new CommitBatch(
       limits.maxUpdatesPerCommit,
@@ -274,11 +278,7 @@ export class Room {
 
   /** Another instance stored these updates, numbered from `first`: apply them in order (reading a gap from storage) and forward them. */
   fromOtherInstance(first: number, updates: readonly Uint8Array[]): void {
-    this.seq.receive(first, updates, (update) => {
-      this.applyStored([update]);
-      this.storedBytes += update.byteLength;
-      this.storedUpdates++;
-    });
+    this.seq.receive(first, updates);
     if (this.seq.hasGap) this.gapTimer ??= setTimeout(() => this.intake(() => this.catchUp(), (err) => this.catchUpFailed(err)), GAP_WAIT_MS);
   }
 
