@@ -49,7 +49,10 @@ export class PostgresStore implements RoomStorage {
 
   /** Connects and creates the tables if missing; rejects with STORAGE_UNAVAILABLE if PostgreSQL cannot be reached. */
   static async connect(url: string): Promise<PostgresStore> {
-    const pool = new pg.Pool({ connectionString: url, max: 8, connectionTimeoutMillis: 5000, idleTimeoutMillis: 30_000 });
+    // Only opening a connection is bounded (a server that does not answer is unavailable). A
+    // wait for a pooled connection is not: with every connection busy (heavy load, a starved
+    // CPU) the pool's own timeout would fail queries as "unavailable" and unload rooms.
+    const pool = new pg.Pool({ connectionString: url, max: 8, idleTimeoutMillis: 30_000, Client: ConnectTimeoutClient });
     // An idle client whose server went away emits an error on the pool: the next query gets a fresh one.
     pool.on('error', () => {});
     const store = new PostgresStore(pool);
@@ -151,6 +154,16 @@ export class PostgresStore implements RoomStorage {
     } catch (err) {
       throw storageError(what, err);
     }
+  }
+}
+
+/** How long opening a connection to PostgreSQL may take before it counts as unreachable. */
+const CONNECT_TIMEOUT_MS = 5000;
+
+/** A client whose connecting times out by itself, so the pool needs no timeout (which would also bound waits in its queue). */
+class ConnectTimeoutClient extends pg.Client {
+  constructor(config?: string | pg.ClientConfig) {
+    super({ ...(typeof config === 'string' ? { connectionString: config } : config), connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   }
 }
 
