@@ -12,6 +12,6 @@ let toSimplified: ((text: string) => string) | undefined;
  */
 export function foldHan(text: string): string {
   if (!HAN.test(text)) return text;
-  toSimplified ??= Converter({ from: 't', to: 'cn' });
-  return toSimplified(text);
+  const fold = (toSimplified ??= Converter({ from: 't', to: 'cn' }));
+  return fold(text);
 }
