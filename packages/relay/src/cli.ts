@@ -6,6 +6,12 @@ import { DEFAULTS, LIMITS, type RelayOptions, flagVariable } from './options.ts'
 import { parseDurationSeconds } from './duration-seconds.ts';
 import { type Relay, startRelay } from './server.ts';
 import { MAX_TTL_SECONDS, issueToken } from './token.ts';
+import { decodeJwt } from 'jose';
+import { PostgresStore } from './postgres-store.ts';
+import { announceRevocation } from './redis-coordination.ts';
+import { revocation } from './revocations.ts';
+import type { Revocation } from './room-storage.ts';
+import { SqliteStore } from './sqlite-store.ts';
 
 /** The port the command line listens on when none is given (the library defaults to 0). */
 export const CLI_DEFAULT_PORT = 8787;
@@ -15,6 +21,7 @@ const LIMIT_USAGE = LIMITS.map(({ key, flag, help }) => `  ${`--${flag} <n>`.pad
 
 const USAGE = `Usage: zeromem-relay [serve] [options]
        zeromem-relay token --room <namespace key> [--room ...] [options]
+       zeromem-relay revoke (--token-id <id> | --subject <name> | --token <jwt>) [options]
 
 Runs the zeromem sync relay: a y-websocket server for shared namespaces with token
 auth, durable SQLite storage and compaction. Clients connect to
@@ -28,6 +35,10 @@ Options (each also read from the environment variable shown):
   --host <addr>                     interface (default ${DEFAULTS.host})          ZEROMEM_RELAY_HOST
   --data-dir <dir>                  database directory (default ./zeromem-relay-data)
                                                                              ZEROMEM_RELAY_DATA_DIR
+  --postgres-url <url>              store in PostgreSQL, shared by instances (with --redis-url)
+                                                                             ZEROMEM_RELAY_POSTGRES_URL
+  --redis-url <url>                 share changes, connection counts, leases through Redis
+                                                                             ZEROMEM_RELAY_REDIS_URL
 ${LIMIT_USAGE}  --log-level <level>               ${LOG_LEVELS.join(', ')} (default info)    ZEROMEM_RELAY_LOG_LEVEL
   --quiet                           same as --log-level error
   -h, --help                        show this help
@@ -35,7 +46,7 @@ ${LIMIT_USAGE}  --log-level <level>               ${LOG_LEVELS.join(', ')} (defa
 Once listening it prints its ws:// URL on stdout; logs are JSON lines on stderr. SIGTERM or SIGINT: stop accepting, compact and store every
 open room, close the sockets (1001), exit 0.
 
-Run "zeromem-relay token --help" for issuing tokens.
+Run "zeromem-relay token --help" for issuing tokens, "zeromem-relay revoke --help" for revoking them.
 Exit codes: 0 done; 1 the relay failed (storage empty or damaged, port in use); 2 bad arguments.
 `;
 
@@ -52,6 +63,23 @@ Options:
                       subject (default: a fresh "client-<random>" per token)
   --secret <s>        the relay's secret (or ZEROMEM_RELAY_SECRET)
   -h, --help          show this help
+`;
+
+const REVOKE_USAGE = `Usage: zeromem-relay revoke (--token-id <id> | --subject <name> | --token <jwt>) [options]
+
+Revokes tokens on every instance of the relay: open sockets holding them are closed with
+4403 within a second, upgrades with them get HTTP 401. A token id revokes that token; a
+subject revokes every token of that subject issued up to now (tokens issued to it later
+are valid). Revocations are kept until every token they cover has expired (366 days).
+
+Options:
+  --token-id <id>       the token's id (its "jti" claim)
+  --subject <name>      the subject whose tokens to revoke
+  --token <jwt>         a token: revokes its id (or, if it has none, its subject)
+  --postgres-url <url>  the instances' PostgreSQL (or ZEROMEM_RELAY_POSTGRES_URL)
+  --redis-url <url>     their Redis, told at once (or ZEROMEM_RELAY_REDIS_URL; optional)
+  --data-dir <dir>      a single relay's data directory instead (or ZEROMEM_RELAY_DATA_DIR)
+  -h, --help            show this help
 `;
 
 /** A mistake on the command line: exit 2 with a usage hint. */
@@ -72,10 +100,11 @@ export type ServeHook = (relay: Relay) => Promise<void>;
  */
 export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, io: CliIo, serve: ServeHook): Promise<number> {
   const [first, ...rest] = argv;
-  const command = first === 'token' || first === 'serve' ? first : 'serve';
+  const command = first === 'token' || first === 'revoke' || first === 'serve' ? first : 'serve';
   const args = command === first ? rest : [...argv];
   try {
     if (command === 'token') return await token(args, env, io);
+    if (command === 'revoke') return await revoke(args, env, io);
     const options = parseServeArgs(args, env);
     if (options === 'help') {
       io.stdout.write(USAGE);
@@ -88,7 +117,7 @@ export async function main(argv: readonly string[], env: NodeJS.ProcessEnv, io: 
     return 0;
   } catch (err) {
     if (err instanceof UsageError || (err instanceof RelayError && (err.code === 'INVALID_CONFIG' || err.code === 'INVALID_INPUT'))) {
-      const prefix = command === 'token' ? 'zeromem-relay token' : 'zeromem-relay';
+      const prefix = command === 'serve' ? 'zeromem-relay' : `zeromem-relay ${command}`;
       io.stderr.write(`${prefix}: ${err.message}\nRun "${prefix} --help" for usage.\n`);
       return 2;
     }
@@ -117,6 +146,8 @@ function parseServeArgs(args: readonly string[], env: NodeJS.ProcessEnv): RelayO
     port: { type: 'string' },
     host: { type: 'string' },
     'data-dir': { type: 'string' },
+    'postgres-url': { type: 'string' },
+    'redis-url': { type: 'string' },
     ...Object.fromEntries(LIMITS.map(({ flag }) => [flag, { type: 'string' as const }])),
     'log-level': { type: 'string' },
     quiet: { type: 'boolean' },
@@ -134,6 +165,10 @@ function parseServeArgs(args: readonly string[], env: NodeJS.ProcessEnv): RelayO
   };
   const host = pick('host', 'ZEROMEM_RELAY_HOST');
   if (host !== undefined) options.host = host;
+  const postgresUrl = pick('postgres-url', 'ZEROMEM_RELAY_POSTGRES_URL');
+  const redisUrl = pick('redis-url', 'ZEROMEM_RELAY_REDIS_URL');
+  if (postgresUrl) options.postgresUrl = postgresUrl;
+  if (redisUrl) options.redisUrl = redisUrl;
   for (const { key, flag } of LIMITS) {
     const value = integerArg(`--${flag}`, pick(flag, flagVariable(flag)));
     if (value !== undefined) options[key] = value;
@@ -168,5 +203,60 @@ async function token(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo)
     ttlSeconds,
   });
   io.stdout.write(`${signed}\n`);
+  return 0;
+}
+
+async function revoke(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo): Promise<number> {
+  const { values } = parse(args, {
+    'token-id': { type: 'string' },
+    subject: { type: 'string' },
+    token: { type: 'string' },
+    'postgres-url': { type: 'string' },
+    'redis-url': { type: 'string' },
+    'data-dir': { type: 'string' },
+    help: { type: 'boolean', short: 'h' },
+  });
+  if (values.help) {
+    io.stdout.write(REVOKE_USAGE);
+    return 0;
+  }
+  const given = (['token-id', 'subject', 'token'] as const).filter((flag) => values[flag] !== undefined);
+  if (given.length !== 1) throw new UsageError('give exactly one of --token-id, --subject or --token');
+  let entry: Revocation;
+  if (values.token !== undefined) {
+    let claims;
+    try {
+      claims = decodeJwt(values.token as string);
+    } catch {
+      throw new UsageError('--token is not a JWT');
+    }
+    if (typeof claims.jti === 'string' && claims.jti !== '') entry = revocation('token', claims.jti);
+    else if (typeof claims.sub === 'string' && claims.sub !== '') entry = revocation('subject', claims.sub);
+    else throw new UsageError('--token has neither an id (jti) nor a subject');
+  } else if (values['token-id'] !== undefined) {
+    entry = revocation('token', values['token-id'] as string);
+  } else {
+    entry = revocation('subject', values.subject as string);
+  }
+  if (entry.value === '' || entry.value.length > 256) throw new UsageError('the token id or subject must be 1 to 256 characters');
+  const postgresUrl = (values['postgres-url'] as string | undefined) ?? env.ZEROMEM_RELAY_POSTGRES_URL;
+  const redisUrl = (values['redis-url'] as string | undefined) ?? env.ZEROMEM_RELAY_REDIS_URL;
+  const store = postgresUrl
+    ? await PostgresStore.connect(postgresUrl)
+    : new SqliteStore((values['data-dir'] as string | undefined) ?? env.ZEROMEM_RELAY_DATA_DIR ?? './zeromem-relay-data');
+  try {
+    await store.revoke(entry);
+  } finally {
+    await store.close();
+  }
+  let told = '';
+  if (postgresUrl && redisUrl) {
+    // The instances also re-read the list every second: a notice that fails only delays it.
+    told = await announceRevocation(redisUrl).then(
+      () => ', instances told',
+      () => ', Redis not reached: instances see it within a second',
+    );
+  }
+  io.stdout.write(`revoked ${entry.kind === 'token' ? 'token id' : 'subject'} ${entry.value}${told}\n`);
   return 0;
 }

@@ -12,6 +12,8 @@ export const CLOSE = {
   badMessage: 4400,
   /** The token expired while the socket was open; reconnect with a new one. */
   tokenExpired: 4401,
+  /** The token (its id, or its subject) was revoked while the socket was open. y-websocket does not retry. */
+  tokenRevoked: 4403,
   /**
    * The room's stored document cannot be read (damaged storage). In y-websocket's 4400-4499
    * range, so its provider stops reconnecting instead of retrying a room that will fail the
@@ -31,6 +33,12 @@ export const CLOSE = {
   rateLimited: 4529,
   /** The relay could not store an update; the room was unloaded, reconnect to resend. */
   storageFailed: 4500,
+  /**
+   * The storage (PostgreSQL) or the shared state (Redis) cannot be reached right now: the
+   * room was unloaded (or could not be loaded) and nothing that was not stored was
+   * forwarded. Transient: y-websocket reconnects with backoff and resends.
+   */
+  storageUnavailable: 4503,
   /**
    * The update would make the document larger than `maxDocumentBytes` (pending updates,
    * waiting for a dependency, count), or more than `maxPendingBytes` wait for dependencies.

@@ -8,5 +8,5 @@ export { issueToken, verifyToken, checkSecret, TokenRefused, MIN_SECRET_BYTES, M
 export { RelayError, RELAY_ERROR_CODES, type RelayErrorCode } from './errors.ts';
 export { CLOSE } from './close-codes.ts';
 export { createLogger, LOG_LEVELS, type LogLevel, type Logger, type LogFields } from './log.ts';
-export { DATABASE_FILE } from './store.ts';
+export { DATABASE_FILE } from './sqlite-store.ts';
 export { MAX_ROOM_LENGTH } from './room-name.ts';

@@ -6,8 +6,15 @@ import { checkSecret } from './token.ts';
 export interface RelayOptions {
   /** HMAC secret tokens are signed with, at least 32 bytes. */
   secret: string;
-  /** Directory of the relay's database (created if missing). */
-  dataDir: string;
+  /** Directory of the relay's SQLite database (created if missing). Not used with `postgresUrl`. */
+  dataDir?: string;
+  /**
+   * PostgreSQL to store rooms in instead of SQLite (`postgres://user:pass@host/db`), shared
+   * by every instance; needs `redisUrl` too. See docs/SCALING.md.
+   */
+  postgresUrl?: string;
+  /** Redis through which instances share changes, connection counts and leases (`redis://host:6379`); needs `postgresUrl`. */
+  redisUrl?: string;
   /** TCP port; 0 picks a free one (see the returned `port`). Default 0. */
   port?: number;
   /** Interface to listen on. Default `127.0.0.1`. */
@@ -65,7 +72,8 @@ export interface RelayOptions {
 /** {@link RelayOptions} with every default filled in. */
 export interface ResolvedOptions {
   secret: string;
-  dataDir: string;
+  /** Where rooms are stored: one SQLite directory, or PostgreSQL and Redis shared by instances. */
+  storage: { kind: 'sqlite'; dataDir: string } | { kind: 'postgres'; postgresUrl: string; redisUrl: string };
   port: number;
   host: string;
   maxMessageBytes: number;
@@ -142,8 +150,21 @@ function integer(name: string, value: number | undefined, fallback: number, min:
 /** Checks the options and fills in defaults; throws INVALID_CONFIG with what to fix. */
 export function resolveOptions(options: RelayOptions): ResolvedOptions {
   const secret = checkSecret(options.secret);
-  if (typeof options.dataDir !== 'string' || options.dataDir === '') {
-    throw new RelayError('INVALID_CONFIG', 'A data directory is required: pass --data-dir or set ZEROMEM_RELAY_DATA_DIR.');
+  const postgresUrl = options.postgresUrl || undefined;
+  const redisUrl = options.redisUrl || undefined;
+  let storage: ResolvedOptions['storage'];
+  if (postgresUrl !== undefined || redisUrl !== undefined) {
+    if (postgresUrl === undefined || redisUrl === undefined) {
+      throw new RelayError('INVALID_CONFIG', 'Several instances need both PostgreSQL and Redis: pass --postgres-url and --redis-url (or ZEROMEM_RELAY_POSTGRES_URL and ZEROMEM_RELAY_REDIS_URL), or neither for one process on SQLite.');
+    }
+    if (!/^postgres(ql)?:\/\//.test(postgresUrl)) throw new RelayError('INVALID_CONFIG', 'The PostgreSQL URL must start with postgres:// or postgresql://.');
+    if (!/^rediss?:\/\//.test(redisUrl)) throw new RelayError('INVALID_CONFIG', 'The Redis URL must start with redis:// or rediss://.');
+    storage = { kind: 'postgres', postgresUrl, redisUrl };
+  } else {
+    if (typeof options.dataDir !== 'string' || options.dataDir === '') {
+      throw new RelayError('INVALID_CONFIG', 'A data directory is required: pass --data-dir or set ZEROMEM_RELAY_DATA_DIR.');
+    }
+    storage = { kind: 'sqlite', dataDir: options.dataDir };
   }
   if (options.logLevel !== undefined && !LOG_LEVELS.includes(options.logLevel)) {
     throw new RelayError('INVALID_CONFIG', `The log level must be one of ${LOG_LEVELS.join(', ')}.`);
@@ -151,7 +172,7 @@ export function resolveOptions(options: RelayOptions): ResolvedOptions {
   const limits = Object.fromEntries(LIMITS.map(({ key, min, max }) => [key, integer(key, options[key], DEFAULTS[key], min, max)])) as Record<LimitKey, number>;
   return {
     secret,
-    dataDir: options.dataDir,
+    storage,
     port: integer('port', options.port, DEFAULTS.port, 0, 65535),
     host: options.host ?? DEFAULTS.host,
     ...limits,

@@ -11,6 +11,11 @@ export interface Peer {
   readonly access: Access;
   /** Token expiry (ms since the epoch): the socket is closed with 4401 once it passes. */
   readonly expiresAt: number;
+  /** Token issue time (ms since the epoch) and id: what a revocation matches. */
+  readonly issuedAt: number;
+  readonly tokenId?: string;
+  /** This socket's id among the relay's connections (counted per subject, across instances). */
+  readonly connection: string;
   /** Awareness client ids this socket has published; nobody else may speak for them. */
   readonly awarenessIds: Set<number>;
   /** Whether a pong arrived since the last ping. */

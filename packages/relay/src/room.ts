@@ -1,13 +1,14 @@
-import { Awareness, applyAwarenessUpdate, removeAwarenessStates } from 'y-protocols/awareness';
+import { Awareness, applyAwarenessUpdate, encodeAwarenessUpdate, removeAwarenessStates } from 'y-protocols/awareness';
 import * as Y from 'yjs';
 import { CLOSE } from './close-codes.ts';
 import { RelayError } from './errors.ts';
 import type { Logger } from './log.ts';
 import { type Peer, send } from './peer.ts';
 import { type IncomingMessage, awarenessMessage, decodeMessage, syncStep1Message, syncStep2Message, updateMessage } from './protocol.ts';
-import type { RoomStore } from './store.ts';
+import type { RoomStorage, StoredRoom } from './room-storage.ts';
 import { CommitBatch } from './commit-batch.ts';
 import { dropPending, pendingBytes, withoutPending } from './pending.ts';
+import { SeqTracker } from './seq-tracker.ts';
 
 /** Limits a room enforces. */
 export interface RoomLimits {
@@ -18,6 +19,35 @@ export interface RoomLimits {
   compactEvery: number;
   maxUpdatesPerCommit: number;
 }
+
+/**
+ * How a room of a relay with several instances talks to the others (through Redis). A
+ * single-process relay passes none.
+ */
+export interface RoomPeers {
+  /** Updates this instance stored, numbered from `first`: publish them to the other instances. */
+  stored(first: number, updates: readonly Uint8Array[]): void;
+  /** The room was compacted to one state at `head`. */
+  compacted(head: number, bytes: number): void;
+  /** An awareness update from one of this instance's sockets. */
+  awareness(update: Uint8Array): void;
+  /** Whether this instance may compact the room now (one instance at a time); `release` after. */
+  lease(): Promise<{ release(): void } | undefined>;
+}
+
+/** Hooks of {@link Room.open}. */
+export interface RoomHooks {
+  /** Hears a storage failure no caller would (a group commit at the end of a turn): the room must then be unloaded. */
+  failed(err: Error): void;
+  /** Other instances, when there are. */
+  peers?: RoomPeers;
+}
+
+/** Origin of changes that came from another instance (already stored, never stored again). */
+const REMOTE = Symbol('another relay instance');
+
+/** How long a gap in the numbered updates from other instances may stay before it is read from storage. */
+const GAP_WAIT_MS = 50;
 
 /** Awareness changes as y-protocols reports them. */
 interface AwarenessChange {
@@ -47,34 +77,63 @@ export class Room {
   /** Whether updates were stored since the last compaction (or load). */
   private dirty = false;
   private readonly batch: CommitBatch;
+  /** Number of the last update this instance stored or loaded (compaction in SQLite replaces up to it). */
+  private lastStored: number;
+  /** Numbered updates the document holds (several instances only). */
+  private readonly seq: SeqTracker;
+  /** The task running now and those queued behind it (see {@link intake}); undefined when idle. */
+  private tail: Promise<void> | undefined;
+  private gapTimer: NodeJS.Timeout | undefined;
+  /** Whether a compaction for `compactEvery` waits in the intake (one is enough). */
+  private compactionQueued = false;
+  private destroyed = false;
 
   /**
-   * Loads the room's stored updates; throws STORAGE_FAILED when they cannot be read.
-   * `failed` hears a storage failure that no caller would (a group commit at the end of a
-   * turn): the room must then be unloaded.
+   * Loads the room's stored updates and returns it; rejects with STORAGE_FAILED when they
+   * cannot be read (or STORAGE_UNAVAILABLE when the storage cannot be reached).
    */
-  constructor(
+  static async open(name: string, store: RoomStorage, limits: RoomLimits, log: Logger, hooks: RoomHooks): Promise<Room> {
+    const stored = await store.load(name);
+    return new Room(name, store, limits, log, hooks, stored);
+  }
+
+  private constructor(
     readonly name: string,
-    private readonly store: RoomStore,
+    private readonly store: RoomStorage,
     private readonly limits: RoomLimits,
     private readonly log: Logger,
-    failed: (err: Error) => void = () => {},
+    private readonly hooks: RoomHooks,
+    stored: StoredRoom,
   ) {
+    this.seq = new SeqTracker(stored.head);
+    this.lastStored = stored.head;
     this.batch = new CommitBatch(
       limits.maxUpdatesPerCommit,
-      (changes) => {
-        store.appendMany(name, changes);
+      async (changes) => {
+        const head = await store.append(name, changes);
+        this.lastStored = Math.max(this.lastStored, head);
         this.storedUpdates += changes.length;
         this.dirty = true;
+        if (hooks.peers) {
+          this.seq.holds(head - changes.length + 1, changes.length);
+          hooks.peers.stored(head - changes.length + 1, changes);
+        }
       },
       () => {
-        if (this.storedUpdates >= this.limits.compactEvery) this.compact();
+        if (this.storedUpdates < this.limits.compactEvery || this.compactionQueued) return;
+        this.compactionQueued = true;
+        this.intake(
+          () => {
+            this.compactionQueued = false;
+            return this.compact();
+          },
+          (err) => this.log.error('compaction failed', { room: name, error: err.message }),
+        );
       },
-      failed,
+      (err) => hooks.failed(err),
     );
     // The relay itself never publishes awareness.
     this.awareness.setLocalState(null);
-    const stored = store.load(name);
     try {
       this.doc.transact(() => {
         for (const update of stored.updates) Y.applyUpdate(this.doc, update);
@@ -91,6 +150,50 @@ export class Room {
     this.awareness.on('update', (change: AwarenessChange, origin: unknown) => this.forwardAwareness(change, origin));
   }
 
+  /**
+   * Runs `task` after every task given before it: at once (synchronously) when none is
+   * running, else queued. Messages, compactions and changes from other instances go
+   * through here, so a compaction waiting for storage sees no message in between.
+   * `failed` hears what the task throws or rejects with.
+   */
+  intake(task: () => void | Promise<void>, failed: (err: Error) => void): void {
+    const run = async (): Promise<void> => {
+      if (this.destroyed) return;
+      try {
+        await task();
+      } catch (err) {
+        failed(err as Error);
+      }
+    };
+    if (this.tail) {
+      this.tail = this.tail.then(run);
+      const mine = this.tail;
+      void mine.then(() => {
+        if (this.tail === mine) this.tail = undefined;
+      });
+      return;
+    }
+    let result: void | Promise<void>;
+    try {
+      result = task();
+    } catch (err) {
+      failed(err as Error);
+      return;
+    }
+    if (result instanceof Promise) {
+      const mine = result.catch((err: Error) => failed(err));
+      this.tail = mine;
+      void mine.then(() => {
+        if (this.tail === mine) this.tail = undefined;
+      });
+    }
+  }
+
+  /** Resolves once every task given so far has run. */
+  async idle(): Promise<void> {
+    while (this.tail) await this.tail;
+  }
+
   /** Adds a peer and starts the sync handshake (read-write peers are asked for what they have). */
   join(peer: Peer): void {
     this.peers.add(peer);
@@ -105,8 +208,8 @@ export class Room {
     if (peer.awarenessIds.size > 0) removeAwarenessStates(this.awareness, [...peer.awarenessIds], null);
   }
 
-  /** Handles one binary message of `peer`; a malformed one closes its socket with 4400. */
-  receive(peer: Peer, data: Uint8Array): void {
+  /** Handles one binary message of `peer`; a malformed one closes its socket with 4400. Give it through {@link intake}. */
+  receive(peer: Peer, data: Uint8Array): void | Promise<void> {
     let message: IncomingMessage;
     try {
       message = decodeMessage(data);
@@ -117,12 +220,11 @@ export class Room {
     }
     switch (message.kind) {
       case 'sync-step-1':
-        // Answered once what was applied before it is durable.
-        this.batch.afterCommit(() => this.send(peer, () => withoutPending(this.doc, () => syncStep2Message(this.doc, message.stateVector))));
+        // Answered once everything in the document is durable.
+        this.whenDurable(() => this.send(peer, () => withoutPending(this.doc, () => syncStep2Message(this.doc, message.stateVector))));
         return;
       case 'update':
-        this.receiveUpdate(peer, message.update);
-        return;
+        return this.receiveUpdate(peer, message.update);
       case 'awareness':
         this.receiveAwareness(peer, message.update, message.clientIds);
         return;
@@ -136,32 +238,127 @@ export class Room {
    * Replaces the room's stored updates with one encoding of the current document. With gc
    * on, content deleted from the document is not in that encoding, so after this it is
    * gone from storage too. Pending updates (waiting for a dependency) are not written:
-   * they were never stored nor forwarded.
+   * they were never stored nor forwarded. With several instances, one compacts at a time
+   * (a lease), and what others stored meanwhile is read and merged in first. Give it
+   * through {@link intake}, so no message is applied while it waits for storage.
    */
-  compact(): void {
-    this.batch.flush();
-    this.dirty = false;
-    const state = withoutPending(this.doc, () => Y.encodeStateAsUpdate(this.doc));
-    this.store.replace(this.name, state);
-    this.storedBytes = state.byteLength;
-    this.storedUpdates = 1;
-    this.log.debug('compacted', { room: this.name, bytes: state.byteLength });
+  async compact(): Promise<void> {
+    await this.batch.flush();
+    const lease = this.hooks.peers ? await this.hooks.peers.lease() : { release() {} };
+    if (!lease) return;
+    try {
+      const result = await this.store.compact(this.name, this.hooks.peers ? this.seq.head : this.lastStored, (missing) => {
+        this.applyStored(missing);
+        return withoutPending(this.doc, () => Y.encodeStateAsUpdate(this.doc));
+      });
+      this.dirty = false;
+      if (!result) return;
+      this.seq.caughtUp(result.head);
+      this.storedBytes = result.bytes;
+      this.storedUpdates = 1;
+      this.hooks.peers?.compacted(result.head, result.bytes);
+      this.log.debug('compacted', { room: this.name, bytes: result.bytes });
+    } finally {
+      lease.release();
+    }
   }
 
-  /** Stores what waits for its group commit, then compacts if anything was stored since the last compaction. */
-  compactIfChanged(): void {
-    this.batch.flush();
-    if (this.dirty) this.compact();
+  /**
+   * Stores what waits for its group commit, then compacts if anything was stored since the
+   * last compaction (with several instances, by any of them).
+   */
+  async compactIfChanged(): Promise<void> {
+    await this.batch.flush();
+    if (this.dirty || (this.hooks.peers && this.storedUpdates > 1)) await this.compact();
+  }
+
+  /** Another instance stored these updates, numbered from `first`: apply them in order (reading a gap from storage) and forward them. */
+  fromOtherInstance(first: number, updates: readonly Uint8Array[]): void {
+    this.seq.receive(first, updates, (update) => {
+      this.applyStored([update]);
+      this.storedBytes += update.byteLength;
+      this.storedUpdates++;
+    });
+    if (this.seq.hasGap) this.gapTimer ??= setTimeout(() => this.intake(() => this.catchUp(), (err) => this.catchUpFailed(err)), GAP_WAIT_MS);
+  }
+
+  /** Another instance compacted the room: its stored size is now that state's. */
+  compactedElsewhere(head: number, bytes: number): void {
+    if (head < this.seq.head) return;
+    this.storedBytes = bytes;
+    this.storedUpdates = 1;
+    this.dirty = false;
+  }
+
+  /** An awareness update another instance's socket sent. */
+  awarenessFromOtherInstance(update: Uint8Array): void {
+    try {
+      applyAwarenessUpdate(this.awareness, update, REMOTE);
+    } catch (err) {
+      this.log.warn('malformed awareness from another instance', { room: this.name, error: (err as Error).message });
+    }
+  }
+
+  /** Reads what other instances stored after this document's head (a message lost, Redis restarted) and applies it. */
+  async catchUp(): Promise<void> {
+    clearTimeout(this.gapTimer);
+    this.gapTimer = undefined;
+    const known = this.seq.head;
+    const since = await this.store.since(this.name, known);
+    if (this.destroyed) return;
+    this.applyStored(since.updates);
+    this.storedBytes += since.bytes;
+    this.storedUpdates += since.updates.length;
+    this.seq.caughtUp(since.head);
+  }
+
+  /** The head this instance's document is known to hold everything up to. */
+  get head(): number {
+    return this.seq.head;
   }
 
   /** Frees the document and awareness (after the last peer left, or a storage failure: what waits for its write is dropped). */
   destroy(): void {
+    this.destroyed = true;
+    clearTimeout(this.gapTimer);
     this.batch.discard();
     this.awareness.destroy();
     this.doc.destroy();
   }
 
-  private receiveUpdate(peer: Peer, update: Uint8Array): void {
+  private catchUpFailed(err: Error): void {
+    // The next poll of the heads (or the next message) tries again.
+    this.log.warn('reading updates of other instances failed', { room: this.name, error: err.message });
+  }
+
+  /** Applies updates that are stored already (by another instance) and forwards what changed to every socket here. */
+  private applyStored(updates: readonly Uint8Array[]): void {
+    if (updates.length === 0) return;
+    const changes: Uint8Array[] = [];
+    const collect = (change: Uint8Array, origin: unknown): void => {
+      if (origin === REMOTE) changes.push(change);
+    };
+    this.doc.on('update', collect);
+    try {
+      for (const update of updates) Y.applyUpdate(this.doc, update, REMOTE);
+    } finally {
+      this.doc.off('update', collect);
+    }
+    for (const change of changes) {
+      const message = updateMessage(change);
+      for (const peer of this.peers) this.send(peer, message);
+    }
+  }
+
+  /** Runs `deliver` once nothing in the document waits for its write (changes applied meanwhile wait too). */
+  private whenDurable(deliver: () => void): void {
+    this.batch.afterCommit(() => {
+      if (this.batch.idle) deliver();
+      else this.whenDurable(deliver);
+    });
+  }
+
+  private receiveUpdate(peer: Peer, update: Uint8Array): void | Promise<void> {
     if (peer.access !== 'read-write') {
       // y-websocket clients always answer the handshake with a (usually empty) step 2.
       if (!isEmptyUpdate(update)) {
@@ -170,17 +367,22 @@ export class Room {
       }
       return;
     }
-    // Pending updates are held in memory and merged again on every later update: they count.
-    const size = (): number => this.storedBytes + this.batch.waitingBytes + pendingBytes(this.doc) + update.byteLength;
-    if (size() > this.limits.maxDocumentBytes) {
-      // Compaction is expensive (full encoding, rewrite, WAL truncation): only worth it when
-      // something was stored since the last one; otherwise it cannot free more than it did.
-      this.compactIfChanged();
-      if (size() > this.limits.maxDocumentBytes) {
-        this.log.warn('document too large', { room: this.name, subject: peer.subject, bytes: size() });
-        peer.socket.close(CLOSE.documentTooLarge, 'document too large');
-        return;
-      }
+    // Compaction is expensive (full encoding, rewrite): only worth it when something was
+    // stored since the last one; otherwise it cannot free more than it did.
+    if (this.sizeWith(update) > this.limits.maxDocumentBytes) return this.compactIfChanged().then(() => this.applyUpdate(peer, update));
+    this.applyUpdate(peer, update);
+  }
+
+  /** Pending updates are held in memory and merged again on every later update: they count. */
+  private sizeWith(update: Uint8Array): number {
+    return this.storedBytes + this.batch.waitingBytes + pendingBytes(this.doc) + update.byteLength;
+  }
+
+  private applyUpdate(peer: Peer, update: Uint8Array): void {
+    if (this.sizeWith(update) > this.limits.maxDocumentBytes) {
+      this.log.warn('document too large', { room: this.name, subject: peer.subject, bytes: this.sizeWith(update) });
+      peer.socket.close(CLOSE.documentTooLarge, 'document too large');
+      return;
     }
     const effective: Uint8Array[] = [];
     const collect = (change: Uint8Array, origin: unknown): void => {
@@ -245,6 +447,8 @@ export class Room {
     const changed = [...added, ...updated, ...removed];
     if (changed.length === 0) return;
     const message = awarenessMessage(this.awareness, changed);
+    // Own sockets' changes (and their removal when they leave) go to the other instances; expiry ('timeout') happens on each.
+    if (this.hooks.peers && origin !== REMOTE && origin !== 'timeout') this.hooks.peers.awareness(encodeAwarenessUpdate(this.awareness, changed));
     for (const peer of this.peers) if (peer !== source) this.send(peer, message);
   }
 

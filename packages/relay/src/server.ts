@@ -3,13 +3,21 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { type RawData, WebSocket, WebSocketServer } from 'ws';
 import { CLOSE } from './close-codes.ts';
+import { type Coordination, type InstanceMessage, LocalCoordination } from './coordination.ts';
 import { answerJson, refuseUpgrade } from './http-answers.ts';
 import { type RelayOptions, type ResolvedOptions, resolveOptions } from './options.ts';
 import type { Peer } from './peer.ts';
+import { PostgresStore } from './postgres-store.ts';
 import { RATE_BURST_SECONDS, RateLimit } from './rate-limit.ts';
+import { RedisCoordination } from './redis-coordination.ts';
+import { RevocationList } from './revocations.ts';
 import { Room } from './room.ts';
-import { RoomStore, isStorageFailure } from './store.ts';
+import { type RoomStorage, isStorageFailure } from './room-storage.ts';
+import { SqliteStore } from './sqlite-store.ts';
 import { type Admission, admit } from './upgrade-auth.ts';
+
+/** How often the revocation list is re-read, and (several instances) rooms' heads are compared with storage. */
+const POLL_INTERVAL_MS = 1000;
 
 /** Counters of a running relay, also served by `GET /healthz`. */
 export interface RelayStats {
@@ -33,6 +41,10 @@ export interface RelayStats {
   durableWrites: number;
   /** Whole seconds since the relay started. */
   uptimeSeconds: number;
+  /** `sqlite` (one process) or `postgres` (several instances, with Redis). */
+  storage: 'sqlite' | 'postgres';
+  /** Sockets closed because their token was revoked, since start. */
+  revokedConnections: number;
 }
 
 /** A running relay. */
@@ -51,24 +63,40 @@ export interface Relay {
    * its document is gone from storage. Rooms are also compacted every `compactEvery`
    * updates, when their last socket closes, and at shutdown.
    */
-  compact(room: string): void;
+  compact(room: string): Promise<void>;
   /** Stops accepting, compacts and stores every open room, closes the sockets (1001) and the database. */
   close(): Promise<void>;
 }
 
 /**
  * Starts a relay: an HTTP server answering `GET /healthz` and websocket upgrades to
- * `/<encodeURIComponent(room)>` that carry a token. Throws a {@link RelayError} with code
- * INVALID_CONFIG (options) or STORAGE_FAILED (database); rejects if it cannot listen.
+ * `/<encodeURIComponent(room)>` that carry a token. With `postgresUrl` and `redisUrl` it
+ * is one of any number of instances serving the same rooms (docs/SCALING.md). Rejects with
+ * a {@link RelayError}: INVALID_CONFIG (options), STORAGE_FAILED (database),
+ * STORAGE_UNAVAILABLE (PostgreSQL or Redis unreachable); or if it cannot listen.
  */
 export async function startRelay(options: RelayOptions): Promise<Relay> {
   const config = resolveOptions(options);
-  const store = new RoomStore(config.dataDir);
-  const relay = new RunningRelay(config, store);
+  let store: RoomStorage;
+  let coordination: Coordination;
+  if (config.storage.kind === 'sqlite') {
+    store = new SqliteStore(config.storage.dataDir);
+    coordination = new LocalCoordination();
+  } else {
+    store = await PostgresStore.connect(config.storage.postgresUrl);
+    try {
+      coordination = await RedisCoordination.connect(config.storage.redisUrl, config.logger);
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+  }
+  const relay = new RunningRelay(config, store, coordination);
   try {
     await relay.listen();
   } catch (err) {
-    store.close();
+    await coordination.close();
+    await store.close();
     throw err;
   }
   return relay;
@@ -78,24 +106,32 @@ class RunningRelay implements Relay {
   private readonly http: Server;
   private readonly wss: WebSocketServer;
   private readonly rooms = new Map<string, Room>();
-  private readonly connectionsBySubject = new Map<string, number>();
+  /** Rooms being loaded: sockets of one room arriving together share one load. */
+  private readonly opening = new Map<string, Promise<Room>>();
+  /** Changes other instances sent for a room while it loads (applied once it has). */
+  private readonly early = new Map<string, InstanceMessage[]>();
   private readonly unreadable = new Set<string>();
+  private readonly revoked = new RevocationList();
   private readonly started = Date.now();
   private pinger: NodeJS.Timeout | undefined;
+  private poller: NodeJS.Timeout | undefined;
   private refusedFromClosedRooms = 0;
+  private revokedConnections = 0;
+  private nextConnection = 0;
   private closing: Promise<void> | undefined;
   port = 0;
   url = '';
 
   constructor(
     private readonly config: ResolvedOptions,
-    private readonly store: RoomStore,
+    private readonly store: RoomStorage,
+    private readonly coordination: Coordination,
   ) {
     this.http = createServer((request, response) => {
       const path = (request.url ?? '/').split('?')[0];
       if (path === '/healthz' && (request.method === 'GET' || request.method === 'HEAD')) {
         const stats = this.stats();
-        const status = this.closing ? 'stopping' : stats.unreadableRooms > 0 ? 'degraded' : 'ok';
+        const status = this.closing ? 'stopping' : stats.unreadableRooms > 0 || !this.coordination.ready ? 'degraded' : 'ok';
         answerJson(response, this.closing ? 503 : 200, { status, ...stats });
       } else {
         answerJson(response, 404, { error: 'not found: websocket upgrades go to /<room>, health to GET /healthz' });
@@ -103,22 +139,30 @@ class RunningRelay implements Relay {
     });
     this.wss = new WebSocketServer({ noServer: true, maxPayload: config.maxMessageBytes, perMessageDeflate: false });
     this.http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(request, socket, head));
+    coordination.onChange((what) => {
+      void this.readRevocations();
+      if (what === 'reconnected') for (const room of this.rooms.values()) this.catchUp(room);
+    });
   }
 
-  listen(): Promise<void> {
-    return new Promise((resolve, reject) => {
+  async listen(): Promise<void> {
+    // Revoked tokens are refused from the first upgrade on.
+    this.revoked.update(await this.store.revocations());
+    await new Promise<void>((resolve, reject) => {
       this.http.once('error', reject);
       this.http.listen(this.config.port, this.config.host, () => {
         this.http.off('error', reject);
-        this.port = (this.http.address() as AddressInfo).port;
-        const host = this.config.host.includes(':') ? `[${this.config.host}]` : this.config.host;
-        this.url = `ws://${host}:${this.port}`;
-        this.pinger = setInterval(() => this.ping(), this.config.pingIntervalMs);
-        this.pinger.unref();
-        this.config.logger.info('listening', { host: this.config.host, port: this.port, url: this.url });
         resolve();
       });
     });
+    this.port = (this.http.address() as AddressInfo).port;
+    const host = this.config.host.includes(':') ? `[${this.config.host}]` : this.config.host;
+    this.url = `ws://${host}:${this.port}`;
+    this.pinger = setInterval(() => this.ping(), this.config.pingIntervalMs);
+    this.pinger.unref();
+    this.poller = setInterval(() => void this.poll(), POLL_INTERVAL_MS);
+    this.poller.unref();
+    this.config.logger.info('listening', { host: this.config.host, port: this.port, url: this.url, storage: this.store.kind });
   }
 
   stats(): RelayStats {
@@ -136,20 +180,27 @@ class RunningRelay implements Relay {
       storedUpdates: this.store.storedUpdates,
       durableWrites: this.store.durableWrites,
       uptimeSeconds: Math.round((Date.now() - this.started) / 1000),
+      storage: this.store.kind,
+      revokedConnections: this.revokedConnections,
     };
   }
 
-  compact(name: string): void {
-    const loaded = this.rooms.get(name);
+  async compact(name: string): Promise<void> {
+    const loaded = this.rooms.get(name) ?? (await this.opening.get(name)?.catch(() => undefined));
     if (loaded) {
-      loaded.compact();
+      await new Promise<void>((resolve, reject) => loaded.intake(() => loaded.compact().then(resolve), reject));
       return;
     }
-    const room = new Room(name, this.store, this.config, this.config.logger);
+    const peers = await this.coordination.join(name, () => {});
     try {
-      room.compact();
+      const room = await Room.open(name, this.store, this.config, this.config.logger, { failed: () => {}, ...(peers ? { peers } : {}) });
+      try {
+        await room.compact();
+      } finally {
+        room.destroy();
+      }
     } finally {
-      room.destroy();
+      if (!this.rooms.has(name) && !this.opening.has(name)) this.coordination.leave(name);
     }
   }
 
@@ -175,59 +226,123 @@ class RunningRelay implements Relay {
       return refuseUpgrade(socket, decision.status, decision.reason, decision.headers);
     }
     const admission = decision;
-    if ((this.connectionsBySubject.get(admission.subject) ?? 0) >= this.config.maxConnectionsPerSubject) {
+    if (this.revoked.revokes(admission)) {
+      log.info('upgrade refused', { status: 401, reason: 'token revoked', subject: admission.subject });
+      return refuseUpgrade(socket, 401, 'token revoked', { 'WWW-Authenticate': 'Bearer realm="zeromem-relay", error="invalid_token"' });
+    }
+    const connection = String(++this.nextConnection);
+    let counted: boolean;
+    try {
+      counted = await this.coordination.acquireConnection(admission.subject, connection, this.config.maxConnectionsPerSubject);
+    } catch (err) {
+      log.error('upgrade refused: connection count unavailable', { status: 503, subject: admission.subject, error: (err as Error).message });
+      return refuseUpgrade(socket, 503, 'relay state unavailable, retry', { 'Retry-After': '1' });
+    }
+    if (!counted) {
       log.warn('upgrade refused', { status: 429, reason: 'too many connections', subject: admission.subject });
       return refuseUpgrade(socket, 429, 'too many connections for this token subject');
     }
-    this.wss.handleUpgrade(request, socket, head, (ws) => this.connect(ws, admission));
+    if (this.closing || !socket.writable) {
+      this.coordination.releaseConnection(admission.subject, connection);
+      return this.closing ? refuseUpgrade(socket, 503, 'relay shutting down') : undefined;
+    }
+    this.wss.handleUpgrade(request, socket, head, (ws) => void this.connect(ws, admission, connection));
   }
 
-  private connect(socket: WebSocket, admission: Admission): void {
-    const count = this.connectionsBySubject.get(admission.subject) ?? 0;
-    if (count >= this.config.maxConnectionsPerSubject) {
-      socket.close(CLOSE.tooManyConnections, 'too many connections');
-      return;
-    }
-    this.connectionsBySubject.set(admission.subject, count + 1);
+  private async connect(socket: WebSocket, admission: Admission, connection: string): Promise<void> {
     const peer: Peer = {
       socket,
       ...admission,
+      connection,
       awarenessIds: new Set(),
       alive: true,
       messageRate: new RateLimit(this.config.maxMessagesPerSecond, this.config.maxMessagesPerSecond * RATE_BURST_SECONDS),
       byteRate: new RateLimit(this.config.maxBytesPerSecond, Math.max(this.config.maxBytesPerSecond * RATE_BURST_SECONDS, this.config.maxMessageBytes)),
     };
-    let room: Room;
+    // What the socket sends while its room loads waits, in order.
+    let room: Room | undefined;
+    const waiting: Array<[RawData, boolean]> = [];
+    let closed = false;
+    const expiry = closeAtExpiry(peer);
+    socket.on('pong', () => (peer.alive = true));
+    socket.on('message', (data: RawData, isBinary: boolean) => {
+      if (room) this.message(room, peer, data, isBinary);
+      else waiting.push([data, isBinary]);
+    });
+    socket.on('close', () => {
+      closed = true;
+      expiry.cancel();
+      if (room) this.disconnect(room, peer);
+      else this.coordination.releaseConnection(peer.subject, peer.connection);
+    });
+    socket.on('error', (err) => this.config.logger.warn('socket error', { room: admission.room, subject: peer.subject, error: err.message }));
+    let opened: Room;
     try {
-      room = this.openRoom(admission.room);
+      opened = await this.openRoom(admission.room);
     } catch (err) {
-      this.unreadable.add(admission.room);
-      this.config.logger.error('room unreadable', { room: admission.room, error: (err as Error).message });
-      this.release(admission.subject);
-      socket.close(CLOSE.roomUnreadable, 'room unreadable');
+      const unavailable = (err as { code?: string }).code === 'STORAGE_UNAVAILABLE';
+      if (unavailable) {
+        this.config.logger.error('room cannot be loaded: storage unavailable', { room: admission.room, error: (err as Error).message });
+        socket.close(CLOSE.storageUnavailable, 'storage unavailable, retry');
+      } else {
+        this.unreadable.add(admission.room);
+        this.config.logger.error('room unreadable', { room: admission.room, error: (err as Error).message });
+        socket.close(CLOSE.roomUnreadable, 'room unreadable');
+      }
+      return;
+    }
+    if (closed || socket.readyState !== WebSocket.OPEN) {
+      // Gone while its room loaded: the room may now have no socket.
+      if (opened.peers.size === 0) this.unload(opened);
       return;
     }
     this.unreadable.delete(admission.room);
-    const expiry = closeAtExpiry(peer);
-    socket.on('pong', () => (peer.alive = true));
-    socket.on('message', (data: RawData, isBinary: boolean) => this.message(room, peer, data, isBinary));
-    socket.on('close', () => {
-      expiry.cancel();
-      this.disconnect(room, peer);
-    });
-    socket.on('error', (err) => this.config.logger.warn('socket error', { room: room.name, subject: peer.subject, error: err.message }));
+    room = opened;
     room.join(peer);
     this.config.logger.info('connected', { room: room.name, subject: peer.subject, access: peer.access });
+    for (const [data, isBinary] of waiting.splice(0)) this.message(room, peer, data, isBinary);
   }
 
-  private openRoom(name: string): Room {
-    let room = this.rooms.get(name);
-    if (!room) {
-      const created: Room = new Room(name, this.store, this.config, this.config.logger, (err) => this.failRoom(created, err));
-      room = created;
-      this.rooms.set(name, room);
+  /** The loaded room, or loads it (subscribing to other instances' changes first, so none is missed in between). */
+  private openRoom(name: string): Promise<Room> {
+    const loaded = this.rooms.get(name);
+    if (loaded) return Promise.resolve(loaded);
+    let opening = this.opening.get(name);
+    if (!opening) {
+      opening = (async () => {
+        this.early.set(name, []);
+        try {
+          const peers = await this.coordination.join(name, (message) => this.fromOtherInstance(name, message));
+          const created: Room = await Room.open(name, this.store, this.config, this.config.logger, {
+            failed: (err) => this.failRoom(created, err),
+            ...(peers ? { peers } : {}),
+          });
+          this.rooms.set(name, created);
+          for (const message of this.early.get(name) ?? []) this.fromOtherInstance(name, message);
+          return created;
+        } catch (err) {
+          this.coordination.leave(name);
+          throw err;
+        } finally {
+          this.early.delete(name);
+          this.opening.delete(name);
+        }
+      })();
+      this.opening.set(name, opening);
     }
-    return room;
+    return opening;
+  }
+
+  private fromOtherInstance(name: string, message: InstanceMessage): void {
+    const room = this.rooms.get(name);
+    if (!room) {
+      this.early.get(name)?.push(message);
+      return;
+    }
+    const failed = (err: Error): void => this.config.logger.warn('change from another instance not applied', { room: name, error: err.message });
+    if (message.kind === 'updates') room.intake(() => room.fromOtherInstance(message.first, message.updates), failed);
+    else if (message.kind === 'compacted') room.compactedElsewhere(message.head, message.bytes);
+    else room.awarenessFromOtherInstance(message.update);
   }
 
   private message(room: Room, peer: Peer, data: RawData, isBinary: boolean): void {
@@ -247,47 +362,102 @@ class RunningRelay implements Relay {
       peer.socket.close(CLOSE.rateLimited, 'rate limit exceeded');
       return;
     }
-    try {
-      room.receive(peer, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-    } catch (err) {
-      // Only storage may fail a room; anything else is this peer's message and closes only it.
-      if (isStorageFailure(err)) this.failRoom(room, err as Error);
-      else {
-        this.config.logger.warn('message refused', { room: room.name, subject: peer.subject, error: (err as Error).message });
-        peer.socket.close(CLOSE.badMessage, 'malformed message');
-      }
-    }
+    room.intake(
+      () => {
+        if (this.rooms.get(room.name) !== room || peer.socket.readyState !== WebSocket.OPEN) return;
+        return room.receive(peer, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      },
+      (err) => {
+        // Only storage may fail a room; anything else is this peer's message and closes only it.
+        if (isStorageFailure(err)) this.failRoom(room, err);
+        else {
+          this.config.logger.warn('message refused', { room: room.name, subject: peer.subject, error: err.message });
+          peer.socket.close(CLOSE.badMessage, 'malformed message');
+        }
+      },
+    );
   }
 
-  /** Storage failed under a room: unload it so its memory never holds what disk does not. */
+  /** Storage failed under a room: unload it so its memory never holds what storage does not. */
   private failRoom(room: Room, err: Error): void {
     if (this.rooms.get(room.name) !== room) return;
-    this.config.logger.error('storage failed, room unloaded', { room: room.name, error: err.message });
+    const unavailable = (err as { code?: string }).code === 'STORAGE_UNAVAILABLE';
+    this.config.logger.error(unavailable ? 'storage unavailable, room unloaded' : 'storage failed, room unloaded', { room: room.name, error: err.message });
     this.rooms.delete(room.name);
+    this.coordination.leave(room.name);
     this.refusedFromClosedRooms += room.refusedWrites;
-    for (const peer of room.peers) peer.socket.close(CLOSE.storageFailed, 'storage failed');
+    for (const peer of room.peers) peer.socket.close(unavailable ? CLOSE.storageUnavailable : CLOSE.storageFailed, unavailable ? 'storage unavailable, retry' : 'storage failed');
     room.destroy();
   }
 
   private disconnect(room: Room, peer: Peer): void {
-    this.release(peer.subject);
+    this.coordination.releaseConnection(peer.subject, peer.connection);
     room.leave(peer);
     this.config.logger.info('disconnected', { room: room.name, subject: peer.subject });
-    if (room.peers.size > 0 || this.rooms.get(room.name) !== room || this.closing) return;
-    this.rooms.delete(room.name);
-    this.refusedFromClosedRooms += room.refusedWrites;
-    try {
-      room.compactIfChanged();
-    } catch (err) {
-      this.config.logger.error('compaction failed', { room: room.name, error: (err as Error).message });
-    }
-    room.destroy();
+    if (room.peers.size === 0) this.unload(room);
   }
 
-  private release(subject: string): void {
-    const count = (this.connectionsBySubject.get(subject) ?? 1) - 1;
-    if (count <= 0) this.connectionsBySubject.delete(subject);
-    else this.connectionsBySubject.set(subject, count);
+  /** The room's last socket left: compact what changed, then free it. */
+  private unload(room: Room): void {
+    if (this.rooms.get(room.name) !== room || this.closing || room.peers.size > 0) return;
+    this.rooms.delete(room.name);
+    this.coordination.leave(room.name);
+    this.refusedFromClosedRooms += room.refusedWrites;
+    room.intake(
+      async () => {
+        await room.compactIfChanged();
+        room.destroy();
+      },
+      (err) => {
+        this.config.logger.error('compaction failed', { room: room.name, error: err.message });
+        room.destroy();
+      },
+    );
+  }
+
+  /** Reads what other instances stored into `room` (a lost message, Redis back after a restart). */
+  private catchUp(room: Room): void {
+    room.intake(
+      () => room.catchUp(),
+      (err) => this.config.logger.warn('reading updates of other instances failed', { room: room.name, error: err.message }),
+    );
+  }
+
+  /** Every second: the revocation list, and (several instances) whether storage holds updates a room here has not seen. */
+  private async poll(): Promise<void> {
+    await this.readRevocations();
+    if (this.store.kind !== 'postgres' || this.rooms.size === 0) return;
+    let heads: Map<string, number>;
+    try {
+      heads = await this.store.heads([...this.rooms.keys()]);
+    } catch (err) {
+      this.config.logger.warn('reading room heads failed', { error: (err as Error).message });
+      return;
+    }
+    for (const [name, head] of heads) {
+      const room = this.rooms.get(name);
+      if (room && head > room.head) this.catchUp(room);
+    }
+  }
+
+  /** Re-reads the revocation list and closes (4403) every open socket whose token it revokes. */
+  private async readRevocations(): Promise<void> {
+    try {
+      this.revoked.update(await this.store.revocations());
+    } catch (err) {
+      // The last list read stays in force.
+      this.config.logger.warn('reading revocations failed', { error: (err as Error).message });
+      return;
+    }
+    for (const room of this.rooms.values()) {
+      for (const peer of room.peers) {
+        if (peer.socket.readyState === WebSocket.OPEN && this.revoked.revokes(peer)) {
+          this.revokedConnections++;
+          this.config.logger.info('token revoked, socket closed', { room: room.name, subject: peer.subject });
+          peer.socket.close(CLOSE.tokenRevoked, 'token revoked');
+        }
+      }
+    }
   }
 
   private ping(): void {
@@ -306,11 +476,14 @@ class RunningRelay implements Relay {
     const log = this.config.logger;
     log.info('stopping');
     clearInterval(this.pinger);
+    clearInterval(this.poller);
     const stopped = new Promise<void>((resolve) => this.http.close(() => resolve()));
-    // Every stored update is already fsynced; compaction makes the next start fast.
+    await Promise.allSettled([...this.opening.values()]);
+    // Every stored update is already durable; compaction makes the next start fast.
     for (const room of this.rooms.values()) {
+      await room.idle();
       try {
-        room.compactIfChanged();
+        await room.compactIfChanged();
       } catch (err) {
         log.error('compaction failed', { room: room.name, error: (err as Error).message });
       }
@@ -333,7 +506,8 @@ class RunningRelay implements Relay {
     this.rooms.clear();
     this.http.closeAllConnections();
     await stopped;
-    this.store.close();
+    await this.coordination.close();
+    await this.store.close();
     log.info('stopped');
   }
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
 import { RelayError } from './errors.ts';
 import { roomNameProblem } from './room-name.ts';
@@ -28,6 +29,10 @@ export interface Grant {
   rooms: ReadonlyMap<string, Access>;
   /** Expiry, in milliseconds since the epoch. */
   expiresAt: number;
+  /** Issue time, in milliseconds since the epoch: revoking a subject revokes its tokens issued up to then. */
+  issuedAt: number;
+  /** The token's id (`jti`), to revoke it alone; tokens issued before revocation existed have none. */
+  tokenId?: string;
 }
 
 /** What {@link issueToken} signs. */
@@ -56,7 +61,7 @@ export function checkSecret(secret: string | undefined): string {
   return secret;
 }
 
-/** Signs an HS256 JWT granting `access` to `rooms` for `ttlSeconds`. Throws INVALID_INPUT on a bad request. */
+/** Signs an HS256 JWT (with a random `jti`, its id for revocation) granting `access` to `rooms` for `ttlSeconds`. Throws INVALID_INPUT on a bad request. */
 export async function issueToken(request: TokenRequest): Promise<string> {
   const secret = checkSecret(request.secret);
   if (request.subject.length === 0 || request.subject.length > 256) {
@@ -74,6 +79,7 @@ export async function issueToken(request: TokenRequest): Promise<string> {
   const iat = Math.floor((request.now ?? Date.now()) / 1000);
   return new SignJWT({ rooms: Object.fromEntries(request.rooms.map((room) => [room, access])) })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setJti(randomBytes(16).toString('base64url'))
     .setIssuer(ISSUER)
     .setAudience(AUDIENCE)
     .setSubject(request.subject)
@@ -132,5 +138,7 @@ export async function verifyToken(token: string, secret: string, now: number = D
   if (rooms.size === 0 || typeof payload.sub !== 'string' || payload.sub === '' || payload.exp === undefined) {
     throw new TokenRefused('invalid', 'The token grants no room.');
   }
-  return { subject: payload.sub, rooms, expiresAt: payload.exp * 1000 };
+  const grant: Grant = { subject: payload.sub, rooms, expiresAt: payload.exp * 1000, issuedAt: iat * 1000 };
+  if (typeof payload.jti === 'string' && payload.jti !== '') grant.tokenId = payload.jti;
+  return grant;
 }

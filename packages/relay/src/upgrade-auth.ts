@@ -8,6 +8,8 @@ export interface Admission {
   room: string;
   access: Access;
   expiresAt: number;
+  issuedAt: number;
+  tokenId?: string;
 }
 
 /** An upgrade to refuse with this HTTP status and reason. */
@@ -57,5 +59,7 @@ export async function admit(request: IncomingMessage, secret: string, now: numbe
   if ('problem' in parsed) return { status: 400, reason: `bad room path: ${parsed.problem}` };
   const access = grant.rooms.get(parsed.room);
   if (access === undefined) return { status: 403, reason: 'token does not grant this room' };
-  return { subject: grant.subject, room: parsed.room, access, expiresAt: grant.expiresAt };
+  const admission: Admission = { subject: grant.subject, room: parsed.room, access, expiresAt: grant.expiresAt, issuedAt: grant.issuedAt };
+  if (grant.tokenId !== undefined) admission.tokenId = grant.tokenId;
+  return admission;
 }

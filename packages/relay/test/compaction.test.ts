@@ -28,7 +28,7 @@ describe('compaction', () => {
     // Until compaction, the stored update that carried it is still on disk.
     expect(directoryContains(relay.dataDir, secret)).toBe(true);
 
-    relay.compact(ROOM);
+    await relay.compact(ROOM);
     expect(directoryContains(relay.dataDir, secret)).toBe(false);
     const fresh = client(relay.url, ROOM, rw);
     await synced(fresh.provider);

@@ -25,9 +25,9 @@ export async function cleanup(): Promise<void> {
   for (const dir of created.splice(0)) rmSync(dir, { recursive: true, force: true });
 }
 
-/** Starts an in-process relay on an ephemeral port with a fresh data directory, logging nothing. */
+/** Starts an in-process relay on an ephemeral port with a fresh data directory (unless on PostgreSQL), logging nothing. */
 export async function testRelay(options: Partial<RelayOptions> = {}): Promise<Relay & { dataDir: string }> {
-  const dataDir = options.dataDir ?? tempDir();
+  const dataDir = options.dataDir ?? (options.postgresUrl ? '' : tempDir());
   const relay = await startRelay({ secret: SECRET, dataDir, logLevel: 'silent', ...options });
   closers.push(() => relay.close());
   return Object.assign(relay, { dataDir });
@@ -45,9 +45,8 @@ export function token(rooms: string[], options: { access?: Access; subject?: str
   });
 }
 
-/** A y-websocket client (the standard provider, Node `ws`) on its own Y.Doc, not yet synced. */
-export function client(url: string, room: string, authToken: string): { doc: Y.Doc; provider: WebsocketProvider } {
-  const doc = new Y.Doc();
+/** A y-websocket client (the standard provider, Node `ws`) on its own Y.Doc (or `doc`), not yet synced. */
+export function client(url: string, room: string, authToken: string, doc: Y.Doc = new Y.Doc()): { doc: Y.Doc; provider: WebsocketProvider } {
   const provider = new WebsocketProvider(url, encodeURIComponent(room), doc, {
     WebSocketPolyfill: WebSocket as unknown as typeof globalThis.WebSocket,
     params: { token: authToken },

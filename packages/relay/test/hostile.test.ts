@@ -113,7 +113,7 @@ describe('updates whose dependencies never arrive', () => {
     await synced(late.provider);
     expect(late.doc.getMap('records').toJSON()).toEqual({ real: 'a real record' });
     expect(late.doc.store.pendingStructs).toBeNull();
-    relay.compact(ROOM);
+    await relay.compact(ROOM);
     expect(directoryContains(relay.dataDir, marker)).toBe(false);
     // The room goes on.
     writer.doc.getMap('records').set('after', 1);

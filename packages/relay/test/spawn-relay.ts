@@ -36,8 +36,8 @@ export async function runRelay(args: readonly string[], env: NodeJS.ProcessEnv =
 }
 
 /** Starts a serving relay in `dataDir` on `port` (0: a free one); resolves once it printed its URL. */
-export async function serveRelay(dataDir: string, extra: readonly string[] = [], port = 0): Promise<RelayProcess & { url: string; port: number }> {
-  const relay = spawnRelay(['--port', String(port), '--data-dir', dataDir, ...extra]);
+export async function serveRelay(dataDir: string, extra: readonly string[] = [], port = 0, env: NodeJS.ProcessEnv = {}): Promise<RelayProcess & { url: string; port: number }> {
+  const relay = spawnRelay(['--port', String(port), '--data-dir', dataDir, ...extra], env);
   const deadline = Date.now() + 20_000;
   for (;;) {
     const url = /^(ws:\/\/\S+:(\d+))\n/.exec(relay.stdout());

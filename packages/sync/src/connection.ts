@@ -6,6 +6,8 @@ import type { PeerState } from './peers.ts';
 
 /** The relay closes a socket whose token expired with this code. */
 const TOKEN_EXPIRED = 4401;
+/** The relay closes a socket whose token (its id or its subject) was revoked; no reconnect (4400-4499). */
+const TOKEN_REVOKED = 4403;
 /** A message over the relay's `maxMessageBytes` (sent by `ws`). */
 const MESSAGE_TOO_BIG = 1009;
 /** An update that would make the stored document larger than the relay's `maxDocumentBytes`; no reconnect (4400-4499). */
@@ -26,7 +28,7 @@ export interface ConnectionEvents {
   status(status: string): void;
   /** The first exchange with the relay after a (re)connect is done. */
   synced(): void;
-  /** The relay refused the token, or it expired: the share cannot go on. */
+  /** The relay refused the token, or it expired or was revoked: the share cannot go on. */
   refused(err: ZeromemError): void;
   /** The first {@link GIVE_UP_AFTER} connects all failed (UNAUTHORIZED); the provider keeps trying. */
   unreachable(err: ZeromemError): void;
@@ -73,6 +75,7 @@ export function connectRoom(doc: Y.Doc, room: string, opts: ShareOptions, me: Pe
       );
     }
     if (event?.code === TOKEN_EXPIRED) events.refused(new ZeromemError('UNAUTHORIZED', 'The relay closed the connection: the token expired. Share again with a new token.'));
+    if (event?.code === TOKEN_REVOKED) events.refused(new ZeromemError('UNAUTHORIZED', 'The relay closed the connection: the token was revoked. Share again with a new token.'));
     if (event?.code === MESSAGE_TOO_BIG) {
       events.tooLarge(new ZeromemError('QUOTA_EXCEEDED', `The relay closed the connection to ${room}: a message was larger than its maxMessageBytes. Raise the relay's limit.`));
     }

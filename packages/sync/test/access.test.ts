@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DATABASE_FILE, issueToken, verifyToken } from '@zeromem/relay';
 import { namespaceKey, type ZeromemError } from '@zeromem/core';
 import { peers } from '../src/index.ts';
+import { runRelay } from '../../relay/test/spawn-relay.ts';
 import { SECRET, cleanup, device, records, tempDir, testRelay, token, until } from './helpers.ts';
 
 const SHARED = { userId: 'alice', scope: 'team' };
@@ -84,6 +85,21 @@ describe('tokens and read-only replicas', () => {
     const renewed = await phone.share(SHARED, { url: relay.url, token: await token([ROOM], 'read-write', 'phone') });
     await renewed.synced;
     await until(async () => (await reader.memory.get(SHARED, late.id)) !== undefined, 'the write to arrive with the new token');
+  });
+
+  it('a token revoked while open stops the share with UNAUTHORIZED once; a new token for another subject shares again', { timeout: 90_000 }, async () => {
+    const relay = await testRelay();
+    const phone = await device('phone');
+    const share = await phone.share(SHARED, { url: relay.url, token: await token([ROOM], 'read-write', 'stolen-phone') });
+    await share.synced;
+    expect(await runRelay(['revoke', '--subject', 'stolen-phone', '--data-dir', relay.dataDir])).toMatchObject({ code: 0 });
+    await until(() => share.status === 'failed', 'the share to fail when its token is revoked', 40_000);
+    expect(share.error?.code).toBe('UNAUTHORIZED');
+    expect(share.error?.message).toMatch(/revoked/);
+    expect(phone.errors.map((e) => e.code)).toEqual(['UNAUTHORIZED']);
+    await share.close();
+    const renewed = await phone.share(SHARED, { url: relay.url, token: await token([ROOM], 'read-write', 'new-phone') });
+    await renewed.synced;
   });
 
   it('refuses readOnly: false with a token that only grants reading (the relay would drop every write)', async () => {

@@ -1,0 +1,184 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+
+/**
+ * Throwaway Redis and PostgreSQL servers for tests: real Debian binaries (`.ci/run` installs
+ * `redis-server` and `postgresql`), each on a free loopback port with its own temporary
+ * directory, stopped and removed by `stop()`. PostgreSQL refuses to run as root: as root the
+ * server runs as the `postgres` user the Debian package creates (or `nobody`).
+ */
+
+const PG_BIN = process.env.ZEROMEM_PG_BIN ?? findPgBin();
+
+function findPgBin(): string {
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
+  return join(root, versions[0] ?? '15', 'bin');
+}
+
+/** A free loopback TCP port (free when asked; tests retry a start that lost it). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitFor(check: () => Promise<boolean>, what: string, child: ChildProcess, output: () => string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`${what} exited: ${output()}`);
+    if (await check().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`${what} did not start: ${output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/** A running throwaway Redis. */
+export interface TestRedis {
+  url: string;
+  port: number;
+  /** Kills it (SIGKILL: every key is lost, as nothing is persisted) and starts a fresh one on the same port. */
+  restart(): Promise<void>;
+  /** Kills it for good. */
+  kill(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export async function startRedis(): Promise<TestRedis> {
+  const dir = mkdtempSync(join(tmpdir(), 'zeromem-redis-'));
+  const port = await freePort();
+  let child: ChildProcess;
+  let output = '';
+  const launch = async (): Promise<void> => {
+    output = '';
+    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await waitFor(async () => output.includes('Ready to accept connections'), 'redis-server', child, () => output);
+  };
+  await launch();
+  const kill = async (): Promise<void> => {
+    child.kill('SIGKILL');
+    await exited(child);
+  };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    async restart() {
+      await kill();
+      await launch();
+    },
+    kill,
+    async stop() {
+      await kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A running throwaway PostgreSQL. */
+export interface TestPostgres {
+  url: string;
+  /** Its data directory (to grep for bytes that must be gone). */
+  dataDir: string;
+  /** Stops it (fast shutdown: connections are cut). */
+  halt(): Promise<void>;
+  /** Starts it again on the same port and directory. */
+  resume(): Promise<void>;
+  /** Creates a fresh database; resolves with its URL. */
+  database(): Promise<string>;
+  /** Runs one SQL statement as the superuser (in `database`, default `postgres`). */
+  sql<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], database?: string): Promise<R[]>;
+  stop(): Promise<void>;
+}
+
+/** The user PostgreSQL runs as: the caller, or (as root, which it refuses) `postgres` or `nobody`. */
+function serverUser(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  for (const name of ['postgres', 'nobody']) {
+    try {
+      const uid = Number(execFileSync('id', ['-u', name]).toString().trim());
+      const gid = Number(execFileSync('id', ['-g', name]).toString().trim());
+      return { uid, gid };
+    } catch {
+      // try the next
+    }
+  }
+  throw new Error('running as root and neither a postgres nor a nobody user exists to run PostgreSQL as');
+}
+
+export async function startPostgres(): Promise<TestPostgres> {
+  const root = mkdtempSync(join(tmpdir(), 'zeromem-pg-'));
+  const dataDir = join(root, 'data');
+  const user = serverUser();
+  if (user) chownSync(root, user.uid, user.gid);
+  const as = user ? { uid: user.uid, gid: user.gid } : {};
+  execFileSync(join(PG_BIN, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions'], { ...as, stdio: 'pipe', cwd: root });
+  const port = await freePort();
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+  let child: ChildProcess;
+  let output = '';
+  let databases = 0;
+  const ping = async (): Promise<boolean> => {
+    const client = new pg.Client({ connectionString: url });
+    client.on('error', () => {});
+    try {
+      await client.connect();
+      await client.query('SELECT 1');
+      return true;
+    } finally {
+      await client.end().catch(() => {});
+    }
+  };
+  const launch = async (): Promise<void> => {
+    output = '';
+    child = spawn(join(PG_BIN, 'postgres'), ['-D', dataDir, '-p', String(port), '-h', '127.0.0.1', '-k', root, '-c', 'fsync=on', '-c', 'max_connections=200'], { ...as, cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    await waitFor(ping, 'postgres', child, () => output);
+  };
+  await launch();
+  const halt = async (): Promise<void> => {
+    child.kill('SIGINT');
+    await exited(child);
+  };
+  const sql = async <R extends pg.QueryResultRow>(text: string, values?: unknown[], database?: string): Promise<R[]> => {
+    const client = new pg.Client({ connectionString: database ?? url });
+    await client.connect();
+    try {
+      return (await client.query<R>(text, values)).rows;
+    } finally {
+      await client.end();
+    }
+  };
+  const database = async (): Promise<string> => {
+    const name = `test_${++databases}`;
+    await sql(`CREATE DATABASE ${name}`);
+    return url.replace(/\/postgres$/, `/${name}`);
+  };
+  return {
+    url,
+    dataDir,
+    halt,
+    resume: launch,
+    database,
+    sql,
+    async stop() {
+      await halt();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
