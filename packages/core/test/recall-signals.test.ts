@@ -37,6 +37,33 @@ describe('recall signals', () => {
     await memory.close();
   });
 
+  it('finds Simplified memories from a Traditional question and reads its focus word (用戶喜歡哪家快遞)', async () => {
+    const { memory } = await openTestMemory();
+    await memory.rememberMany([
+      { namespace: ns, id: 'courier', content: '用户偏好圆通快递' },
+      { namespace: ns, id: 'style', content: '用户喜欢简洁的回复' },
+      { namespace: ns, id: 'other', content: '今天天气很好' },
+    ]);
+    const result = await memory.recall(ns, '用戶喜歡哪家快遞', { trackAccess: false });
+    expect(result.hits.map((hit) => hit.id)).toEqual(['courier', 'style']);
+    expect(result.signals.focus).toEqual(['快递']);
+    expect(result.hits[0]!.explain.focus).toBeCloseTo(1.25, 12);
+    const back = await memory.recall(ns, '簡潔', { trackAccess: false });
+    expect(back.hits.map((hit) => hit.id)).toEqual(['style']);
+    await memory.close();
+  });
+
+  it('finds Traditional memories from a Simplified question', async () => {
+    const { memory } = await openTestMemory();
+    await memory.rememberMany([
+      { namespace: ns, id: 'tw', content: '我住在臺灣，喜歡衛生的環境' },
+      { namespace: ns, id: 'other', content: '用户喜欢简洁的回复' },
+    ]);
+    const result = await memory.recall(ns, '台湾', { trackAccess: false });
+    expect(result.hits.map((hit) => hit.id)).toEqual(['tw']);
+    await memory.close();
+  });
+
   it('prefers memories made at the time the query names ("two months ago", 三天前), relative to `now`', async () => {
     const { memory, clock } = await openTestMemory();
     const now = clock.now();

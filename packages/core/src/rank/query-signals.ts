@@ -1,4 +1,5 @@
 import type { MemoryRecord } from '../model/types.ts';
+import { foldHan } from '../index/fold-han.ts';
 import { questionFocus } from './question-focus.ts';
 import type { RankingWeights } from './ranking.ts';
 import { timeCloseness, timeWindows, type TimeWindow } from './time-expressions.ts';
@@ -46,7 +47,7 @@ export function signalFactors(record: MemoryRecord, signals: QuerySignals, now: 
   const time = signals.timeWindows.length ? 1 + weights.time * timeCloseness(record.createdAt, signals.timeWindows, now) : 1;
   let focus = 1;
   if (signals.focus.length) {
-    const content = record.content.normalize('NFKC').toLowerCase();
+    const content = foldHan(record.content.normalize('NFKC').toLowerCase()); // focus words are Simplified
     const found = signals.focus.filter((word) => containsWord(content, word)).length;
     focus = 1 + (weights.focus * found) / signals.focus.length;
   }

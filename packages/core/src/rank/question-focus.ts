@@ -1,3 +1,4 @@
+import { foldHan } from '../index/fold-han.ts';
 import { CHINESE_STOPWORDS, ENGLISH_STOPWORDS } from '../index/stopwords.ts';
 
 /** "which", "what" and the words that may stand between it and what is asked about. */
@@ -13,7 +14,8 @@ let segmenter: Intl.Segmenter | undefined;
  * The words a question asks about ("which courier", "what kitchen appliance", 哪家快递):
  * a memory that answers it names that kind of thing, so these words deserve more weight
  * than the rest of the question ("like", 喜欢). English: up to three words after
- * which/what before the first function word; Chinese: the segmenter word after 哪/什么.
+ * which/what before the first function word; Chinese: the segmenter word after 哪/什么,
+ * in Simplified characters (a Traditional question is folded first).
  */
 export function questionFocus(query: string): string[] {
   const focus: string[] = [];
@@ -28,8 +30,9 @@ export function questionFocus(query: string): string[] {
   }
   if (HAN.test(query)) {
     segmenter ??= new Intl.Segmenter('zh', { granularity: 'word' });
-    for (const match of query.matchAll(ZH_WH)) {
-      const rest = query.slice(match.index + match[0].length);
+    const simplified = foldHan(query); // 哪家快遞 asks about 快递, as the index spells it
+    for (const match of simplified.matchAll(ZH_WH)) {
+      const rest = simplified.slice(match.index + match[0].length);
       for (const segment of segmenter.segment(rest)) {
         if (!segment.isWordLike) break;
         if (CHINESE_STOPWORDS.has(segment.segment)) continue;
