@@ -1,18 +1,10 @@
 import { type Server, type Socket, createServer, connect } from 'node:net';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
+import { afterEach, describe, it } from 'vitest';
 import { cleanup, client, synced, testRelay, token, until } from './helpers.ts';
-import { type TestPostgres, type TestRedis, startPostgres, startRedis } from './services.ts';
+import { useRedisAndPostgres } from './services.ts';
 
-let redis: TestRedis;
-let postgres: TestPostgres;
-
-beforeAll(async () => {
-  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([redis?.stop(), postgres?.stop()]);
-});
+const services = useRedisAndPostgres();
 afterEach(cleanup);
 
 /** A TCP proxy to `port` that can hold back what the server answers (its requests still go through). */
@@ -53,13 +45,13 @@ describe('fan-out between instances', () => {
   // n+1 must be applied and forwarded to B's sockets, not counted as held by B.
   it("delivers another instance's update that arrived while this instance's own append was unanswered", async () => {
     const room = 'u=alice;s=fanout-race';
-    const postgresUrl = await postgres.database();
+    const postgresUrl = await services.postgres.database();
     const proxy = await holdingProxy(Number(new URL(postgresUrl).port));
     const viaProxy = new URL(postgresUrl);
     viaProxy.port = String(proxy.port);
-    const a = await testRelay({ postgresUrl, redisUrl: redis.url, compactEvery: 1_000_000 });
-    const b = await testRelay({ postgresUrl: viaProxy.toString(), redisUrl: redis.url, compactEvery: 1_000_000 });
-    const listener = new Redis(redis.url);
+    const a = await testRelay({ postgresUrl, redisUrl: services.redis.url, compactEvery: 1_000_000 });
+    const b = await testRelay({ postgresUrl: viaProxy.toString(), redisUrl: services.redis.url, compactEvery: 1_000_000 });
+    const listener = new Redis(services.redis.url);
     // Updates' messages start with kind 1 (awareness ones with 3).
     let onPublished: (() => void) | undefined;
     listener.on('messageBuffer', (_channel: Buffer, message: Buffer) => message[0] === 1 && onPublished?.());
@@ -71,7 +63,7 @@ describe('fan-out between instances', () => {
       await Promise.all([synced(onA.provider), synced(onB.provider)]);
       onA.doc.getMap('records').set('r0', 'warm-up');
       await until(() => onB.doc.getMap('records').get('r0') === 'warm-up', 'the warm-up write to cross');
-      const head = async (): Promise<number> => Number((await postgres.sql<{ head: string }>('SELECT head FROM zeromem_rooms WHERE room = $1', [room], postgresUrl))[0]?.head ?? 0);
+      const head = async (): Promise<number> => Number((await services.postgres.sql<{ head: string }>('SELECT head FROM zeromem_rooms WHERE room = $1', [room], postgresUrl))[0]?.head ?? 0);
       const before = await head();
 
       proxy.hold();

@@ -1,7 +1,8 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { cleanup, client, synced, tempDir, token, until } from './helpers.ts';
-import { type TestPostgres, type TestRedis, startPostgres, startRedis } from './services.ts';
+import { prng } from '../../../test/bench/prng.ts';
+import { useRedisAndPostgres } from './services.ts';
 import { type RelayProcess, serveRelay } from './spawn-relay.ts';
 
 /**
@@ -17,35 +18,15 @@ import { type RelayProcess, serveRelay } from './spawn-relay.ts';
 const ROOM = 'u=alice;s=faults';
 const RUNS = Number(process.env.FAULT_RUNS ?? 3);
 
-let redis: TestRedis;
-let postgres: TestPostgres;
-
-beforeAll(async () => {
-  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([redis?.stop(), postgres?.stop()]);
-});
+const services = useRedisAndPostgres();
 afterEach(cleanup);
-
-/** A small seeded PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 type Instance = RelayProcess & { url: string; port: number };
 
 async function instance(postgresUrl: string): Promise<Instance> {
-  return serveRelay(tempDir(), ['--log-level', 'warn', '--compact-every', '7', '--postgres-url', postgresUrl, '--redis-url', redis.url]);
+  return serveRelay(tempDir(), ['--log-level', 'warn', '--compact-every', '7', '--postgres-url', postgresUrl, '--redis-url', services.redis.url]);
 }
 
 /** The document a fresh client gets from `url`: its full state as one update, and its snapshot. */
@@ -68,7 +49,7 @@ function holds(doc: Y.Doc, update: Uint8Array): boolean {
 
 async function run(seed: number): Promise<void> {
   const random = prng(seed);
-  const postgresUrl = await postgres.database();
+  const postgresUrl = await services.postgres.database();
   const instances = await Promise.all([instance(postgresUrl), instance(postgresUrl), instance(postgresUrl)]);
   const rw = await Promise.all([0, 1, 2].map((i) => token([ROOM], { subject: `replica-${i}` })));
   const probeToken = await token([ROOM], { subject: 'probe' });
@@ -125,16 +106,16 @@ async function run(seed: number): Promise<void> {
     await probeLive();
 
     // 2. Redis is killed and restarts empty.
-    await redis.restart();
+    await services.redis.restart();
     await sleep(500 + random() * 500);
     await probeLive();
     const others = [0, 1, 2].filter((i) => live[i]);
     await ephemeral(instances[others[0]!]!.url, instances[others[1]!]!.url);
 
     // 3. PostgreSQL is unavailable for a moment.
-    await postgres.halt();
+    await services.postgres.halt();
     await sleep(300 + random() * 700);
-    await postgres.resume();
+    await services.postgres.resume();
     await sleep(300 + random() * 500);
     await probeLive();
     await ephemeral(instances[others[1]!]!.url, instances[others[0]!]!.url);

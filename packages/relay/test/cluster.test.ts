@@ -1,25 +1,17 @@
-import { afterAll, beforeAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { CLOSE } from '../src/index.ts';
 import { cleanup, client, closeCode, directoryContains, rawConnect, synced, tempDir, testRelay, token, until } from './helpers.ts';
-import { type TestPostgres, type TestRedis, startPostgres, startRedis } from './services.ts';
+import { useRedisAndPostgres } from './services.ts';
 import { runRelay, serveRelay } from './spawn-relay.ts';
 
-let redis: TestRedis;
-let postgres: TestPostgres;
-
-beforeAll(async () => {
-  [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
-}, 60_000);
-afterAll(async () => {
-  await Promise.all([redis?.stop(), postgres?.stop()]);
-});
+const services = useRedisAndPostgres();
 afterEach(cleanup);
 
 /** Two instances on one fresh database and the shared Redis. */
 async function pair(options: Parameters<typeof testRelay>[0] = {}) {
-  const postgresUrl = await postgres.database();
-  const shared = { postgresUrl, redisUrl: redis.url, ...options };
+  const postgresUrl = await services.postgres.database();
+  const shared = { postgresUrl, redisUrl: services.redis.url, ...options };
   const [a, b] = await Promise.all([testRelay(shared), testRelay(shared)]);
   return { a: a!, b: b!, postgresUrl };
 }
@@ -57,7 +49,7 @@ describe('several instances on PostgreSQL and Redis', () => {
     await until(() => !seenOnB(), 'awareness to leave with its socket');
     onB.provider.destroy();
     await Promise.all([a.close(), b.close()]);
-    const c = await testRelay({ postgresUrl, redisUrl: redis.url });
+    const c = await testRelay({ postgresUrl, redisUrl: services.redis.url });
     const fresh = client(c.url, room, rw);
     await synced(fresh.provider);
     expect(fresh.doc.getMap('records').toJSON()).toEqual({ r1: 'from a', r2: 'from b', r4: 'after' });
@@ -76,20 +68,20 @@ describe('several instances on PostgreSQL and Redis', () => {
     records.set('r2', { content: 'likes green tea' });
     await until(() => reader.doc.getMap('records').has('r2'), 'the writes to cross instances');
     const stored = async (): Promise<boolean> =>
-      (await postgres.sql<{ n: string }>('SELECT count(*) AS n FROM zeromem_updates WHERE position($1::bytea in data) > 0', [Buffer.from(secret)], postgresUrl))[0]!.n !== '0';
+      (await services.postgres.sql<{ n: string }>('SELECT count(*) AS n FROM zeromem_updates WHERE position($1::bytea in data) > 0', [Buffer.from(secret)], postgresUrl))[0]!.n !== '0';
     expect(await stored()).toBe(true);
-    await postgres.sql('CHECKPOINT');
-    expect(directoryContains(`${postgres.dataDir}/base`, secret)).toBe(true);
+    await services.postgres.sql('CHECKPOINT');
+    expect(directoryContains(`${services.postgres.dataDir}/base`, secret)).toBe(true);
 
     records.delete('r1');
     await until(() => !reader.doc.getMap('records').has('r1'), 'the forget to cross instances');
     expect(await stored()).toBe(true);
     await b.compact(room);
     expect(await stored()).toBe(false);
-    expect(await postgres.sql('SELECT seq FROM zeromem_updates', [], postgresUrl)).toHaveLength(1);
-    await postgres.sql('VACUUM FULL zeromem_updates', [], postgresUrl);
-    await postgres.sql('CHECKPOINT');
-    expect(directoryContains(`${postgres.dataDir}/base`, secret)).toBe(false);
+    expect(await services.postgres.sql('SELECT seq FROM zeromem_updates', [], postgresUrl)).toHaveLength(1);
+    await services.postgres.sql('VACUUM FULL zeromem_updates', [], postgresUrl);
+    await services.postgres.sql('CHECKPOINT');
+    expect(directoryContains(`${services.postgres.dataDir}/base`, secret)).toBe(false);
     // Both instances still serve the room, and keep forwarding.
     const fresh = client(a.url, room, rw);
     await synced(fresh.provider);
@@ -132,7 +124,7 @@ describe('several instances on PostgreSQL and Redis', () => {
     if (onA.kind !== 'open' || onB.kind !== 'open' || keeps.kind !== 'open') throw new Error('sockets did not open');
     // The revoke command is a process of its own: under load it may take a while to start.
     const closes = Promise.all([closeCode(onA.socket, 90_000), closeCode(onB.socket, 90_000)]);
-    const revoked = await runRelay(['revoke', '--token', stolen, '--postgres-url', postgresUrl, '--redis-url', redis.url]);
+    const revoked = await runRelay(['revoke', '--token', stolen, '--postgres-url', postgresUrl, '--redis-url', services.redis.url]);
     expect(revoked).toMatchObject({ code: 0 });
     expect(revoked.stdout).toContain('revoked token id');
     expect(await closes).toEqual([CLOSE.tokenRevoked, CLOSE.tokenRevoked]);
@@ -162,14 +154,14 @@ describe('several instances on PostgreSQL and Redis', () => {
     await until(() => reader.doc.getMap('records').get('before') === 1 && neighbour.doc.getMap('records').get('before') === 1, 'a write to be forwarded');
     const codes: number[] = [];
     writer.provider.on('connection-close', (event: { code: number } | null) => event && codes.push(event.code));
-    await postgres.halt();
+    await services.postgres.halt();
     try {
       writer.doc.getMap('records').set('during', 2);
       await until(() => codes.includes(CLOSE.storageUnavailable), 'the writer to be closed with 4503', 15_000);
       expect(reader.doc.getMap('records').get('during')).toBeUndefined();
       expect(neighbour.doc.getMap('records').get('during')).toBeUndefined();
     } finally {
-      await postgres.resume();
+      await services.postgres.resume();
     }
     await until(() => reader.doc.getMap('records').get('during') === 2 && neighbour.doc.getMap('records').get('during') === 2, 'the write to be stored and forwarded once PostgreSQL is back', 30_000);
   });
@@ -177,8 +169,8 @@ describe('several instances on PostgreSQL and Redis', () => {
 
 describe('the command line with PostgreSQL and Redis', () => {
   it('serves with ZEROMEM_RELAY_POSTGRES_URL and ZEROMEM_RELAY_REDIS_URL, refuses one without the other (exit 2) and unreachable storage (exit 1)', async () => {
-    const postgresUrl = await postgres.database();
-    const served = await serveRelay(tempDir(), ['--quiet'], 0, { ZEROMEM_RELAY_POSTGRES_URL: postgresUrl, ZEROMEM_RELAY_REDIS_URL: redis.url });
+    const postgresUrl = await services.postgres.database();
+    const served = await serveRelay(tempDir(), ['--quiet'], 0, { ZEROMEM_RELAY_POSTGRES_URL: postgresUrl, ZEROMEM_RELAY_REDIS_URL: services.redis.url });
     try {
       const health = (await (await fetch(`http://127.0.0.1:${served.port}/healthz`)).json()) as { storage: string };
       expect(health.storage).toBe('postgres');
@@ -186,10 +178,10 @@ describe('the command line with PostgreSQL and Redis', () => {
       served.child.kill('SIGTERM');
       expect(await served.exited).toBe(0);
     }
-    const alone = await runRelay(['--port', '0', '--redis-url', redis.url]);
+    const alone = await runRelay(['--port', '0', '--redis-url', services.redis.url]);
     expect(alone.code).toBe(2);
     expect(alone.stderr).toContain('--postgres-url');
-    const unreachable = await runRelay(['--port', '0', '--postgres-url', 'postgres://postgres@127.0.0.1:1/none', '--redis-url', redis.url]);
+    const unreachable = await runRelay(['--port', '0', '--postgres-url', 'postgres://postgres@127.0.0.1:1/none', '--redis-url', services.redis.url]);
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toContain('PostgreSQL');
   }, 120_000);
@@ -214,8 +206,8 @@ describe('revocation on a single SQLite relay', () => {
 describe('a killed instance', () => {
   it('leaves nothing stuck: its sockets stop counting for their subject within the connection expiry (30 s)', async () => {
     const room = 'u=alice;s=cluster-expiry';
-    const postgresUrl = await postgres.database();
-    const flags = ['--quiet', '--max-connections-per-subject', '1', '--postgres-url', postgresUrl, '--redis-url', redis.url];
+    const postgresUrl = await services.postgres.database();
+    const flags = ['--quiet', '--max-connections-per-subject', '1', '--postgres-url', postgresUrl, '--redis-url', services.redis.url];
     const [doomed, survivor] = await Promise.all([serveRelay(tempDir(), flags), serveRelay(tempDir(), flags)]);
     try {
       const path = `/${encodeURIComponent(room)}?token=${await token([room], { subject: 'single-seat' })}`;

@@ -4,6 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 
 /**
  * Throwaway Redis and PostgreSQL servers for tests: real Debian binaries (`.ci/run` installs
@@ -179,6 +180,31 @@ export async function startPostgres(): Promise<TestPostgres> {
     async stop() {
       await halt();
       rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * One Redis and one PostgreSQL for a whole test file: started in `beforeAll`, stopped in
+ * `afterAll`; read them from the answer once the file's tests run.
+ */
+export function useRedisAndPostgres(): { readonly redis: TestRedis; readonly postgres: TestPostgres } {
+  let redis: TestRedis | undefined;
+  let postgres: TestPostgres | undefined;
+  beforeAll(async () => {
+    [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all([redis?.stop(), postgres?.stop()]);
+  });
+  return {
+    get redis() {
+      if (!redis) throw new Error('Redis is not started yet: read it inside a test');
+      return redis;
+    },
+    get postgres() {
+      if (!postgres) throw new Error('PostgreSQL is not started yet: read it inside a test');
+      return postgres;
     },
   };
 }
