@@ -26,10 +26,11 @@ const MAX_WRITES_IN_FLIGHT = 2;
  * head once that write is durable, so nothing is delivered before it is stored.
  *
  * A room is in one write at a time; its next append waits for that write to end, so a
- * room's updates are stored in the order appended. When storage refuses a write (STORAGE_FAILED: it rolled
- * back), each of its rooms is stored again alone, so one room's bad row fails only that
- * room; when storage cannot be reached (STORAGE_UNAVAILABLE) every append of the write
- * fails with it, as it would alone.
+ * room's updates are stored in the order appended. When storage refuses a write
+ * (STORAGE_FAILED: it rolled back), each of its rooms is stored again alone, so one room's
+ * bad row fails only that room; when storage cannot be reached (STORAGE_UNAVAILABLE) every
+ * append of the write fails with it, as it would alone. The price: a write waiting for one
+ * room's row lock (another instance compacting that room) holds the rooms stored with it.
  */
 export class SharedCommit {
   private waiting: Waiting[] = [];
