@@ -1,7 +1,5 @@
-import * as chrono from 'chrono-node';
-import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { mayNameATime, timeCloseness, timeWindows } from '../src/rank/time-expressions.ts';
+import { timeCloseness, timeWindows } from '../src/rank/time-expressions.ts';
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2023, 3, 22, 8, 1); // Saturday 2023-04-22, 08:01 UTC
@@ -58,41 +56,5 @@ describe('time expressions in a query', () => {
     const far = read('two months ago');
     expect(timeCloseness((far[0]!.from - 5 * DAY), far, NOW)).toBeGreaterThan(dayOff);
     expect(timeCloseness(NOW, [], NOW)).toBe(0);
-  });
-});
-
-describe('the English time-word gate', () => {
-  // Words near the times chrono reads, and the glue of its patterns: the gate may let
-  // through text without a time, never hold back text chrono would read a time in.
-  const words = [
-    'the', 'a', 'an', 'few', 'couple', 'of', 'last', 'next', 'this', 'past', 'after', 'ago', 'later', 'before', 'earlier',
-    'within', 'in', 'from', 'end', 'on', 'at', 'by', 'one', 'two', 'twelve', 'first', 'third', 'half', 'several', 'weekend',
-    'fortnight', 'decade', 'summer', 'christmas', 'birthday', 'tues', 'noonday', 'mayor', 'marching', 'august', 'sunny',
-    'mondays', 'ages', 'recently', 'soon', 'lately', 'early', 'late', 'am', 'pm', 'a.m.', 'o’clock', 'overnight', 'midweek',
-    'weekday', 'weekdays', 'dawn', 'tonite', 'eve', 'xmas', 'courier', 'buy', 'did', 'I', 'my', 's', 'm', 'h', 'd', 'w', 'y', 'mo', 'hrs', ',', '.', '-', '+', '/', '(', '（', ':',
-  ];
-  it('holds back only text in which chrono finds no time (seeded)', () => {
-    const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
-    console.log(`fast-check seed ${seed}`);
-    const ref = new Date(NOW);
-    let heldBack = 0;
-    fc.assert(
-      fc.property(fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 6 }), fc.constantFrom(' ', '', '  '), (parts, glue) => {
-        const text = parts.join(glue);
-        if (mayNameATime(text)) return;
-        heldBack++;
-        expect(chrono.en.parse(text, ref)).toEqual([]);
-      }),
-      { seed, numRuns: 3000 },
-    );
-    expect(heldBack).toBeGreaterThan(100); // the property was exercised
-  });
-
-  it('lets through every time the other tests read, and holds back a question without one', () => {
-    for (const text of ['last Saturday', '10 days ago', 'past three months', 'in March', 'the concert in May', 'a week later', 'tonight', 'end of the month', 'Sun.', 'two hrs ago']) {
-      expect(mayNameATime(text)).toBe(true);
-    }
-    expect(mayNameATime('Which courier do I like?')).toBe(false);
-    expect(timeWindows('Which courier do I like?', NOW)).toEqual([]);
   });
 });
