@@ -7,8 +7,12 @@
  *   RECALL_PROFILE=/tmp/recall.cpuprofile npx tsx --conditions=development test/bench/recall-p50.ts   # + a CPU profile of the timed rounds only
  *
  * The same data as recall-speed.ts (recall-data.ts, same seed per N), 200 queries per
- * round after warm-up, k = 10, `trackAccess: false`. Prints one JSON line: the p50 of each
- * round, their median, and the load average before and after.
+ * round after warm-up, k = 10, `trackAccess: false`. Prints one JSON line: the wall and
+ * CPU p50 of each round, their medians, and the load average before and after.
+ *
+ * A/B on a shared machine: start one process in each checkout at once with the same
+ * RECALL_TURNS=/tmp/turns and RECALL_SIDE=a or b; both build, then take turns round by
+ * round (a, b, a, b, ...), so a load swing hits both sides alike.
  */
 import 'fake-indexeddb/auto';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
