@@ -6,8 +6,8 @@ import { defaultDirectory } from './default-directory.ts';
 import type { RawConnection, RawDatabase, RawObjectStore, RawObjectStoreHandle, RawRecord, RawRecordStore, RawTransaction } from './fake-indexeddb-internals.ts';
 import { indexKeyOf, indexWithoutExceptions, multiEntryKeys } from './index-keys.ts';
 import { encodeKey } from './key-codec.ts';
-import { StorageFile, decodeValue, fileNameOf, nameOfFile, type EncodedRow, type RowChange, type StoreChanges, type StoredSchema } from './storage-file.ts';
-import { StoredRecord, readStoredRecordsDirectly } from './stored-record.ts';
+import { StorageFile, fileNameOf, nameOfFile, type KeyRow, type RowChange, type StoreChanges, type StoredSchema } from './storage-file.ts';
+import { StoredRecord, readStoredRecordsDirectly, type ReadValue } from './stored-record.ts';
 
 /** An IndexedDB whose databases live in files on disk, as {@link diskIndexedDB} returns it. */
 export interface DiskIndexedDB {
@@ -66,16 +66,17 @@ class Session {
   }
 
   /**
-   * Reads the whole file first and decodes every row once (so a bad one fails before
-   * anything is created), then builds the database in memory from it. Rows keep their
-   * encoded values ({@link StoredRecord}): the decoding at open only computes index keys.
-   * The rows come in key order, so each record tree (the store's and every index's) is
-   * built balanced from a sorted array, without per-record inserts and key comparisons.
+   * Reads every row's key and index fields first (so a file with damaged pages fails
+   * before anything is created), then builds the database in memory from them. Values
+   * stay in the file until first read ({@link StoredRecord}). The rows come in key order,
+   * so each record tree (the store's and every index's) is built balanced from a sorted
+   * array, without per-record inserts and key comparisons.
    */
   #load(name: string): void {
     const schema = this.file.readSchema();
     if (!schema) return;
-    const stores = schema.stores.map((store) => ({ store, ...decodeStore(store, (each) => this.file.eachRow(store.name, each)) }));
+    const read: ReadValue = (rowid) => this.file.readValue(rowid);
+    const stores = schema.stores.map((store) => ({ store, ...loadStore(store, (each) => this.file.eachKey(store.name, each), read) }));
     const request = this.engine.open(name, schema.version);
     request.onupgradeneeded = () => {
       const db = request.result;
@@ -207,7 +208,8 @@ class Session {
         keyGenerator: store.keyGenerator?.num ?? 0,
         indexes: [...store.rawIndexes.values()].map(({ name, keyPath, multiEntry, unique }) => ({ name, keyPath, multiEntry, unique })),
       };
-      return { schema, rows: store.records.values() };
+      // Every value read into memory first: the rewrite deletes the rows they would be read from.
+      return { schema, rows: Array.from(store.records.values(), (record) => ({ key: record.key, value: record.value })) };
     });
     this.file.rewrite(trans.db.version, stores);
     this.#checkpoint();
@@ -224,11 +226,11 @@ class Session {
 }
 
 /**
- * A store's records (values kept encoded) and each index's entries, sorted by index key
- * (then primary key) as its tree is ordered, from the store's rows in key order. Each
- * value is decoded once here, for its index keys, and dropped.
+ * A store's records (values left in the file) and each index's entries, sorted by index
+ * key (then primary key) as its tree is ordered, from the store's rows in key order and
+ * the fields their indexes read.
  */
-function decodeStore(store: StoredSchema, rows: (each: (row: EncodedRow) => void) => void): { records: StoredRecord[]; indexes: Map<string, RawRecord[]> } {
+function loadStore(store: StoredSchema, rows: (each: (row: KeyRow) => void) => void, read: ReadValue): { records: StoredRecord[]; indexes: Map<string, RawRecord[]> } {
   const records: StoredRecord[] = [];
   const indexes = store.indexes.map((index) => ({
     index,
@@ -236,11 +238,9 @@ function decodeStore(store: StoredSchema, rows: (each: (row: EncodedRow) => void
     entries: new SortedEntries(index.unique),
   }));
   rows((row) => {
-    records.push(new StoredRecord(row.key, row.json, row.bytes));
-    if (indexes.length === 0) return;
-    const value = decodeValue(row.json, row.bytes);
+    records.push(new StoredRecord(row.key, row.rowid, read));
     for (const { index, paths, entries } of indexes) {
-      const indexKey = indexKeyOf(paths, Array.isArray(index.keyPath), index.multiEntry, value);
+      const indexKey = indexKeyOf(paths, Array.isArray(index.keyPath), index.multiEntry, row.indexed);
       if (indexKey === undefined) continue;
       for (const key of index.multiEntry && Array.isArray(indexKey) ? multiEntryKeys(indexKey) : [indexKey]) entries.add(key, row.key, row.encodedKey);
     }
@@ -378,8 +378,8 @@ class DiskIDBFactory {
     session.users--;
     const closeWhenIdle = () => {
       if (session.users > 0 || this.#sessions.get(name) !== session) return;
-      // Reads run in memory: only writes still to be committed keep the file open.
-      if (db && db.transactions.some((trans) => trans.mode !== 'readonly' && trans._state !== 'finished')) {
+      // Writes still to be committed need the file, and so do reads (values are read from it).
+      if (db && db.transactions.some((trans) => trans._state !== 'finished')) {
         setImmediate(closeWhenIdle);
         return;
       }

@@ -22,12 +22,17 @@ export interface StoredRow {
   value: unknown;
 }
 
-/** One stored row as read: its key decoded (and as {@link encodeKey} wrote it), its value still encoded (see {@link decodeValue}). */
-export interface EncodedRow {
+/**
+ * One stored row as {@link StorageFile.eachKey} reads it at open: its key decoded (and as
+ * {@link encodeKey} wrote it), its row id (to read its value later, {@link StorageFile.readValue}),
+ * and what its index keys are computed from: the stored index fields ({@link indexFields}),
+ * or the whole value for a row written without them; `undefined` for a store without indexes.
+ */
+export interface KeyRow {
   key: IDBValidKey;
   encodedKey: string;
-  json: string | null;
-  bytes: Buffer | null;
+  rowid: number;
+  indexed: unknown;
 }
 
 /** A change of one row inside {@link StorageFile.commit}: its key as {@link encodeKey} wrote it, and the current value or `undefined` for a deletion. */
@@ -100,6 +105,34 @@ export function decodeValue(json: string | null, bytes: Buffer | null): unknown 
   return json !== null ? JSON.parse(json) : deserialize(bytes!);
 }
 
+/**
+ * The top-level fields of a value that a store's indexes read (`fields`: the first step of
+ * each index key path), encoded like a value, or `null` when they cannot be told apart
+ * from the rest (not a plain object, or an index on the whole value): then the value
+ * itself is what open reads for that row. A projection like this is what lets open build
+ * every index without reading (or holding) any value.
+ */
+function encodeIndexFields(fields: string[] | undefined, value: unknown): string | Buffer | null {
+  if (!fields || value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return null;
+  const picked: Record<string, unknown> = {};
+  for (const field of fields) if (Object.hasOwn(value, field)) picked[field] = (value as Record<string, unknown>)[field];
+  const [json, bytes] = encodeValue(picked);
+  return json ?? bytes;
+}
+
+/** The fields {@link encodeIndexFields} stores for a store with these indexes; `undefined` when none are needed or they cannot be picked. */
+export function indexFields(indexes: StoredSchema['indexes']): string[] | undefined {
+  if (indexes.length === 0) return undefined;
+  const fields = new Set<string>();
+  for (const index of indexes) {
+    for (const path of Array.isArray(index.keyPath) ? index.keyPath : [index.keyPath]) {
+      if (path === '') return undefined;
+      fields.add(path.split('.')[0]!);
+    }
+  }
+  return [...fields];
+}
+
 /** Plain data that JSON round-trips unchanged: no undefined, no -0, NaN or Infinity, no holes, no class instances. */
 function isExactJson(value: unknown): boolean {
   switch (typeof value) {
@@ -135,7 +168,10 @@ export class StorageFile {
   readonly path: string;
   readonly #db: BetterSqlite3.Database;
   readonly #storeIds = new Map<string, number>();
+  /** Per store id: the value fields its indexes read ({@link indexFields}). */
+  readonly #indexFields = new Map<number, string[] | undefined>();
   readonly #upsert: BetterSqlite3.Statement;
+  readonly #readValue: BetterSqlite3.Statement;
   readonly #delete: BetterSqlite3.Statement;
   readonly #clear: BetterSqlite3.Statement;
   readonly #setKeyGenerator: BetterSqlite3.Statement;
@@ -169,10 +205,15 @@ export class StorageFile {
       db.exec(`BEGIN EXCLUSIVE;
         CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS stores (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, schema TEXT NOT NULL, keyGenerator REAL NOT NULL DEFAULT 1);
-        CREATE TABLE IF NOT EXISTS rows (store INTEGER NOT NULL, key BLOB NOT NULL, json TEXT, bytes BLOB, UNIQUE (store, key));
+        CREATE TABLE IF NOT EXISTS rows (store INTEGER NOT NULL, key BLOB NOT NULL, ix, json TEXT, bytes BLOB, UNIQUE (store, key));
         COMMIT;`);
+      // Files of earlier releases have no index fields: those rows are read whole at open until rewritten.
+      if (!(db.prepare('SELECT name FROM pragma_table_info(\'rows\')').pluck().all() as string[]).includes('ix')) db.exec('ALTER TABLE rows ADD COLUMN ix');
       for (const row of db.prepare('SELECT id, name FROM stores').all() as Array<{ id: number; name: string }>) this.#storeIds.set(row.name, row.id);
-      this.#upsert = db.prepare('INSERT INTO rows (store, key, json, bytes) VALUES (?, ?, ?, ?) ON CONFLICT (store, key) DO UPDATE SET json = excluded.json, bytes = excluded.bytes');
+      this.#upsert = db.prepare(
+        'INSERT INTO rows (store, key, ix, json, bytes) VALUES (?, ?, ?, ?, ?) ON CONFLICT (store, key) DO UPDATE SET ix = excluded.ix, json = excluded.json, bytes = excluded.bytes',
+      );
+      this.#readValue = db.prepare('SELECT json, bytes FROM rows WHERE rowid = ?').raw();
       this.#delete = db.prepare('DELETE FROM rows WHERE store = ? AND key = ?');
       this.#clear = db.prepare('DELETE FROM rows WHERE store = ?');
       this.#setKeyGenerator = db.prepare('UPDATE stores SET keyGenerator = ? WHERE id = ?');
@@ -192,6 +233,7 @@ export class StorageFile {
       const stores = (this.#db.prepare('SELECT schema, keyGenerator FROM stores ORDER BY id').all() as Array<{ schema: string; keyGenerator: number }>).map(
         (row) => ({ ...(JSON.parse(row.schema) as Omit<StoredSchema, 'keyGenerator'>), keyGenerator: row.keyGenerator }),
       );
+      for (const store of stores) this.#indexFields.set(this.#storeIds.get(store.name)!, indexFields(store.indexes));
       return { version, stores };
     } catch (err) {
       throw storageError(err, this.path, 'read');
@@ -199,21 +241,43 @@ export class StorageFile {
   }
 
   /**
-   * Every row of a store in key order, each key with its {@link encodeKey} string, values
-   * still encoded, handed to `each` one by one (nothing kept here). A bad file fails
+   * Every row of a store in key order, each key with its {@link encodeKey} string and row
+   * id, and what its index keys come from (see {@link KeyRow}), handed to `each` one by
+   * one (nothing kept here). Values are not read. A file whose pages are damaged fails
    * during this pass, before the caller builds anything from it.
    */
-  eachRow(store: string, each: (row: EncodedRow) => void): void {
+  eachKey(store: string, each: (row: KeyRow) => void): void {
     const id = this.#storeIds.get(store);
     if (id === undefined) return;
+    const indexed = this.#indexFields.get(id) !== undefined;
     try {
-      for (const [blob, json, bytes] of this.#db.prepare('SELECT key, json, bytes FROM rows WHERE store = ? ORDER BY key').raw().iterate(id) as Iterable<[Buffer, string | null, Buffer | null]>) {
+      const select = indexed
+        ? 'SELECT rowid, key, ix, CASE WHEN ix IS NULL THEN json END, CASE WHEN ix IS NULL THEN bytes END FROM rows WHERE store = ? ORDER BY key'
+        : 'SELECT rowid, key FROM rows WHERE store = ? ORDER BY key';
+      for (const [rowid, blob, ix, json, bytes] of this.#db.prepare(select).raw().iterate(id) as Iterable<[number, Buffer, string | Buffer | null, string | null, Buffer | null]>) {
         const encodedKey = blobToKey(blob, true);
-        each({ encodedKey, key: decodeKey(encodedKey), json, bytes });
+        const fields = !indexed ? undefined : ix === null ? decodeValue(json, bytes) : typeof ix === 'string' ? JSON.parse(ix) : deserialize(ix);
+        each({ encodedKey, key: decodeKey(encodedKey), rowid, indexed: fields });
       }
     } catch (err) {
-      throw storageError(err, this.path, 'read');
+      throw storageError(err, this.path, 'read', true);
     }
+  }
+
+  /**
+   * The value of the row `rowid` ({@link KeyRow.rowid}), decoded: what a record loaded
+   * at open reads when it is first needed. Its bytes are only read (and checked) here.
+   * @throws ZeromemError STORAGE_FAILED (`corrupt` when the row is missing or does not decode)
+   */
+  readValue(rowid: number): unknown {
+    let row: [string | null, Buffer | null] | undefined;
+    try {
+      row = this.#readValue.get(rowid) as [string | null, Buffer | null] | undefined;
+      if (row) return decodeValue(row[0], row[1]);
+    } catch (err) {
+      throw storageError(err, this.path, 'read', row !== undefined);
+    }
+    throw storageError(new Error(`row ${rowid} is missing`), this.path, 'read', true);
   }
 
   /**
@@ -230,7 +294,7 @@ export class StorageFile {
           if (change.cleared) this.#clear.run(id);
           for (const row of change.rows) {
             if (row.value === undefined) this.#delete.run(id, keyToBlob(row.key));
-            else this.#upsert.run(id, keyToBlob(row.key), ...encodeValue(row.value));
+            else this.#upsert.run(id, keyToBlob(row.key), encodeIndexFields(this.#indexFields.get(id), row.value), ...encodeValue(row.value));
           }
           if (change.keyGenerator !== null) this.#setKeyGenerator.run(change.keyGenerator, id);
         }
@@ -240,25 +304,35 @@ export class StorageFile {
     }
   }
 
-  /** Replaces everything in the file (after a schema change): version, stores and all their rows. */
+  /**
+   * Replaces everything in the file (after a schema change): version, stores and all their
+   * rows. The rows' values must not be read from this file ({@link readValue}) while it runs.
+   */
   rewrite(version: number, stores: Array<{ schema: StoredSchema; rows: Iterable<StoredRow> }>): void {
     this.#setSynchronous('FULL');
     try {
       this.#db.transaction(() => {
         this.#db.exec('DELETE FROM rows; DELETE FROM stores;');
         this.#storeIds.clear();
+        this.#indexFields.clear();
         const insertStore = this.#db.prepare('INSERT INTO stores (name, schema, keyGenerator) VALUES (?, ?, ?)');
         for (const { schema, rows } of stores) {
           const { keyGenerator, ...rest } = schema;
           const id = Number(insertStore.run(schema.name, JSON.stringify(rest), keyGenerator).lastInsertRowid);
           this.#storeIds.set(schema.name, id);
-          for (const row of rows) this.#upsert.run(id, keyToBlob(encodeKey(row.key)), ...encodeValue(row.value));
+          const fields = indexFields(schema.indexes);
+          this.#indexFields.set(id, fields);
+          for (const row of rows) this.#upsert.run(id, keyToBlob(encodeKey(row.key)), encodeIndexFields(fields, row.value), ...encodeValue(row.value));
         }
         this.#db.prepare("INSERT INTO meta (k, v) VALUES ('version', ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v").run(version);
       })();
     } catch (err) {
       this.#storeIds.clear();
-      for (const row of this.#db.prepare('SELECT id, name FROM stores').all() as Array<{ id: number; name: string }>) this.#storeIds.set(row.name, row.id);
+      this.#indexFields.clear();
+      for (const row of this.#db.prepare('SELECT id, name, schema FROM stores').all() as Array<{ id: number; name: string; schema: string }>) {
+        this.#storeIds.set(row.name, row.id);
+        this.#indexFields.set(row.id, indexFields((JSON.parse(row.schema) as StoredSchema).indexes));
+      }
       throw storageError(err, this.path, 'write');
     }
   }
@@ -288,8 +362,11 @@ export class StorageFile {
   }
 }
 
-/** A SQLite or file-system failure as a coded error that says which file and what to do. */
-export function storageError(err: unknown, path: string, during: 'open' | 'read' | 'write'): ZeromemError {
+/**
+ * A SQLite or file-system failure as a coded error that says which file and what to do.
+ * `undecodable`: the failure came from decoding what was read, so the file is damaged.
+ */
+export function storageError(err: unknown, path: string, during: 'open' | 'read' | 'write', undecodable = false): ZeromemError {
   if (err instanceof ZeromemError) return err;
   const code = String((err as { code?: unknown } | null)?.code ?? '');
   const message = err instanceof Error ? err.message : String(err);
@@ -304,7 +381,7 @@ export function storageError(err: unknown, path: string, during: 'open' | 'read'
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
     return problem('locked', 'Another process has this memory open; one process at a time can use a store. Close it there, or give this process its own directory or name');
   }
-  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
+  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT') || (undecodable && !code.startsWith('SQLITE_'))) {
     return problem('corrupt', 'The memory file is damaged or not a zeromem store; it was left as it is. Restore it from a backup or an export, or move it away');
   }
   if (code.startsWith('SQLITE_READONLY') || code === 'EROFS' || code === 'EACCES' || code === 'EPERM' || code.startsWith('SQLITE_CANTOPEN')) {
