@@ -4,8 +4,9 @@ import { IDBFactory as MemoryIDBFactory, IDBKeyRange as MemoryIDBKeyRange } from
 import { ZeromemError } from '../model/errors.ts';
 import { defaultDirectory } from './default-directory.ts';
 import type { RawConnection, RawDatabase, RawObjectStore, RawObjectStoreHandle, RawRecord, RawRecordStore, RawTransaction } from './fake-indexeddb-internals.ts';
-import { indexKeyOf, indexWithoutExceptions, multiEntryKeys } from './index-keys.ts';
+import { indexWithoutExceptions } from './index-keys.ts';
 import { encodeKey } from './key-codec.ts';
+import { buildIndexesNow, buildIndexesOnFirstUse, buildTree } from './lazy-indexes.ts';
 import { StorageFile, fileNameOf, nameOfFile, type KeyRow, type RowChange, type StoreChanges, type StoredSchema } from './storage-file.ts';
 import { StoredRecord, readStoredRecordsDirectly, type ReadValue } from './stored-record.ts';
 
@@ -66,21 +67,25 @@ class Session {
   }
 
   /**
-   * Reads every row's key and index fields first (so a file with damaged pages fails
-   * before anything is created), then builds the database in memory from them. Values
-   * stay in the file until first read ({@link StoredRecord}). The rows come in key order,
-   * so each record tree (the store's and every index's) is built balanced from a sorted
-   * array, without per-record inserts and key comparisons.
+   * Reads every row's key first (so a file with damaged pages fails before anything is
+   * created) and builds each store's record tree from them; values stay in the file until
+   * first read ({@link StoredRecord}) and index trees are built on first use
+   * (lazy-indexes.ts). The rows come in key order, so each tree is built balanced from a
+   * sorted array, without per-record inserts and key comparisons.
    */
   #load(name: string): void {
     const schema = this.file.readSchema();
     if (!schema) return;
     const read: ReadValue = (rowid) => this.file.readValue(rowid);
-    const stores = schema.stores.map((store) => ({ store, ...loadStore(store, (each) => this.file.eachKey(store.name, each), read) }));
+    const stores = schema.stores.map((store) => {
+      const records: StoredRecord[] = [];
+      this.file.eachKey(store.name, false, (row) => records.push(new StoredRecord(row.key, row.rowid, read)));
+      return { store, records };
+    });
     const request = this.engine.open(name, schema.version);
     request.onupgradeneeded = () => {
       const db = request.result;
-      for (const { store, records, indexes } of stores) {
+      for (const { store, records } of stores) {
         const handle = db.createObjectStore(store.name, { keyPath: store.keyPath, autoIncrement: store.autoIncrement }) as RawObjectStoreHandle;
         // Created on the empty store: their initialization (a request) then has nothing to do.
         for (const index of store.indexes) handle.createIndex(index.name, index.keyPath, { multiEntry: index.multiEntry, unique: index.unique });
@@ -88,7 +93,7 @@ class Session {
         handle.count().onsuccess = () => {
           const raw = handle._rawObjectStore;
           buildTree(raw.records, records);
-          for (const index of raw.rawIndexes.values()) buildTree(index.records, indexes.get(index.name)!);
+          buildIndexesOnFirstUse(raw, store, (each) => this.file.eachKey(store.name, true, each));
           if (raw.keyGenerator) raw.keyGenerator.num = store.keyGenerator;
           readStoredRecordsDirectly(raw);
         };
@@ -119,6 +124,8 @@ class Session {
   }
 
   #hook(trans: RawTransaction, db: RawDatabase): void {
+    // A write may change a store's indexes (and a failure to build them must fail here, not in a rollback).
+    for (const store of trans.mode === 'versionchange' ? db.rawObjectStores.values() : [...trans._scope].map((name) => db.rawObjectStores.get(name)!)) buildIndexesNow(store);
     if (trans.mode === 'readwrite') for (const name of trans._scope) this.#track(db.rawObjectStores.get(name)!);
     if (trans.mode !== 'readonly') for (const name of trans._scope) for (const index of db.rawObjectStores.get(name)!.rawIndexes.values()) indexWithoutExceptions(index);
     const start = trans._start;
@@ -223,71 +230,6 @@ class Session {
       // succeeds (every later deletion and close try again).
     }
   }
-}
-
-/**
- * A store's records (values left in the file) and each index's entries, sorted by index
- * key (then primary key) as its tree is ordered, from the store's rows in key order and
- * the fields their indexes read.
- */
-function loadStore(store: StoredSchema, rows: (each: (row: KeyRow) => void) => void, read: ReadValue): { records: StoredRecord[]; indexes: Map<string, RawRecord[]> } {
-  const records: StoredRecord[] = [];
-  const indexes = store.indexes.map((index) => ({
-    index,
-    paths: (Array.isArray(index.keyPath) ? index.keyPath : [index.keyPath]).map((path) => (path === '' ? [] : path.split('.'))),
-    entries: new SortedEntries(index.unique),
-  }));
-  rows((row) => {
-    records.push(new StoredRecord(row.key, row.rowid, read));
-    for (const { index, paths, entries } of indexes) {
-      const indexKey = indexKeyOf(paths, Array.isArray(index.keyPath), index.multiEntry, row.indexed);
-      if (indexKey === undefined) continue;
-      for (const key of index.multiEntry && Array.isArray(indexKey) ? multiEntryKeys(indexKey) : [indexKey]) entries.add(key, row.key, row.encodedKey);
-    }
-  });
-  return { records, indexes: new Map(indexes.map(({ index, entries }) => [index.name, entries.sorted()])) };
-}
-
-/**
- * An index's entries in its tree's order: by key alone for a unique index, else by key
- * then primary key. Most come in order already (time-ordered keys, one user), so the
- * order strings are only kept (and sorted) once an entry comes out of order.
- */
-class SortedEntries {
-  readonly #unique: boolean;
-  readonly #entries: RawRecord[] = [];
-  #orders: string[] | undefined;
-  #last = '';
-
-  constructor(unique: boolean) {
-    this.#unique = unique;
-  }
-
-  add(key: IDBValidKey, primaryKey: IDBValidKey, encodedPrimaryKey: string): void {
-    const order = this.#unique ? encodeKey(key) : encodeKey(key) + encodedPrimaryKey;
-    if (!this.#orders && order < this.#last) this.#orders = this.#entries.map((entry) => this.#orderOf(entry));
-    this.#orders?.push(order);
-    this.#last = order;
-    this.#entries.push({ key, value: primaryKey });
-  }
-
-  sorted(): RawRecord[] {
-    const orders = this.#orders;
-    if (!orders) return this.#entries;
-    const positions = Array.from(orders.keys()).sort((a, b) => (orders[a]! < orders[b]! ? -1 : orders[a]! > orders[b]! ? 1 : 0));
-    return positions.map((i) => this.#entries[i]!);
-  }
-
-  #orderOf(entry: RawRecord): string {
-    return this.#unique ? encodeKey(entry.key) : encodeKey(entry.key) + encodeKey(entry.value as IDBValidKey);
-  }
-}
-
-function buildTree(records: RawRecordStore, sorted: RawRecord[]): void {
-  const tree = records.records;
-  tree._root = tree._rebuild(sorted, undefined, false);
-  tree._numNodes = sorted.length;
-  tree._numTombstones = 0;
 }
 
 /** The IndexedDB factory of {@link diskIndexedDB}: fake-indexeddb's engine per database, persisted by {@link Session}. */

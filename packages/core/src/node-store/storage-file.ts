@@ -23,10 +23,10 @@ export interface StoredRow {
 }
 
 /**
- * One stored row as {@link StorageFile.eachKey} reads it at open: its key decoded (and as
+ * One stored row as {@link StorageFile.eachKey} reads it: its key decoded (and as
  * {@link encodeKey} wrote it), its row id (to read its value later, {@link StorageFile.readValue}),
- * and what its index keys are computed from: the stored index fields ({@link indexFields}),
- * or the whole value for a row written without them; `undefined` for a store without indexes.
+ * and, when asked for, what its index keys are computed from: the stored index fields
+ * ({@link indexFields}), or the whole value for a row written without them (else `undefined`).
  */
 export interface KeyRow {
   key: IDBValidKey;
@@ -105,22 +105,47 @@ export function decodeValue(json: string | null, bytes: Buffer | null): unknown 
   return json !== null ? JSON.parse(json) : deserialize(bytes!);
 }
 
+/** A value as a row stores it: its index fields (`ix`, see {@link encodeRow}) and the rest, as JSON or bytes. */
+type EncodedValue = [ix: string | Buffer | null, json: string | null, bytes: Buffer | null];
+
+/** Stands in the stored rest of a value for each index field, which `ix` holds: the fields keep their places (and so the value its property order). */
+const IN_IX = 0;
+
 /**
- * The top-level fields of a value that a store's indexes read (`fields`: the first step of
- * each index key path), encoded like a value, or `null` when they cannot be told apart
- * from the rest (not a plain object, or an index on the whole value): then the value
- * itself is what open reads for that row. A projection like this is what lets open build
- * every index without reading (or holding) any value.
+ * A value split for its row: the top-level fields its store's indexes read (`fields`, the
+ * first step of each index key path) go to `ix`, encoded like a value, and the rest keeps
+ * a placeholder where each of them was. Open reads only `ix` to build every index; a value
+ * read joins both ({@link decodeRow}), so nothing is stored twice. A value that is not a
+ * plain object, or a store without indexes, stores the whole value and `ix` null.
  */
-function encodeIndexFields(fields: string[] | undefined, value: unknown): string | Buffer | null {
-  if (!fields || value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return null;
+function encodeRow(fields: string[] | undefined, value: unknown): EncodedValue {
+  if (!fields || value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return [null, ...encodeValue(value)];
   const picked: Record<string, unknown> = {};
-  for (const field of fields) if (Object.hasOwn(value, field)) picked[field] = (value as Record<string, unknown>)[field];
+  const rest: Record<string, unknown> = { ...value };
+  for (const field of fields) {
+    if (!Object.hasOwn(value, field)) continue;
+    picked[field] = (value as Record<string, unknown>)[field];
+    rest[field] = IN_IX;
+  }
   const [json, bytes] = encodeValue(picked);
-  return json ?? bytes;
+  return [json ?? bytes, ...encodeValue(rest)];
 }
 
-/** The fields {@link encodeIndexFields} stores for a store with these indexes; `undefined` when none are needed or they cannot be picked. */
+/** The index fields of a row's `ix` (what open builds the indexes from). */
+function decodeIndexFields(ix: string | Buffer): Record<string, unknown> {
+  return (typeof ix === 'string' ? JSON.parse(ix) : deserialize(ix)) as Record<string, unknown>;
+}
+
+/** The value {@link encodeRow} split, joined again. */
+function decodeRow(ix: string | Buffer | null, json: string | null, bytes: Buffer | null): unknown {
+  const value = decodeValue(json, bytes);
+  if (ix === null) return value;
+  const fields = decodeIndexFields(ix);
+  for (const field in fields) (value as Record<string, unknown>)[field] = fields[field];
+  return value;
+}
+
+/** The fields {@link encodeRow} puts in `ix` for a store with these indexes; `undefined` when none are needed or they cannot be picked. */
 export function indexFields(indexes: StoredSchema['indexes']): string[] | undefined {
   if (indexes.length === 0) return undefined;
   const fields = new Set<string>();
@@ -213,7 +238,7 @@ export class StorageFile {
       this.#upsert = db.prepare(
         'INSERT INTO rows (store, key, ix, json, bytes) VALUES (?, ?, ?, ?, ?) ON CONFLICT (store, key) DO UPDATE SET ix = excluded.ix, json = excluded.json, bytes = excluded.bytes',
       );
-      this.#readValue = db.prepare('SELECT json, bytes FROM rows WHERE rowid = ?').raw();
+      this.#readValue = db.prepare('SELECT ix, json, bytes FROM rows WHERE rowid = ?').raw();
       this.#delete = db.prepare('DELETE FROM rows WHERE store = ? AND key = ?');
       this.#clear = db.prepare('DELETE FROM rows WHERE store = ?');
       this.#setKeyGenerator = db.prepare('UPDATE stores SET keyGenerator = ? WHERE id = ?');
@@ -242,21 +267,22 @@ export class StorageFile {
 
   /**
    * Every row of a store in key order, each key with its {@link encodeKey} string and row
-   * id, and what its index keys come from (see {@link KeyRow}), handed to `each` one by
-   * one (nothing kept here). Values are not read. A file whose pages are damaged fails
-   * during this pass, before the caller builds anything from it.
+   * id, and `withIndexFields` what its index keys come from (see {@link KeyRow}), handed
+   * to `each` one by one (nothing kept here). Values are not read. Without index fields
+   * only SQLite's (store, key) index is read; a file whose pages are damaged fails during
+   * this pass, before the caller builds anything from it.
    */
-  eachKey(store: string, each: (row: KeyRow) => void): void {
+  eachKey(store: string, withIndexFields: boolean, each: (row: KeyRow) => void): void {
     const id = this.#storeIds.get(store);
     if (id === undefined) return;
-    const indexed = this.#indexFields.get(id) !== undefined;
+    const indexed = withIndexFields && this.#indexFields.get(id) !== undefined;
     try {
       const select = indexed
         ? 'SELECT rowid, key, ix, CASE WHEN ix IS NULL THEN json END, CASE WHEN ix IS NULL THEN bytes END FROM rows WHERE store = ? ORDER BY key'
         : 'SELECT rowid, key FROM rows WHERE store = ? ORDER BY key';
       for (const [rowid, blob, ix, json, bytes] of this.#db.prepare(select).raw().iterate(id) as Iterable<[number, Buffer, string | Buffer | null, string | null, Buffer | null]>) {
         const encodedKey = blobToKey(blob, true);
-        const fields = !indexed ? undefined : ix === null ? decodeValue(json, bytes) : typeof ix === 'string' ? JSON.parse(ix) : deserialize(ix);
+        const fields = !indexed ? undefined : ix === null ? decodeValue(json, bytes) : decodeIndexFields(ix);
         each({ encodedKey, key: decodeKey(encodedKey), rowid, indexed: fields });
       }
     } catch (err) {
@@ -270,10 +296,10 @@ export class StorageFile {
    * @throws ZeromemError STORAGE_FAILED (`corrupt` when the row is missing or does not decode)
    */
   readValue(rowid: number): unknown {
-    let row: [string | null, Buffer | null] | undefined;
+    let row: EncodedValue | undefined;
     try {
-      row = this.#readValue.get(rowid) as [string | null, Buffer | null] | undefined;
-      if (row) return decodeValue(row[0], row[1]);
+      row = this.#readValue.get(rowid) as EncodedValue | undefined;
+      if (row) return decodeRow(...row);
     } catch (err) {
       throw storageError(err, this.path, 'read', row !== undefined);
     }
@@ -294,7 +320,7 @@ export class StorageFile {
           if (change.cleared) this.#clear.run(id);
           for (const row of change.rows) {
             if (row.value === undefined) this.#delete.run(id, keyToBlob(row.key));
-            else this.#upsert.run(id, keyToBlob(row.key), encodeIndexFields(this.#indexFields.get(id), row.value), ...encodeValue(row.value));
+            else this.#upsert.run(id, keyToBlob(row.key), ...encodeRow(this.#indexFields.get(id), row.value));
           }
           if (change.keyGenerator !== null) this.#setKeyGenerator.run(change.keyGenerator, id);
         }
@@ -322,7 +348,7 @@ export class StorageFile {
           this.#storeIds.set(schema.name, id);
           const fields = indexFields(schema.indexes);
           this.#indexFields.set(id, fields);
-          for (const row of rows) this.#upsert.run(id, keyToBlob(encodeKey(row.key)), encodeIndexFields(fields, row.value), ...encodeValue(row.value));
+          for (const row of rows) this.#upsert.run(id, keyToBlob(encodeKey(row.key)), ...encodeRow(fields, row.value));
         }
         this.#db.prepare("INSERT INTO meta (k, v) VALUES ('version', ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v").run(version);
       })();

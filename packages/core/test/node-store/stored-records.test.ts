@@ -3,6 +3,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deserialize, serialize } from 'node:v8';
 import { afterEach, describe, expect, it } from 'vitest';
 import { diskIndexedDB } from '../../src/index.node.ts';
 
@@ -154,7 +155,16 @@ describe('records loaded from the file (values decoded on first read)', () => {
     await write(onDisk, fill);
     await write(inMemory, fill);
     onDisk.close();
+    // The earlier format: each row's whole value in one column, no index fields.
     const file = new Database(join(dir, 'stored.sqlite'));
+    const whole = (ix: string | Buffer | null, json: string | null, bytes: Buffer | null) => {
+      const value = json !== null ? JSON.parse(json) : deserialize(bytes!);
+      return ix === null ? value : { ...value, ...(typeof ix === 'string' ? JSON.parse(ix) : deserialize(ix)) };
+    };
+    const rewrite = file.prepare('UPDATE rows SET json = NULL, bytes = ? WHERE rowid = ?');
+    for (const row of file.prepare('SELECT rowid, ix, json, bytes FROM rows').all() as Array<{ rowid: number; ix: string | Buffer | null; json: string | null; bytes: Buffer | null }>) {
+      rewrite.run(serialize(whole(row.ix, row.json, row.bytes)), row.rowid);
+    }
     file.exec('ALTER TABLE rows DROP COLUMN ix');
     file.close();
 
@@ -188,6 +198,42 @@ describe('records loaded from the file (values decoded on first read)', () => {
     expect(await everything(onDisk)).toEqual(await everything(inMemory));
     onDisk.close();
     onDisk = await open(disk, 2);
+    expect(await everything(onDisk)).toEqual(await everything(inMemory));
+    onDisk.close();
+    inMemory.close();
+  });
+  it('index trees built on first use: a write or an aborted write first after open leaves every index as in memory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zeromem-stored-'));
+    dirs.push(dir);
+    const disk = diskIndexedDB(dir).indexedDB;
+    const memory = new IDBFactory();
+    const fill = (store: IDBObjectStore) => rows.forEach((row) => store.put(row));
+    let onDisk = await open(disk);
+    const inMemory = await open(memory);
+    await write(onDisk, fill);
+    await write(inMemory, fill);
+    const overwrite = (store: IDBObjectStore) => {
+      store.put({ id: 'a', kind: 'y', n: 11, tags: ['t4'] });
+      store.delete('c');
+    };
+    const aborted = (db: IDBDatabase) => {
+      const trans = db.transaction('s', 'readwrite');
+      overwrite(trans.objectStore('s'));
+      trans.abort();
+      return new Promise((resolve) => (trans.onabort = resolve));
+    };
+    onDisk.close();
+    onDisk = await open(disk);
+    await aborted(onDisk); // the first use after open
+    await aborted(inMemory);
+    expect(await everything(onDisk)).toEqual(await everything(inMemory));
+    onDisk.close();
+    onDisk = await open(disk);
+    await write(onDisk, overwrite); // the first use after open
+    await write(inMemory, overwrite);
+    expect(await everything(onDisk)).toEqual(await everything(inMemory));
+    onDisk.close();
+    onDisk = await open(disk);
     expect(await everything(onDisk)).toEqual(await everything(inMemory));
     onDisk.close();
     inMemory.close();
