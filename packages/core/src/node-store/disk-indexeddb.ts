@@ -6,7 +6,7 @@ import { defaultDirectory } from './default-directory.ts';
 import type { RawConnection, RawDatabase, RawObjectStore, RawObjectStoreHandle, RawRecord, RawRecordStore, RawTransaction } from './fake-indexeddb-internals.ts';
 import { indexWithoutExceptions } from './index-keys.ts';
 import { encodeKey } from './key-codec.ts';
-import { buildIndexesNow, buildIndexesOnFirstUse, buildTree } from './lazy-indexes.ts';
+import { buildTreesNow, buildTreesOnFirstUse } from './lazy-trees.ts';
 import { StorageFile, fileNameOf, nameOfFile, type KeyRow, type RowChange, type StoreChanges, type StoredSchema } from './storage-file.ts';
 import { StoredRecord, readStoredRecordsDirectly, type ReadValue } from './stored-record.ts';
 
@@ -67,33 +67,41 @@ class Session {
   }
 
   /**
-   * Reads every row's key first (so a file with damaged pages fails before anything is
-   * created) and builds each store's record tree from them; values stay in the file until
-   * first read ({@link StoredRecord}) and index trees are built on first use
-   * (lazy-indexes.ts). The rows come in key order, so each tree is built balanced from a
-   * sorted array, without per-record inserts and key comparisons.
+   * Creates the database in memory from the file's schema, each store's trees left to be
+   * built from the file on first use (lazy-trees.ts) and values to be read when first
+   * needed ({@link StoredRecord}). Damage to the file's pages is found by the read that
+   * meets it (a coded error, nothing written).
    */
   #load(name: string): void {
     const schema = this.file.readSchema();
     if (!schema) return;
     const read: ReadValue = (rowid) => this.file.readValue(rowid);
-    const stores = schema.stores.map((store) => {
-      const records: StoredRecord[] = [];
-      this.file.eachKey(store.name, false, (row) => records.push(new StoredRecord(row.key, row.rowid, read)));
-      return { store, records };
-    });
     const request = this.engine.open(name, schema.version);
     request.onupgradeneeded = () => {
       const db = request.result;
-      for (const { store, records } of stores) {
+      for (const store of schema.stores) {
         const handle = db.createObjectStore(store.name, { keyPath: store.keyPath, autoIncrement: store.autoIncrement }) as RawObjectStoreHandle;
         // Created on the empty store: their initialization (a request) then has nothing to do.
         for (const index of store.indexes) handle.createIndex(index.name, index.keyPath, { multiEntry: index.multiEntry, unique: index.unique });
         // After those requests, still inside this upgrade: the trees, filled directly.
         handle.count().onsuccess = () => {
           const raw = handle._rawObjectStore;
-          buildTree(raw.records, records);
-          buildIndexesOnFirstUse(raw, store, (each) => this.file.eachKey(store.name, true, each));
+          buildTreesOnFirstUse(raw, store, {
+            records: () => {
+              const records: StoredRecord[] = [];
+              this.file.eachKey(store.name, false, (row) => records.push(new StoredRecord(row.key, row.rowid, read)));
+              return records;
+            },
+            rows: (each) => this.file.eachKey(store.name, true, each),
+            record: (key) => {
+              const rowid = this.file.rowidOf(store.name, encodeKey(key));
+              return rowid === undefined ? undefined : new StoredRecord(key, rowid, read);
+            },
+            count: (range) =>
+              range === undefined
+                ? this.file.count(store.name, undefined, false, undefined, false)
+                : this.file.count(store.name, range.lower === undefined ? undefined : encodeKey(range.lower), range.lowerOpen, range.upper === undefined ? undefined : encodeKey(range.upper), range.upperOpen),
+          });
           if (raw.keyGenerator) raw.keyGenerator.num = store.keyGenerator;
           readStoredRecordsDirectly(raw);
         };
@@ -124,8 +132,8 @@ class Session {
   }
 
   #hook(trans: RawTransaction, db: RawDatabase): void {
-    // A write may change a store's indexes (and a failure to build them must fail here, not in a rollback).
-    for (const store of trans.mode === 'versionchange' ? db.rawObjectStores.values() : [...trans._scope].map((name) => db.rawObjectStores.get(name)!)) buildIndexesNow(store);
+    // A write may change a store's trees (and a failure to build them must fail here, not in a rollback).
+    for (const store of trans.mode === 'versionchange' ? db.rawObjectStores.values() : [...trans._scope].map((name) => db.rawObjectStores.get(name)!)) buildTreesNow(store);
     if (trans.mode === 'readwrite') for (const name of trans._scope) this.#track(db.rawObjectStores.get(name)!);
     if (trans.mode !== 'readonly') for (const name of trans._scope) for (const index of db.rawObjectStores.get(name)!.rawIndexes.values()) indexWithoutExceptions(index);
     const start = trans._start;

@@ -197,6 +197,7 @@ export class StorageFile {
   readonly #indexFields = new Map<number, string[] | undefined>();
   readonly #upsert: BetterSqlite3.Statement;
   readonly #readValue: BetterSqlite3.Statement;
+  readonly #rowidOf: BetterSqlite3.Statement;
   readonly #delete: BetterSqlite3.Statement;
   readonly #clear: BetterSqlite3.Statement;
   readonly #setKeyGenerator: BetterSqlite3.Statement;
@@ -239,6 +240,7 @@ export class StorageFile {
         'INSERT INTO rows (store, key, ix, json, bytes) VALUES (?, ?, ?, ?, ?) ON CONFLICT (store, key) DO UPDATE SET ix = excluded.ix, json = excluded.json, bytes = excluded.bytes',
       );
       this.#readValue = db.prepare('SELECT ix, json, bytes FROM rows WHERE rowid = ?').raw();
+      this.#rowidOf = db.prepare('SELECT rowid FROM rows WHERE store = ? AND key = ?').pluck();
       this.#delete = db.prepare('DELETE FROM rows WHERE store = ? AND key = ?');
       this.#clear = db.prepare('DELETE FROM rows WHERE store = ?');
       this.#setKeyGenerator = db.prepare('UPDATE stores SET keyGenerator = ? WHERE id = ?');
@@ -287,6 +289,38 @@ export class StorageFile {
       }
     } catch (err) {
       throw storageError(err, this.path, 'read', true);
+    }
+  }
+
+  /** The row id ({@link KeyRow.rowid}) of a store's row with this {@link encodeKey} key, if there is one. */
+  rowidOf(store: string, encodedKey: string): number | undefined {
+    const id = this.#storeIds.get(store);
+    if (id === undefined) return undefined;
+    try {
+      return this.#rowidOf.get(id, keyToBlob(encodedKey)) as number | undefined;
+    } catch (err) {
+      throw storageError(err, this.path, 'read');
+    }
+  }
+
+  /** How many rows of a store have keys in this range ({@link encodeKey} bounds; `undefined`: unbounded). */
+  count(store: string, lower: string | undefined, lowerOpen: boolean, upper: string | undefined, upperOpen: boolean): number {
+    const id = this.#storeIds.get(store);
+    if (id === undefined) return 0;
+    const where = ['store = ?'];
+    const params: unknown[] = [id];
+    if (lower !== undefined) {
+      where.push(lowerOpen ? 'key > ?' : 'key >= ?');
+      params.push(keyToBlob(lower));
+    }
+    if (upper !== undefined) {
+      where.push(upperOpen ? 'key < ?' : 'key <= ?');
+      params.push(keyToBlob(upper));
+    }
+    try {
+      return this.#db.prepare(`SELECT count(*) FROM rows WHERE ${where.join(' AND ')}`).pluck().get(...params) as number;
+    } catch (err) {
+      throw storageError(err, this.path, 'read');
     }
   }
 

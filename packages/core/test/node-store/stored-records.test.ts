@@ -238,4 +238,36 @@ describe('records loaded from the file (values decoded on first read)', () => {
     onDisk.close();
     inMemory.close();
   });
+  it('before its trees are built, a store answers lookups by key and counts from the file, the same as in memory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zeromem-stored-'));
+    dirs.push(dir);
+    const disk = diskIndexedDB(dir).indexedDB;
+    const memory = new IDBFactory();
+    const fill = (store: IDBObjectStore) => rows.forEach((row) => store.put(row));
+    let onDisk = await open(disk);
+    const inMemory = await open(memory);
+    await write(onDisk, fill);
+    await write(inMemory, fill);
+    onDisk.close();
+    const reads = async (db: IDBDatabase) => {
+      const store = db.transaction('s').objectStore('s');
+      return {
+        c: await done(store.get('c')),
+        zz: await done(store.get('zz')),
+        key: await done(store.getKey('e')),
+        all: await done(store.count()),
+        one: await done(store.count('b')),
+        none: await done(store.count('bb')),
+        closed: await done(store.count(IDBKeyRange.bound('b', 'd'))),
+        open: await done(store.count(IDBKeyRange.bound('b', 'd', true, true))),
+        from: await done(store.count(IDBKeyRange.lowerBound('c', true))),
+        to: await done(store.count(IDBKeyRange.upperBound('c'))),
+      };
+    };
+    onDisk = await open(disk);
+    expect(await reads(onDisk)).toEqual(await reads(inMemory));
+    expect(await everything(onDisk)).toEqual(await everything(inMemory)); // and then built
+    onDisk.close();
+    inMemory.close();
+  });
 });
