@@ -328,8 +328,11 @@ class DiskIDBFactory {
     session.users--;
     const closeWhenIdle = () => {
       if (session.users > 0 || this.#sessions.get(name) !== session) return;
-      // Writes still to be committed need the file, and so do reads (values are read from it).
-      if (db && db.transactions.some((trans) => trans._state !== 'finished')) {
+      // Writes still to be committed need the file, and so do reads still to run (values
+      // and trees are read from it); a read transaction with nothing left to run does not.
+      const needsFile = (trans: RawTransaction) =>
+        trans._state !== 'finished' && (trans.mode !== 'readonly' || trans._requests.some((r) => r.request.readyState !== 'done'));
+      if (db && db.transactions.some(needsFile)) {
         setImmediate(closeWhenIdle);
         return;
       }
