@@ -3,11 +3,11 @@ import { join, resolve } from 'node:path';
 import { IDBFactory as MemoryIDBFactory, IDBKeyRange as MemoryIDBKeyRange } from 'fake-indexeddb';
 import { ZeromemError } from '../model/errors.ts';
 import { defaultDirectory } from './default-directory.ts';
-import type { RawConnection, RawDatabase, RawObjectStore, RawObjectStoreHandle, RawRecord, RawRecordStore, RawTransaction } from './fake-indexeddb-internals.ts';
+import type { RawConnection, RawDatabase, RawObjectStore, RawObjectStoreHandle, RawRecord, RawTransaction } from './fake-indexeddb-internals.ts';
 import { indexWithoutExceptions } from './index-keys.ts';
 import { encodeKey } from './key-codec.ts';
 import { buildTreesNow, buildTreesOnFirstUse } from './lazy-trees.ts';
-import { StorageFile, fileNameOf, nameOfFile, type KeyRow, type RowChange, type StoreChanges, type StoredSchema } from './storage-file.ts';
+import { StorageFile, fileNameOf, nameOfFile, type RowChange, type StoreChanges, type StoredSchema } from './storage-file.ts';
 import { StoredRecord, readStoredRecordsDirectly, type ReadValue } from './stored-record.ts';
 
 /** An IndexedDB whose databases live in files on disk, as {@link diskIndexedDB} returns it. */

@@ -101,7 +101,7 @@ function encodeValue(value: unknown): [string | null, Buffer | null] {
 }
 
 /** The value {@link encodeValue} encoded. */
-export function decodeValue(json: string | null, bytes: Buffer | null): unknown {
+function decodeValue(json: string | null, bytes: Buffer | null): unknown {
   return json !== null ? JSON.parse(json) : deserialize(bytes!);
 }
 
@@ -233,7 +233,7 @@ export class StorageFile {
         CREATE TABLE IF NOT EXISTS stores (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, schema TEXT NOT NULL, keyGenerator REAL NOT NULL DEFAULT 1);
         CREATE TABLE IF NOT EXISTS rows (store INTEGER NOT NULL, key BLOB NOT NULL, ix, json TEXT, bytes BLOB, UNIQUE (store, key));
         COMMIT;`);
-      // Files of earlier releases have no index fields: those rows are read whole at open until rewritten.
+      // Files of earlier releases have no index fields: their rows are read whole when an index tree is built, until rewritten.
       if (!(db.prepare('SELECT name FROM pragma_table_info(\'rows\')').pluck().all() as string[]).includes('ix')) db.exec('ALTER TABLE rows ADD COLUMN ix');
       for (const row of db.prepare('SELECT id, name FROM stores').all() as Array<{ id: number; name: string }>) this.#storeIds.set(row.name, row.id);
       this.#upsert = db.prepare(
