@@ -113,35 +113,43 @@ const IN_IX = 0;
 
 /**
  * A value split for its row: the top-level fields its store's indexes read (`fields`, the
- * first step of each index key path) go to `ix`, encoded like a value, and the rest keeps
- * a placeholder where each of them was. Open reads only `ix` to build every index; a value
- * read joins both ({@link decodeRow}), so nothing is stored twice. A value that is not a
- * plain object, or a store without indexes, stores the whole value and `ix` null.
+ * first step of each index key path) go to `ix`, as an array in `fields` order (`null`
+ * for one the value lacks: to an index, no field and `null` are the same, no key) encoded
+ * like a value, and the rest keeps a placeholder where each of them was. An index tree is
+ * built from `ix` alone; a value read joins both ({@link decodeRow}), so nothing is stored
+ * twice. A value that is not a plain object, or a store without indexes, stores the whole
+ * value and `ix` null.
  */
 function encodeRow(fields: string[] | undefined, value: unknown): EncodedValue {
   if (!fields || value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return [null, ...encodeValue(value)];
-  const picked: Record<string, unknown> = {};
+  const picked: unknown[] = [];
   const rest: Record<string, unknown> = { ...value };
   for (const field of fields) {
-    if (!Object.hasOwn(value, field)) continue;
-    picked[field] = (value as Record<string, unknown>)[field];
+    if (!Object.hasOwn(value, field)) {
+      picked.push(null);
+      continue;
+    }
+    picked.push((value as Record<string, unknown>)[field]);
     rest[field] = IN_IX;
   }
   const [json, bytes] = encodeValue(picked);
   return [json ?? bytes, ...encodeValue(rest)];
 }
 
-/** The index fields of a row's `ix` (what open builds the indexes from). */
-function decodeIndexFields(ix: string | Buffer): Record<string, unknown> {
-  return (typeof ix === 'string' ? JSON.parse(ix) : deserialize(ix)) as Record<string, unknown>;
+/** The index fields in a row's `ix`, as an object of the fields (what an index tree is built from). */
+function decodeIndexFields(fields: string[], ix: string | Buffer): Record<string, unknown> {
+  const values = (typeof ix === 'string' ? JSON.parse(ix) : deserialize(ix)) as unknown[];
+  const object: Record<string, unknown> = {};
+  for (let i = 0; i < fields.length; i++) if (values[i] !== null) object[fields[i]!] = values[i];
+  return object;
 }
 
-/** The value {@link encodeRow} split, joined again. */
-function decodeRow(ix: string | Buffer | null, json: string | null, bytes: Buffer | null): unknown {
-  const value = decodeValue(json, bytes);
-  if (ix === null) return value;
-  const fields = decodeIndexFields(ix);
-  for (const field in fields) (value as Record<string, unknown>)[field] = fields[field];
+/** The value {@link encodeRow} split, joined again: each field that has its placeholder in the rest gets its value from `ix`. */
+function decodeRow(fields: string[] | undefined, ix: string | Buffer | null, json: string | null, bytes: Buffer | null): unknown {
+  const value = decodeValue(json, bytes) as Record<string, unknown>;
+  if (ix === null || !fields) return value;
+  const values = (typeof ix === 'string' ? JSON.parse(ix) : deserialize(ix)) as unknown[];
+  for (let i = 0; i < fields.length; i++) if (Object.hasOwn(value, fields[i]!)) value[fields[i]!] = values[i];
   return value;
 }
 
@@ -239,7 +247,7 @@ export class StorageFile {
       this.#upsert = db.prepare(
         'INSERT INTO rows (store, key, ix, json, bytes) VALUES (?, ?, ?, ?, ?) ON CONFLICT (store, key) DO UPDATE SET ix = excluded.ix, json = excluded.json, bytes = excluded.bytes',
       );
-      this.#readValue = db.prepare('SELECT ix, json, bytes FROM rows WHERE rowid = ?').raw();
+      this.#readValue = db.prepare('SELECT store, ix, json, bytes FROM rows WHERE rowid = ?').raw();
       this.#rowidOf = db.prepare('SELECT rowid FROM rows WHERE store = ? AND key = ?').pluck();
       this.#delete = db.prepare('DELETE FROM rows WHERE store = ? AND key = ?');
       this.#clear = db.prepare('DELETE FROM rows WHERE store = ?');
@@ -277,14 +285,15 @@ export class StorageFile {
   eachKey(store: string, withIndexFields: boolean, each: (row: KeyRow) => void): void {
     const id = this.#storeIds.get(store);
     if (id === undefined) return;
-    const indexed = withIndexFields && this.#indexFields.get(id) !== undefined;
+    const names = this.#indexFields.get(id);
+    const indexed = withIndexFields && names !== undefined;
     try {
       const select = indexed
         ? 'SELECT rowid, key, ix, CASE WHEN ix IS NULL THEN json END, CASE WHEN ix IS NULL THEN bytes END FROM rows WHERE store = ? ORDER BY key'
         : 'SELECT rowid, key FROM rows WHERE store = ? ORDER BY key';
       for (const [rowid, blob, ix, json, bytes] of this.#db.prepare(select).raw().iterate(id) as Iterable<[number, Buffer, string | Buffer | null, string | null, Buffer | null]>) {
         const encodedKey = blobToKey(blob, true);
-        const fields = !indexed ? undefined : ix === null ? decodeValue(json, bytes) : decodeIndexFields(ix);
+        const fields = !indexed ? undefined : ix === null ? decodeValue(json, bytes) : decodeIndexFields(names!, ix);
         each({ encodedKey, key: decodeKey(encodedKey), rowid, indexed: fields });
       }
     } catch (err) {
@@ -330,10 +339,10 @@ export class StorageFile {
    * @throws ZeromemError STORAGE_FAILED (`corrupt` when the row is missing or does not decode)
    */
   readValue(rowid: number): unknown {
-    let row: EncodedValue | undefined;
+    let row: [number, ...EncodedValue] | undefined;
     try {
-      row = this.#readValue.get(rowid) as EncodedValue | undefined;
-      if (row) return decodeRow(...row);
+      row = this.#readValue.get(rowid) as [number, ...EncodedValue] | undefined;
+      if (row) return decodeRow(this.#indexFields.get(row[0]), row[1], row[2], row[3]);
     } catch (err) {
       throw storageError(err, this.path, 'read', row !== undefined);
     }
