@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
+import { promisify, stripVTControlCharacters } from 'node:util';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkedLogs, matchesPrinted } from '../docs/printed.ts';
@@ -107,10 +107,13 @@ function freePort(): Promise<number> {
 
 /**
  * Starts a long-running process and resolves once its output matches `ready`; rejects with
- * what it printed when it exits first or is not ready within `readyMs`.
+ * what it printed when it exits first or is not ready within `readyMs`. The output is matched
+ * without terminal colour codes: tools colour their output when `CI` is set (picocolors does,
+ * so Vite's `Local:` line becomes `Local\x1b[22m:` on a CI machine).
  */
 async function startProcess(command: string, args: string[], cwd: string, ready: RegExp, env: NodeJS.ProcessEnv = {}, readyMs = 60_000): Promise<{ child: ChildProcess; match: RegExpExecArray; output: () => string }> {
   const child = spawn(command, args, { cwd, env: strangerEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+  let raw = '';
   let output = '';
   return new Promise((resolve, reject) => {
     const late = setTimeout(() => {
@@ -118,7 +121,8 @@ async function startProcess(command: string, args: string[], cwd: string, ready:
       reject(new Error(`${command} ${args.join(' ')} was not ready within ${readyMs / 1000} s:\n${output}`));
     }, readyMs);
     const onData = (chunk: Buffer): void => {
-      output += chunk.toString('utf8');
+      raw += chunk.toString('utf8');
+      output = stripVTControlCharacters(raw); // the whole text: a code can span two chunks
       const match = ready.exec(output);
       if (match) {
         clearTimeout(late);
@@ -313,7 +317,8 @@ describe.skipIf(skipBrowserTests(import.meta.url))('a Vite app of core + sync + 
     await step('vite build', 150_000, () => sh(process.execPath, [join(project, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn'], { cwd: project, timeout: 150_000 }));
     const relay = await startProcess(join(project, 'node_modules', '.bin', 'zeromem-relay'), ['--port', '0', '--data-dir', join(work, 'relay-shared')], project, /^(ws:\/\/\S+:\d+)\n/m, { ZEROMEM_RELAY_SECRET: SECRET });
     const port = await freePort();
-    const preview = await startProcess(process.execPath, [join(project, 'node_modules', 'vite', 'bin', 'vite.js'), 'preview', '--host', '127.0.0.1', '--port', String(port), '--strictPort'], project, /Local:/).catch(async (err: unknown) => {
+    // FORCE_COLOR: Vite prints in colour here as on a CI machine, where `CI` turns colour on.
+    const preview = await startProcess(process.execPath, [join(project, 'node_modules', 'vite', 'bin', 'vite.js'), 'preview', '--host', '127.0.0.1', '--port', String(port), '--strictPort'], project, /Local:/, { FORCE_COLOR: '1' }).catch(async (err: unknown) => {
       await stop(relay.child);
       throw err;
     });
