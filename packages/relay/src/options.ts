@@ -52,9 +52,9 @@ export interface RelayOptions {
    */
   maxBytesPerSecond?: number;
   /**
-   * Most updates one durable write (group commit) stores; the changes of every message
-   * read in one turn of the event loop share a write up to this. 1 writes (fsyncs) each
-   * update alone. Default 1000.
+   * Most updates of one room one durable write (group commit) stores; the changes of every
+   * message of the room read in one turn of the event loop share a write up to this (and
+   * other rooms' share it too). 1 writes each update of a room in its own write. Default 1000.
    */
   maxUpdatesPerCommit?: number;
   /** Open connections one token subject may hold; more get HTTP 429. Default 16. */

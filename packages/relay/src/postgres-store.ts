@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { RelayError } from './errors.ts';
-import { type Revocation, type RoomStorage, type StoredRoom, totalBytes } from './room-storage.ts';
+import { type Revocation, type RoomAppend, type RoomStorage, type StoredRoom, totalBytes } from './room-storage.ts';
 
 /**
  * The tables, created if missing. A room's updates are numbered densely per room (`seq`
@@ -20,14 +20,22 @@ CREATE TABLE IF NOT EXISTS zeromem_revocations (kind text NOT NULL, value text N
 COMMIT;
 `;
 
-/** One statement (so one round trip and one commit): take `n` numbers from the room's head, insert the updates under them. */
+/**
+ * One statement (so one round trip and one commit) for the appends of several rooms: take
+ * each room's `n` numbers from its head, insert its updates under them. The rooms' rows are
+ * locked in room order, so two instances' statements never wait for each other in a cycle.
+ */
 const APPEND = `
-WITH head AS (
-  INSERT INTO zeromem_rooms AS r (room, head) VALUES ($1, $2) ON CONFLICT (room) DO UPDATE SET head = r.head + $2 RETURNING head
+WITH counts AS (
+  SELECT room, n FROM unnest($1::text[], $2::bigint[]) AS c(room, n)
+), heads AS (
+  INSERT INTO zeromem_rooms AS r (room, head) SELECT room, n FROM counts ORDER BY room
+  ON CONFLICT (room) DO UPDATE SET head = r.head + excluded.head RETURNING room, head
 )
 INSERT INTO zeromem_updates (room, seq, data)
-SELECT $1, head.head - $2 + u.ord, u.data FROM head, unnest($3::bytea[]) WITH ORDINALITY AS u(data, ord)
-RETURNING seq`;
+SELECT u.room, heads.head - counts.n + u.ord, u.data
+FROM unnest($3::text[], $4::bigint[], $5::bytea[]) AS u(room, ord, data) JOIN heads USING (room) JOIN counts USING (room)
+RETURNING room, seq`;
 
 /** SQLSTATE classes meaning "the server cannot be reached or is going away": retry later. */
 const UNAVAILABLE_SQLSTATE = /^(08|57P0|53)/;
@@ -81,11 +89,23 @@ export class PostgresStore implements RoomStorage {
     return new Map(rows.map((row) => [row.room, Number(row.head)]));
   }
 
-  async append(room: string, updates: readonly Uint8Array[]): Promise<number> {
-    const { rows } = await this.query<{ seq: string }>('store updates', APPEND, [room, updates.length, updates.map((update) => Buffer.from(update.buffer, update.byteOffset, update.byteLength))]);
+  async append(appends: readonly RoomAppend[]): Promise<number[]> {
+    const rooms: string[] = [];
+    const ords: number[] = [];
+    const data: Buffer[] = [];
+    for (const { room, updates } of appends) {
+      updates.forEach((update, i) => {
+        rooms.push(room);
+        ords.push(i + 1);
+        data.push(Buffer.from(update.buffer, update.byteOffset, update.byteLength));
+      });
+    }
+    const { rows } = await this.query<{ room: string; seq: string }>('store updates', APPEND, [appends.map((a) => a.room), appends.map((a) => a.updates.length), rooms, ords, data]);
     this.durableWrites++;
-    this.storedUpdates += updates.length;
-    return Math.max(...rows.map((row) => Number(row.seq)));
+    this.storedUpdates += data.length;
+    const heads = new Map<string, number>();
+    for (const row of rows) heads.set(row.room, Math.max(heads.get(row.room) ?? 0, Number(row.seq)));
+    return appends.map(({ room }) => heads.get(room)!);
   }
 
   async compact(room: string, head: number, encode: (missing: Uint8Array[]) => Uint8Array): Promise<{ head: number; bytes: number } | undefined> {

@@ -12,7 +12,7 @@ const PREFIX = 'zeromem:';
 /** Channel of revocation notices (no payload: instances re-read the list from storage). */
 const REVOCATIONS_CHANNEL = `${PREFIX}revocations`;
 /** How long a connection counts without its instance renewing it: a killed instance's sockets stop counting after this. */
-const CONNECTION_TTL_MS = 30_000;
+export const CONNECTION_TTL_MS = 30_000;
 /** How long a compaction lease lasts if its holder dies before releasing it. */
 const LEASE_TTL_MS = 30_000;
 
@@ -32,20 +32,39 @@ redis.call('ZADD', KEYS[1], now + tonumber(ARGV[3]), ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1`;
 
-/** Renews a counted connection (re-adding it after a Redis restart lost it). */
+/**
+ * Renews counted connections of several subjects for `ARGV[1]` ms, re-adding any a Redis
+ * restart lost: `KEYS` are the subjects' sorted sets, and `ARGV` holds, after the TTL, for
+ * each key in turn the number of its members and the members. One TIME, then one
+ * variadic ZADD and one PEXPIRE per key.
+ */
 const RENEW = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1`;
+local ttl = tonumber(ARGV[1])
+local at = 2
+for k = 1, #KEYS do
+  local count = tonumber(ARGV[at])
+  local scored = {}
+  for i = 1, count do
+    scored[2 * i - 1] = now + ttl
+    scored[2 * i] = ARGV[at + i]
+  end
+  at = at + count + 1
+  redis.call('ZADD', KEYS[k], unpack(scored))
+  redis.call('PEXPIRE', KEYS[k], ttl)
+end
+return #KEYS`;
+
+/** Connections renewed by one script call at most (Lua's unpack takes a few thousand values; a call blocks Redis while it runs). */
+const RENEW_CHUNK = 1000;
 
 /** Deletes a lease only if this holder still has it. */
 const RELEASE = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`;
 
 type Scripted = Redis & {
   acquireConnection(key: string, member: string, max: number, ttl: number): Promise<number>;
-  renewConnection(key: string, member: string, ttl: number): Promise<number>;
+  renewConnections(keyCount: number, ...keysThenArgs: Array<string | number>): Promise<number>;
   releaseLease(key: string, holder: string): Promise<number>;
 };
 
@@ -60,7 +79,8 @@ type Scripted = Redis & {
 export class RedisCoordination implements Coordination {
   readonly instance = randomBytes(8);
   private readonly listeners = new Map<string, (message: InstanceMessage) => void>();
-  private readonly connections = new Map<string, string>();
+  /** This instance's counted connections: their members by subject. */
+  private readonly connections = new Map<string, Set<string>>();
   private readonly changeListeners: Array<(what: 'revocations' | 'reconnected') => void> = [];
   private readonly renewer: NodeJS.Timeout;
   private lostSince = false;
@@ -70,7 +90,7 @@ export class RedisCoordination implements Coordination {
     private readonly subscriber: Redis,
     private readonly log: Logger,
   ) {
-    this.renewer = setInterval(() => this.renewConnections(), CONNECTION_TTL_MS / 3);
+    this.renewer = setInterval(() => void this.renewConnections(), CONNECTION_TTL_MS / 3);
     this.renewer.unref();
     subscriber.on('messageBuffer', (channel: Buffer, message: Buffer) => this.hear(channel.toString(), message));
     for (const client of [command, subscriber]) {
@@ -84,7 +104,7 @@ export class RedisCoordination implements Coordination {
       if (!this.lostSince) return;
       this.lostSince = false;
       log.info('redis connection back');
-      this.renewConnections();
+      void this.renewConnections();
       for (const listener of this.changeListeners) listener('reconnected');
     });
   }
@@ -95,7 +115,8 @@ export class RedisCoordination implements Coordination {
     const command = new Redis(url, options) as Scripted;
     const subscriber = new Redis(url, { ...options, autoResubscribe: true });
     command.defineCommand('acquireConnection', { numberOfKeys: 1, lua: ACQUIRE });
-    command.defineCommand('renewConnection', { numberOfKeys: 1, lua: RENEW });
+    // The number of keys comes first in each call.
+    command.defineCommand('renewConnections', { lua: RENEW });
     command.defineCommand('releaseLease', { numberOfKeys: 1, lua: RELEASE });
     try {
       await Promise.all([command.connect(), subscriber.connect()]);
@@ -120,13 +141,19 @@ export class RedisCoordination implements Coordination {
     } catch (err) {
       throw new RelayError('STORAGE_UNAVAILABLE', `Cannot count connections in Redis: ${(err as Error).message}`, { cause: err });
     }
-    if (counted === 1) this.connections.set(member, subject);
+    if (counted === 1) {
+      const members = this.connections.get(subject) ?? new Set();
+      members.add(member);
+      this.connections.set(subject, members);
+    }
     return counted === 1;
   }
 
   releaseConnection(subject: string, connection: string): void {
     const member = `${this.instance.toString('hex')}:${connection}`;
-    this.connections.delete(member);
+    const members = this.connections.get(subject);
+    members?.delete(member);
+    if (members?.size === 0) this.connections.delete(subject);
     // If this fails (Redis away), the entry expires by itself.
     this.command.zrem(subjectKey(subject), member).catch(() => {});
   }
@@ -226,8 +253,35 @@ export class RedisCoordination implements Coordination {
     }
   }
 
-  private renewConnections(): void {
-    for (const [member, subject] of this.connections) this.command.renewConnection(subjectKey(subject), member, CONNECTION_TTL_MS).catch(() => {});
+  /**
+   * Renews every connection this instance counts, on Redis's clock, in one script call per
+   * {@link RENEW_CHUNK} connections (runs every third of the TTL, and when Redis comes back).
+   * Resolves when every call answered; a failed one is left to the next renewal.
+   */
+  async renewConnections(): Promise<void> {
+    const calls: Array<Promise<unknown>> = [];
+    let keys: string[] = [];
+    let args: Array<string | number> = [];
+    let members = 0;
+    const send = (): void => {
+      calls.push(this.command.renewConnections(keys.length, ...keys, CONNECTION_TTL_MS, ...args).catch((err: Error) => this.log.debug('renewing connections failed', { error: err.message })));
+      keys = [];
+      args = [];
+      members = 0;
+    };
+    for (const [subject, counted] of this.connections) {
+      let pending = [...counted];
+      while (pending.length > 0) {
+        const taken = pending.slice(0, RENEW_CHUNK - members);
+        pending = pending.slice(taken.length);
+        keys.push(subjectKey(subject));
+        args.push(taken.length, ...taken);
+        members += taken.length;
+        if (members === RENEW_CHUNK) send();
+      }
+    }
+    if (members > 0) send();
+    await Promise.all(calls);
   }
 }
 

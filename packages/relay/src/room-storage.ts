@@ -12,6 +12,12 @@ export interface StoredRoom {
   head: number;
 }
 
+/** Updates to store for one room, oldest first. */
+export interface RoomAppend {
+  room: string;
+  updates: readonly Uint8Array[];
+}
+
 /** A revoked token id, or every token of a subject issued up to `revokedAt`. */
 export interface Revocation {
   kind: 'token' | 'subject';
@@ -38,8 +44,12 @@ export interface RoomStorage {
   readonly storedUpdates: number;
   /** Every stored update of `room`, oldest first. */
   load(room: string): Promise<StoredRoom>;
-  /** Stores updates of `room`, in order, in one durable write; resolves with the room's new head. */
-  append(room: string, updates: readonly Uint8Array[]): Promise<number>;
+  /**
+   * Stores the updates of each listed room (rooms distinct), in order, all in one durable
+   * write (one transaction): every room's or none. Resolves with each room's new head, in
+   * the order listed.
+   */
+  append(appends: readonly RoomAppend[]): Promise<number[]>;
   /** The updates of `room` after `head` (what another instance stored since), and the new head. */
   since(room: string, head: number): Promise<StoredRoom>;
   /** Each listed room's head (rooms never written are left out). */

@@ -7,6 +7,7 @@ import { type Peer, send } from './peer.ts';
 import { type IncomingMessage, awarenessMessage, decodeMessage, syncStep1Message, syncStep2Message, updateMessage } from './protocol.ts';
 import type { RoomStorage, StoredRoom } from './room-storage.ts';
 import { CommitBatch } from './commit-batch.ts';
+import type { SharedCommit } from './shared-commit.ts';
 import { dropPending, pendingBytes, withoutPending } from './pending.ts';
 import { SeqTracker } from './seq-tracker.ts';
 
@@ -63,8 +64,8 @@ interface AwarenessChange {
  * Every change a peer sends is applied, then stored (fsynced), and only then forwarded:
  * nothing another peer has seen can be lost by a crash of the relay. Changes are stored by
  * group commit ({@link CommitBatch}): one durable write for the changes of every message
- * read in one turn of the event loop; sync answers wait for it too, so no peer is sent a
- * state that is not on disk.
+ * read in one turn of the event loop, shared with the other rooms' ({@link SharedCommit});
+ * sync answers wait for it too, so no peer is sent a state that is not on disk.
  */
 export class Room {
   readonly doc = new Y.Doc({ gc: true });
@@ -92,14 +93,15 @@ export class Room {
    * Loads the room's stored updates and returns it; rejects with STORAGE_FAILED when they
    * cannot be read (or STORAGE_UNAVAILABLE when the storage cannot be reached).
    */
-  static async open(name: string, store: RoomStorage, limits: RoomLimits, log: Logger, hooks: RoomHooks): Promise<Room> {
+  static async open(name: string, store: RoomStorage, appends: SharedCommit, limits: RoomLimits, log: Logger, hooks: RoomHooks): Promise<Room> {
     const stored = await store.load(name);
-    return new Room(name, store, limits, log, hooks, stored);
+    return new Room(name, store, appends, limits, log, hooks, stored);
   }
 
   private constructor(
     readonly name: string,
     private readonly store: RoomStorage,
+    appends: SharedCommit,
     private readonly limits: RoomLimits,
     private readonly log: Logger,
     private readonly hooks: RoomHooks,
@@ -114,7 +116,7 @@ export class Room {
     this.batch = new CommitBatch(
       limits.maxUpdatesPerCommit,
       async (changes) => {
-        const head = await store.append(name, changes);
+        const head = await appends.append(name, changes);
         this.lastStored = Math.max(this.lastStored, head);
         this.storedUpdates += changes.length;
         this.dirty = true;

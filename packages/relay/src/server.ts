@@ -13,6 +13,7 @@ import { RedisCoordination } from './redis-coordination.ts';
 import { RevocationList } from './revocations.ts';
 import { Room } from './room.ts';
 import { type RoomStorage, isStorageFailure } from './room-storage.ts';
+import { SharedCommit } from './shared-commit.ts';
 import { SqliteStore } from './sqlite-store.ts';
 import { type Admission, admit } from './upgrade-auth.ts';
 
@@ -118,6 +119,8 @@ class RunningRelay implements Relay {
   private refusedFromClosedRooms = 0;
   private revokedConnections = 0;
   private nextConnection = 0;
+  /** Every room's appends, stored together when made in the same turn (group commit across rooms). */
+  private readonly appends: SharedCommit;
   private closing: Promise<void> | undefined;
   port = 0;
   url = '';
@@ -127,6 +130,7 @@ class RunningRelay implements Relay {
     private readonly store: RoomStorage,
     private readonly coordination: Coordination,
   ) {
+    this.appends = new SharedCommit(store);
     this.http = createServer((request, response) => {
       const path = (request.url ?? '/').split('?')[0];
       if (path === '/healthz' && (request.method === 'GET' || request.method === 'HEAD')) {
@@ -193,7 +197,7 @@ class RunningRelay implements Relay {
     }
     const peers = await this.coordination.join(name, () => {});
     try {
-      const room = await Room.open(name, this.store, this.config, this.config.logger, { failed: () => {}, ...(peers ? { peers } : {}) });
+      const room = await Room.open(name, this.store, this.appends, this.config, this.config.logger, { failed: () => {}, ...(peers ? { peers } : {}) });
       try {
         await room.compact();
       } finally {
@@ -313,7 +317,7 @@ class RunningRelay implements Relay {
         this.early.set(name, []);
         try {
           const peers = await this.coordination.join(name, (message) => this.fromOtherInstance(name, message));
-          const created: Room = await Room.open(name, this.store, this.config, this.config.logger, {
+          const created: Room = await Room.open(name, this.store, this.appends, this.config, this.config.logger, {
             failed: (err) => this.failRoom(created, err),
             ...(peers ? { peers } : {}),
           });

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { RelayError } from './errors.ts';
-import { type Revocation, type RoomStorage, type StoredRoom, totalBytes } from './room-storage.ts';
+import { type Revocation, type RoomAppend, type RoomStorage, type StoredRoom, totalBytes } from './room-storage.ts';
 
 /** File name of the relay's database inside the data directory. */
 export const DATABASE_FILE = 'relay.sqlite';
@@ -96,18 +96,20 @@ export class SqliteStore implements RoomStorage {
     });
   }
 
-  /** Stores updates of `room` durably, in order, in one transaction: fsynced once, when this returns. */
-  async append(room: string, updates: readonly Uint8Array[]): Promise<number> {
-    const head = storage('store updates', () =>
-      this.db.transaction(() => {
-        let last = 0;
-        for (const update of updates) last = Number(this.insert.run(room, update).lastInsertRowid);
-        return last;
-      })(),
+  /** Stores the updates of every listed room durably, in order, in one transaction: fsynced once, when this returns. */
+  async append(appends: readonly RoomAppend[]): Promise<number[]> {
+    const heads = storage('store updates', () =>
+      this.db.transaction(() =>
+        appends.map(({ room, updates }) => {
+          let last = 0;
+          for (const update of updates) last = Number(this.insert.run(room, update).lastInsertRowid);
+          return last;
+        }),
+      )(),
     );
     this.durableWrites++;
-    this.storedUpdates += updates.length;
-    return head;
+    for (const { updates } of appends) this.storedUpdates += updates.length;
+    return heads;
   }
 
   /**

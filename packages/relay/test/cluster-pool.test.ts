@@ -21,14 +21,14 @@ describe('PostgreSQL store under load', () => {
     const url = await postgres.database();
     const store = await PostgresStore.connect(url);
     const room = 'u=alice;s=pool-wait';
-    await store.append(room, [new Uint8Array([1])]);
+    await store.append([{ room, updates: [new Uint8Array([1])] }]);
     const locker = new pg.Client({ connectionString: url });
     await locker.connect();
     try {
       await locker.query('BEGIN');
       await locker.query('SELECT head FROM zeromem_rooms WHERE room = $1 FOR UPDATE', [room]);
       // More appends than the pool has connections: the last ones wait for one.
-      const appends = Array.from({ length: 12 }, (_, i) => store.append(room, [new Uint8Array([i + 2])]).then(() => 'stored', (err: { code?: string }) => err.code ?? 'failed'));
+      const appends = Array.from({ length: 12 }, (_, i) => store.append([{ room, updates: [new Uint8Array([i + 2])] }]).then(() => 'stored', (err: { code?: string }) => err.code ?? 'failed'));
       // Longer than the 5 s a new connection may take to open.
       await new Promise((resolve) => setTimeout(resolve, 6_000));
       await locker.query('COMMIT');

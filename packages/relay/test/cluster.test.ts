@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
+import pg from 'pg';
 import { CLOSE } from '../src/index.ts';
 import { cleanup, client, closeCode, directoryContains, rawConnect, synced, tempDir, testRelay, token, until } from './helpers.ts';
 import { useRedisAndPostgres } from './services.ts';
@@ -164,6 +165,59 @@ describe('several instances on PostgreSQL and Redis', () => {
       await services.postgres.resume();
     }
     await until(() => reader.doc.getMap('records').get('during') === 2 && neighbour.doc.getMap('records').get('during') === 2, 'the write to be stored and forwarded once PostgreSQL is back', 30_000);
+  });
+
+  it('fail only the room whose rows PostgreSQL refuses (4500): rooms stored with it go on', async () => {
+    const bad = 'u=alice;s=cluster-refused';
+    const good = 'u=bob;s=cluster-fine';
+    const { a, b, postgresUrl } = await pair();
+    await services.postgres.sql(
+      `CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN IF NEW.room = '${bad}' THEN RAISE EXCEPTION 'refused room'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
+      [],
+      postgresUrl,
+    );
+    await services.postgres.sql('CREATE TRIGGER refuse BEFORE INSERT ON zeromem_updates FOR EACH ROW EXECUTE FUNCTION refuse()', [], postgresUrl);
+    const writeBad = client(a.url, bad, await token([bad]));
+    const readBad = client(b.url, bad, await token([bad]));
+    const writeGood = client(a.url, good, await token([good], { subject: 'bob' }));
+    const readGood = client(b.url, good, await token([good], { subject: 'bob' }));
+    const fillers = ['u=carol;s=filler-1', 'u=carol;s=filler-2'];
+    const writeFillers = await Promise.all(fillers.map(async (room) => client(a.url, room, await token([room], { subject: 'carol' }))));
+    await Promise.all([writeBad, readBad, writeGood, readGood, ...writeFillers].map(({ provider }) => synced(provider)));
+    for (const filler of writeFillers) filler.doc.getMap('records').set('r0', 'first');
+    await until(() => a.stats().storedUpdates >= 2, 'the fillers to be stored');
+    // Instance a's writes in flight held by row locks, so the next appends wait and are stored together.
+    const locker = new pg.Client({ connectionString: postgresUrl });
+    await locker.connect();
+    const waitingOnLocks = async (): Promise<number> =>
+      Number((await services.postgres.sql<{ n: string }>("SELECT count(*) AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'", [], postgresUrl))[0]!.n);
+    const codes: number[] = [];
+    const goodCodes: number[] = [];
+    writeBad.provider.on('connection-close', (event: { code: number } | null) => event && codes.push(event.code));
+    writeGood.provider.on('connection-close', (event: { code: number } | null) => event && goodCodes.push(event.code));
+    try {
+      await locker.query('BEGIN');
+      await locker.query('SELECT head FROM zeromem_rooms WHERE room = ANY($1) FOR UPDATE', [fillers]);
+      for (const [i, filler] of writeFillers.entries()) {
+        filler.doc.getMap('records').set('r1', 'held');
+        while ((await waitingOnLocks()) < i + 1) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      writeBad.doc.getMap('records').set('r1', 'refused');
+      writeGood.doc.getMap('records').set('r1', 'stored');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    } finally {
+      await locker.query('COMMIT');
+      await locker.end();
+    }
+    await until(() => codes.includes(CLOSE.storageFailed), 'the writer of the refused room to be closed with 4500', 15_000);
+    await until(() => readGood.doc.getMap('records').get('r1') === 'stored', 'the other room’s write to be stored and forwarded');
+    expect(readBad.doc.getMap('records').get('r1')).toBeUndefined();
+    writeGood.doc.getMap('records').set('r2', 'later');
+    await until(() => readGood.doc.getMap('records').get('r2') === 'later', 'a later write of the other room to be forwarded');
+    // Its socket was never closed: its write was stored in the retry, not resent after a failure.
+    expect(goodCodes).toEqual([]);
+    for (const { provider } of writeFillers) provider.destroy();
+    for (const { provider } of [writeBad, readBad, writeGood, readGood]) provider.destroy();
   });
 });
 
