@@ -7,6 +7,7 @@
  *   node --import tsx test/bench/node-storage-worker.ts prepare disk <dir>   (embed, build, snapshot the disk store)
  *   node --import tsx test/bench/node-storage-worker.ts open disk <dir>      (open-to-first-recall from disk)
  *   node --import tsx test/bench/node-storage-worker.ts raw-read disk <dir>  (better-sqlite3 reading every row of that file)
+ *   node --import tsx test/bench/node-storage-worker.ts first-write disk <dir> (open-to-first-remember on that store; it writes one memory)
  *   node --import tsx test/bench/node-storage-worker.ts fake-open <n>        (the same on fake-indexeddb, in one process)
  *   node --import tsx test/bench/node-storage-worker.ts peer <zeromem|mem0|mastra> <dir> <n> <peersDir>
  */
@@ -150,6 +151,16 @@ async function openToFirstRecall(): Promise<unknown> {
   return { openMs: round(opened), openToFirstRecallMs: round(ms), heapMB: Math.round(heapUsed / 2 ** 20), rssMB: Math.round(rss / 2 ** 20) };
 }
 
+/** The first write after opening the store (a write transaction builds the trees of the stores it writes: all their keys and index fields are read then). */
+async function openToFirstRemember(): Promise<unknown> {
+  const t0 = performance.now();
+  const memory = await openMemory({ name: 'bench', directory: dir!, embedder: embedder(128) });
+  await memory.remember({ namespace: NS, content: 'the first write after opening the store' });
+  const ms = performance.now() - t0;
+  await memory.close();
+  return { openToFirstRememberMs: round(ms) };
+}
+
 /** The floor of any open that loads the whole store: better-sqlite3 reading every row of the same file (keys and values, in key order), decoding nothing. */
 function rawRead(): unknown {
   const t0 = performance.now();
@@ -284,6 +295,8 @@ const result =
           ? await openToFirstRecall()
           : command === 'raw-read'
             ? rawRead()
+          : command === 'first-write'
+            ? await openToFirstRemember()
           : command === 'fake-open'
             ? await fakeOpenToFirstRecall(Number(kind))
             : command === 'peer'

@@ -83,7 +83,7 @@ interface Run {
   ack: Record<'disk' | 'diskRelaxed' | 'fake' | 'raw', Latency>;
   import10k: Record<'disk' | 'fake' | 'raw', Import>;
   import100k: Record<'disk' | 'fake' | 'raw', Import>;
-  open100k: { fromDiskMs: number[]; fakeInProcessMs: number; bytesPerRecordPrepared: number; rawReadAllMs?: number; rssMB?: number[] };
+  open100k: { fromDiskMs: number[]; fakeInProcessMs: number; bytesPerRecordPrepared: number; rawReadAllMs?: number; rssMB?: number[]; firstRememberMs?: number };
 }
 
 interface PeerRun {
@@ -113,6 +113,7 @@ function runOnce(number: number): Run {
   let fromDiskMs: number[] = [];
   let rssMB: number[] = [];
   let rawReadAllMs = 0;
+  let firstRememberMs = 0;
   const disk100k = withDir((dir) => {
     const imported = worker<Import>('import', 'disk', dir, '100000');
     bytesPerRecordPrepared = worker<{ bytesPerRecord: number }>('prepare', 'disk', dir).bytesPerRecord;
@@ -120,12 +121,13 @@ function runOnce(number: number): Run {
     fromDiskMs = opens.map((open) => open.openToFirstRecallMs);
     rssMB = opens.map((open) => open.rssMB);
     rawReadAllMs = median(Array.from({ length: ROUNDS }, () => worker<{ readAllMs: number }>('raw-read', 'disk', dir).readAllMs));
+    firstRememberMs = worker<{ openToFirstRememberMs: number }>('first-write', 'disk', dir).openToFirstRememberMs; // last: it writes
     return imported;
   });
   log('import 100k and open-to-first-recall, fake-indexeddb');
   const fake100k = worker<Import & { openToFirstRecallMs: number }>('fake-open', '100000');
   const import100k = { disk: disk100k, fake: fake100k, raw: withDir((dir) => worker<Import>('import', 'raw', dir, '100000')) };
-  const open100k = { fromDiskMs, bytesPerRecordPrepared, fakeInProcessMs: fake100k.openToFirstRecallMs, rawReadAllMs, rssMB };
+  const open100k = { fromDiskMs, bytesPerRecordPrepared, fakeInProcessMs: fake100k.openToFirstRecallMs, rawReadAllMs, rssMB, firstRememberMs };
   return {
     run: number,
     at: new Date().toISOString(),
@@ -179,6 +181,7 @@ function tables(runs: Run[]): string {
     row('raw / disk, import 100k (x)', (r) => ratio(r.import100k.raw.recordsPerSecond, r.import100k.disk.recordsPerSecond)),
     row('open-to-first-recall, 100k from disk, new process (ms, median of rounds)', (r) => median(r.open100k.fromDiskMs)),
     row('open-to-first-recall, 100k fake-indexeddb, same process (ms)', (r) => r.open100k.fakeInProcessMs),
+    row('open-to-first-remember, 100k from disk, new process (ms; builds the trees of the stores written)', (r) => r.open100k.firstRememberMs),
     row('raw better-sqlite3 reading every row of the same file, nothing decoded (ms)', (r) => r.open100k.rawReadAllMs),
     row('resident memory after open-to-first-recall, 100k from disk (MB, median of rounds)', (r) => (r.open100k.rssMB ? median(r.open100k.rssMB) : null)),
     row('bytes on disk per record, records only (disk / raw better-sqlite3)', (r) => r.import100k.disk.bytesPerRecord),

@@ -3,11 +3,12 @@ import { join, resolve } from 'node:path';
 import { IDBFactory as MemoryIDBFactory, IDBKeyRange as MemoryIDBKeyRange } from 'fake-indexeddb';
 import { ZeromemError } from '../model/errors.ts';
 import { defaultDirectory } from './default-directory.ts';
-import type { RawConnection, RawDatabase, RawObjectStore, RawObjectStoreHandle, RawRecord, RawRecordStore, RawTransaction } from './fake-indexeddb-internals.ts';
-import { indexKeyOf, indexWithoutExceptions, multiEntryKeys } from './index-keys.ts';
+import type { RawConnection, RawDatabase, RawObjectStore, RawObjectStoreHandle, RawRecord, RawTransaction } from './fake-indexeddb-internals.ts';
+import { indexWithoutExceptions } from './index-keys.ts';
 import { encodeKey } from './key-codec.ts';
-import { StorageFile, decodeValue, fileNameOf, nameOfFile, type EncodedRow, type RowChange, type StoreChanges, type StoredSchema } from './storage-file.ts';
-import { StoredRecord, readStoredRecordsDirectly } from './stored-record.ts';
+import { buildTreesNow, buildTreesOnFirstUse } from './lazy-trees.ts';
+import { StorageFile, fileNameOf, nameOfFile, type RowChange, type StoreChanges, type StoredSchema } from './storage-file.ts';
+import { StoredRecord, readStoredRecordsDirectly, type ReadValue } from './stored-record.ts';
 
 /** An IndexedDB whose databases live in files on disk, as {@link diskIndexedDB} returns it. */
 export interface DiskIndexedDB {
@@ -66,28 +67,41 @@ class Session {
   }
 
   /**
-   * Reads the whole file first and decodes every row once (so a bad one fails before
-   * anything is created), then builds the database in memory from it. Rows keep their
-   * encoded values ({@link StoredRecord}): the decoding at open only computes index keys.
-   * The rows come in key order, so each record tree (the store's and every index's) is
-   * built balanced from a sorted array, without per-record inserts and key comparisons.
+   * Creates the database in memory from the file's schema, each store's trees left to be
+   * built from the file on first use (lazy-trees.ts) and values to be read when first
+   * needed ({@link StoredRecord}). Damage to the file's pages is found by the read that
+   * meets it (a coded error, nothing written).
    */
   #load(name: string): void {
     const schema = this.file.readSchema();
     if (!schema) return;
-    const stores = schema.stores.map((store) => ({ store, ...decodeStore(store, (each) => this.file.eachRow(store.name, each)) }));
+    const read: ReadValue = (rowid) => this.file.readValue(rowid);
     const request = this.engine.open(name, schema.version);
     request.onupgradeneeded = () => {
       const db = request.result;
-      for (const { store, records, indexes } of stores) {
+      for (const store of schema.stores) {
         const handle = db.createObjectStore(store.name, { keyPath: store.keyPath, autoIncrement: store.autoIncrement }) as RawObjectStoreHandle;
         // Created on the empty store: their initialization (a request) then has nothing to do.
         for (const index of store.indexes) handle.createIndex(index.name, index.keyPath, { multiEntry: index.multiEntry, unique: index.unique });
         // After those requests, still inside this upgrade: the trees, filled directly.
         handle.count().onsuccess = () => {
           const raw = handle._rawObjectStore;
-          buildTree(raw.records, records);
-          for (const index of raw.rawIndexes.values()) buildTree(index.records, indexes.get(index.name)!);
+          buildTreesOnFirstUse(raw, store, {
+            records: () => {
+              const records: StoredRecord[] = [];
+              this.file.eachKey(store.name, false, (row) => records.push(new StoredRecord(row.key, row.rowid, read)));
+              return records;
+            },
+            rows: (each) => this.file.eachKey(store.name, true, each),
+            record: (key) => {
+              const rowid = this.file.rowidOf(store.name, encodeKey(key));
+              return rowid === undefined ? undefined : new StoredRecord(key, rowid, read);
+            },
+            count: (range) =>
+              range === undefined
+                ? this.file.count(store.name, undefined, false, undefined, false)
+                : this.file.count(store.name, range.lower === undefined ? undefined : encodeKey(range.lower), range.lowerOpen, range.upper === undefined ? undefined : encodeKey(range.upper), range.upperOpen),
+          });
           if (raw.keyGenerator) raw.keyGenerator.num = store.keyGenerator;
           readStoredRecordsDirectly(raw);
         };
@@ -118,6 +132,8 @@ class Session {
   }
 
   #hook(trans: RawTransaction, db: RawDatabase): void {
+    // A write may change a store's trees (and a failure to build them must fail here, not in a rollback).
+    for (const store of trans.mode === 'versionchange' ? db.rawObjectStores.values() : [...trans._scope].map((name) => db.rawObjectStores.get(name)!)) buildTreesNow(store);
     if (trans.mode === 'readwrite') for (const name of trans._scope) this.#track(db.rawObjectStores.get(name)!);
     if (trans.mode !== 'readonly') for (const name of trans._scope) for (const index of db.rawObjectStores.get(name)!.rawIndexes.values()) indexWithoutExceptions(index);
     const start = trans._start;
@@ -207,7 +223,8 @@ class Session {
         keyGenerator: store.keyGenerator?.num ?? 0,
         indexes: [...store.rawIndexes.values()].map(({ name, keyPath, multiEntry, unique }) => ({ name, keyPath, multiEntry, unique })),
       };
-      return { schema, rows: store.records.values() };
+      // Every value read into memory first: the rewrite deletes the rows they would be read from.
+      return { schema, rows: Array.from(store.records.values(), (record) => ({ key: record.key, value: record.value })) };
     });
     this.file.rewrite(trans.db.version, stores);
     this.#checkpoint();
@@ -221,73 +238,6 @@ class Session {
       // succeeds (every later deletion and close try again).
     }
   }
-}
-
-/**
- * A store's records (values kept encoded) and each index's entries, sorted by index key
- * (then primary key) as its tree is ordered, from the store's rows in key order. Each
- * value is decoded once here, for its index keys, and dropped.
- */
-function decodeStore(store: StoredSchema, rows: (each: (row: EncodedRow) => void) => void): { records: StoredRecord[]; indexes: Map<string, RawRecord[]> } {
-  const records: StoredRecord[] = [];
-  const indexes = store.indexes.map((index) => ({
-    index,
-    paths: (Array.isArray(index.keyPath) ? index.keyPath : [index.keyPath]).map((path) => (path === '' ? [] : path.split('.'))),
-    entries: new SortedEntries(index.unique),
-  }));
-  rows((row) => {
-    records.push(new StoredRecord(row.key, row.json, row.bytes));
-    if (indexes.length === 0) return;
-    const value = decodeValue(row.json, row.bytes);
-    for (const { index, paths, entries } of indexes) {
-      const indexKey = indexKeyOf(paths, Array.isArray(index.keyPath), index.multiEntry, value);
-      if (indexKey === undefined) continue;
-      for (const key of index.multiEntry && Array.isArray(indexKey) ? multiEntryKeys(indexKey) : [indexKey]) entries.add(key, row.key, row.encodedKey);
-    }
-  });
-  return { records, indexes: new Map(indexes.map(({ index, entries }) => [index.name, entries.sorted()])) };
-}
-
-/**
- * An index's entries in its tree's order: by key alone for a unique index, else by key
- * then primary key. Most come in order already (time-ordered keys, one user), so the
- * order strings are only kept (and sorted) once an entry comes out of order.
- */
-class SortedEntries {
-  readonly #unique: boolean;
-  readonly #entries: RawRecord[] = [];
-  #orders: string[] | undefined;
-  #last = '';
-
-  constructor(unique: boolean) {
-    this.#unique = unique;
-  }
-
-  add(key: IDBValidKey, primaryKey: IDBValidKey, encodedPrimaryKey: string): void {
-    const order = this.#unique ? encodeKey(key) : encodeKey(key) + encodedPrimaryKey;
-    if (!this.#orders && order < this.#last) this.#orders = this.#entries.map((entry) => this.#orderOf(entry));
-    this.#orders?.push(order);
-    this.#last = order;
-    this.#entries.push({ key, value: primaryKey });
-  }
-
-  sorted(): RawRecord[] {
-    const orders = this.#orders;
-    if (!orders) return this.#entries;
-    const positions = Array.from(orders.keys()).sort((a, b) => (orders[a]! < orders[b]! ? -1 : orders[a]! > orders[b]! ? 1 : 0));
-    return positions.map((i) => this.#entries[i]!);
-  }
-
-  #orderOf(entry: RawRecord): string {
-    return this.#unique ? encodeKey(entry.key) : encodeKey(entry.key) + encodeKey(entry.value as IDBValidKey);
-  }
-}
-
-function buildTree(records: RawRecordStore, sorted: RawRecord[]): void {
-  const tree = records.records;
-  tree._root = tree._rebuild(sorted, undefined, false);
-  tree._numNodes = sorted.length;
-  tree._numTombstones = 0;
 }
 
 /** The IndexedDB factory of {@link diskIndexedDB}: fake-indexeddb's engine per database, persisted by {@link Session}. */
@@ -378,8 +328,11 @@ class DiskIDBFactory {
     session.users--;
     const closeWhenIdle = () => {
       if (session.users > 0 || this.#sessions.get(name) !== session) return;
-      // Reads run in memory: only writes still to be committed keep the file open.
-      if (db && db.transactions.some((trans) => trans.mode !== 'readonly' && trans._state !== 'finished')) {
+      // Writes still to be committed need the file, and so do reads still to run (values
+      // and trees are read from it); a read transaction with nothing left to run does not.
+      const needsFile = (trans: RawTransaction) =>
+        trans._state !== 'finished' && (trans.mode !== 'readonly' || trans._requests.some((r) => r.request.readyState !== 'done'));
+      if (db && db.transactions.some(needsFile)) {
         setImmediate(closeWhenIdle);
         return;
       }

@@ -50,6 +50,8 @@ export interface RawObjectStore {
   rawIndexes: Map<string, RawIndex>;
   /** A copy of the value under `key` for a reader (fake-indexeddb: `structuredClone(record.value)`); Index reads go through it too. */
   getValue(key: unknown): unknown;
+  /** How many records are in a range (`undefined`: all), as `count` answers. */
+  count(range: unknown): number;
   /** Copies of the values in a range, as `getAll` returns them. */
   getAllValues(range: unknown, count: number | undefined, direction: IDBCursorDirection | undefined): unknown[];
 }

@@ -22,12 +22,17 @@ export interface StoredRow {
   value: unknown;
 }
 
-/** One stored row as read: its key decoded (and as {@link encodeKey} wrote it), its value still encoded (see {@link decodeValue}). */
-export interface EncodedRow {
+/**
+ * One stored row as {@link StorageFile.eachKey} reads it: its key decoded (and as
+ * {@link encodeKey} wrote it), its row id (to read its value later, {@link StorageFile.readValue}),
+ * and, when asked for, what its index keys are computed from: the stored index fields
+ * ({@link indexFields}), or the whole value for a row written without them (else `undefined`).
+ */
+export interface KeyRow {
   key: IDBValidKey;
   encodedKey: string;
-  json: string | null;
-  bytes: Buffer | null;
+  rowid: number;
+  indexed: unknown;
 }
 
 /** A change of one row inside {@link StorageFile.commit}: its key as {@link encodeKey} wrote it, and the current value or `undefined` for a deletion. */
@@ -96,8 +101,69 @@ function encodeValue(value: unknown): [string | null, Buffer | null] {
 }
 
 /** The value {@link encodeValue} encoded. */
-export function decodeValue(json: string | null, bytes: Buffer | null): unknown {
+function decodeValue(json: string | null, bytes: Buffer | null): unknown {
   return json !== null ? JSON.parse(json) : deserialize(bytes!);
+}
+
+/** A value as a row stores it: its index fields (`ix`, see {@link encodeRow}) and the rest, as JSON or bytes. */
+type EncodedValue = [ix: string | Buffer | null, json: string | null, bytes: Buffer | null];
+
+/** Stands in the stored rest of a value for each index field, which `ix` holds: the fields keep their places (and so the value its property order). */
+const IN_IX = 0;
+
+/**
+ * A value split for its row: the top-level fields its store's indexes read (`fields`, the
+ * first step of each index key path) go to `ix`, as an array in `fields` order (`null`
+ * for one the value lacks: to an index, no field and `null` are the same, no key) encoded
+ * like a value, and the rest keeps a placeholder where each of them was. An index tree is
+ * built from `ix` alone; a value read joins both ({@link decodeRow}), so nothing is stored
+ * twice. A value that is not a plain object, or a store without indexes, stores the whole
+ * value and `ix` null.
+ */
+function encodeRow(fields: string[] | undefined, value: unknown): EncodedValue {
+  if (!fields || value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) return [null, ...encodeValue(value)];
+  const picked: unknown[] = [];
+  const rest: Record<string, unknown> = { ...value };
+  for (const field of fields) {
+    if (!Object.hasOwn(value, field)) {
+      picked.push(null);
+      continue;
+    }
+    picked.push((value as Record<string, unknown>)[field]);
+    rest[field] = IN_IX;
+  }
+  const [json, bytes] = encodeValue(picked);
+  return [json ?? bytes, ...encodeValue(rest)];
+}
+
+/** The index fields in a row's `ix`, as an object of the fields (what an index tree is built from). */
+function decodeIndexFields(fields: string[], ix: string | Buffer): Record<string, unknown> {
+  const values = (typeof ix === 'string' ? JSON.parse(ix) : deserialize(ix)) as unknown[];
+  const object: Record<string, unknown> = {};
+  for (let i = 0; i < fields.length; i++) if (values[i] !== null) object[fields[i]!] = values[i];
+  return object;
+}
+
+/** The value {@link encodeRow} split, joined again: each field that has its placeholder in the rest gets its value from `ix`. */
+function decodeRow(fields: string[] | undefined, ix: string | Buffer | null, json: string | null, bytes: Buffer | null): unknown {
+  const value = decodeValue(json, bytes) as Record<string, unknown>;
+  if (ix === null || !fields) return value;
+  const values = (typeof ix === 'string' ? JSON.parse(ix) : deserialize(ix)) as unknown[];
+  for (let i = 0; i < fields.length; i++) if (Object.hasOwn(value, fields[i]!)) value[fields[i]!] = values[i];
+  return value;
+}
+
+/** The fields {@link encodeRow} puts in `ix` for a store with these indexes; `undefined` when none are needed or they cannot be picked. */
+export function indexFields(indexes: StoredSchema['indexes']): string[] | undefined {
+  if (indexes.length === 0) return undefined;
+  const fields = new Set<string>();
+  for (const index of indexes) {
+    for (const path of Array.isArray(index.keyPath) ? index.keyPath : [index.keyPath]) {
+      if (path === '') return undefined;
+      fields.add(path.split('.')[0]!);
+    }
+  }
+  return [...fields];
 }
 
 /** Plain data that JSON round-trips unchanged: no undefined, no -0, NaN or Infinity, no holes, no class instances. */
@@ -135,7 +201,11 @@ export class StorageFile {
   readonly path: string;
   readonly #db: BetterSqlite3.Database;
   readonly #storeIds = new Map<string, number>();
+  /** Per store id: the value fields its indexes read ({@link indexFields}). */
+  readonly #indexFields = new Map<number, string[] | undefined>();
   readonly #upsert: BetterSqlite3.Statement;
+  readonly #readValue: BetterSqlite3.Statement;
+  readonly #rowidOf: BetterSqlite3.Statement;
   readonly #delete: BetterSqlite3.Statement;
   readonly #clear: BetterSqlite3.Statement;
   readonly #setKeyGenerator: BetterSqlite3.Statement;
@@ -169,10 +239,16 @@ export class StorageFile {
       db.exec(`BEGIN EXCLUSIVE;
         CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS stores (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, schema TEXT NOT NULL, keyGenerator REAL NOT NULL DEFAULT 1);
-        CREATE TABLE IF NOT EXISTS rows (store INTEGER NOT NULL, key BLOB NOT NULL, json TEXT, bytes BLOB, UNIQUE (store, key));
+        CREATE TABLE IF NOT EXISTS rows (store INTEGER NOT NULL, key BLOB NOT NULL, ix, json TEXT, bytes BLOB, UNIQUE (store, key));
         COMMIT;`);
+      // Files of earlier releases have no index fields: their rows are read whole when an index tree is built, until rewritten.
+      if (!(db.prepare('SELECT name FROM pragma_table_info(\'rows\')').pluck().all() as string[]).includes('ix')) db.exec('ALTER TABLE rows ADD COLUMN ix');
       for (const row of db.prepare('SELECT id, name FROM stores').all() as Array<{ id: number; name: string }>) this.#storeIds.set(row.name, row.id);
-      this.#upsert = db.prepare('INSERT INTO rows (store, key, json, bytes) VALUES (?, ?, ?, ?) ON CONFLICT (store, key) DO UPDATE SET json = excluded.json, bytes = excluded.bytes');
+      this.#upsert = db.prepare(
+        'INSERT INTO rows (store, key, ix, json, bytes) VALUES (?, ?, ?, ?, ?) ON CONFLICT (store, key) DO UPDATE SET ix = excluded.ix, json = excluded.json, bytes = excluded.bytes',
+      );
+      this.#readValue = db.prepare('SELECT store, ix, json, bytes FROM rows WHERE rowid = ?').raw();
+      this.#rowidOf = db.prepare('SELECT rowid FROM rows WHERE store = ? AND key = ?').pluck();
       this.#delete = db.prepare('DELETE FROM rows WHERE store = ? AND key = ?');
       this.#clear = db.prepare('DELETE FROM rows WHERE store = ?');
       this.#setKeyGenerator = db.prepare('UPDATE stores SET keyGenerator = ? WHERE id = ?');
@@ -192,6 +268,7 @@ export class StorageFile {
       const stores = (this.#db.prepare('SELECT schema, keyGenerator FROM stores ORDER BY id').all() as Array<{ schema: string; keyGenerator: number }>).map(
         (row) => ({ ...(JSON.parse(row.schema) as Omit<StoredSchema, 'keyGenerator'>), keyGenerator: row.keyGenerator }),
       );
+      for (const store of stores) this.#indexFields.set(this.#storeIds.get(store.name)!, indexFields(store.indexes));
       return { version, stores };
     } catch (err) {
       throw storageError(err, this.path, 'read');
@@ -199,21 +276,77 @@ export class StorageFile {
   }
 
   /**
-   * Every row of a store in key order, each key with its {@link encodeKey} string, values
-   * still encoded, handed to `each` one by one (nothing kept here). A bad file fails
-   * during this pass, before the caller builds anything from it.
+   * Every row of a store in key order, each key with its {@link encodeKey} string and row
+   * id, and `withIndexFields` what its index keys come from (see {@link KeyRow}), handed
+   * to `each` one by one (nothing kept here). Values are not read. Without index fields
+   * only SQLite's (store, key) index is read; a file whose pages are damaged fails during
+   * this pass, before the caller builds anything from it.
    */
-  eachRow(store: string, each: (row: EncodedRow) => void): void {
+  eachKey(store: string, withIndexFields: boolean, each: (row: KeyRow) => void): void {
     const id = this.#storeIds.get(store);
     if (id === undefined) return;
+    const names = this.#indexFields.get(id);
+    const indexed = withIndexFields && names !== undefined;
     try {
-      for (const [blob, json, bytes] of this.#db.prepare('SELECT key, json, bytes FROM rows WHERE store = ? ORDER BY key').raw().iterate(id) as Iterable<[Buffer, string | null, Buffer | null]>) {
+      const select = indexed
+        ? 'SELECT rowid, key, ix, CASE WHEN ix IS NULL THEN json END, CASE WHEN ix IS NULL THEN bytes END FROM rows WHERE store = ? ORDER BY key'
+        : 'SELECT rowid, key FROM rows WHERE store = ? ORDER BY key';
+      for (const [rowid, blob, ix, json, bytes] of this.#db.prepare(select).raw().iterate(id) as Iterable<[number, Buffer, string | Buffer | null, string | null, Buffer | null]>) {
         const encodedKey = blobToKey(blob, true);
-        each({ encodedKey, key: decodeKey(encodedKey), json, bytes });
+        const fields = !indexed ? undefined : ix === null ? decodeValue(json, bytes) : decodeIndexFields(names!, ix);
+        each({ encodedKey, key: decodeKey(encodedKey), rowid, indexed: fields });
       }
+    } catch (err) {
+      throw storageError(err, this.path, 'read', true);
+    }
+  }
+
+  /** The row id ({@link KeyRow.rowid}) of a store's row with this {@link encodeKey} key, if there is one. */
+  rowidOf(store: string, encodedKey: string): number | undefined {
+    const id = this.#storeIds.get(store);
+    if (id === undefined) return undefined;
+    try {
+      return this.#rowidOf.get(id, keyToBlob(encodedKey)) as number | undefined;
     } catch (err) {
       throw storageError(err, this.path, 'read');
     }
+  }
+
+  /** How many rows of a store have keys in this range ({@link encodeKey} bounds; `undefined`: unbounded). */
+  count(store: string, lower: string | undefined, lowerOpen: boolean, upper: string | undefined, upperOpen: boolean): number {
+    const id = this.#storeIds.get(store);
+    if (id === undefined) return 0;
+    const where = ['store = ?'];
+    const params: unknown[] = [id];
+    if (lower !== undefined) {
+      where.push(lowerOpen ? 'key > ?' : 'key >= ?');
+      params.push(keyToBlob(lower));
+    }
+    if (upper !== undefined) {
+      where.push(upperOpen ? 'key < ?' : 'key <= ?');
+      params.push(keyToBlob(upper));
+    }
+    try {
+      return this.#db.prepare(`SELECT count(*) FROM rows WHERE ${where.join(' AND ')}`).pluck().get(...params) as number;
+    } catch (err) {
+      throw storageError(err, this.path, 'read');
+    }
+  }
+
+  /**
+   * The value of the row `rowid` ({@link KeyRow.rowid}), decoded: what a record loaded
+   * at open reads when it is first needed. Its bytes are only read (and checked) here.
+   * @throws ZeromemError STORAGE_FAILED (`corrupt` when the row is missing or does not decode)
+   */
+  readValue(rowid: number): unknown {
+    let row: [number, ...EncodedValue] | undefined;
+    try {
+      row = this.#readValue.get(rowid) as [number, ...EncodedValue] | undefined;
+      if (row) return decodeRow(this.#indexFields.get(row[0]), row[1], row[2], row[3]);
+    } catch (err) {
+      throw storageError(err, this.path, 'read', row !== undefined);
+    }
+    throw storageError(new Error(`row ${rowid} is missing`), this.path, 'read', true);
   }
 
   /**
@@ -230,7 +363,7 @@ export class StorageFile {
           if (change.cleared) this.#clear.run(id);
           for (const row of change.rows) {
             if (row.value === undefined) this.#delete.run(id, keyToBlob(row.key));
-            else this.#upsert.run(id, keyToBlob(row.key), ...encodeValue(row.value));
+            else this.#upsert.run(id, keyToBlob(row.key), ...encodeRow(this.#indexFields.get(id), row.value));
           }
           if (change.keyGenerator !== null) this.#setKeyGenerator.run(change.keyGenerator, id);
         }
@@ -240,25 +373,35 @@ export class StorageFile {
     }
   }
 
-  /** Replaces everything in the file (after a schema change): version, stores and all their rows. */
+  /**
+   * Replaces everything in the file (after a schema change): version, stores and all their
+   * rows. The rows' values must not be read from this file ({@link readValue}) while it runs.
+   */
   rewrite(version: number, stores: Array<{ schema: StoredSchema; rows: Iterable<StoredRow> }>): void {
     this.#setSynchronous('FULL');
     try {
       this.#db.transaction(() => {
         this.#db.exec('DELETE FROM rows; DELETE FROM stores;');
         this.#storeIds.clear();
+        this.#indexFields.clear();
         const insertStore = this.#db.prepare('INSERT INTO stores (name, schema, keyGenerator) VALUES (?, ?, ?)');
         for (const { schema, rows } of stores) {
           const { keyGenerator, ...rest } = schema;
           const id = Number(insertStore.run(schema.name, JSON.stringify(rest), keyGenerator).lastInsertRowid);
           this.#storeIds.set(schema.name, id);
-          for (const row of rows) this.#upsert.run(id, keyToBlob(encodeKey(row.key)), ...encodeValue(row.value));
+          const fields = indexFields(schema.indexes);
+          this.#indexFields.set(id, fields);
+          for (const row of rows) this.#upsert.run(id, keyToBlob(encodeKey(row.key)), ...encodeRow(fields, row.value));
         }
         this.#db.prepare("INSERT INTO meta (k, v) VALUES ('version', ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v").run(version);
       })();
     } catch (err) {
       this.#storeIds.clear();
-      for (const row of this.#db.prepare('SELECT id, name FROM stores').all() as Array<{ id: number; name: string }>) this.#storeIds.set(row.name, row.id);
+      this.#indexFields.clear();
+      for (const row of this.#db.prepare('SELECT id, name, schema FROM stores').all() as Array<{ id: number; name: string; schema: string }>) {
+        this.#storeIds.set(row.name, row.id);
+        this.#indexFields.set(row.id, indexFields((JSON.parse(row.schema) as StoredSchema).indexes));
+      }
       throw storageError(err, this.path, 'write');
     }
   }
@@ -288,8 +431,11 @@ export class StorageFile {
   }
 }
 
-/** A SQLite or file-system failure as a coded error that says which file and what to do. */
-export function storageError(err: unknown, path: string, during: 'open' | 'read' | 'write'): ZeromemError {
+/**
+ * A SQLite or file-system failure as a coded error that says which file and what to do.
+ * `undecodable`: the failure came from decoding what was read, so the file is damaged.
+ */
+export function storageError(err: unknown, path: string, during: 'open' | 'read' | 'write', undecodable = false): ZeromemError {
   if (err instanceof ZeromemError) return err;
   const code = String((err as { code?: unknown } | null)?.code ?? '');
   const message = err instanceof Error ? err.message : String(err);
@@ -304,7 +450,7 @@ export function storageError(err: unknown, path: string, during: 'open' | 'read'
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
     return problem('locked', 'Another process has this memory open; one process at a time can use a store. Close it there, or give this process its own directory or name');
   }
-  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT')) {
+  if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT') || (undecodable && !code.startsWith('SQLITE_'))) {
     return problem('corrupt', 'The memory file is damaged or not a zeromem store; it was left as it is. Restore it from a backup or an export, or move it away');
   }
   if (code.startsWith('SQLITE_READONLY') || code === 'EROFS' || code === 'EACCES' || code === 'EPERM' || code.startsWith('SQLITE_CANTOPEN')) {

@@ -1,46 +1,43 @@
 /**
- * A record loaded from the file whose value is decoded when it is first read, not at open.
- * A store's values are only needed at open for their index keys (computed from a decoding
- * that is then dropped); keeping the encoded form instead of a decoded object graph is
- * what lets a 100k store open without building (and garbage-collecting) 100k object graphs.
+ * A record loaded from the file whose value stays in the file until it is first read. Open
+ * only needs each row's key and the fields its indexes read (stored next to the value),
+ * so a 100k store opens without reading, holding or garbage-collecting 100k values.
  */
 import type { RawObjectStore, RawRecord } from './fake-indexeddb-internals.ts';
-import { decodeValue } from './storage-file.ts';
 
-const ENCODED = Symbol('encoded');
+const UNREAD = Symbol('unread');
+
+/** Reads and decodes a row's value (StorageFile.readValue): synchronous, as the engine's record reads are. */
+export type ReadValue = (rowid: number) => unknown;
 
 export class StoredRecord implements RawRecord {
   readonly key: IDBValidKey;
-  #json: string | null;
-  #bytes: Buffer | null;
-  #value: unknown = ENCODED;
+  readonly #rowid: number;
+  readonly #read: ReadValue;
+  #value: unknown = UNREAD;
 
-  /** A row as {@link decodeValue} reads it: `json`, else `bytes`. */
-  constructor(key: IDBValidKey, json: string | null, bytes: Buffer | null) {
+  constructor(key: IDBValidKey, rowid: number, read: ReadValue) {
     this.key = key;
-    this.#json = json;
-    this.#bytes = bytes;
+    this.#rowid = rowid;
+    this.#read = read;
   }
 
-  /** The value, as the engine reads it (an index update, a write-through): decoded once and then kept. */
+  /** The value, as the engine reads it (an index update, a write-through): read once and then kept. */
   get value(): unknown {
-    if (this.#value === ENCODED) {
-      this.#value = decodeValue(this.#json, this.#bytes);
-      this.#json = this.#bytes = null;
-    }
+    if (this.#value === UNREAD) this.#value = this.#read(this.#rowid);
     return this.#value;
   }
 
-  /** A copy of the value for a reader: a fresh decoding while it is still encoded (no clone needed), else a structured clone. */
+  /** A copy of the value for a reader: a fresh read while it is still in the file (nothing kept, no clone needed), else a structured clone. */
   copy(): unknown {
-    return this.#value === ENCODED ? decodeValue(this.#json, this.#bytes) : structuredClone(this.#value);
+    return this.#value === UNREAD ? this.#read(this.#rowid) : structuredClone(this.#value);
   }
 }
 
 /**
- * Makes an object store's reads copy a {@link StoredRecord} by decoding it (what
+ * Makes an object store's reads copy a {@link StoredRecord} by reading it (what
  * fake-indexeddb's getValue/getAllValues do with `structuredClone`, which would first
- * decode it for good and then clone it). Index reads go through the store's getValue.
+ * read it for good and then clone it). Index reads go through the store's getValue.
  */
 export function readStoredRecordsDirectly(store: RawObjectStore): void {
   const copy = (record: RawRecord) => (record instanceof StoredRecord ? record.copy() : structuredClone(record.value));

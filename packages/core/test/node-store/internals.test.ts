@@ -31,7 +31,7 @@ describe('the fake-indexeddb internals the disk store relies on', () => {
     expect(store.rawIndexes.get('i')).toMatchObject({ name: 'i', keyPath: 'x', multiEntry: true, unique: false });
     // Replaced per instance (index keys without exceptions, reads of records still encoded): they must be the engine's paths.
     expect(typeof store.rawIndexes.get('i')!.getIndexKey).toBe('function');
-    for (const method of ['getValue', 'getAllValues']) expect(typeof (store as unknown as Record<string, unknown>)[method]).toBe('function');
+    for (const method of ['getValue', 'getAllValues', 'count']) expect(typeof (store as unknown as Record<string, unknown>)[method]).toBe('function');
     const engineSource = readFileSync(join(dirname(entry), 'lib', 'Index.js'), 'utf8');
     expect(engineSource).toMatch(/storeRecord\(newRecord\) \{\s*const indexKey = this\.getIndexKey\(newRecord\.value\)/);
     expect(engineSource).toMatch(/deleteRecord\(record\) \{\s*const indexKey = this\.getIndexKey\(record\.value\)/);

@@ -1,7 +1,9 @@
+import Database from 'better-sqlite3';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { deserialize, serialize } from 'node:v8';
 import { afterEach, describe, expect, it } from 'vitest';
 import { diskIndexedDB } from '../../src/index.node.ts';
 
@@ -17,13 +19,17 @@ function done<T>(request: IDBRequest<T>): Promise<T> {
   });
 }
 
-function open(factory: IDBFactory): Promise<IDBDatabase> {
-  const request = factory.open('stored', 1);
-  request.onupgradeneeded = () => {
-    const store = request.result.createObjectStore('s', { keyPath: 'id' });
-    store.createIndex('tags', 'tags', { multiEntry: true });
-    store.createIndex('n', 'n');
-    store.createIndex('pair', ['kind', 'n']);
+function open(factory: IDBFactory, version = 1): Promise<IDBDatabase> {
+  const request = factory.open('stored', version);
+  request.onupgradeneeded = (event) => {
+    if (event.oldVersion < 1) {
+      const store = request.result.createObjectStore('s', { keyPath: 'id' });
+      store.createIndex('tags', 'tags', { multiEntry: true });
+      store.createIndex('n', 'n');
+      store.createIndex('pair', ['kind', 'n']);
+    }
+    // Version 2 indexes the stored records by a field of theirs: the upgrade reads every value.
+    if (version >= 2 && event.oldVersion < 2) request.transaction!.objectStore('s').createIndex('kind', 'kind');
   };
   return done(request);
 }
@@ -60,6 +66,7 @@ async function everything(db: IDBDatabase): Promise<unknown> {
     byTagKeys: await done(store.index('tags').getAllKeys()),
     byN: await done(store.index('n').get(3)),
     byPair: await done(store.index('pair').getAll(IDBKeyRange.bound(['x', 0], ['x', 10]))),
+    byKind: db.version >= 2 ? await done(store.index('kind').getAll('x')) : null,
     count: await done(store.index('n').count()),
     cursorValues,
   };
@@ -114,6 +121,157 @@ describe('records loaded from the file (values decoded on first read)', () => {
     onDisk.close();
     onDisk = await open(disk);
     expect(await everything(onDisk)).toEqual(await everything(inMemory));
+    onDisk.close();
+    inMemory.close();
+  });
+  it('open reads no values: a damaged value is found by the read that needs it (STORAGE_FAILED, corrupt), the rest reads', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zeromem-stored-'));
+    dirs.push(dir);
+    const disk = diskIndexedDB(dir).indexedDB;
+    let db = await open(disk);
+    await write(db, (store) => rows.forEach((row) => store.put(row)));
+    db.close();
+    const file = new Database(join(dir, 'stored.sqlite'));
+    file.prepare("UPDATE rows SET json = '{not json', bytes = NULL WHERE json LIKE '%\"id\":\"d\"%'").run();
+    file.close();
+
+    db = await open(disk);
+    const store = db.transaction('s').objectStore('s');
+    expect(await done(store.get('a'))).toEqual(rows[0]);
+    expect(await done(store.index('n').getAllKeys())).toEqual(['a', 'b', 'c', 'e']);
+    const failed = await done(db.transaction('s').objectStore('s').get('d')).catch((err: unknown) => err);
+    expect(failed).toMatchObject({ code: 'STORAGE_FAILED', details: { storage: { reason: 'corrupt' } } });
+    db.close();
+  });
+
+  it('a file written without stored index keys (earlier releases) opens and reads the same', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zeromem-stored-'));
+    dirs.push(dir);
+    const disk = diskIndexedDB(dir).indexedDB;
+    const memory = new IDBFactory();
+    const fill = (store: IDBObjectStore) => rows.forEach((row) => store.put(row));
+    let onDisk = await open(disk);
+    const inMemory = await open(memory);
+    await write(onDisk, fill);
+    await write(inMemory, fill);
+    onDisk.close();
+    // The earlier format: each row's whole value in one column, no index fields.
+    const file = new Database(join(dir, 'stored.sqlite'));
+    const fields = ['tags', 'n', 'kind']; // what the indexes of 's' read, in the order they are declared
+    const whole = (ix: string | Buffer | null, json: string | null, bytes: Buffer | null) => {
+      const value = json !== null ? JSON.parse(json) : deserialize(bytes!);
+      const values = ix === null ? [] : ((typeof ix === 'string' ? JSON.parse(ix) : deserialize(ix)) as unknown[]);
+      fields.forEach((field, i) => {
+        if (Object.hasOwn(value, field)) value[field] = values[i];
+      });
+      return value;
+    };
+    const rewrite = file.prepare('UPDATE rows SET json = NULL, bytes = ? WHERE rowid = ?');
+    for (const row of file.prepare('SELECT rowid, ix, json, bytes FROM rows').all() as Array<{ rowid: number; ix: string | Buffer | null; json: string | null; bytes: Buffer | null }>) {
+      rewrite.run(serialize(whole(row.ix, row.json, row.bytes)), row.rowid);
+    }
+    file.exec('ALTER TABLE rows DROP COLUMN ix');
+    file.close();
+
+    onDisk = await open(disk);
+    expect(await everything(onDisk)).toEqual(await everything(inMemory));
+    const change = (store: IDBObjectStore) => store.put({ id: 'g', kind: 'x', n: 7, tags: ['t7'] });
+    await write(onDisk, change);
+    await write(inMemory, change);
+    onDisk.close();
+    onDisk = await open(disk);
+    expect(await everything(onDisk)).toEqual(await everything(inMemory));
+    onDisk.close();
+    inMemory.close();
+  });
+
+  it('an upgrade of a loaded store keeps every value and indexes them', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zeromem-stored-'));
+    dirs.push(dir);
+    const disk = diskIndexedDB(dir).indexedDB;
+    const memory = new IDBFactory();
+    const fill = (store: IDBObjectStore) => rows.forEach((row) => store.put(row));
+    let onDisk = await open(disk);
+    let inMemory = await open(memory);
+    await write(onDisk, fill);
+    await write(inMemory, fill);
+    onDisk.close();
+    inMemory.close();
+
+    onDisk = await open(disk, 2); // loaded from the file, then upgraded
+    inMemory = await open(memory, 2);
+    expect(await everything(onDisk)).toEqual(await everything(inMemory));
+    onDisk.close();
+    onDisk = await open(disk, 2);
+    expect(await everything(onDisk)).toEqual(await everything(inMemory));
+    onDisk.close();
+    inMemory.close();
+  });
+  it('index trees built on first use: a write or an aborted write first after open leaves every index as in memory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zeromem-stored-'));
+    dirs.push(dir);
+    const disk = diskIndexedDB(dir).indexedDB;
+    const memory = new IDBFactory();
+    const fill = (store: IDBObjectStore) => rows.forEach((row) => store.put(row));
+    let onDisk = await open(disk);
+    const inMemory = await open(memory);
+    await write(onDisk, fill);
+    await write(inMemory, fill);
+    const overwrite = (store: IDBObjectStore) => {
+      store.put({ id: 'a', kind: 'y', n: 11, tags: ['t4'] });
+      store.delete('c');
+    };
+    const aborted = (db: IDBDatabase) => {
+      const trans = db.transaction('s', 'readwrite');
+      overwrite(trans.objectStore('s'));
+      trans.abort();
+      return new Promise((resolve) => (trans.onabort = resolve));
+    };
+    onDisk.close();
+    onDisk = await open(disk);
+    await aborted(onDisk); // the first use after open
+    await aborted(inMemory);
+    expect(await everything(onDisk)).toEqual(await everything(inMemory));
+    onDisk.close();
+    onDisk = await open(disk);
+    await write(onDisk, overwrite); // the first use after open
+    await write(inMemory, overwrite);
+    expect(await everything(onDisk)).toEqual(await everything(inMemory));
+    onDisk.close();
+    onDisk = await open(disk);
+    expect(await everything(onDisk)).toEqual(await everything(inMemory));
+    onDisk.close();
+    inMemory.close();
+  });
+  it('before its trees are built, a store answers lookups by key and counts from the file, the same as in memory', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'zeromem-stored-'));
+    dirs.push(dir);
+    const disk = diskIndexedDB(dir).indexedDB;
+    const memory = new IDBFactory();
+    const fill = (store: IDBObjectStore) => rows.forEach((row) => store.put(row));
+    let onDisk = await open(disk);
+    const inMemory = await open(memory);
+    await write(onDisk, fill);
+    await write(inMemory, fill);
+    onDisk.close();
+    const reads = async (db: IDBDatabase) => {
+      const store = db.transaction('s').objectStore('s');
+      return {
+        c: await done(store.get('c')),
+        zz: await done(store.get('zz')),
+        key: await done(store.getKey('e')),
+        all: await done(store.count()),
+        one: await done(store.count('b')),
+        none: await done(store.count('bb')),
+        closed: await done(store.count(IDBKeyRange.bound('b', 'd'))),
+        open: await done(store.count(IDBKeyRange.bound('b', 'd', true, true))),
+        from: await done(store.count(IDBKeyRange.lowerBound('c', true))),
+        to: await done(store.count(IDBKeyRange.upperBound('c'))),
+      };
+    };
+    onDisk = await open(disk);
+    expect(await reads(onDisk)).toEqual(await reads(inMemory));
+    expect(await everything(onDisk)).toEqual(await everything(inMemory)); // and then built
     onDisk.close();
     inMemory.close();
   });
