@@ -1,24 +1,17 @@
 import { type Socket, createServer } from 'node:net';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PostgresStore } from '../src/postgres-store.ts';
-import { type TestPostgres, startPostgres } from './services.ts';
+import { usePostgres } from './services.ts';
 
-let postgres: TestPostgres;
-
-beforeAll(async () => {
-  postgres = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  await postgres?.stop();
-});
+const services = usePostgres();
 
 describe('PostgreSQL store under load', () => {
   // Every pooled connection is busy (appends waiting on a row lock, as under heavy load or a
   // starved CPU) for longer than a connection may take to open: the queries waiting for a
   // connection must wait, not fail as "storage unavailable" (which unloads rooms).
   it('waits for a pooled connection however long every one is busy, and stores everything', async () => {
-    const url = await postgres.database();
+    const url = await services.postgres.database();
     const store = await PostgresStore.connect(url);
     const room = 'u=alice;s=pool-wait';
     await store.append([{ room, updates: [new Uint8Array([1])] }]);

@@ -188,6 +188,23 @@ export async function startPostgres(): Promise<TestPostgres> {
  * One Redis and one PostgreSQL for a whole test file: started in `beforeAll`, stopped in
  * `afterAll`; read them from the answer once the file's tests run.
  */
+/** A throwaway PostgreSQL for the test file: started before its tests, stopped after them. */
+export function usePostgres(): { readonly postgres: TestPostgres } {
+  let postgres: TestPostgres | undefined;
+  beforeAll(async () => {
+    postgres = await startPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    await postgres?.stop();
+  });
+  return {
+    get postgres() {
+      if (!postgres) throw new Error('PostgreSQL is not started yet: read it inside a test');
+      return postgres;
+    },
+  };
+}
+
 export function useRedisAndPostgres(): { readonly redis: TestRedis; readonly postgres: TestPostgres } {
   let redis: TestRedis | undefined;
   let postgres: TestPostgres | undefined;

@@ -4,21 +4,15 @@
  * in order; a room whose rows storage refuses fails alone; storage that cannot be reached
  * fails exactly the appends of the write.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { PostgresStore } from '../src/postgres-store.ts';
 import type { RoomStorage } from '../src/room-storage.ts';
 import { SharedCommit } from '../src/shared-commit.ts';
 import { SqliteStore } from '../src/sqlite-store.ts';
 import { cleanup, tempDir } from './helpers.ts';
-import { type TestPostgres, startPostgres } from './services.ts';
+import { usePostgres } from './services.ts';
 
-let postgres: TestPostgres;
-beforeAll(async () => {
-  postgres = await startPostgres();
-}, 60_000);
-afterAll(async () => {
-  await postgres?.stop();
-});
+const services = usePostgres();
 afterEach(cleanup);
 
 const bytes = (...values: number[]): Uint8Array => new Uint8Array(values);
@@ -29,17 +23,17 @@ const storages: Array<{ name: string; open(): Promise<{ store: RoomStorage; refu
   {
     name: 'PostgreSQL',
     async open() {
-      const url = await postgres.database();
+      const url = await services.postgres.database();
       const store = await PostgresStore.connect(url);
       return {
         store,
         async refuse(room) {
-          await postgres.sql(
+          await services.postgres.sql(
             `CREATE FUNCTION refuse() RETURNS trigger AS $$ BEGIN IF NEW.room = '${room}' THEN RAISE EXCEPTION 'refused room'; END IF; RETURN NEW; END $$ LANGUAGE plpgsql`,
             [],
             url,
           );
-          await postgres.sql('CREATE TRIGGER refuse BEFORE INSERT ON zeromem_updates FOR EACH ROW EXECUTE FUNCTION refuse()', [], url);
+          await services.postgres.sql('CREATE TRIGGER refuse BEFORE INSERT ON zeromem_updates FOR EACH ROW EXECUTE FUNCTION refuse()', [], url);
         },
       };
     },
@@ -109,16 +103,16 @@ describe.each(storages)('group commit across rooms on $name', ({ open }) => {
 
 describe('group commit across rooms when PostgreSQL is away', () => {
   it('fails every append of the write as unavailable, and stores again once it is back', async () => {
-    const url = await postgres.database();
+    const url = await services.postgres.database();
     const store = await PostgresStore.connect(url);
     try {
       const shared = new SharedCommit(store);
       await shared.append('a', [bytes(1)]);
-      await postgres.halt();
+      await services.postgres.halt();
       try {
         expect(await Promise.all([outcome(shared.append('a', [bytes(2)])), outcome(shared.append('b', [bytes(3)]))])).toEqual(['STORAGE_UNAVAILABLE', 'STORAGE_UNAVAILABLE']);
       } finally {
-        await postgres.resume();
+        await services.postgres.resume();
       }
       expect(await Promise.all([outcome(shared.append('a', [bytes(4)])), outcome(shared.append('b', [bytes(5)]))])).toEqual([2, 1]);
     } finally {

@@ -80,18 +80,35 @@ const rows = [
   { id: 'e', kind: 'y', n: 5, tags: ['t1', 't3'], big: -0 },
 ];
 
+
+/**
+ * The same rows written to a store on disk (then closed: the next open reads the file) and
+ * to one in memory (left open), for tests that compare what each answers.
+ */
+async function sameRowsOnDiskAndInMemory(): Promise<{ dir: string; disk: IDBFactory; memory: IDBFactory; inMemory: IDBDatabase }> {
+  const dir = mkdtempSync(join(tmpdir(), 'zeromem-stored-'));
+  dirs.push(dir);
+  const disk = diskIndexedDB(dir).indexedDB;
+  const memory = new IDBFactory();
+  const fill = (store: IDBObjectStore) => rows.forEach((row) => store.put(row));
+  const [onDisk, inMemory] = [await open(disk), await open(memory)];
+  await write(onDisk, fill);
+  await write(inMemory, fill);
+  onDisk.close();
+  return { dir, disk, memory, inMemory };
+}
+
+/** Opens the store on disk again (it reads the file) and expects it to answer as `inMemory` does. */
+async function expectSameAfterReopen(disk: IDBFactory, inMemory: IDBDatabase, version = 1): Promise<void> {
+  const onDisk = await open(disk, version);
+  expect(await everything(onDisk)).toEqual(await everything(inMemory));
+  onDisk.close();
+}
+
 describe('records loaded from the file (values decoded on first read)', () => {
   it('read, change and delete exactly as in fake-indexeddb in memory, and reopen the same', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'zeromem-stored-'));
-    dirs.push(dir);
-    const disk = diskIndexedDB(dir).indexedDB;
-    const memory = new IDBFactory();
-    const fill = (store: IDBObjectStore) => rows.forEach((row) => store.put(row));
-    let [onDisk, inMemory] = [await open(disk), await open(memory)];
-    await write(onDisk, fill);
-    await write(inMemory, fill);
-    onDisk.close();
-    onDisk = await open(disk); // loaded from the file: every record still encoded
+    const { disk, inMemory } = await sameRowsOnDiskAndInMemory();
+    let onDisk = await open(disk); // loaded from the file: every record still encoded
 
     expect(await everything(onDisk)).toEqual(await everything(inMemory));
     // A read is a copy: changing it changes nothing stored (while still encoded, and once decoded).
@@ -119,9 +136,7 @@ describe('records loaded from the file (values decoded on first read)', () => {
     expect(await everything(onDisk)).toEqual(await everything(inMemory));
 
     onDisk.close();
-    onDisk = await open(disk);
-    expect(await everything(onDisk)).toEqual(await everything(inMemory));
-    onDisk.close();
+    await expectSameAfterReopen(disk, inMemory);
     inMemory.close();
   });
   it('open reads no values: a damaged value is found by the read that needs it (STORAGE_FAILED, corrupt), the rest reads', async () => {
@@ -145,16 +160,8 @@ describe('records loaded from the file (values decoded on first read)', () => {
   });
 
   it('a file written without stored index keys (earlier releases) opens and reads the same', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'zeromem-stored-'));
-    dirs.push(dir);
-    const disk = diskIndexedDB(dir).indexedDB;
-    const memory = new IDBFactory();
-    const fill = (store: IDBObjectStore) => rows.forEach((row) => store.put(row));
-    let onDisk = await open(disk);
-    const inMemory = await open(memory);
-    await write(onDisk, fill);
-    await write(inMemory, fill);
-    onDisk.close();
+    const { dir, disk, inMemory } = await sameRowsOnDiskAndInMemory();
+    let onDisk: IDBDatabase;
     // The earlier format: each row's whole value in one column, no index fields.
     const file = new Database(join(dir, 'stored.sqlite'));
     const fields = ['tags', 'n', 'kind']; // what the indexes of 's' read, in the order they are declared
@@ -179,44 +186,24 @@ describe('records loaded from the file (values decoded on first read)', () => {
     await write(onDisk, change);
     await write(inMemory, change);
     onDisk.close();
-    onDisk = await open(disk);
-    expect(await everything(onDisk)).toEqual(await everything(inMemory));
-    onDisk.close();
+    await expectSameAfterReopen(disk, inMemory);
     inMemory.close();
   });
 
   it('an upgrade of a loaded store keeps every value and indexes them', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'zeromem-stored-'));
-    dirs.push(dir);
-    const disk = diskIndexedDB(dir).indexedDB;
-    const memory = new IDBFactory();
-    const fill = (store: IDBObjectStore) => rows.forEach((row) => store.put(row));
-    let onDisk = await open(disk);
-    let inMemory = await open(memory);
-    await write(onDisk, fill);
-    await write(inMemory, fill);
-    onDisk.close();
-    inMemory.close();
+    const { disk, memory, inMemory: atVersion1 } = await sameRowsOnDiskAndInMemory();
+    atVersion1.close();
 
-    onDisk = await open(disk, 2); // loaded from the file, then upgraded
-    inMemory = await open(memory, 2);
+    let onDisk = await open(disk, 2); // loaded from the file, then upgraded
+    const inMemory = await open(memory, 2);
     expect(await everything(onDisk)).toEqual(await everything(inMemory));
     onDisk.close();
-    onDisk = await open(disk, 2);
-    expect(await everything(onDisk)).toEqual(await everything(inMemory));
-    onDisk.close();
+    await expectSameAfterReopen(disk, inMemory, 2);
     inMemory.close();
   });
   it('index trees built on first use: a write or an aborted write first after open leaves every index as in memory', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'zeromem-stored-'));
-    dirs.push(dir);
-    const disk = diskIndexedDB(dir).indexedDB;
-    const memory = new IDBFactory();
-    const fill = (store: IDBObjectStore) => rows.forEach((row) => store.put(row));
-    let onDisk = await open(disk);
-    const inMemory = await open(memory);
-    await write(onDisk, fill);
-    await write(inMemory, fill);
+    const { disk, inMemory } = await sameRowsOnDiskAndInMemory();
+    let onDisk: IDBDatabase;
     const overwrite = (store: IDBObjectStore) => {
       store.put({ id: 'a', kind: 'y', n: 11, tags: ['t4'] });
       store.delete('c');
@@ -227,7 +214,6 @@ describe('records loaded from the file (values decoded on first read)', () => {
       trans.abort();
       return new Promise((resolve) => (trans.onabort = resolve));
     };
-    onDisk.close();
     onDisk = await open(disk);
     await aborted(onDisk); // the first use after open
     await aborted(inMemory);
@@ -238,22 +224,12 @@ describe('records loaded from the file (values decoded on first read)', () => {
     await write(inMemory, overwrite);
     expect(await everything(onDisk)).toEqual(await everything(inMemory));
     onDisk.close();
-    onDisk = await open(disk);
-    expect(await everything(onDisk)).toEqual(await everything(inMemory));
-    onDisk.close();
+    await expectSameAfterReopen(disk, inMemory);
     inMemory.close();
   });
   it('before its trees are built, a store answers lookups by key and counts from the file, the same as in memory', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'zeromem-stored-'));
-    dirs.push(dir);
-    const disk = diskIndexedDB(dir).indexedDB;
-    const memory = new IDBFactory();
-    const fill = (store: IDBObjectStore) => rows.forEach((row) => store.put(row));
-    let onDisk = await open(disk);
-    const inMemory = await open(memory);
-    await write(onDisk, fill);
-    await write(inMemory, fill);
-    onDisk.close();
+    const { disk, inMemory } = await sameRowsOnDiskAndInMemory();
+    let onDisk: IDBDatabase;
     const reads = async (db: IDBDatabase) => {
       const store = db.transaction('s').objectStore('s');
       return {
