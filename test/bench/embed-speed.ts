@@ -22,7 +22,6 @@
  * run, and the earlier ones under `history`). Timing is never a pass/fail test.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { cpus, loadavg, platform, release } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -31,6 +30,7 @@ import { DEFAULT_MODEL, bundledModelsDir, createTransformersEmbedder, type Trans
 import type { WorkerEmbedder } from '@zeromem/embed-transformers/browser';
 import { findChromium, startHarness } from '../e2e/browser.ts';
 import { prng } from './prng.ts';
+import { writeWithHistory } from './results-history.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const outFile = join(here, 'results', 'embed-speed.json');
@@ -302,18 +302,7 @@ async function main(): Promise<void> {
   ].join('\n');
   console.log(table);
 
-  mkdirSync(dirname(outFile), { recursive: true });
-  let history: unknown[] = [];
-  if (existsSync(outFile)) {
-    try {
-      const previous = JSON.parse(readFileSync(outFile, 'utf8')) as { history?: unknown[] };
-      const { history: older = [], ...latest } = previous;
-      history = [latest, ...older].slice(0, 9);
-    } catch {
-      history = [];
-    }
-  }
-  writeFileSync(outFile, `${JSON.stringify({ ...result, history }, null, 2)}\n`);
+    writeWithHistory(outFile, result);
   log(`wrote ${outFile}`);
 }
 

@@ -38,7 +38,7 @@
  * Timing is never a pass/fail test. Linux only (/proc).
  */
 import { type ChildProcess, fork, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { cpus, loadavg, platform, release, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,6 +48,7 @@ import type { ClientCommand, ClientKind, ClientReply, RoomPlan, WriteResult } fr
 import { ProcSampler } from './load-proc.ts';
 import { type PgCounters, type PostgresService, type RedisService, freePort, startPostgres, startRedis } from './load-services.ts';
 import { type Latency, median, summarize } from './stats.ts';
+import { writeWithHistory } from './results-history.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const RELAY_BIN = join(here, '../../packages/relay/src/bin.ts');
@@ -570,16 +571,6 @@ await stopAll();
 
 console.log(table(results));
 const outFile = flags.out;
-mkdirSync(dirname(outFile), { recursive: true });
-let history: unknown[] = [];
-if (existsSync(outFile)) {
-  try {
-    const { history: older = [], ...latest } = JSON.parse(readFileSync(outFile, 'utf8')) as { history?: unknown[] };
-    history = [latest, ...older].slice(0, 9);
-  } catch {
-    history = [];
-  }
-}
 const { out: _out, ...config } = flags;
 const output = {
   benchmark: 'relay-load',
@@ -588,5 +579,5 @@ const output = {
   environment: { node: process.version, os: `${platform()} ${release()}`, cpus: cpus().length, cpuModel: cpus()[0]?.model, redis: 'redis-server 7 (no persistence)', postgres: 'PostgreSQL 15 (defaults, fsync on)' },
   results,
 };
-writeFileSync(outFile, `${JSON.stringify({ ...output, history }, null, 2)}\n`);
+writeWithHistory(outFile, output);
 log(`wrote ${outFile}`);

@@ -21,7 +21,7 @@
  * run, the earlier ones under `history`). Timing is never a pass/fail test.
  */
 import { fork } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, loadavg, platform, release, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,6 +33,7 @@ import * as Y from 'yjs';
 import { issueToken } from '@zeromem/relay';
 import { type Latency, markdownTable, medianOf, summarize } from './stats.ts';
 import { prng } from './prng.ts';
+import { writeWithHistory } from './results-history.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const outFile = join(here, 'results', 'relay-speed.json');
@@ -270,16 +271,6 @@ const table = markdownTable<Run, Run>(
 );
 console.log(table);
 
-mkdirSync(dirname(outFile), { recursive: true });
-let history: unknown[] = [];
-if (existsSync(outFile)) {
-  try {
-    const { history: older = [], ...latest } = JSON.parse(readFileSync(outFile, 'utf8')) as { history?: unknown[] };
-    history = [latest, ...older].slice(0, 9);
-  } catch {
-    history = [];
-  }
-}
 const result = {
   benchmark: 'relay-speed',
   at: new Date().toISOString(),
@@ -288,5 +279,5 @@ const result = {
   median: med,
   runs,
 };
-writeFileSync(outFile, `${JSON.stringify({ ...result, history }, null, 2)}\n`);
+writeWithHistory(outFile, result);
 log(`wrote ${outFile}`);
