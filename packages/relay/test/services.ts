@@ -205,6 +205,7 @@ export function usePostgres(): { readonly postgres: TestPostgres } {
   };
 }
 
+/** Throwaway Redis and PostgreSQL for the test file: started before its tests, stopped after them. */
 export function useRedisAndPostgres(): { readonly redis: TestRedis; readonly postgres: TestPostgres } {
   let redis: TestRedis | undefined;
   let postgres: TestPostgres | undefined;

@@ -38,6 +38,7 @@ export function checkpointPath(directory: string, storeName: string, input: stri
   return join(directory, 'jobs', `import-${storeName}-${basename(input).replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40)}-${id}.json`);
 }
 
+/** What tells a changed input file from the one a checkpoint was made of: size, mtime and a SHA-256 of its first 64 KiB. */
 export function fingerprint(file: string): FileFingerprint {
   const { size, mtimeMs } = statSync(file);
   const fd = openSync(file, 'r');
@@ -88,6 +89,7 @@ export function writeCheckpoint(path: string, checkpoint: ImportCheckpoint): voi
   }
 }
 
+/** Deletes the checkpoint and any half-written replacement of it (after a finished import, or `--restart`). */
 export function removeCheckpoint(path: string): void {
   rmSync(path, { force: true });
   rmSync(`${path}.tmp`, { force: true });

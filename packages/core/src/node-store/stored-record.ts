@@ -10,6 +10,7 @@ const UNREAD = Symbol('unread');
 /** Reads and decodes a row's value (StorageFile.readValue): synchronous, as the engine's record reads are. */
 export type ReadValue = (rowid: number) => unknown;
 
+/** A record of a loaded store whose value is read from the file by row id when needed; held decoded once the engine itself reads it (index updates, write-through), never for a reader. */
 export class StoredRecord implements RawRecord {
   readonly key: IDBValidKey;
   readonly #rowid: number;
