@@ -46,6 +46,7 @@ export class CommitBatch {
     this.open.changes.push(change);
     this.open.deliveries.push(deliver);
     this.waitingBytes += change.byteLength;
+    // A failed write is reported once through `failed` (flush's rejection only repeats it).
     if (this.open.changes.length >= this.maxUpdates) void this.flush().catch(() => {});
     else this.scheduled ??= setImmediate(() => {
       this.scheduled = undefined;
