@@ -49,13 +49,16 @@ export class Bm25Index {
   #postLen: number[] = [];
   #df: number[] = [];
   #slotIds: Array<string | undefined> = [];
-  #slotLength: number[] = [];
+  /** Tokens per slot (a typed array: the search reads it once per posting). Valid below `#slotIds.length`. */
+  #slotLength = new Int32Array(64);
   #slotTerms: Array<Int32Array | undefined> = [];
   readonly #slots = new Map<string, number>();
   #totalLength = 0;
   #dead = 0;
   /** Per-slot score accumulator reused by every search (zeroed where touched): a fresh 800 KB array per query at 100k slowed the vector scan that follows. */
   #scores = new Float64Array(0);
+  /** The slots a search has scored, as many as `#scores` has room for (reused likewise). */
+  #touched = new Int32Array(0);
 
   constructor(params: Bm25Params = { k1: 1.2, b: 1 }) {
     this.#params = params;
@@ -106,28 +109,37 @@ export class Bm25Index {
     const avgLength = this.#totalLength / live || 1;
     if (this.#scores.length < this.#slotIds.length) this.#scores = new Float64Array(Math.max(64, this.#slotIds.length * 2));
     const scores = this.#scores;
-    const touched: number[] = [];
+    if (this.#touched.length < this.#slotIds.length) this.#touched = new Int32Array(this.#scores.length);
+    const touched = this.#touched;
+    let touchedCount = 0;
+    const slotIds = this.#slotIds;
+    const slotLength = this.#slotLength;
+    const k1Plus1 = k1 + 1;
+    const hasDead = this.#dead > 0;
     for (const [term, count] of queryCounts) {
       const df = this.#df[term]!;
       const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5));
+      const weight = count * idf;
       const docs = this.#postDocs[term]!;
       const tfs = this.#postTfs[term]!;
       const n = this.#postLen[term]!;
       for (let i = 0; i < n; i++) {
         const slot = docs[i]!;
-        if (this.#slotIds[slot] === undefined) continue; // removed
+        if (hasDead && slotIds[slot] === undefined) continue; // removed
         const tf = tfs[i]!;
-        const norm = k1 * (1 - b + (b * this.#slotLength[slot]!) / avgLength);
-        if (scores[slot] === 0) touched.push(slot);
-        scores[slot]! += (count * idf * tf * (k1 + 1)) / (tf + norm);
+        const norm = k1 * (1 - b + (b * slotLength[slot]!) / avgLength);
+        if (scores[slot] === 0) touched[touchedCount++] = slot;
+        scores[slot]! += (weight * tf * k1Plus1) / (tf + norm);
       }
     }
-    const top = new TopK(Math.min(limit, touched.length));
-    for (const slot of touched) {
+    const top = new TopK(Math.min(limit, touchedCount));
+    for (let i = 0; i < touchedCount; i++) {
+      const slot = touched[i]!;
       top.push(slot, scores[slot]!);
       scores[slot] = 0;
     }
-    const hits = top.sorted().map(({ item, score }) => ({ id: this.#slotIds[item]!, score }));
+    const hits: TextHit[] = [];
+    for (const { item, score } of top.entries()) hits.push({ id: slotIds[item]!, score });
     return hits.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0));
   }
 
@@ -228,7 +240,7 @@ export class Bm25Index {
       docs,
       tfs,
       slotIds: JSON.stringify(this.#slotIds),
-      slotLength: Int32Array.from(this.#slotLength),
+      slotLength: this.#slotLength.slice(0, slots),
       slotTermStart,
       slotTerms,
     };
@@ -265,11 +277,11 @@ export class Bm25Index {
       index.#postLen.push(to - from);
       index.#df.push(to - from); // exported without tombstones: every posting is live
     }
+    index.#slotLength = Int32Array.from(state.slotLength);
     for (let slot = 0; slot < slots; slot++) {
       const id = slotIds[slot]!;
       index.#slots.set(id, slot);
       index.#slotIds.push(id);
-      index.#slotLength.push(state.slotLength[slot]!);
       index.#slotTerms.push(state.slotTerms.subarray(state.slotTermStart[slot]!, state.slotTermStart[slot + 1]!));
       index.#totalLength += state.slotLength[slot]!;
     }
@@ -294,7 +306,12 @@ export class Bm25Index {
     }
     const slot = this.#slotIds.length;
     this.#slotIds.push(id);
-    this.#slotLength.push(tokens.length);
+    if (slot === this.#slotLength.length) {
+      const lengths = new Int32Array(Math.max(64, slot * 2));
+      lengths.set(this.#slotLength);
+      this.#slotLength = lengths;
+    }
+    this.#slotLength[slot] = tokens.length;
     this.#slotTerms.push(Int32Array.from(counts.keys()));
     this.#slots.set(id, slot);
     this.#totalLength += tokens.length;
@@ -323,14 +340,14 @@ export class Bm25Index {
   #compact(): void {
     const remap = new Int32Array(this.#slotIds.length).fill(-1);
     const ids: Array<string | undefined> = [];
-    const lengths: number[] = [];
+    const lengths = new Int32Array(Math.max(64, this.#slots.size));
     const terms: Array<Int32Array | undefined> = [];
     this.#slotIds.forEach((id, slot) => {
       if (id === undefined) return;
       remap[slot] = ids.length;
       this.#slots.set(id, ids.length);
       ids.push(id);
-      lengths.push(this.#slotLength[slot]!);
+      lengths[ids.length - 1] = this.#slotLength[slot]!;
       terms.push(this.#slotTerms[slot]);
     });
     for (let term = 0; term < this.#postDocs.length; term++) {

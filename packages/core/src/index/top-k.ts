@@ -62,10 +62,15 @@ export class TopK {
     return this.#items.slice(0, this.#size);
   }
 
-  /** The kept items, best first. */
-  sorted(): Array<{ item: number; score: number }> {
+  /** The kept items with their scores, in no particular order (for a caller that sorts by its own ties). */
+  entries(): Array<{ item: number; score: number }> {
     const out: Array<{ item: number; score: number }> = [];
     for (let i = 0; i < this.#size; i++) out.push({ item: this.#items[i]!, score: this.#scores[i]! });
-    return out.sort((a, b) => b.score - a.score || a.item - b.item);
+    return out;
+  }
+
+  /** The kept items, best first. */
+  sorted(): Array<{ item: number; score: number }> {
+    return this.entries().sort((a, b) => b.score - a.score || a.item - b.item);
   }
 }
