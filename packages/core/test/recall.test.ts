@@ -173,6 +173,24 @@ describe('recall', () => {
     await memory.close();
   });
 
+  it('stops recalling a memory the moment it goes cold or expires while its index is loaded', async () => {
+    const { memory, clock } = await openTestMemory({ embedder: hashingEmbedder(), lifecycle: { coldAfter: '20d', coldBelowImportance: 0.3 } });
+    const brief = await memory.remember({ namespace: ns, content: 'printer toner order', ttl: '30d', importance: 0.9 });
+    const faint = await memory.remember({ namespace: ns, content: 'printer paper order', importance: 0.2 });
+    const kept = await memory.remember({ namespace: ns, content: 'printer cable order', importance: 0.9 });
+    await memory.whenEmbedded();
+    const found = async (options = {}) => (await memory.recall(ns, 'printer order', { trackAccess: false, ...options })).hits.map((h) => h.id).sort();
+    expect(await found()).toEqual([brief.id, faint.id, kept.id].sort());
+    clock.advance(20 * DAY);
+    expect(await memory.retier({ namespace: ns })).toMatchObject({ cooled: 1 });
+    expect(await found()).toEqual([brief.id, kept.id].sort());
+    expect(await found({ includeCold: true })).toEqual([brief.id, faint.id, kept.id].sort());
+    clock.advance(10 * DAY); // the ttl ends now
+    expect(await found()).toEqual([kept.id]);
+    expect(await found({ includeCold: true })).toEqual([faint.id, kept.id].sort());
+    await memory.close();
+  });
+
   it('sees writes, updates and forgets of another instance on the same database', async () => {
     const clock = fakeClock();
     const shared = new IDBFactory(); // one factory: two instances on one database, like two tabs

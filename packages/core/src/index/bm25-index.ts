@@ -69,6 +69,11 @@ export class Bm25Index {
     return this.#slots.size;
   }
 
+  /** True when memory `id` is indexed. */
+  has(id: string): boolean {
+    return this.#slots.has(id);
+  }
+
   /** The words in the index (of live documents only). */
   words(): IterableIterator<string> {
     return this.#termIds.keys();

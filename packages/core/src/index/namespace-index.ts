@@ -18,6 +18,10 @@ export class NamespaceIndex {
   lastSeq = 0;
   /** Changes (writes, vectors, access statistics) applied since the last snapshot: when to write a new one. */
   changesSinceSnapshot = 0;
+  /** Records in the cold tier. */
+  #cold = 0;
+  /** No record expires before this (epoch ms): the earliest `expiresAt` ever indexed, a lower bound; Infinity while none had one. */
+  #expiresNotBefore = Number.POSITIVE_INFINITY;
 
   constructor(text = new Bm25Index()) {
     this.text = text;
@@ -29,12 +33,18 @@ export class NamespaceIndex {
    */
   static restore(records: MemoryRecord[], text: Bm25Index, vectors: VectorIndex | undefined, lastSeq: number): NamespaceIndex | undefined {
     const index = new NamespaceIndex(text);
+    let withVector = 0;
     for (let i = 0; i < records.length; i++) {
-      index.records.set(records[i]!.id, records[i]!);
-      index.turns.add(records[i]!);
+      const record = records[i]!;
+      index.records.set(record.id, record);
+      index.turns.add(record);
+      index.#count(record, 1);
+      if (!text.has(record.id)) return undefined;
+      if (vectors?.has(record.id)) withVector++;
     }
+    // The same ids everywhere: recall takes every text and vector hit to be a record.
     if (index.records.size !== text.size) return undefined;
-    if (vectors && vectors.size > index.records.size) return undefined;
+    if (vectors && vectors.size !== withVector) return undefined;
     index.vectors = vectors;
     index.lastSeq = lastSeq;
     return index;
@@ -52,8 +62,12 @@ export class NamespaceIndex {
       };
     }
     this.records.set(record.id, record);
-    if (previous) this.turns.remove(previous);
+    if (previous) {
+      this.turns.remove(previous);
+      this.#count(previous, -1);
+    }
     this.turns.add(record);
+    this.#count(record, 1);
     if (previous && previous.contentHash === record.contentHash) return false;
     if (previous) {
       this.text.remove(record.id);
@@ -68,6 +82,7 @@ export class NamespaceIndex {
     for (const record of records) {
       this.records.set(record.id, record);
       this.turns.add(record);
+      this.#count(record, 1);
     }
     this.text.addMany(records.map((record) => ({ id: record.id, content: record.content })));
   }
@@ -90,8 +105,24 @@ export class NamespaceIndex {
     if (!record) return;
     this.records.delete(id);
     this.turns.remove(record);
+    this.#count(record, -1);
     this.text.remove(id);
     this.vectors?.remove(id);
+  }
+
+  /**
+   * True when no record is cold (unless `includeCold`) and none can have expired at `now`:
+   * then every indexed id is a live candidate, and recall without a filter need not check
+   * each hit's record.
+   */
+  allLive(now: number, includeCold: boolean): boolean {
+    return (includeCold || this.#cold === 0) && now < this.#expiresNotBefore;
+  }
+
+  /** Keeps the cold count and the expiry bound of {@link allLive} as a record comes (+1) or goes (−1). */
+  #count(record: MemoryRecord, delta: 1 | -1): void {
+    if (record.tier === 'cold') this.#cold += delta;
+    if (delta > 0 && record.expiresAt !== null && record.expiresAt < this.#expiresNotBefore) this.#expiresNotBefore = record.expiresAt;
   }
 
   /** Sets the vector of a record, if the record still has that content. */

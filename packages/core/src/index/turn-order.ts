@@ -28,16 +28,19 @@ export class TurnOrder {
   }
 
   /** The ids of the turns just before and after this one in its session (none for a non-turn). */
-  neighbours(record: MemoryRecord): string[] {
+  neighbours(record: MemoryRecord): readonly string[] {
+    const before = turnKey(record, -1);
+    if (before === undefined) return NONE; // not a turn (most memories): nothing to look up
     const ids: string[] = [];
-    for (const offset of [-1, 1]) {
-      const key = turnKey(record, offset);
-      const id = key === undefined ? undefined : this.#bySlot.get(key);
+    for (const key of [before, turnKey(record, 1)!]) {
+      const id = this.#bySlot.get(key);
       if (id !== undefined && id !== record.id) ids.push(id);
     }
     return ids;
   }
 }
+
+const NONE: readonly string[] = Object.freeze([]);
 
 function turnKey(record: MemoryRecord, offset: number): string | undefined {
   if (record.source !== 'user' && record.source !== 'assistant') return undefined;

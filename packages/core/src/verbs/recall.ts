@@ -12,7 +12,7 @@ import type { PreparedFilter } from '../model/validate-filter.ts';
 import type { AccessTracker } from '../rank/access-tracker.ts';
 import { readQuerySignals, signalFactors, type QuerySignals } from '../rank/query-signals.ts';
 import { rankFactors } from '../rank/ranking.ts';
-import { matchesFilter } from '../store/match.ts';
+import { isEmptyFilter, matchesFilter } from '../store/match.ts';
 import type { VerbContext } from './verb-context.ts';
 
 /** What recall needs beyond the store. */
@@ -109,6 +109,7 @@ const NEIGHBOUR_SEEDS = 20;
 /** A turn this long (characters) or shorter takes its neighbours' words at full weight; longer ones take less. */
 const SHORT_TURN = 300;
 const NO_FILTER: PreparedFilter = {};
+const NO_NEIGHBOURS: readonly string[] = [];
 
 /** Candidates taken from each side before fusion: enough that ranking factors can reorder. */
 function candidatePool(k: number): number {
@@ -126,13 +127,19 @@ export async function recall(ctx: RecallContext, namespace: unknown, query: unkn
   const opts = validateRecall(query, options, ctx.limits, clockNow, ctx.embedder?.fusionWeight);
   const text = opts.lexicalQuery;
   const index = await ctx.indexes.ready(ns.key);
-  // Expiry is judged by the real clock; `now` only moves recency and heat.
-  const accept = (id: string) => {
-    const record = index.records.get(id);
-    return record !== undefined && (opts.includeCold || record.tier !== 'cold') && matchesFilter(record, opts.filter, clockNow);
-  };
+  // Expiry is judged by the real clock; `now` only moves recency and heat. With no filter
+  // and no cold or expired record in the index, every hit passes: no check per hit.
+  const everyRecordLive = index.allLive(clockNow, opts.includeCold);
+  const accept =
+    everyRecordLive && isEmptyFilter(opts.filter)
+      ? undefined
+      : (id: string) => {
+          const record = index.records.get(id);
+          return record !== undefined && (opts.includeCold || record.tier !== 'cold') && matchesFilter(record, opts.filter, clockNow);
+        };
   const pool = candidatePool(opts.k);
-  const textHits = text.trim() ? index.text.search(text, pool * 2).filter((hit) => accept(hit.id)).slice(0, pool) : [];
+  const found = text.trim() ? index.text.search(text, pool * 2) : [];
+  const textHits = (accept ? found.filter((hit) => accept(hit.id)) : found).slice(0, pool);
 
   let mode: VectorMode = 'no-embedder';
   let queryVector: Float32Array | null = null;
@@ -151,28 +158,36 @@ export async function recall(ctx: RecallContext, namespace: unknown, query: unkn
   if (queryVector && index.vectors?.size) {
     for (const hit of index.vectors.search(queryVector, pool, accept)) cosine.set(hit.id, hit.score);
   }
-  // A short turn is often found through the turn next to it ("yes, the blue one"): the
-  // best text hits' neighbours are candidates too.
-  const candidates = new Set<string>([...textHits.map((hit) => hit.id), ...cosine.keys()]);
-  for (const hit of opts.weights.context > 0 ? textHits.slice(0, NEIGHBOUR_SEEDS) : []) {
-    for (const id of index.turns.neighbours(index.records.get(hit.id)!)) if (accept(id)) candidates.add(id);
+  // Each candidate's record, looked up once: text hits, vector hits, and (a short turn is
+  // often found through the turn next to it, "yes, the blue one") the best text hits' neighbours.
+  const candidates = new Map<string, MemoryRecord>();
+  for (const hit of textHits) candidates.set(hit.id, index.records.get(hit.id)!);
+  for (const id of cosine.keys()) if (!candidates.has(id)) candidates.set(id, index.records.get(id)!);
+  if (opts.weights.context > 0) {
+    for (let i = 0; i < Math.min(NEIGHBOUR_SEEDS, textHits.length); i++) {
+      for (const id of index.turns.neighbours(candidates.get(textHits[i]!.id)!)) {
+        if (!candidates.has(id) && (!accept || accept(id))) candidates.set(id, index.records.get(id)!);
+      }
+    }
   }
   if (queryVector && index.vectors?.size) {
-    for (const id of candidates) {
+    for (const id of candidates.keys()) {
       if (cosine.has(id)) continue;
       const score = index.vectors.similarity(id, queryVector);
       if (score !== undefined) cosine.set(id, score);
     }
   }
   // Neighbours lend their words whatever the filter says, unless expired (or cold).
-  const live = (id: string) => {
-    const record = index.records.get(id);
-    return record !== undefined && (opts.includeCold || record.tier !== 'cold') && matchesFilter(record, NO_FILTER, clockNow);
-  };
+  const live = everyRecordLive
+    ? undefined
+    : (id: string) => {
+        const record = index.records.get(id);
+        return record !== undefined && (opts.includeCold || record.tier !== 'cold') && matchesFilter(record, NO_FILTER, clockNow);
+      };
   const lexical = contextualText(index, text, textHits, candidates, opts.weights.context, live);
 
   const signals = readQuerySignals(opts.askText, opts.now);
-  const hits = fuse(index, candidates, lexical, cosine, opts, signals);
+  const hits = fuse(candidates, lexical, cosine, opts, signals);
   if (opts.trackAccess && hits.length) {
     const ids = hits.map((hit) => hit.id);
     ctx.access.note(ns.key, ids, clockNow);
@@ -196,35 +211,37 @@ function contextualText(
   index: NamespaceIndex,
   query: string,
   textHits: Array<{ id: string; score: number }>,
-  candidates: ReadonlySet<string>,
+  candidates: ReadonlyMap<string, MemoryRecord>,
   weight: number,
-  live: (id: string) => boolean,
+  live: ((id: string) => boolean) | undefined,
 ): Map<string, LexicalScore> {
-  const bm25 = new Map(textHits.map((hit) => [hit.id, hit.score]));
-  const neighbours = new Map<string, string[]>();
+  const bm25 = new Map<string, number>();
+  for (const hit of textHits) bm25.set(hit.id, hit.score);
+  const neighbours = new Map<string, readonly string[]>();
   const unscored = new Set<string>();
-  for (const id of candidates) {
+  for (const [id, record] of candidates) {
     if (!bm25.has(id)) unscored.add(id);
-    const around = weight > 0 ? index.turns.neighbours(index.records.get(id)!).filter(live) : [];
+    if (weight <= 0) continue;
+    const turns = index.turns.neighbours(record);
+    const around = live && turns.length ? turns.filter(live) : turns;
     if (!around.length) continue;
     neighbours.set(id, around);
     for (const other of around) if (!bm25.has(other)) unscored.add(other);
   }
   if (query.trim() && unscored.size) for (const [id, score] of index.text.scoreDocs(query, unscored)) bm25.set(id, score);
   const scores = new Map<string, LexicalScore>();
-  for (const id of candidates) {
+  for (const [id, record] of candidates) {
     const own = bm25.get(id) ?? null;
     let best = 0;
-    for (const other of neighbours.get(id) ?? []) best = Math.max(best, bm25.get(other) ?? 0);
-    const share = Math.min(1, SHORT_TURN / Math.max(1, index.records.get(id)!.content.length));
+    for (const other of neighbours.get(id) ?? NO_NEIGHBOURS) best = Math.max(best, bm25.get(other) ?? 0);
+    const share = Math.min(1, SHORT_TURN / Math.max(1, record.content.length));
     scores.set(id, { own, context: best > 0 ? weight * share * best : null });
   }
   return scores;
 }
 
 function fuse(
-  index: NamespaceIndex,
-  candidates: ReadonlySet<string>,
+  candidates: ReadonlyMap<string, MemoryRecord>,
   lexical: Map<string, LexicalScore>,
   cosine: Map<string, number>,
   opts: ReturnType<typeof validateRecall>,
@@ -238,8 +255,7 @@ function fuse(
   for (const value of cosine.values()) maxCos = Math.max(maxCos, value);
   const { weights } = opts;
   const hits: RecallHit[] = [];
-  for (const id of candidates) {
-    const record = index.records.get(id)!;
+  for (const [id, record] of candidates) {
     const { own, context } = lexical.get(id)!;
     const rawCos = cosine.get(id) ?? null;
     const textScore = maxText > 0 ? ((own ?? 0) + (context ?? 0)) / maxText : 0;
