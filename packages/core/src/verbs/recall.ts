@@ -10,8 +10,8 @@ import type { RankingWeights } from '../rank/ranking.ts';
 import { validateRecall } from '../model/validate-recall.ts';
 import type { PreparedFilter } from '../model/validate-filter.ts';
 import type { AccessTracker } from '../rank/access-tracker.ts';
-import { readQuerySignals, signalFactors, type QuerySignals } from '../rank/query-signals.ts';
-import { rankFactors } from '../rank/ranking.ts';
+import { readQuerySignals, signalFactors, type QuerySignals, type SignalFactors } from '../rank/query-signals.ts';
+import { rankFactors, type RankFactors } from '../rank/ranking.ts';
 import { isEmptyFilter, matchesFilter } from '../store/match.ts';
 import type { VerbContext } from './verb-context.ts';
 
@@ -254,27 +254,60 @@ function fuse(
   let maxCos = 0;
   for (const value of cosine.values()) maxCos = Math.max(maxCos, value);
   const { weights } = opts;
-  const hits: RecallHit[] = [];
+  // Every candidate is scored; the hit and its explain are made only for those returned.
+  const scored: ScoredCandidate[] = [];
   for (const [id, record] of candidates) {
     const { own, context } = lexical.get(id)!;
     const rawCos = cosine.get(id) ?? null;
     const textScore = maxText > 0 ? ((own ?? 0) + (context ?? 0)) / maxText : 0;
     const vectorScore = rawCos === null || maxCos <= 1e-9 ? 0 : Math.max(0, rawCos) / maxCos;
-    const relevance = weights.text * textScore + weights.vector * vectorScore;
     const factors = rankFactors(record, opts.now, weights);
     const boosts = signalFactors(record, signals, opts.now, weights);
     const multiplier = factors.importance * factors.recency * factors.heat * boosts.speaker * boosts.time * boosts.focus;
-    const contributions = { text: weights.text * textScore * multiplier, vector: weights.vector * vectorScore * multiplier };
+    const text = weights.text * textScore * multiplier;
+    const vector = weights.vector * vectorScore * multiplier;
+    scored.push({ id, record, own, context, rawCos, textScore, vectorScore, factors, boosts, text, vector, score: text + vector });
+  }
+  scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+  const hits: RecallHit[] = [];
+  for (const c of scored) {
+    if (hits.length === opts.k) break;
+    if (opts.minScore > 0 && !(c.score >= opts.minScore)) continue;
+    const relevance = weights.text * c.textScore + weights.vector * c.vectorScore;
     hits.push({
-      id,
-      score: contributions.text + contributions.vector,
-      record,
-      explain: { bm25: own, contextBm25: context, cosine: rawCos, textScore, vectorScore, relevance, ...factors, ...boosts, contributions },
+      id: c.id,
+      score: c.score,
+      record: c.record,
+      explain: {
+        bm25: c.own,
+        contextBm25: c.context,
+        cosine: c.rawCos,
+        textScore: c.textScore,
+        vectorScore: c.vectorScore,
+        relevance,
+        ...c.factors,
+        ...c.boosts,
+        contributions: { text: c.text, vector: c.vector },
+      },
     });
   }
-  hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-  const kept = opts.minScore > 0 ? hits.filter((hit) => hit.score >= opts.minScore) : hits;
-  return kept.slice(0, opts.k);
+  return hits;
+}
+
+/** A candidate's score and the parts its explain is made of. */
+interface ScoredCandidate {
+  id: string;
+  record: MemoryRecord;
+  own: number | null;
+  context: number | null;
+  rawCos: number | null;
+  textScore: number;
+  vectorScore: number;
+  factors: RankFactors;
+  boosts: SignalFactors;
+  text: number;
+  vector: number;
+  score: number;
 }
 
 /** The unit-length sum of the embeddable vectors (null when none is). */
