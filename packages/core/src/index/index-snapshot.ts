@@ -63,6 +63,8 @@ export function restoreSnapshot(row: IndexSnapshotRow, model: string | undefined
     const index = NamespaceIndex.restore(records, text, vectors, row.lastSeq);
     if (!index) return undefined;
     const withoutVector = model ? records.filter((record) => !vectors?.has(record.id)) : [];
+    // Every vector must be a record's: recall takes each vector hit to be one.
+    if (vectors && vectors.size !== records.length - withoutVector.length) return undefined;
     return { index, withoutVector };
   } catch (err) {
     if (err instanceof RangeError || err instanceof SyntaxError) return undefined; // damaged: rebuild

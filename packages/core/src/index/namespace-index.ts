@@ -28,23 +28,20 @@ export class NamespaceIndex {
   }
 
   /**
-   * An index from restored parts (see index-snapshot.ts); undefined when they do not
-   * describe the same records.
+   * An index from restored parts (see index-snapshot.ts); undefined when the text index
+   * does not hold exactly these records (the caller checks the vectors' ids).
    */
   static restore(records: MemoryRecord[], text: Bm25Index, vectors: VectorIndex | undefined, lastSeq: number): NamespaceIndex | undefined {
     const index = new NamespaceIndex(text);
-    let withVector = 0;
     for (let i = 0; i < records.length; i++) {
       const record = records[i]!;
       index.records.set(record.id, record);
       index.turns.add(record);
       index.#count(record, 1);
-      if (!text.has(record.id)) return undefined;
-      if (vectors?.has(record.id)) withVector++;
+      if (!text.has(record.id)) return undefined; // recall takes every text hit to be a record
     }
-    // The same ids everywhere: recall takes every text and vector hit to be a record.
     if (index.records.size !== text.size) return undefined;
-    if (vectors && vectors.size !== withVector) return undefined;
+    if (vectors && vectors.size > index.records.size) return undefined;
     index.vectors = vectors;
     index.lastSeq = lastSeq;
     return index;
