@@ -6,7 +6,7 @@ import { defaultDirectory } from './default-directory.ts';
 import type { RawConnection, RawDatabase, RawObjectStore, RawObjectStoreHandle, RawRecord, RawTransaction } from './fake-indexeddb-internals.ts';
 import { indexWithoutExceptions } from './index-keys.ts';
 import { encodeKey } from './key-codec.ts';
-import { buildTreesNow, buildTreesOnFirstUse } from './lazy-trees.ts';
+import { buildTreesBefore, buildTreesOnFirstUse, committedToFile } from './lazy-trees.ts';
 import { StorageFile, fileNameOf, nameOfFile, type RowChange, type StoreChanges, type StoredSchema } from './storage-file.ts';
 import { StoredRecord, readStoredRecordsDirectly, type ReadValue } from './stored-record.ts';
 
@@ -132,8 +132,10 @@ class Session {
   }
 
   #hook(trans: RawTransaction, db: RawDatabase): void {
-    // A write may change a store's trees (and a failure to build them must fail here, not in a rollback).
-    for (const store of trans.mode === 'versionchange' ? db.rawObjectStores.values() : [...trans._scope].map((name) => db.rawObjectStores.get(name)!)) buildTreesNow(store);
+    // A schema change reads every tree, a write the unique indexes it checks: built here, so
+    // that a failing read of the file fails the start, not a rollback (lazy-trees.ts).
+    if (trans.mode === 'versionchange') for (const store of db.rawObjectStores.values()) buildTreesBefore(store, 'all');
+    else for (const name of trans._scope) buildTreesBefore(db.rawObjectStores.get(name)!, 'unique');
     if (trans.mode === 'readwrite') for (const name of trans._scope) this.#track(db.rawObjectStores.get(name)!);
     if (trans.mode !== 'readonly') for (const name of trans._scope) for (const index of db.rawObjectStores.get(name)!.rawIndexes.values()) indexWithoutExceptions(index);
     const start = trans._start;
@@ -207,6 +209,7 @@ class Session {
     }
     if (changes.length === 0) return;
     this.file.commit(changes, trans.durability !== 'relaxed');
+    for (const change of changes) committedToFile(db.rawObjectStores.get(change.store)!);
     // A deletion's old bytes are zeroed in the database pages (secure_delete) but older
     // copies of those pages are still in the WAL until it is checkpointed and truncated.
     if (deleted) this.#checkpoint();
@@ -227,6 +230,7 @@ class Session {
       return { schema, rows: Array.from(store.records.values(), (record) => ({ key: record.key, value: record.value })) };
     });
     this.file.rewrite(trans.db.version, stores);
+    for (const store of db.rawObjectStores.values()) committedToFile(store);
     this.#checkpoint();
   }
 

@@ -34,6 +34,10 @@ export interface RawIndex {
   records: RawRecordStore;
   /** The key a value is stored under in this index (`undefined`: none); storeRecord and deleteRecord both use it. */
   getIndexKey(value: unknown): IDBValidKey | undefined;
+  /** Adds / removes a store record's entries (the store's put, delete and their rollbacks call them for each index). */
+  storeRecord(record: RawRecord): void;
+  deleteRecord(record: RawRecord): void;
+  rawObjectStore: RawObjectStore;
   name: string;
   keyPath: string | string[];
   multiEntry: boolean;
