@@ -7,7 +7,7 @@ import type { RawConnection, RawDatabase, RawObjectStore, RawObjectStoreHandle, 
 import { indexWithoutExceptions } from './index-keys.ts';
 import { encodeKey } from './key-codec.ts';
 import { buildTreesBefore, buildTreesOnFirstUse, committedToFile } from './lazy-trees.ts';
-import { StorageFile, fileNameOf, nameOfFile, type RowChange, type StoreChanges, type StoredSchema } from './storage-file.ts';
+import { StorageFile, fileNameOf, nameOfFile, type KeyBounds, type RowChange, type StoreChanges, type StoredSchema } from './storage-file.ts';
 import { StoredRecord, readStoredRecordsDirectly, type ReadValue } from './stored-record.ts';
 
 /** An IndexedDB whose databases live in files on disk, as {@link diskIndexedDB} returns it. */
@@ -86,21 +86,22 @@ class Session {
         // After those requests, still inside this upgrade: the trees, filled directly.
         handle.count().onsuccess = () => {
           const raw = handle._rawObjectStore;
+          const bounds = (range: KeyBounds | undefined) =>
+            [range?.lower === undefined ? undefined : encodeKey(range.lower), range?.lowerOpen ?? false, range?.upper === undefined ? undefined : encodeKey(range.upper), range?.upperOpen ?? false] as const;
           buildTreesOnFirstUse(raw, store, {
             records: () => {
               const records: StoredRecord[] = [];
-              this.file.eachKey(store.name, false, (row) => records.push(new StoredRecord(row.key, row.rowid, read)));
+              this.file.eachKey(store.name, (row) => records.push(new StoredRecord(row.key, row.rowid, read)));
               return records;
             },
-            rows: (each) => this.file.eachKey(store.name, true, each),
             record: (key) => {
               const rowid = this.file.rowidOf(store.name, encodeKey(key));
               return rowid === undefined ? undefined : new StoredRecord(key, rowid, read);
             },
-            count: (range) =>
-              range === undefined
-                ? this.file.count(store.name, undefined, false, undefined, false)
-                : this.file.count(store.name, range.lower === undefined ? undefined : encodeKey(range.lower), range.lowerOpen, range.upper === undefined ? undefined : encodeKey(range.upper), range.upperOpen),
+            count: (range) => this.file.count(store.name, ...bounds(range)),
+            entries: (index, range, descending) => this.file.entries(store.name, index, range, descending),
+            eachEntry: (index, each) => this.file.eachEntry(store.name, index, each),
+            entryCount: (index, range) => this.file.entryCount(store.name, index, range),
           });
           if (raw.keyGenerator) raw.keyGenerator.num = store.keyGenerator;
           readStoredRecordsDirectly(raw);

@@ -18,6 +18,7 @@ export interface RawTree {
   _numNodes: number;
   _numTombstones: number;
   _rebuild(sorted: RawRecord[], parent: undefined, red: boolean): unknown;
+  put(record: RawRecord, noOverwrite?: boolean): RawRecord | undefined;
 }
 
 /** fake-indexeddb's `RecordStore`: every change to an object store's rows goes through put, delete and clear. */
@@ -37,6 +38,8 @@ export interface RawIndex {
   /** Adds / removes a store record's entries (the store's put, delete and their rollbacks call them for each index). */
   storeRecord(record: RawRecord): void;
   deleteRecord(record: RawRecord): void;
+  /** How many entries are in a range (`undefined`: all), as `count` on an index answers. */
+  count(range: unknown): number;
   rawObjectStore: RawObjectStore;
   name: string;
   keyPath: string | string[];

@@ -18,16 +18,21 @@
  */
 import { IDBKeyRange } from 'fake-indexeddb';
 import type { RawIndex, RawObjectStore, RawRecord, RawRecordStore } from './fake-indexeddb-internals.ts';
-import { indexKeyOf, multiEntryKeys } from './index-keys.ts';
 import { encodeKey } from './key-codec.ts';
-import type { KeyRow, StoredSchema } from './storage-file.ts';
+import type { KeyBounds, StoredSchema } from './storage-file.ts';
 
-/** How a store's trees are read from the file: its records (in key order), its rows with their index fields, and while its tree is unbuilt, one record and counts. */
+/**
+ * How a store's trees are read from the file: its records (in key order), and while its
+ * tree is unbuilt, one record and counts; an index's entries (by its position in the
+ * schema) in a range, all of them in order, and counts.
+ */
 export interface TreeSource {
   records(): RawRecord[];
-  rows(each: (row: KeyRow) => void): void;
   record(key: IDBValidKey): RawRecord | undefined;
-  count(range: { lower?: IDBValidKey; upper?: IDBValidKey; lowerOpen: boolean; upperOpen: boolean } | undefined): number;
+  count(range: KeyBounds | undefined): number;
+  entries(index: number, range: KeyBounds | undefined, descending: boolean): Iterable<RawRecord>;
+  eachEntry(index: number, each: (key: IDBValidKey, primaryKey: IDBValidKey, encodedPrimaryKey: string) => void): void;
+  entryCount(index: number, range: KeyBounds | undefined): number;
 }
 
 /** What a loaded store holds besides its trees while some of them are unbuilt. */
@@ -96,10 +101,10 @@ export function buildTreesOnFirstUse(store: RawObjectStore, schema: StoredSchema
   // A count is the file's while nothing is uncommitted in the overlay.
   const { count } = store;
   store.count = function (this: RawObjectStore, range: unknown) {
-    return ownBuilt || state.overlay.size ? count.call(this, range) : source.count(range as Parameters<TreeSource['count']>[0]);
+    return ownBuilt || state.overlay.size ? count.call(this, range) : source.count(range as KeyBounds | undefined);
   };
 
-  const builds = [...store.rawIndexes.values()].map((index) => indexOnFirstUse(index, schema, source, state));
+  const builds = [...store.rawIndexes.values()].map((index) => indexOnFirstUse(index, schema.indexes.findIndex((stored) => stored.name === index.name), source, state));
   state.build = (which) => {
     if (which === 'all') buildOwn();
     for (const build of builds) build(which);
@@ -107,32 +112,69 @@ export function buildTreesOnFirstUse(store: RawObjectStore, schema: StoredSchema
   unbuilt.set(store, state);
 }
 
+/** An index answered from the file this many times (pages of entries read) gets its tree: it is in use. */
+const READS_BEFORE_TREE = 256;
+
 /**
- * Leaves an index's tree unbuilt until first read; until then the store's writes skip
- * its maintenance. Returns what builds it now (`unique`: only if it is a unique index).
+ * Leaves an index's tree unbuilt until the index is read while the store has uncommitted
+ * changes (or often): until then its reads are answered from its entries in the file
+ * (StorageFile.entries, in the index's order) and the store's writes skip its maintenance
+ * (the file's entries are written with each commit). Returns what builds it now
+ * (`unique`: only if it is a unique index).
  */
-function indexOnFirstUse(index: RawIndex, schema: StoredSchema, source: TreeSource, state: Unbuilt): (which: 'all' | 'unique') => void {
+function indexOnFirstUse(index: RawIndex, position: number, source: TreeSource, state: Unbuilt): (which: 'all' | 'unique') => void {
   const records = index.records;
   let built = false;
-  const { storeRecord, deleteRecord } = index;
+  let reads = 0;
+  const { storeRecord, deleteRecord, count } = index;
   index.storeRecord = function (this: RawIndex, record: RawRecord) {
     if (built) storeRecord.call(this, record);
   };
   index.deleteRecord = function (this: RawIndex, record: RawRecord) {
     if (built) deleteRecord.call(this, record);
   };
-  const build = lazyProperty(index, 'records', () => {
+  // The file's entries as a record store: RecordStore's own reads (get, values in any
+  // direction) over a tree whose records are read from the file.
+  const entries = (range: KeyBounds | undefined, descending = false) => {
+    reads++;
+    return source.entries(position, range, descending);
+  };
+  const fromFile = Object.create(Object.getPrototypeOf(records) as object, {
+    keysAreUnique: { value: index.unique },
+    records: { value: { getRecords: entries, getAllRecords: (descending?: boolean) => entries(undefined, descending), size: () => source.entryCount(position, undefined) } },
+    // Only reached with nothing uncommitted (a store's clear clears its indexes), so the store is empty already.
+    clear: { value: () => [] },
+  }) as RawRecordStore;
+  const answeredByFile = () => !built && state.changed.size === 0 && reads < READS_BEFORE_TREE;
+  index.count = function (this: RawIndex, range: unknown) {
+    return answeredByFile() ? source.entryCount(position, range as KeyBounds | undefined) : count.call(this, range);
+  };
+  const settle = (value: unknown) => Object.defineProperty(index, 'records', { value, writable: true, configurable: true, enumerable: true });
+  const build = () => {
+    if (built) return;
     const changed = state.changed;
-    const stored = schema.indexes.find((stored) => stored.name === index.name)!;
-    buildTree(records, indexEntries(stored, source.rows, changed));
+    const sorted: RawRecord[] = [];
+    source.eachEntry(position, (key, primaryKey, encodedPrimaryKey) => {
+      if (!changed.has(encodedPrimaryKey)) sorted.push({ key, value: primaryKey });
+    });
+    buildTree(records, sorted);
     built = true;
-    // The changed keys' records as they are now (the overlay's, the tree's, or, once committed, the file's).
-    Object.defineProperty(index, 'records', { value: records, writable: true, configurable: true, enumerable: true });
+    settle(records);
+    // The changed keys' records as they are now (the overlay's, the store tree's, or, once committed, the file's).
     for (const key of changed.values()) {
       const record = index.rawObjectStore.records.get(key);
       if (record) storeRecord.call(index, record);
     }
-    return records;
+  };
+  Object.defineProperty(index, 'records', {
+    configurable: true,
+    enumerable: true,
+    get() {
+      if (answeredByFile()) return fromFile;
+      build();
+      return records;
+    },
+    set: settle,
   });
   return (which) => {
     if (which === 'all' || index.unique) build();
@@ -177,52 +219,4 @@ export function buildTree(records: RawRecordStore, sorted: RawRecord[], tree = r
   tree._root = tree._rebuild(sorted, undefined, false);
   tree._numNodes = sorted.length;
   tree._numTombstones = 0;
-}
-
-/** An index's entries, sorted by index key (then primary key) as its tree is ordered, from the rows in key order but those of `skip` (encoded keys). */
-function indexEntries(index: StoredSchema['indexes'][number], rows: (each: (row: KeyRow) => void) => void, skip: Map<string, unknown>): RawRecord[] {
-  const paths = (Array.isArray(index.keyPath) ? index.keyPath : [index.keyPath]).map((path) => (path === '' ? [] : path.split('.')));
-  const entries = new SortedEntries(index.unique);
-  rows((row) => {
-    if (skip.size && skip.has(row.encodedKey)) return;
-    const indexKey = indexKeyOf(paths, Array.isArray(index.keyPath), index.multiEntry, row.indexed);
-    if (indexKey === undefined) return;
-    for (const key of index.multiEntry && Array.isArray(indexKey) ? multiEntryKeys(indexKey) : [indexKey]) entries.add(key, row.key, row.encodedKey);
-  });
-  return entries.sorted();
-}
-
-/**
- * An index's entries in its tree's order: by key alone for a unique index, else by key
- * then primary key. Most come in order already (time-ordered keys, one user), so the
- * order strings are only kept (and sorted) once an entry comes out of order.
- */
-class SortedEntries {
-  readonly #unique: boolean;
-  readonly #entries: RawRecord[] = [];
-  #orders: string[] | undefined;
-  #last = '';
-
-  constructor(unique: boolean) {
-    this.#unique = unique;
-  }
-
-  add(key: IDBValidKey, primaryKey: IDBValidKey, encodedPrimaryKey: string): void {
-    const order = this.#unique ? encodeKey(key) : encodeKey(key) + encodedPrimaryKey;
-    if (!this.#orders && order < this.#last) this.#orders = this.#entries.map((entry) => this.#orderOf(entry));
-    this.#orders?.push(order);
-    this.#last = order;
-    this.#entries.push({ key, value: primaryKey });
-  }
-
-  sorted(): RawRecord[] {
-    const orders = this.#orders;
-    if (!orders) return this.#entries;
-    const positions = Array.from(orders.keys()).sort((a, b) => (orders[a]! < orders[b]! ? -1 : orders[a]! > orders[b]! ? 1 : 0));
-    return positions.map((i) => this.#entries[i]!);
-  }
-
-  #orderOf(entry: RawRecord): string {
-    return this.#unique ? encodeKey(entry.key) : encodeKey(entry.key) + encodeKey(entry.value as IDBValidKey);
-  }
 }

@@ -81,10 +81,16 @@ describe('trees left unbuilt by writes', () => {
     expect(await finished(trans)).toBe('complete');
     db.close();
 
-    // Damage what a build of any tree would read: every row's key and index fields (kept, to repair below).
+    // Damage what a build of any tree, or a read of an index, would read: every row's key
+    // and index fields, every index entry's primary key (kept, to repair below).
     const file = new Database(join(dir, 'plain.sqlite'));
+    const damaged = (blob: Buffer) => Buffer.concat([blob, Buffer.from([0, 1])]);
     const saved = file.prepare('SELECT rowid, key, ix FROM rows').all() as Array<{ rowid: number; key: Buffer; ix: unknown }>;
-    file.exec("UPDATE rows SET key = CAST(key || x'0001' AS BLOB), ix = '{not json'");
+    const savedEntries = file.prepare('SELECT store, ix, key, pk FROM entries').all() as Array<{ store: number; ix: number; key: Buffer; pk: Buffer }>;
+    const damageRow = file.prepare("UPDATE rows SET key = ?, ix = '{not json' WHERE rowid = ?");
+    for (const row of saved) damageRow.run(damaged(row.key), row.rowid);
+    const damageEntry = file.prepare('UPDATE entries SET pk = ? WHERE store = ? AND ix = ? AND key = ? AND pk = ?');
+    for (const entry of savedEntries) damageEntry.run(damaged(entry.pk), entry.store, entry.ix, entry.key, entry.pk);
     file.close();
 
     db = await open(disk, false);
@@ -99,6 +105,8 @@ describe('trees left unbuilt by writes', () => {
     db.close();
 
     const repair = new Database(join(dir, 'plain.sqlite'));
+    const repairEntry = repair.prepare('UPDATE entries SET pk = ? WHERE store = ? AND ix = ? AND key = ? AND pk = ?');
+    for (const entry of savedEntries) repairEntry.run(entry.pk, entry.store, entry.ix, entry.key, damaged(entry.pk));
     const restore = repair.prepare('UPDATE rows SET key = ?, ix = ? WHERE rowid = ?');
     for (const row of saved) restore.run(row.key, row.ix, row.rowid);
     repair.close();
@@ -110,6 +118,29 @@ describe('trees left unbuilt by writes', () => {
       logByKind: [1, 2, 3],
     });
     db.close();
+  });
+
+  it('a file with index fields but no index entries (the previous release) gets them at open and reads the same', async () => {
+    const dir = tempDir();
+    const disk = diskIndexedDB(dir).indexedDB;
+    const memory = new IDBFactory();
+    const fill = (db: IDBDatabase) => {
+      const trans = db.transaction(['s', 'log'], 'readwrite');
+      for (const id of ['a', 'b', 'c']) trans.objectStore('s').put(record(id, { u: id, tags: ['t1', id] }));
+      trans.objectStore('log').add({ kind: 'y' });
+      return finished(trans);
+    };
+    let onDisk = await open(disk);
+    const inMemory = await open(memory);
+    await fill(onDisk);
+    await fill(inMemory);
+    onDisk.close();
+    const file = new Database(join(dir, 'unbuilt.sqlite'));
+    file.exec('DROP TABLE entries; ALTER TABLE stores DROP COLUMN entries');
+    file.close();
+    onDisk = await open(disk);
+    expect(await everything(onDisk)).toEqual(await everything(inMemory));
+    onDisk.close();
   });
 
   it('any sequence of writes, reads and aborts answers as in memory, with reopens between them', async () => {
@@ -134,7 +165,7 @@ describe('trees left unbuilt by writes', () => {
     const transaction = fc.record({ ops: fc.array(op, { minLength: 1, maxLength: 6 }), abort: fc.boolean(), mode: fc.constantFrom('readwrite', 'readonly'), reopenAfter: fc.boolean() });
 
     /** Runs one transaction, returning every request's outcome and the transaction's. */
-    const run = async (db: IDBDatabase, t: fc.RecordValue<typeof transaction>) => {
+    const run = async (db: IDBDatabase, t: typeof transaction extends fc.Arbitrary<infer T> ? T : never) => {
       const trans = db.transaction(['s', 'log'], t.mode as IDBTransactionMode);
       const s = trans.objectStore('s');
       const log = trans.objectStore('log');
