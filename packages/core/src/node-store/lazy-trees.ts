@@ -1,20 +1,25 @@
 /**
- * The record trees of a loaded object store (its own and its indexes'), built when first
- * read instead of at open, so an open reads nothing but the schema, a first recall reads
- * only what it touches, and a write reads only what it looks up. The store's tree is built
- * from its rows' keys (StorageFile.eachKey), each index tree from one pass over the rows'
- * stored index fields, each the first time a read needs it.
+ * The record trees of a loaded object store (its own and its indexes'), built only when a
+ * read needs them, so an open reads nothing but the schema, a first recall reads only what
+ * it touches, and a write reads only what it looks up. Until then the file answers: a
+ * lookup by key and a count of the store are SQLite queries on its rows, and every read
+ * of an index (lookups, ranges in either direction, counts) is one on the index's entries,
+ * which the file keeps in the index's order (StorageFile.entries). A store's tree is built
+ * from its rows' keys (StorageFile.eachKey) when a read needs more (a range, a cursor); an
+ * index's from its entries, when it is read while the store has uncommitted changes, or
+ * after many entries were read from the file.
  *
  * Until then the file holds the store's committed state, and a write does not build
  * anything: a put, add or delete by key on an unbuilt store goes to an overlay of the
  * transaction's changes (an existing record looked up in the file), and an unbuilt index
- * skips its maintenance; the changed keys are noted. Once the file has the commit
- * ({@link committedToFile}) overlay and notes are dropped: the file is the store again. A
- * tree built before that is the file's rows except the noted keys, plus the noted keys'
- * records as they are in memory, so it equals the store. Unique indexes are built before
- * a write (their constraint is checked on the tree), and everything before a schema
- * change; so a failing read of the file fails a transaction's start or one of its
- * requests, never a rollback (a rollback only touches keys in the overlay).
+ * skips its maintenance (the file's entries are written with the commit); the changed keys
+ * are noted. Once the file has the commit ({@link committedToFile}) overlay and notes are
+ * dropped: the file is the store again. A tree built before that is the file's rows (or
+ * entries) but the noted keys', plus the noted keys' records as they are in memory, so it
+ * equals the store. Unique indexes are built before a write (their constraint is checked
+ * on the tree), and everything before a schema change; so a failing read of the file fails
+ * a transaction's start or one of its requests, never a rollback (a rollback only touches
+ * keys in the overlay).
  */
 import { IDBKeyRange } from 'fake-indexeddb';
 import type { RawIndex, RawObjectStore, RawRecord, RawRecordStore } from './fake-indexeddb-internals.ts';
@@ -112,8 +117,8 @@ export function buildTreesOnFirstUse(store: RawObjectStore, schema: StoredSchema
   unbuilt.set(store, state);
 }
 
-/** An index answered from the file this many times (pages of entries read) gets its tree: it is in use. */
-const READS_BEFORE_TREE = 256;
+/** An index that had this many entries read from the file gets its tree: it is in heavy use (a cursor re-reads its range at each step). */
+const READS_BEFORE_TREE = 50_000;
 
 /**
  * Leaves an index's tree unbuilt until the index is read while the store has uncommitted
@@ -135,9 +140,11 @@ function indexOnFirstUse(index: RawIndex, position: number, source: TreeSource, 
   };
   // The file's entries as a record store: RecordStore's own reads (get, values in any
   // direction) over a tree whose records are read from the file.
-  const entries = (range: KeyBounds | undefined, descending = false) => {
-    reads++;
-    return source.entries(position, range, descending);
+  const entries = function* (range: KeyBounds | undefined, descending = false) {
+    for (const entry of source.entries(position, range, descending)) {
+      reads++;
+      yield entry;
+    }
   };
   const fromFile = Object.create(Object.getPrototypeOf(records) as object, {
     keysAreUnique: { value: index.unique },
@@ -157,14 +164,14 @@ function indexOnFirstUse(index: RawIndex, position: number, source: TreeSource, 
     source.eachEntry(position, (key, primaryKey, encodedPrimaryKey) => {
       if (!changed.has(encodedPrimaryKey)) sorted.push({ key, value: primaryKey });
     });
+    // The changed keys' records as they are now (the overlay's or the store tree's), their
+    // values read before anything is built: a failing read leaves the index unbuilt.
+    const current = [...changed.values()].flatMap((key) => index.rawObjectStore.records.get(key) ?? []);
+    for (const record of current) void record.value;
     buildTree(records, sorted);
     built = true;
     settle(records);
-    // The changed keys' records as they are now (the overlay's, the store tree's, or, once committed, the file's).
-    for (const key of changed.values()) {
-      const record = index.rawObjectStore.records.get(key);
-      if (record) storeRecord.call(index, record);
-    }
+    for (const record of current) storeRecord.call(index, record);
   };
   Object.defineProperty(index, 'records', {
     configurable: true,
