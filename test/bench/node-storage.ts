@@ -197,7 +197,7 @@ function tables(runs: Run[]): string {
     row('raw / disk, import 100k (x)', (r) => (r.import100k.raw && r.import100k.disk ? ratio(r.import100k.raw.recordsPerSecond, r.import100k.disk.recordsPerSecond) : null)),
     row('open-to-first-recall, 100k from disk, new process (ms, median of rounds)', (r) => (r.open100k.fromDiskMs ? median(r.open100k.fromDiskMs) : null)),
     row('open-to-first-recall, 100k fake-indexeddb, same process (ms)', (r) => r.open100k.fakeInProcessMs),
-    row('open-to-first-remember, 100k from disk, new process (ms; builds the trees of the stores written)', (r) => r.open100k.firstRememberMs),
+    row('open-to-first-remember, 100k from disk, new process (ms; open, then one remember acknowledged)', (r) => r.open100k.firstRememberMs),
     row('raw better-sqlite3 reading every row of the same file, nothing decoded (ms)', (r) => r.open100k.rawReadAllMs),
     row('resident memory after open-to-first-recall, 100k from disk (MB, median of rounds)', (r) => (r.open100k.rssMB ? median(r.open100k.rssMB) : null)),
     row('bytes on disk per record, records only (disk / raw better-sqlite3)', (r) => r.import100k.disk?.bytesPerRecord),
