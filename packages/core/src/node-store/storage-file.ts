@@ -200,8 +200,11 @@ function isExactJson(value: unknown): boolean {
  * exclusively for as long as it is open, so one process at a time uses it. Rows are
  * (store, key, value): keys in an order-preserving encoding (key-codec.ts), values as
  * JSON or structured-clone bytes (node:v8, the algorithm IndexedDB stores values with).
- * Indexes are not stored: they are rebuilt in memory at open. `secure_delete` zeroes deleted content in the file, and
- * {@link checkpoint} moves the WAL into the database and truncates it.
+ * Each index's entries are rows too, (store, index position, index key, primary key), both
+ * keys encoded the same way, so SQLite's order of them is the index's order; they are
+ * written with the rows they come from, in the same transaction. `secure_delete` zeroes
+ * deleted content in the file, and {@link checkpoint} moves the WAL into the database and
+ * truncates it.
  */
 export class StorageFile {
   readonly path: string;
@@ -254,7 +257,7 @@ export class StorageFile {
         CREATE TABLE IF NOT EXISTS rows (store INTEGER NOT NULL, key BLOB NOT NULL, ix, json TEXT, bytes BLOB, UNIQUE (store, key));
         CREATE TABLE IF NOT EXISTS entries (store INTEGER NOT NULL, ix INTEGER NOT NULL, key BLOB NOT NULL, pk BLOB NOT NULL, PRIMARY KEY (store, ix, key, pk)) WITHOUT ROWID;
         COMMIT;`);
-      // Files of earlier releases have no index fields: their rows are read whole when an index tree is built, until rewritten.
+      // Files of earlier releases have no index fields: their rows are read whole when their entries are written and their old entries deleted.
       if (!(db.prepare('SELECT name FROM pragma_table_info(\'rows\')').pluck().all() as string[]).includes('ix')) db.exec('ALTER TABLE rows ADD COLUMN ix');
       // Files of earlier releases have no index entries: they are written at open (fillEntries).
       if (!(db.prepare('SELECT name FROM pragma_table_info(\'stores\')').pluck().all() as string[]).includes('entries')) db.exec('ALTER TABLE stores ADD COLUMN entries INTEGER NOT NULL DEFAULT 0');

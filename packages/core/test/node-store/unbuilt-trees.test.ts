@@ -159,6 +159,7 @@ describe('trees left unbuilt by writes', () => {
       { arbitrary: fc.record({ op: fc.constant('get' as const), id }), weight: 2 },
       { arbitrary: fc.record({ op: fc.constant('count' as const), from: fc.option(id) }), weight: 2 },
       { arbitrary: fc.record({ op: fc.constant('index' as const), index: fc.constantFrom('n', 'pair', 'tags', 'u'), key: fc.option(fc.integer({ min: 0, max: 4 })) }), weight: 3 },
+      { arbitrary: fc.record({ op: fc.constant('cursor' as const), index: fc.constantFrom('n', 'pair', 'tags', 'u'), direction: fc.constantFrom('next', 'prev', 'nextunique', 'prevunique') }), weight: 2 },
       { arbitrary: fc.record({ op: fc.constant('log' as const), kind: fc.constantFrom('x', 'y') }), weight: 2 },
       { arbitrary: fc.record({ op: fc.constant('logRead' as const), kind: fc.constantFrom('x', 'y') }), weight: 1 },
     );
@@ -189,6 +190,25 @@ describe('trees left unbuilt by writes', () => {
           }),
         );
       };
+      /** Walks a cursor over an index to its end, step by step (each step re-reads the index from the cursor's position). */
+      const cursor = (index: IDBIndex, direction: IDBCursorDirection) => {
+        const seen: unknown[] = [];
+        const req = index.openCursor(null, direction);
+        outcomes.push(
+          new Promise((resolve) => {
+            req.onsuccess = () => {
+              const at = req.result;
+              if (!at) return resolve(seen);
+              seen.push([at.key, at.primaryKey]);
+              at.continue();
+            };
+            req.onerror = (event) => {
+              resolve(`error ${req.error?.name}`);
+              event.preventDefault();
+            };
+          }),
+        );
+      };
       for (const o of t.ops) {
         if (o.op === 'put') request(() => s.put(o.value));
         else if (o.op === 'add') request(() => s.add(o.value));
@@ -198,6 +218,7 @@ describe('trees left unbuilt by writes', () => {
         else if (o.op === 'get') request(() => s.get(o.id));
         else if (o.op === 'count') request(() => (o.from === null ? s.count() : s.count(IDBKeyRange.lowerBound(o.from, true))));
         else if (o.op === 'index') request(() => s.index(o.index).getAll(keyOf(o.index, o.key)));
+        else if (o.op === 'cursor') cursor(s.index(o.index), o.direction as IDBCursorDirection);
         else if (o.op === 'log') request(() => log.add({ kind: o.kind }));
         else request(() => log.index('kind').getAllKeys(o.kind));
       }
