@@ -6,6 +6,7 @@
  *
  *   npx tsx --conditions=development test/bench/node-storage.ts [--append]           # storage: results/node-storage.json
  *   npx tsx --conditions=development test/bench/node-storage.ts --peers [--append]   # peers: results/node-storage-peers.json
+ *   npx tsx --conditions=development test/bench/node-storage.ts --writes [--append]  # ack and 10k import only: results/node-storage-writes.json
  *
  * Each figure comes from a fresh process (node-storage-worker.ts): remember ack p50/p95
  * (1,000 sequential writes after 100 warm-up), bulk import of 10k and 100k records
@@ -30,10 +31,11 @@ const WORKER = join(here, 'node-storage-worker.ts');
 
 const APPEND = process.argv.includes('--append');
 const PEERS = process.argv.includes('--peers');
+const WRITES = process.argv.includes('--writes');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PEER_N = Number(process.env.BENCH_PEER_N ?? 10_000);
 const MASTRA_N = Number(process.env.BENCH_MASTRA_N ?? PEER_N);
-const outFile = join(here, 'results', PEERS ? 'node-storage-peers.json' : 'node-storage.json');
+const outFile = join(here, 'results', PEERS ? 'node-storage-peers.json' : WRITES ? 'node-storage-writes.json' : 'node-storage.json');
 const PEERS_DIR = process.env.PEERS_DIR ?? join(tmpdir(), 'zeromem-bench-peers');
 const PEER_VERSIONS = ['mem0ai@3.3.1', '@mastra/memory@1.31.0', '@mastra/libsql@1.23.1', '@mastra/core@1.71.0'];
 
@@ -108,6 +110,8 @@ function runOnce(number: number): Run {
     fake: withDir((dir) => worker<Import>('import', 'fake', dir, '10000')),
     raw: withDir((dir) => worker<Import>('import', 'raw', dir, '10000')),
   };
+  const loadAverage: [number, number] = [Math.round(loadBefore * 10) / 10, Math.round(loadavg()[0]! * 10) / 10];
+  if (WRITES) return { run: number, at: new Date().toISOString(), loadAverage, ack, import10k } as Run;
   log('import 100k, then open-to-first-recall from disk');
   let bytesPerRecordPrepared = 0;
   let fromDiskMs: number[] = [];
@@ -157,7 +161,17 @@ const med = (runs: Run[], pick: (run: Run) => number | null | undefined) => {
 
 function tables(runs: Run[]): string {
   const each = (pick: (run: Run) => number | null | undefined) => runs.map((run) => pick(run) ?? '–').join(' / ');
-  const row = (label: string, pick: (run: Run) => number | null | undefined) => `| ${label} | ${med(runs, pick)} | ${each(pick)} |`;
+  // A stage the runs skipped (--writes) has no row.
+  const row = (label: string, pick: (run: Run) => number | null | undefined) => {
+    const safe = (run: Run) => {
+      try {
+        return pick(run);
+      } catch {
+        return undefined; // run.import100k or run.open100k absent
+      }
+    };
+    return Number.isNaN(med(runs, safe)) ? '' : `| ${label} | ${med(runs, safe)} | ${each(safe)} |`;
+  };
   const lines = [
     `Runs: ${runs.length} (load average at start/end: ${runs.map((r) => r.loadAverage.join('–')).join(', ')}). Median, then each run.`,
     '',
@@ -188,7 +202,7 @@ function tables(runs: Run[]): string {
     row('bytes on disk per record, raw better-sqlite3', (r) => r.import100k.raw.bytesPerRecord),
     row('bytes on disk per record, embedded (128-d) + index snapshot', (r) => r.open100k.bytesPerRecordPrepared),
   ];
-  return lines.join('\n');
+  return lines.filter((line, i) => i < 4 || line !== '').join('\n');
 }
 
 function peerTable(runs: PeerRun[]): string {
@@ -218,7 +232,7 @@ writeFileSync(
   `${JSON.stringify(
     {
       benchmark: 'node-storage',
-      command: `npx tsx test/bench/node-storage.ts${PEERS ? ' --peers' : ''} [--append]`,
+      command: `npx tsx test/bench/node-storage.ts${PEERS ? ' --peers' : WRITES ? ' --writes' : ''} [--append]`,
       environment: { node: process.version, os: `${platform()} ${release()}`, cpus: cpus().length, cpuModel: cpus()[0]?.model },
       config: PEERS ? { peerN: PEER_N, mastraN: MASTRA_N, peers: PEER_VERSIONS } : { rounds: ROUNDS },
       runs,
