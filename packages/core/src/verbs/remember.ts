@@ -267,7 +267,7 @@ async function writeItems(
           if (row && row !== resultRows[i]) result.record = fromRow(row);
         });
       }
-      return { results, failures };
+      return { results, failures }; // in input order, as the items are
     }),
   );
 }
