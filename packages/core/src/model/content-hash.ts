@@ -28,12 +28,29 @@ const nodeCrypto = ((globalThis as { process?: { getBuiltinModule?: (id: string)
  * the same hash for the same content: dedup across devices depends on it.
  */
 export async function contentHash(content: string): Promise<string> {
-  return nodeCrypto ? nodeDigest(nodeCrypto, content) : webDigest(content);
+  if (!nodeCrypto) return webDigest(content);
+  const hash = nodeDigest(nodeCrypto, content);
+  await nextMacrotask();
+  return hash;
 }
 
 /** {@link contentHash} of each content, in order (one synchronous pass where the runtime allows it). */
 export async function contentHashes(contents: readonly string[]): Promise<string[]> {
-  return nodeCrypto ? contents.map((content) => nodeDigest(nodeCrypto, content)) : Promise.all(contents.map(webDigest));
+  if (!nodeCrypto) return Promise.all(contents.map(webDigest));
+  const hashes = contents.map((content) => nodeDigest(nodeCrypto, content));
+  await nextMacrotask();
+  return hashes;
+}
+
+/**
+ * Writers start a Dexie transaction right after hashing. WebCrypto's digest resolves on a
+ * later macrotask; with node:crypto resolving at once, dozens of concurrent writes started
+ * their transactions in one burst of microtasks, and Dexie then let one commit before its
+ * async scope had finished ("Transaction committed too early", concurrency.test.ts with
+ * FC_SEED=2064469622). Resolving on the next macrotask keeps WebCrypto's timing.
+ */
+function nextMacrotask(): Promise<void> {
+  return new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
 }
 
 function nodeDigest(node: NodeCrypto, content: string): string {
