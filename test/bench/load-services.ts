@@ -2,8 +2,8 @@
  * The backing services of the load benchmark (relay-load.ts), each started for the run on a
  * free loopback port in a temporary directory and stopped at its end: Redis
  * (/usr/bin/redis-server, no persistence: the relay keeps nothing there that must survive
- * it) and PostgreSQL 15 (initdb + pg_ctl from /usr/lib/postgresql/15/bin, trust auth on
- * loopback, pg_stat_statements loaded). PostgreSQL refuses to run as root, so as root its
+ * it) and PostgreSQL (initdb + pg_ctl from postgres-bin.ts's folder, trust auth on loopback,
+ * pg_stat_statements loaded). PostgreSQL refuses to run as root, so as root its
  * commands run as the `postgres` user (runuser).
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
@@ -14,9 +14,10 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import pg from 'pg';
+import { postgresBin } from '../../packages/relay/test/postgres-bin.ts';
 
 const run = promisify(execFile);
-const PG_BIN = '/usr/lib/postgresql/15/bin';
+const PG_BIN = postgresBin();
 const REDIS_SERVER = '/usr/bin/redis-server';
 
 /** A free TCP port on 127.0.0.1 (asked of the kernel, then released). */

@@ -6,6 +6,7 @@
  *
  *   npx tsx --conditions=development test/bench/node-storage.ts [--append]           # storage: results/node-storage.json
  *   npx tsx --conditions=development test/bench/node-storage.ts --peers [--append]   # peers: results/node-storage-peers.json
+ *   npx tsx --conditions=development test/bench/node-storage.ts --writes [--append]  # ack and 10k import only: results/node-storage-writes.json
  *   ... node-storage.ts --parts open100k,fake100k   # only some parts: ack, import10k, open100k (the disk 100k import, open-to-first-recall, raw read, first write), fake100k, raw100k
  *
  * Each figure comes from a fresh process (node-storage-worker.ts): remember ack p50/p95
@@ -31,14 +32,15 @@ const WORKER = join(here, 'node-storage-worker.ts');
 
 const APPEND = process.argv.includes('--append');
 const PEERS = process.argv.includes('--peers');
+const WRITES = process.argv.includes('--writes');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PART_NAMES = ['ack', 'import10k', 'open100k', 'fake100k', 'raw100k'] as const;
 const partsArg = process.argv.find((arg) => arg.startsWith('--parts'));
-const PARTS = new Set<string>(partsArg ? (partsArg.includes('=') ? partsArg.split('=')[1]! : process.argv[process.argv.indexOf(partsArg) + 1]!).split(',') : PART_NAMES);
+const PARTS = new Set<string>(WRITES ? ['ack', 'import10k'] : partsArg ? (partsArg.includes('=') ? partsArg.split('=')[1]! : process.argv[process.argv.indexOf(partsArg) + 1]!).split(',') : PART_NAMES);
 for (const part of PARTS) if (!(PART_NAMES as readonly string[]).includes(part)) throw new Error(`unknown part ${part}; parts: ${PART_NAMES.join(', ')}`);
 const PEER_N = Number(process.env.BENCH_PEER_N ?? 10_000);
 const MASTRA_N = Number(process.env.BENCH_MASTRA_N ?? PEER_N);
-const outFile = join(here, 'results', PEERS ? 'node-storage-peers.json' : 'node-storage.json');
+const outFile = join(here, 'results', PEERS ? 'node-storage-peers.json' : WRITES ? 'node-storage-writes.json' : 'node-storage.json');
 const PEERS_DIR = process.env.PEERS_DIR ?? join(tmpdir(), 'zeromem-bench-peers');
 const PEER_VERSIONS = ['mem0ai@3.3.1', '@mastra/memory@1.31.0', '@mastra/libsql@1.23.1', '@mastra/core@1.71.0'];
 
@@ -173,7 +175,8 @@ const med = (runs: Run[], pick: (run: Run) => number | null | undefined) => {
 
 function tables(runs: Run[]): string {
   const each = (pick: (run: Run) => number | null | undefined) => runs.map((run) => pick(run) ?? '–').join(' / ');
-  const row = (label: string, pick: (run: Run) => number | null | undefined) => `| ${label} | ${med(runs, pick)} | ${each(pick)} |`;
+  // A part the runs skipped (--parts, --writes) has no row.
+  const row = (label: string, pick: (run: Run) => number | null | undefined) => (Number.isNaN(med(runs, pick)) ? '' : `| ${label} | ${med(runs, pick)} | ${each(pick)} |`);
   const lines = [
     `Runs: ${runs.length} (load average at start/end: ${runs.map((r) => r.loadAverage.join('–')).join(', ')}). Median, then each run.`,
     '',
@@ -204,7 +207,7 @@ function tables(runs: Run[]): string {
     row('bytes on disk per record, raw better-sqlite3', (r) => r.import100k.raw?.bytesPerRecord),
     row('bytes on disk per record, embedded (128-d) + index snapshot', (r) => r.open100k.bytesPerRecordPrepared),
   ];
-  return lines.join('\n');
+  return lines.filter((line, i) => i < 4 || line !== '').join('\n');
 }
 
 function peerTable(runs: PeerRun[]): string {
@@ -234,7 +237,7 @@ writeFileSync(
   `${JSON.stringify(
     {
       benchmark: 'node-storage',
-      command: `npx tsx test/bench/node-storage.ts${PEERS ? ' --peers' : ''} [--append]`,
+      command: `npx tsx test/bench/node-storage.ts${PEERS ? ' --peers' : WRITES ? ' --writes' : ''} [--append]`,
       environment: { node: process.version, os: `${platform()} ${release()}`, cpus: cpus().length, cpuModel: cpus()[0]?.model },
       config: PEERS ? { peerN: PEER_N, mastraN: MASTRA_N, peers: PEER_VERSIONS } : { rounds: ROUNDS },
       runs,

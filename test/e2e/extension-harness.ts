@@ -5,7 +5,7 @@
  * extension's IndexedDB, and stops its service worker through the DevTools protocol.
  */
 import { execFile, spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +14,12 @@ import { chromium, type BrowserContext, type CDPSession, type Page } from 'playw
 import { browserRequired, CHROMIUM_ARGS, findChromium, repoRoot, skipBrowserTests } from './browser.ts';
 
 export const appDir = join(repoRoot, 'apps/extension');
-export const screenshots = join(appDir, 'screenshots');
+/**
+ * Where the tests' screenshots go: a temporary folder, so a test run leaves the checkout
+ * as it was; `ZEROMEM_UPDATE_SCREENSHOTS=1` writes them over the README's images in
+ * apps/extension/screenshots instead.
+ */
+export const screenshots = process.env.ZEROMEM_UPDATE_SCREENSHOTS === '1' ? join(appDir, 'screenshots') : mkdtempSync(join(tmpdir(), 'zeromem-extension-screenshots-'));
 const execFileAsync = promisify(execFile);
 
 /**

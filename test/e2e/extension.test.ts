@@ -4,7 +4,8 @@
  * the same profile and the service worker being stopped mid-conversation; recall is hybrid
  * with the embedder shipped in the extension (no request leaves the extension); the options
  * page exports, imports and forgets (gone from the extension's IndexedDB).
- * Screenshots go to apps/extension/screenshots.
+ * Screenshots go to a temporary folder (to apps/extension/screenshots with
+ * `ZEROMEM_UPDATE_SCREENSHOTS=1`, see extension-harness.ts).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

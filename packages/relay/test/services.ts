@@ -1,10 +1,11 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
+import { postgresBin } from './postgres-bin.ts';
 
 /**
  * Throwaway Redis and PostgreSQL servers for tests: real Debian binaries (`.ci/run` installs
@@ -13,13 +14,7 @@ import { afterAll, beforeAll } from 'vitest';
  * server runs as the `postgres` user the Debian package creates (or `nobody`).
  */
 
-const PG_BIN = process.env.ZEROMEM_PG_BIN ?? findPgBin();
-
-function findPgBin(): string {
-  const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
-  return join(root, versions[0] ?? '15', 'bin');
-}
+const PG_BIN = postgresBin();
 
 /** A free loopback TCP port (free when asked; tests retry a start that lost it). */
 export function freePort(): Promise<number> {
@@ -184,10 +179,6 @@ export async function startPostgres(): Promise<TestPostgres> {
   };
 }
 
-/**
- * One Redis and one PostgreSQL for a whole test file: started in `beforeAll`, stopped in
- * `afterAll`; read them from the answer once the file's tests run.
- */
 /** A throwaway PostgreSQL for the test file: started before its tests, stopped after them. */
 export function usePostgres(): { readonly postgres: TestPostgres } {
   let postgres: TestPostgres | undefined;
