@@ -151,7 +151,7 @@ async function openToFirstRecall(): Promise<unknown> {
   return { openMs: round(opened), openToFirstRecallMs: round(ms), heapMB: Math.round(heapUsed / 2 ** 20), rssMB: Math.round(rss / 2 ** 20) };
 }
 
-/** The first write after opening the store (a write transaction builds the trees of the stores it writes: all their keys and index fields are read then). */
+/** The first write after opening the store: openMemory until one remember is acknowledged. */
 async function openToFirstRemember(): Promise<unknown> {
   const t0 = performance.now();
   const memory = await openMemory({ name: 'bench', directory: dir!, embedder: embedder(128) });

@@ -6,6 +6,8 @@
  *
  *   npx tsx --conditions=development test/bench/node-storage.ts [--append]           # storage: results/node-storage.json
  *   npx tsx --conditions=development test/bench/node-storage.ts --peers [--append]   # peers: results/node-storage-peers.json
+ *   npx tsx --conditions=development test/bench/node-storage.ts --writes [--append]  # ack and 10k import only: results/node-storage-writes.json
+ *   ... node-storage.ts --parts open100k,fake100k   # only some parts: ack, import10k, open100k (the disk 100k import, open-to-first-recall, raw read, first write), fake100k, raw100k
  *
  * Each figure comes from a fresh process (node-storage-worker.ts): remember ack p50/p95
  * (1,000 sequential writes after 100 warm-up), bulk import of 10k and 100k records
@@ -30,10 +32,15 @@ const WORKER = join(here, 'node-storage-worker.ts');
 
 const APPEND = process.argv.includes('--append');
 const PEERS = process.argv.includes('--peers');
+const WRITES = process.argv.includes('--writes');
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const PART_NAMES = ['ack', 'import10k', 'open100k', 'fake100k', 'raw100k'] as const;
+const partsArg = process.argv.find((arg) => arg.startsWith('--parts'));
+const PARTS = new Set<string>(WRITES ? ['ack', 'import10k'] : partsArg ? (partsArg.includes('=') ? partsArg.split('=')[1]! : process.argv[process.argv.indexOf(partsArg) + 1]!).split(',') : PART_NAMES);
+for (const part of PARTS) if (!(PART_NAMES as readonly string[]).includes(part)) throw new Error(`unknown part ${part}; parts: ${PART_NAMES.join(', ')}`);
 const PEER_N = Number(process.env.BENCH_PEER_N ?? 10_000);
 const MASTRA_N = Number(process.env.BENCH_MASTRA_N ?? PEER_N);
-const outFile = join(here, 'results', PEERS ? 'node-storage-peers.json' : 'node-storage.json');
+const outFile = join(here, 'results', PEERS ? 'node-storage-peers.json' : WRITES ? 'node-storage-writes.json' : 'node-storage.json');
 const PEERS_DIR = process.env.PEERS_DIR ?? join(tmpdir(), 'zeromem-bench-peers');
 const PEER_VERSIONS = ['mem0ai@3.3.1', '@mastra/memory@1.31.0', '@mastra/libsql@1.23.1', '@mastra/core@1.71.0'];
 
@@ -80,10 +87,10 @@ interface Run {
   run: number;
   at: string;
   loadAverage: [number, number];
-  ack: Record<'disk' | 'diskRelaxed' | 'fake' | 'raw', Latency>;
-  import10k: Record<'disk' | 'fake' | 'raw', Import>;
-  import100k: Record<'disk' | 'fake' | 'raw', Import>;
-  open100k: { fromDiskMs: number[]; fakeInProcessMs: number; bytesPerRecordPrepared: number; rawReadAllMs?: number; rssMB?: number[]; firstRememberMs?: number };
+  ack?: Record<'disk' | 'diskRelaxed' | 'fake' | 'raw', Latency>;
+  import10k?: Record<'disk' | 'fake' | 'raw', Import>;
+  import100k: Partial<Record<'disk' | 'fake' | 'raw', Import>>;
+  open100k: { fromDiskMs?: number[]; fakeInProcessMs?: number; bytesPerRecordPrepared?: number; rawReadAllMs?: number; rssMB?: number[]; firstRememberMs?: number };
 }
 
 interface PeerRun {
@@ -95,45 +102,56 @@ interface PeerRun {
 
 function runOnce(number: number): Run {
   const loadBefore = loadavg()[0]!;
-  log('remember ack');
-  const ack = {
-    disk: withDir((dir) => worker<Latency>('ack', 'disk', dir)),
-    diskRelaxed: withDir((dir) => worker<Latency>('ack', 'disk-relaxed', dir)),
-    fake: withDir((dir) => worker<Latency>('ack', 'fake', dir)),
-    raw: withDir((dir) => worker<Latency>('ack', 'raw', dir)),
-  };
-  log('import 10k');
-  const import10k = {
-    disk: withDir((dir) => worker<Import>('import', 'disk', dir, '10000')),
-    fake: withDir((dir) => worker<Import>('import', 'fake', dir, '10000')),
-    raw: withDir((dir) => worker<Import>('import', 'raw', dir, '10000')),
-  };
-  log('import 100k, then open-to-first-recall from disk');
-  let bytesPerRecordPrepared = 0;
-  let fromDiskMs: number[] = [];
-  let rssMB: number[] = [];
-  let rawReadAllMs = 0;
-  let firstRememberMs = 0;
-  const disk100k = withDir((dir) => {
-    const imported = worker<Import>('import', 'disk', dir, '100000');
-    bytesPerRecordPrepared = worker<{ bytesPerRecord: number }>('prepare', 'disk', dir).bytesPerRecord;
-    const opens = Array.from({ length: ROUNDS }, () => worker<{ openToFirstRecallMs: number; rssMB: number }>('open', 'disk', dir));
-    fromDiskMs = opens.map((open) => open.openToFirstRecallMs);
-    rssMB = opens.map((open) => open.rssMB);
-    rawReadAllMs = median(Array.from({ length: ROUNDS }, () => worker<{ readAllMs: number }>('raw-read', 'disk', dir).readAllMs));
-    firstRememberMs = worker<{ openToFirstRememberMs: number }>('first-write', 'disk', dir).openToFirstRememberMs; // last: it writes
-    return imported;
-  });
-  log('import 100k and open-to-first-recall, fake-indexeddb');
-  const fake100k = worker<Import & { openToFirstRecallMs: number }>('fake-open', '100000');
-  const import100k = { disk: disk100k, fake: fake100k, raw: withDir((dir) => worker<Import>('import', 'raw', dir, '100000')) };
-  const open100k = { fromDiskMs, bytesPerRecordPrepared, fakeInProcessMs: fake100k.openToFirstRecallMs, rawReadAllMs, rssMB, firstRememberMs };
+  let ack: Run['ack'];
+  if (PARTS.has('ack')) {
+    log('remember ack');
+    ack = {
+      disk: withDir((dir) => worker<Latency>('ack', 'disk', dir)),
+      diskRelaxed: withDir((dir) => worker<Latency>('ack', 'disk-relaxed', dir)),
+      fake: withDir((dir) => worker<Latency>('ack', 'fake', dir)),
+      raw: withDir((dir) => worker<Latency>('ack', 'raw', dir)),
+    };
+  }
+  let import10k: Run['import10k'];
+  if (PARTS.has('import10k')) {
+    log('import 10k');
+    import10k = {
+      disk: withDir((dir) => worker<Import>('import', 'disk', dir, '10000')),
+      fake: withDir((dir) => worker<Import>('import', 'fake', dir, '10000')),
+      raw: withDir((dir) => worker<Import>('import', 'raw', dir, '10000')),
+    };
+  }
+  const import100k: Run['import100k'] = {};
+  const open100k: Run['open100k'] = {};
+  if (PARTS.has('open100k')) {
+    log('import 100k, then open-to-first-recall from disk');
+    import100k.disk = withDir((dir) => {
+      const imported = worker<Import>('import', 'disk', dir, '100000');
+      open100k.bytesPerRecordPrepared = worker<{ bytesPerRecord: number }>('prepare', 'disk', dir).bytesPerRecord;
+      const opens = Array.from({ length: ROUNDS }, () => worker<{ openToFirstRecallMs: number; rssMB: number }>('open', 'disk', dir));
+      open100k.fromDiskMs = opens.map((open) => open.openToFirstRecallMs);
+      open100k.rssMB = opens.map((open) => open.rssMB);
+      open100k.rawReadAllMs = median(Array.from({ length: ROUNDS }, () => worker<{ readAllMs: number }>('raw-read', 'disk', dir).readAllMs));
+      open100k.firstRememberMs = worker<{ openToFirstRememberMs: number }>('first-write', 'disk', dir).openToFirstRememberMs; // last: it writes
+      return imported;
+    });
+  }
+  if (PARTS.has('fake100k')) {
+    log('import 100k and open-to-first-recall, fake-indexeddb');
+    const fake100k = worker<Import & { openToFirstRecallMs: number }>('fake-open', '100000');
+    import100k.fake = fake100k;
+    open100k.fakeInProcessMs = fake100k.openToFirstRecallMs;
+  }
+  if (PARTS.has('raw100k')) {
+    log('import 100k, raw better-sqlite3');
+    import100k.raw = withDir((dir) => worker<Import>('import', 'raw', dir, '100000'));
+  }
   return {
     run: number,
     at: new Date().toISOString(),
     loadAverage: [Math.round(loadBefore * 10) / 10, Math.round(loadavg()[0]! * 10) / 10],
-    ack,
-    import10k,
+    ...(ack ? { ack } : {}),
+    ...(import10k ? { import10k } : {}),
     import100k,
     open100k,
   };
@@ -157,38 +175,39 @@ const med = (runs: Run[], pick: (run: Run) => number | null | undefined) => {
 
 function tables(runs: Run[]): string {
   const each = (pick: (run: Run) => number | null | undefined) => runs.map((run) => pick(run) ?? '–').join(' / ');
-  const row = (label: string, pick: (run: Run) => number | null | undefined) => `| ${label} | ${med(runs, pick)} | ${each(pick)} |`;
+  // A part the runs skipped (--parts, --writes) has no row.
+  const row = (label: string, pick: (run: Run) => number | null | undefined) => (Number.isNaN(med(runs, pick)) ? '' : `| ${label} | ${med(runs, pick)} | ${each(pick)} |`);
   const lines = [
     `Runs: ${runs.length} (load average at start/end: ${runs.map((r) => r.loadAverage.join('–')).join(', ')}). Median, then each run.`,
     '',
     '| measure | median | runs |',
     '|---|---|---|',
-    row('remember ack p50, disk, durability default (fsync per commit) (ms)', (r) => r.ack.disk.p50),
-    row('remember ack p95, disk, default (ms)', (r) => r.ack.disk.p95),
-    row('remember ack p50, disk, durability relaxed (ms)', (r) => r.ack.diskRelaxed.p50),
-    row('remember ack p95, disk, relaxed (ms)', (r) => r.ack.diskRelaxed.p95),
-    row('remember ack p50, fake-indexeddb in memory (ms)', (r) => r.ack.fake.p50),
-    row('raw better-sqlite3 insert of the same rows p50, synchronous FULL (ms)', (r) => r.ack.raw.p50),
-    row('raw better-sqlite3 p95 (ms)', (r) => r.ack.raw.p95),
-    row('disk ack / raw insert, p50 (x)', (r) => ratio(r.ack.disk.p50, r.ack.raw.p50)),
-    row('floor of this design: raw insert p50 + fake-indexeddb ack p50 (ms)', (r) => r.ack.raw.p50 + r.ack.fake.p50),
-    row('import 10k, disk (records/s)', (r) => r.import10k.disk.recordsPerSecond),
-    row('import 10k, fake-indexeddb (records/s)', (r) => r.import10k.fake.recordsPerSecond),
-    row('import 10k, raw better-sqlite3 (records/s)', (r) => r.import10k.raw.recordsPerSecond),
-    row('import 100k, disk (records/s)', (r) => r.import100k.disk.recordsPerSecond),
-    row('import 100k, fake-indexeddb (records/s)', (r) => r.import100k.fake.recordsPerSecond),
-    row('import 100k, raw better-sqlite3 (records/s)', (r) => r.import100k.raw.recordsPerSecond),
-    row('raw / disk, import 100k (x)', (r) => ratio(r.import100k.raw.recordsPerSecond, r.import100k.disk.recordsPerSecond)),
-    row('open-to-first-recall, 100k from disk, new process (ms, median of rounds)', (r) => median(r.open100k.fromDiskMs)),
+    row('remember ack p50, disk, durability default (fsync per commit) (ms)', (r) => r.ack?.disk.p50),
+    row('remember ack p95, disk, default (ms)', (r) => r.ack?.disk.p95),
+    row('remember ack p50, disk, durability relaxed (ms)', (r) => r.ack?.diskRelaxed.p50),
+    row('remember ack p95, disk, relaxed (ms)', (r) => r.ack?.diskRelaxed.p95),
+    row('remember ack p50, fake-indexeddb in memory (ms)', (r) => r.ack?.fake.p50),
+    row('raw better-sqlite3 insert of the same rows p50, synchronous FULL (ms)', (r) => r.ack?.raw.p50),
+    row('raw better-sqlite3 p95 (ms)', (r) => r.ack?.raw.p95),
+    row('disk ack / raw insert, p50 (x)', (r) => (r.ack ? ratio(r.ack.disk.p50, r.ack.raw.p50) : null)),
+    row('floor of this design: raw insert p50 + fake-indexeddb ack p50 (ms)', (r) => (r.ack ? r.ack.raw.p50 + r.ack.fake.p50 : null)),
+    row('import 10k, disk (records/s)', (r) => r.import10k?.disk.recordsPerSecond),
+    row('import 10k, fake-indexeddb (records/s)', (r) => r.import10k?.fake.recordsPerSecond),
+    row('import 10k, raw better-sqlite3 (records/s)', (r) => r.import10k?.raw.recordsPerSecond),
+    row('import 100k, disk (records/s)', (r) => r.import100k.disk?.recordsPerSecond),
+    row('import 100k, fake-indexeddb (records/s)', (r) => r.import100k.fake?.recordsPerSecond),
+    row('import 100k, raw better-sqlite3 (records/s)', (r) => r.import100k.raw?.recordsPerSecond),
+    row('raw / disk, import 100k (x)', (r) => (r.import100k.raw && r.import100k.disk ? ratio(r.import100k.raw.recordsPerSecond, r.import100k.disk.recordsPerSecond) : null)),
+    row('open-to-first-recall, 100k from disk, new process (ms, median of rounds)', (r) => (r.open100k.fromDiskMs ? median(r.open100k.fromDiskMs) : null)),
     row('open-to-first-recall, 100k fake-indexeddb, same process (ms)', (r) => r.open100k.fakeInProcessMs),
-    row('open-to-first-remember, 100k from disk, new process (ms; builds the trees of the stores written)', (r) => r.open100k.firstRememberMs),
+    row('open-to-first-remember, 100k from disk, new process (ms; open, then one remember acknowledged)', (r) => r.open100k.firstRememberMs),
     row('raw better-sqlite3 reading every row of the same file, nothing decoded (ms)', (r) => r.open100k.rawReadAllMs),
     row('resident memory after open-to-first-recall, 100k from disk (MB, median of rounds)', (r) => (r.open100k.rssMB ? median(r.open100k.rssMB) : null)),
-    row('bytes on disk per record, records only (disk / raw better-sqlite3)', (r) => r.import100k.disk.bytesPerRecord),
-    row('bytes on disk per record, raw better-sqlite3', (r) => r.import100k.raw.bytesPerRecord),
+    row('bytes on disk per record, records only (disk / raw better-sqlite3)', (r) => r.import100k.disk?.bytesPerRecord),
+    row('bytes on disk per record, raw better-sqlite3', (r) => r.import100k.raw?.bytesPerRecord),
     row('bytes on disk per record, embedded (128-d) + index snapshot', (r) => r.open100k.bytesPerRecordPrepared),
   ];
-  return lines.join('\n');
+  return lines.filter((line, i) => i < 4 || line !== '').join('\n');
 }
 
 function peerTable(runs: PeerRun[]): string {
@@ -218,7 +237,7 @@ writeFileSync(
   `${JSON.stringify(
     {
       benchmark: 'node-storage',
-      command: `npx tsx test/bench/node-storage.ts${PEERS ? ' --peers' : ''} [--append]`,
+      command: `npx tsx test/bench/node-storage.ts${PEERS ? ' --peers' : WRITES ? ' --writes' : ''} [--append]`,
       environment: { node: process.version, os: `${platform()} ${release()}`, cpus: cpus().length, cpuModel: cpus()[0]?.model },
       config: PEERS ? { peerN: PEER_N, mastraN: MASTRA_N, peers: PEER_VERSIONS } : { rounds: ROUNDS },
       runs,

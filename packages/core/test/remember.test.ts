@@ -143,4 +143,35 @@ describe('rememberMany', () => {
     expect(err.code).toBe('CONFLICT');
     expect(await memory.count(ns)).toBe(1);
   });
+
+  it('gives every in-batch duplicate the final state of its record, new or stored, with one audit entry per change', async () => {
+    const { memory } = await openTestMemory();
+    const stored = await memory.remember({ namespace: ns, content: 'stored fact', importance: 0.1 });
+    const { results } = await memory.rememberMany([
+      { namespace: ns, content: 'new fact', importance: 0.2 },
+      { namespace: ns, content: 'stored fact', importance: 0.5 },
+      { namespace: ns, content: 'other fact' },
+      { namespace: ns, content: '  new   fact ', importance: 0.9 },
+      { namespace: ns, content: 'stored fact', importance: 0.7 },
+    ]);
+    expect(results.map((r) => [r.index, r.deduplicated])).toEqual([
+      [0, false],
+      [1, true],
+      [2, false],
+      [3, true],
+      [4, true],
+    ]);
+    expect(results[3]!.id).toBe(results[0]!.id);
+    expect([results[1]!.id, results[4]!.id]).toEqual([stored.id, stored.id]);
+    for (const result of results) expect(result.record).toEqual(await memory.get(ns, result.id));
+    expect(results.map((r) => r.record.importance)).toEqual([0.9, 0.7, 0.5, 0.9, 0.7]);
+    expect(results[1]!.record.version).toBe(3); // raised twice: two versions
+    const entries = await memory.audit(ns);
+    expect(entries.map((e) => [e.op, e.id])).toEqual([
+      ['remember', stored.id],
+      ['remember', results[0]!.id],
+      ['remember', results[2]!.id],
+      ['update', stored.id],
+    ]);
+  });
 });

@@ -1,4 +1,4 @@
-import { contentHash } from '../model/content-hash.ts';
+import { contentHashes } from '../model/content-hash.ts';
 import { IssueList, describe } from '../model/checks.ts';
 import { probe } from '../model/read-input.ts';
 import { ZeromemError, type LineFailure } from '../model/errors.ts';
@@ -88,7 +88,7 @@ export async function importJsonl(
   if (recordLines !== header.records) {
     fail(1, [{ path: 'records', message: `the header announces ${header.records} record lines, the file has ${recordLines}: it is truncated or spliced` }]);
   }
-  const hashes = await Promise.all(items.map((item) => contentHash(item.record.content)));
+  const hashes = await contentHashes(items.map((item) => item.record.content));
   const valid = items.filter((item, i) => {
     if (hashes[i] === item.record.contentHash) return true;
     fail(item.line, [{ path: 'record.contentHash', message: 'does not match the content: the line was changed after export' }]);

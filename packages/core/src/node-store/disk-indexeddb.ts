@@ -6,8 +6,8 @@ import { defaultDirectory } from './default-directory.ts';
 import type { RawConnection, RawDatabase, RawObjectStore, RawObjectStoreHandle, RawRecord, RawTransaction } from './fake-indexeddb-internals.ts';
 import { indexWithoutExceptions } from './index-keys.ts';
 import { encodeKey } from './key-codec.ts';
-import { buildTreesNow, buildTreesOnFirstUse } from './lazy-trees.ts';
-import { StorageFile, fileNameOf, nameOfFile, type RowChange, type StoreChanges, type StoredSchema } from './storage-file.ts';
+import { buildTreesBefore, buildTreesOnFirstUse, committedToFile } from './lazy-trees.ts';
+import { StorageFile, fileNameOf, nameOfFile, type KeyBounds, type RowChange, type StoreChanges, type StoredSchema } from './storage-file.ts';
 import { StoredRecord, readStoredRecordsDirectly, type ReadValue } from './stored-record.ts';
 
 /** An IndexedDB whose databases live in files on disk, as {@link diskIndexedDB} returns it. */
@@ -86,21 +86,22 @@ class Session {
         // After those requests, still inside this upgrade: the trees, filled directly.
         handle.count().onsuccess = () => {
           const raw = handle._rawObjectStore;
+          const bounds = (range: KeyBounds | undefined) =>
+            [range?.lower === undefined ? undefined : encodeKey(range.lower), range?.lowerOpen ?? false, range?.upper === undefined ? undefined : encodeKey(range.upper), range?.upperOpen ?? false] as const;
           buildTreesOnFirstUse(raw, store, {
             records: () => {
               const records: StoredRecord[] = [];
-              this.file.eachKey(store.name, false, (row) => records.push(new StoredRecord(row.key, row.rowid, read)));
+              this.file.eachKey(store.name, (row) => records.push(new StoredRecord(row.key, row.rowid, read)));
               return records;
             },
-            rows: (each) => this.file.eachKey(store.name, true, each),
             record: (key) => {
               const rowid = this.file.rowidOf(store.name, encodeKey(key));
               return rowid === undefined ? undefined : new StoredRecord(key, rowid, read);
             },
-            count: (range) =>
-              range === undefined
-                ? this.file.count(store.name, undefined, false, undefined, false)
-                : this.file.count(store.name, range.lower === undefined ? undefined : encodeKey(range.lower), range.lowerOpen, range.upper === undefined ? undefined : encodeKey(range.upper), range.upperOpen),
+            count: (range) => this.file.count(store.name, ...bounds(range)),
+            entries: (index, range, descending) => this.file.entries(store.name, index, range, descending),
+            eachEntry: (index, each) => this.file.eachEntry(store.name, index, each),
+            entryCount: (index, range) => this.file.entryCount(store.name, index, range),
           });
           if (raw.keyGenerator) raw.keyGenerator.num = store.keyGenerator;
           readStoredRecordsDirectly(raw);
@@ -132,8 +133,10 @@ class Session {
   }
 
   #hook(trans: RawTransaction, db: RawDatabase): void {
-    // A write may change a store's trees (and a failure to build them must fail here, not in a rollback).
-    for (const store of trans.mode === 'versionchange' ? db.rawObjectStores.values() : [...trans._scope].map((name) => db.rawObjectStores.get(name)!)) buildTreesNow(store);
+    // A schema change reads every tree, a write the unique indexes it checks: built here, so
+    // that a failing read of the file fails the start, not a rollback (lazy-trees.ts).
+    if (trans.mode === 'versionchange') for (const store of db.rawObjectStores.values()) buildTreesBefore(store, 'all');
+    else for (const name of trans._scope) buildTreesBefore(db.rawObjectStores.get(name)!, 'unique');
     if (trans.mode === 'readwrite') for (const name of trans._scope) this.#track(db.rawObjectStores.get(name)!);
     if (trans.mode !== 'readonly') for (const name of trans._scope) for (const index of db.rawObjectStores.get(name)!.rawIndexes.values()) indexWithoutExceptions(index);
     const start = trans._start;
@@ -207,6 +210,7 @@ class Session {
     }
     if (changes.length === 0) return;
     this.file.commit(changes, trans.durability !== 'relaxed');
+    for (const change of changes) committedToFile(db.rawObjectStores.get(change.store)!);
     // A deletion's old bytes are zeroed in the database pages (secure_delete) but older
     // copies of those pages are still in the WAL until it is checkpointed and truncated.
     if (deleted) this.#checkpoint();
@@ -227,6 +231,7 @@ class Session {
       return { schema, rows: Array.from(store.records.values(), (record) => ({ key: record.key, value: record.value })) };
     });
     this.file.rewrite(trans.db.version, stores);
+    for (const store of db.rawObjectStores.values()) committedToFile(store);
     this.#checkpoint();
   }
 

@@ -18,6 +18,7 @@ export interface RawTree {
   _numNodes: number;
   _numTombstones: number;
   _rebuild(sorted: RawRecord[], parent: undefined, red: boolean): unknown;
+  put(record: RawRecord, noOverwrite?: boolean): RawRecord | undefined;
 }
 
 /** fake-indexeddb's `RecordStore`: every change to an object store's rows goes through put, delete and clear. */
@@ -34,6 +35,12 @@ export interface RawIndex {
   records: RawRecordStore;
   /** The key a value is stored under in this index (`undefined`: none); storeRecord and deleteRecord both use it. */
   getIndexKey(value: unknown): IDBValidKey | undefined;
+  /** Adds / removes a store record's entries (the store's put, delete and their rollbacks call them for each index). */
+  storeRecord(record: RawRecord): void;
+  deleteRecord(record: RawRecord): void;
+  /** How many entries are in a range (`undefined`: all), as `count` on an index answers. */
+  count(range: unknown): number;
+  rawObjectStore: RawObjectStore;
   name: string;
   keyPath: string | string[];
   multiEntry: boolean;

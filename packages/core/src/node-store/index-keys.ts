@@ -111,3 +111,25 @@ export function multiEntryKeys(keys: unknown[]): IDBValidKey[] {
   }
   return out;
 }
+
+/** Where an index reads its key in a value: its key path split into steps, and how the key is formed. */
+export interface IndexShape {
+  paths: string[][];
+  compound: boolean;
+  multiEntry: boolean;
+}
+
+export function indexShape(index: { keyPath: string | string[]; multiEntry: boolean }): IndexShape {
+  return {
+    paths: (Array.isArray(index.keyPath) ? index.keyPath : [index.keyPath]).map((path) => (path === '' ? [] : path.split('.'))),
+    compound: Array.isArray(index.keyPath),
+    multiEntry: index.multiEntry,
+  };
+}
+
+/** The keys of a value's entries in an index (none, one, or a multi-entry index's several). */
+export function entryKeysOf(shape: IndexShape, value: unknown): IDBValidKey[] {
+  const key = indexKeyOf(shape.paths, shape.compound, shape.multiEntry, value);
+  if (key === undefined) return [];
+  return shape.multiEntry && Array.isArray(key) ? multiEntryKeys(key) : [key];
+}

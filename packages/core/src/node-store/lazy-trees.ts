@@ -1,76 +1,204 @@
 /**
- * The record trees of a loaded object store (its own and its indexes'), built when first
- * needed instead of at open, so an open reads nothing but the schema and a first recall
- * reads only what it touches. The store's tree is built from its rows' keys
- * (StorageFile.eachKey), its index trees together from one pass over the rows' stored
- * index fields, each the first time anything reaches it: a read, or a write transaction on
- * the store (everything built before it starts, so a failing read of the file fails the
- * transaction's start, never a rollback). Until a tree is built the file holds exactly its
- * committed state: every change to a store goes through its tree and each of its indexes,
- * so building from the file then is building from the store.
+ * The record trees of a loaded object store (its own and its indexes'), built only when a
+ * read needs them, so an open reads nothing but the schema, a first recall reads only what
+ * it touches, and a write reads only what it looks up. Until then the file answers: a
+ * lookup by key and a count of the store are SQLite queries on its rows, and every read
+ * of an index (lookups, ranges in either direction, counts) is one on the index's entries,
+ * which the file keeps in the index's order (StorageFile.entries). A store's tree is built
+ * from its rows' keys (StorageFile.eachKey) when a read needs more (a range, a cursor); an
+ * index's from its entries, when it is read while the store has uncommitted changes, or
+ * after many entries were read from the file.
+ *
+ * Until then the file holds the store's committed state, and a write does not build
+ * anything: a put, add or delete by key on an unbuilt store goes to an overlay of the
+ * transaction's changes (an existing record looked up in the file), and an unbuilt index
+ * skips its maintenance (the file's entries are written with the commit); the changed keys
+ * are noted. Once the file has the commit ({@link committedToFile}) overlay and notes are
+ * dropped: the file is the store again. A tree built before that is the file's rows (or
+ * entries) but the noted keys', plus the noted keys' records as they are in memory, so it
+ * equals the store. Unique indexes are built before a write (their constraint is checked
+ * on the tree), and everything before a schema change; so a failing read of the file fails
+ * a transaction's start or one of its requests, never a rollback (a rollback only touches
+ * keys in the overlay).
  */
 import { IDBKeyRange } from 'fake-indexeddb';
 import type { RawIndex, RawObjectStore, RawRecord, RawRecordStore } from './fake-indexeddb-internals.ts';
-import { indexKeyOf, multiEntryKeys } from './index-keys.ts';
 import { encodeKey } from './key-codec.ts';
-import type { KeyRow, StoredSchema } from './storage-file.ts';
+import type { KeyBounds, StoredSchema } from './storage-file.ts';
 
-const pending = new WeakMap<RawObjectStore, Array<() => void>>();
-
-/** How a store's trees are read from the file: its records (in key order), its rows with their index fields, and while its tree is unbuilt, one record and counts. */
+/**
+ * How a store's trees are read from the file: its records (in key order), and while its
+ * tree is unbuilt, one record and counts; an index's entries (by its position in the
+ * schema) in a range, all of them in order, and counts.
+ */
 export interface TreeSource {
   records(): RawRecord[];
-  rows(each: (row: KeyRow) => void): void;
   record(key: IDBValidKey): RawRecord | undefined;
-  count(range: { lower?: IDBValidKey; upper?: IDBValidKey; lowerOpen: boolean; upperOpen: boolean } | undefined): number;
+  count(range: KeyBounds | undefined): number;
+  entries(index: number, range: KeyBounds | undefined, descending: boolean): Iterable<RawRecord>;
+  eachEntry(index: number, each: (key: IDBValidKey, primaryKey: IDBValidKey, encodedPrimaryKey: string) => void): void;
+  entryCount(index: number, range: KeyBounds | undefined): number;
 }
 
-/** Leaves `store`'s trees (created empty) unbuilt until first use. */
+/** What a loaded store holds besides its trees while some of them are unbuilt. */
+interface Unbuilt {
+  /** Builds the store's own tree, then each index tree still unbuilt (`unique`: only the unique ones). */
+  build(which: 'all' | 'unique'): void;
+  /** Uncommitted changes to the store's records while its own tree is unbuilt (encoded key -> record, `null` deleted). */
+  overlay: Map<string, RawRecord | null>;
+  /** Keys changed since the last commit (encoded -> key), for index trees built before the file has them. */
+  changed: Map<string, IDBValidKey>;
+}
+
+const unbuilt = new WeakMap<RawObjectStore, Unbuilt>();
+
+/** Leaves `store`'s trees (created empty) unbuilt until first read. */
 export function buildTreesOnFirstUse(store: RawObjectStore, schema: StoredSchema, source: TreeSource): void {
-  const builds: Array<() => void> = [];
+  const state: Unbuilt = { build: () => {}, overlay: new Map(), changed: new Map() };
   // The store's own tree: fake-indexeddb's RecordStore keeps it in `records` (and replaces it on clear).
   const own = store.records;
   const tree = own.records;
-  let built = false;
+  let ownBuilt = false;
   const buildOwn = lazyProperty(own, 'records', () => {
-    buildTree(own, source.records(), tree);
-    built = true;
+    const fromFile = source.records();
+    const overlay = state.overlay;
+    buildTree(own, overlay.size ? fromFile.filter((record) => !overlay.has(encodeKey(record.key))) : fromFile, tree);
+    for (const record of overlay.values()) if (record) tree.put(record);
+    overlay.clear();
+    ownBuilt = true;
     return tree;
   });
-  builds.push(buildOwn);
-  // Until then, a lookup by key and a count of the store are answered by the file (one
-  // indexed SQLite read), so a first recall does not build the trees of the stores it only counts or picks from.
-  const { get } = own;
-  own.get = function (this: RawRecordStore, key: unknown) {
-    return built || key instanceof IDBKeyRange ? get.call(this, key as IDBValidKey) : source.record(key as IDBValidKey);
+  const { get, put, delete: remove, clear } = own;
+  // Until then, a lookup by key is the overlay's or the file's (one indexed SQLite read).
+  const lookup = (key: IDBValidKey): RawRecord | undefined => {
+    const changed = state.overlay.get(encodeKey(key));
+    return changed !== undefined ? (changed ?? undefined) : source.record(key);
   };
+  const note = (key: IDBValidKey) => void state.changed.set(encodeKey(key), key);
+  own.get = function (this: RawRecordStore, key: unknown) {
+    return ownBuilt || key instanceof IDBKeyRange ? get.call(this, key as IDBValidKey) : lookup(key as IDBValidKey);
+  };
+  own.put = function (this: RawRecordStore, record: RawRecord, noOverwrite?: boolean) {
+    note(record.key);
+    if (ownBuilt) return put.call(this, record, noOverwrite);
+    const existing = lookup(record.key);
+    // The tree throws the engine's ConstraintError: built for this rare case.
+    if (existing && noOverwrite) return put.call(this, record, noOverwrite);
+    state.overlay.set(encodeKey(record.key), record);
+    return existing;
+  };
+  own.delete = function (this: RawRecordStore, key: unknown) {
+    if (ownBuilt || key instanceof IDBKeyRange) {
+      const deleted = remove.call(this, key);
+      for (const record of deleted) note(record.key);
+      return deleted;
+    }
+    note(key as IDBValidKey);
+    const existing = lookup(key as IDBValidKey);
+    state.overlay.set(encodeKey(key as IDBValidKey), null);
+    return existing ? [existing] : [];
+  };
+  own.clear = function (this: RawRecordStore) {
+    const deleted = clear.call(this);
+    for (const record of deleted) note(record.key);
+    return deleted;
+  };
+  // A count is the file's while nothing is uncommitted in the overlay.
   const { count } = store;
   store.count = function (this: RawObjectStore, range: unknown) {
-    return built ? count.call(this, range) : source.count(range as Parameters<TreeSource['count']>[0]);
+    return ownBuilt || state.overlay.size ? count.call(this, range) : source.count(range as KeyBounds | undefined);
   };
-  const indexes = [...store.rawIndexes.values()];
-  if (indexes.length) {
-    const trees = new Map<RawIndex, RawRecordStore>(indexes.map((index) => [index, index.records]));
-    let entries: Map<string, RawRecord[]> | undefined;
-    const buildIndexes = indexes.map((index) =>
-      lazyProperty(index, 'records', () => {
-        entries ??= indexEntries(schema, source.rows);
-        const records = trees.get(index)!;
-        buildTree(records, entries.get(index.name) ?? []);
-        return records;
-      }),
-    );
-    builds.push(() => buildIndexes.forEach((build) => build()));
-  }
-  pending.set(store, builds);
+
+  const builds = [...store.rawIndexes.values()].map((index) => indexOnFirstUse(index, schema.indexes.findIndex((stored) => stored.name === index.name), source, state));
+  state.build = (which) => {
+    if (which === 'all') buildOwn();
+    for (const build of builds) build(which);
+  };
+  unbuilt.set(store, state);
 }
 
-/** Builds `store`'s trees now if they are still unbuilt (before a write transaction on it). */
-export function buildTreesNow(store: RawObjectStore): void {
-  const builds = pending.get(store);
-  if (!builds) return;
-  for (const build of builds) build();
-  pending.delete(store);
+/** An index that had this many entries read from the file gets its tree: it is in heavy use (a cursor re-reads its range at each step). */
+const READS_BEFORE_TREE = 50_000;
+
+/**
+ * Leaves an index's tree unbuilt until the index is read while the store has uncommitted
+ * changes (or often): until then its reads are answered from its entries in the file
+ * (StorageFile.entries, in the index's order) and the store's writes skip its maintenance
+ * (the file's entries are written with each commit). Returns what builds it now
+ * (`unique`: only if it is a unique index).
+ */
+function indexOnFirstUse(index: RawIndex, position: number, source: TreeSource, state: Unbuilt): (which: 'all' | 'unique') => void {
+  const records = index.records;
+  let built = false;
+  let reads = 0;
+  const { storeRecord, deleteRecord, count } = index;
+  index.storeRecord = function (this: RawIndex, record: RawRecord) {
+    if (built) storeRecord.call(this, record);
+  };
+  index.deleteRecord = function (this: RawIndex, record: RawRecord) {
+    if (built) deleteRecord.call(this, record);
+  };
+  // The file's entries as a record store: RecordStore's own reads (get, values in any
+  // direction) over a tree whose records are read from the file.
+  const entries = function* (range: KeyBounds | undefined, descending = false) {
+    for (const entry of source.entries(position, range, descending)) {
+      reads++;
+      yield entry;
+    }
+  };
+  const fromFile = Object.create(Object.getPrototypeOf(records) as object, {
+    keysAreUnique: { value: index.unique },
+    records: { value: { getRecords: entries, getAllRecords: (descending?: boolean) => entries(undefined, descending), size: () => source.entryCount(position, undefined) } },
+    // Only reached with nothing uncommitted (a store's clear clears its indexes), so the store is empty already.
+    clear: { value: () => [] },
+  }) as RawRecordStore;
+  const answeredByFile = () => !built && state.changed.size === 0 && reads < READS_BEFORE_TREE;
+  index.count = function (this: RawIndex, range: unknown) {
+    return answeredByFile() ? source.entryCount(position, range as KeyBounds | undefined) : count.call(this, range);
+  };
+  const settle = (value: unknown) => Object.defineProperty(index, 'records', { value, writable: true, configurable: true, enumerable: true });
+  const build = () => {
+    if (built) return;
+    const changed = state.changed;
+    const sorted: RawRecord[] = [];
+    source.eachEntry(position, (key, primaryKey, encodedPrimaryKey) => {
+      if (!changed.has(encodedPrimaryKey)) sorted.push({ key, value: primaryKey });
+    });
+    // The changed keys' records as they are now (the overlay's or the store tree's), their
+    // values read before anything is built: a failing read leaves the index unbuilt.
+    const current = [...changed.values()].flatMap((key) => index.rawObjectStore.records.get(key) ?? []);
+    for (const record of current) void record.value;
+    buildTree(records, sorted);
+    built = true;
+    settle(records);
+    for (const record of current) storeRecord.call(index, record);
+  };
+  Object.defineProperty(index, 'records', {
+    configurable: true,
+    enumerable: true,
+    get() {
+      if (answeredByFile()) return fromFile;
+      build();
+      return records;
+    },
+    set: settle,
+  });
+  return (which) => {
+    if (which === 'all' || index.unique) build();
+  };
+}
+
+/** Builds the trees of `store` a transaction needs unbuilt before it starts: `all` for a schema change, else the unique indexes (a write checks their constraint on the tree). */
+export function buildTreesBefore(store: RawObjectStore, which: 'all' | 'unique'): void {
+  unbuilt.get(store)?.build(which);
+}
+
+/** The file now holds `store`'s changes so far (a commit wrote them): what was kept of them for unbuilt trees can go. */
+export function committedToFile(store: RawObjectStore): void {
+  const state = unbuilt.get(store);
+  if (!state) return;
+  state.overlay.clear();
+  state.changed.clear();
 }
 
 /**
@@ -98,56 +226,4 @@ export function buildTree(records: RawRecordStore, sorted: RawRecord[], tree = r
   tree._root = tree._rebuild(sorted, undefined, false);
   tree._numNodes = sorted.length;
   tree._numTombstones = 0;
-}
-
-/** Each index's entries, sorted by index key (then primary key) as its tree is ordered, from the rows in key order. */
-function indexEntries(schema: StoredSchema, rows: (each: (row: KeyRow) => void) => void): Map<string, RawRecord[]> {
-  const indexes = schema.indexes.map((index) => ({
-    index,
-    paths: (Array.isArray(index.keyPath) ? index.keyPath : [index.keyPath]).map((path) => (path === '' ? [] : path.split('.'))),
-    entries: new SortedEntries(index.unique),
-  }));
-  rows((row) => {
-    for (const { index, paths, entries } of indexes) {
-      const indexKey = indexKeyOf(paths, Array.isArray(index.keyPath), index.multiEntry, row.indexed);
-      if (indexKey === undefined) continue;
-      for (const key of index.multiEntry && Array.isArray(indexKey) ? multiEntryKeys(indexKey) : [indexKey]) entries.add(key, row.key, row.encodedKey);
-    }
-  });
-  return new Map(indexes.map(({ index, entries }) => [index.name, entries.sorted()]));
-}
-
-/**
- * An index's entries in its tree's order: by key alone for a unique index, else by key
- * then primary key. Most come in order already (time-ordered keys, one user), so the
- * order strings are only kept (and sorted) once an entry comes out of order.
- */
-class SortedEntries {
-  readonly #unique: boolean;
-  readonly #entries: RawRecord[] = [];
-  #orders: string[] | undefined;
-  #last = '';
-
-  constructor(unique: boolean) {
-    this.#unique = unique;
-  }
-
-  add(key: IDBValidKey, primaryKey: IDBValidKey, encodedPrimaryKey: string): void {
-    const order = this.#unique ? encodeKey(key) : encodeKey(key) + encodedPrimaryKey;
-    if (!this.#orders && order < this.#last) this.#orders = this.#entries.map((entry) => this.#orderOf(entry));
-    this.#orders?.push(order);
-    this.#last = order;
-    this.#entries.push({ key, value: primaryKey });
-  }
-
-  sorted(): RawRecord[] {
-    const orders = this.#orders;
-    if (!orders) return this.#entries;
-    const positions = Array.from(orders.keys()).sort((a, b) => (orders[a]! < orders[b]! ? -1 : orders[a]! > orders[b]! ? 1 : 0));
-    return positions.map((i) => this.#entries[i]!);
-  }
-
-  #orderOf(entry: RawRecord): string {
-    return this.#unique ? encodeKey(entry.key) : encodeKey(entry.key) + encodeKey(entry.value as IDBValidKey);
-  }
 }

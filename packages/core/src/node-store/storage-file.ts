@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type BetterSqlite3 from 'better-sqlite3';
 import { ZeromemError, type StorageProblem } from '../model/errors.ts';
+import { entryKeysOf, indexShape, type IndexShape } from './index-keys.ts';
 import { blobToKey, decodeKey, encodeKey, keyToBlob } from './key-codec.ts';
 
 /** An object store as it is written down: enough to create it again, indexes included. */
@@ -24,15 +25,20 @@ export interface StoredRow {
 
 /**
  * One stored row as {@link StorageFile.eachKey} reads it: its key decoded (and as
- * {@link encodeKey} wrote it), its row id (to read its value later, {@link StorageFile.readValue}),
- * and, when asked for, what its index keys are computed from: the stored index fields
- * ({@link indexFields}), or the whole value for a row written without them (else `undefined`).
+ * {@link encodeKey} wrote it), and its row id (to read its value later, {@link StorageFile.readValue}).
  */
 export interface KeyRow {
   key: IDBValidKey;
   encodedKey: string;
   rowid: number;
-  indexed: unknown;
+}
+
+/** A key range as IndexedDB gives it, bounds `undefined` when open-ended. */
+export interface KeyBounds {
+  lower?: IDBValidKey;
+  upper?: IDBValidKey;
+  lowerOpen: boolean;
+  upperOpen: boolean;
 }
 
 /** A change of one row inside {@link StorageFile.commit}: its key as {@link encodeKey} wrote it, and the current value or `undefined` for a deletion. */
@@ -194,8 +200,11 @@ function isExactJson(value: unknown): boolean {
  * exclusively for as long as it is open, so one process at a time uses it. Rows are
  * (store, key, value): keys in an order-preserving encoding (key-codec.ts), values as
  * JSON or structured-clone bytes (node:v8, the algorithm IndexedDB stores values with).
- * Indexes are not stored: they are rebuilt in memory at open. `secure_delete` zeroes deleted content in the file, and
- * {@link checkpoint} moves the WAL into the database and truncates it.
+ * Each index's entries are rows too, (store, index position, index key, primary key), both
+ * keys encoded the same way, so SQLite's order of them is the index's order; they are
+ * written with the rows they come from, in the same transaction. `secure_delete` zeroes
+ * deleted content in the file, and {@link checkpoint} moves the WAL into the database and
+ * truncates it.
  */
 export class StorageFile {
   readonly path: string;
@@ -203,6 +212,12 @@ export class StorageFile {
   readonly #storeIds = new Map<string, number>();
   /** Per store id: the value fields its indexes read ({@link indexFields}). */
   readonly #indexFields = new Map<number, string[] | undefined>();
+  /** Per store id: its indexes' shapes, in schema order (an entry's `ix` is the position). */
+  readonly #indexShapes = new Map<number, IndexShape[]>();
+  readonly #statements = new Map<string, BetterSqlite3.Statement>();
+  #readIndexed!: BetterSqlite3.Statement;
+  #insertEntry!: BetterSqlite3.Statement;
+  #deleteEntry!: BetterSqlite3.Statement;
   readonly #upsert: BetterSqlite3.Statement;
   readonly #readValue: BetterSqlite3.Statement;
   readonly #rowidOf: BetterSqlite3.Statement;
@@ -240,9 +255,12 @@ export class StorageFile {
         CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS stores (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, schema TEXT NOT NULL, keyGenerator REAL NOT NULL DEFAULT 1);
         CREATE TABLE IF NOT EXISTS rows (store INTEGER NOT NULL, key BLOB NOT NULL, ix, json TEXT, bytes BLOB, UNIQUE (store, key));
+        CREATE TABLE IF NOT EXISTS entries (store INTEGER NOT NULL, ix INTEGER NOT NULL, key BLOB NOT NULL, pk BLOB NOT NULL, PRIMARY KEY (store, ix, key, pk)) WITHOUT ROWID;
         COMMIT;`);
-      // Files of earlier releases have no index fields: their rows are read whole when an index tree is built, until rewritten.
+      // Files of earlier releases have no index fields: their rows are read whole when their entries are written and their old entries deleted.
       if (!(db.prepare('SELECT name FROM pragma_table_info(\'rows\')').pluck().all() as string[]).includes('ix')) db.exec('ALTER TABLE rows ADD COLUMN ix');
+      // Files of earlier releases have no index entries: they are written at open (fillEntries).
+      if (!(db.prepare('SELECT name FROM pragma_table_info(\'stores\')').pluck().all() as string[]).includes('entries')) db.exec('ALTER TABLE stores ADD COLUMN entries INTEGER NOT NULL DEFAULT 0');
       for (const row of db.prepare('SELECT id, name FROM stores').all() as Array<{ id: number; name: string }>) this.#storeIds.set(row.name, row.id);
       this.#upsert = db.prepare(
         'INSERT INTO rows (store, key, ix, json, bytes) VALUES (?, ?, ?, ?, ?) ON CONFLICT (store, key) DO UPDATE SET ix = excluded.ix, json = excluded.json, bytes = excluded.bytes',
@@ -252,6 +270,9 @@ export class StorageFile {
       this.#delete = db.prepare('DELETE FROM rows WHERE store = ? AND key = ?');
       this.#clear = db.prepare('DELETE FROM rows WHERE store = ?');
       this.#setKeyGenerator = db.prepare('UPDATE stores SET keyGenerator = ? WHERE id = ?');
+      this.#readIndexed = db.prepare('SELECT ix, CASE WHEN ix IS NULL THEN json END, CASE WHEN ix IS NULL THEN bytes END FROM rows WHERE store = ? AND key = ?').raw();
+      this.#insertEntry = db.prepare('INSERT OR IGNORE INTO entries (store, ix, key, pk) VALUES (?, ?, ?, ?)');
+      this.#deleteEntry = db.prepare('DELETE FROM entries WHERE store = ? AND ix = ? AND key = ? AND pk = ?');
     } catch (err) {
       if (db?.inTransaction) db.exec('ROLLBACK');
       db?.close();
@@ -268,33 +289,138 @@ export class StorageFile {
       const stores = (this.#db.prepare('SELECT schema, keyGenerator FROM stores ORDER BY id').all() as Array<{ schema: string; keyGenerator: number }>).map(
         (row) => ({ ...(JSON.parse(row.schema) as Omit<StoredSchema, 'keyGenerator'>), keyGenerator: row.keyGenerator }),
       );
-      for (const store of stores) this.#indexFields.set(this.#storeIds.get(store.name)!, indexFields(store.indexes));
+      for (const store of stores) this.#learn(this.#storeIds.get(store.name)!, store.indexes);
+      this.#fillEntries();
       return { version, stores };
+    } catch (err) {
+      throw storageError(err, this.path, 'read', err instanceof SyntaxError);
+    }
+  }
+
+  #learn(id: number, indexes: StoredSchema['indexes']): void {
+    this.#indexFields.set(id, indexFields(indexes));
+    this.#indexShapes.set(id, indexes.map(indexShape));
+  }
+
+  /** Writes the index entries of stores that have none yet (a file of an earlier release), in one transaction, once. */
+  #fillEntries(): void {
+    const missing = this.#db.prepare('SELECT id FROM stores WHERE entries = 0').pluck().all() as number[];
+    if (missing.length === 0) return;
+    this.#db.transaction(() => {
+      for (const id of missing) {
+        this.#db.prepare('DELETE FROM entries WHERE store = ?').run(id);
+        const names = this.#indexFields.get(id);
+        const select = 'SELECT key, ix, CASE WHEN ix IS NULL THEN json END, CASE WHEN ix IS NULL THEN bytes END FROM rows WHERE store = ?';
+        for (const [key, ix, json, bytes] of this.#db.prepare(select).raw().all(id) as Array<[Buffer, string | Buffer | null, string | null, Buffer | null]>) {
+          this.#writeEntries(id, key, ix === null ? decodeValue(json, bytes) : decodeIndexFields(names!, ix), 'insert');
+        }
+        this.#db.prepare('UPDATE stores SET entries = 1 WHERE id = ?').run(id);
+      }
+    })();
+  }
+
+  /** Inserts or deletes the index entries of one row (its primary key's blob, and its value or index fields). */
+  #writeEntries(id: number, pk: Buffer, indexed: unknown, how: 'insert' | 'delete'): void {
+    const shapes = this.#indexShapes.get(id);
+    if (!shapes?.length) return;
+    const statement = how === 'insert' ? this.#insertEntry : this.#deleteEntry;
+    for (let ix = 0; ix < shapes.length; ix++) {
+      for (const key of entryKeysOf(shapes[ix]!, indexed)) statement.run(id, ix, keyToBlob(encodeKey(key)), pk);
+    }
+  }
+
+  /** Removes the index entries of a store's row as stored now (before it is replaced or deleted). */
+  #deleteStoredEntries(id: number, pk: Buffer): void {
+    if (!this.#indexShapes.get(id)?.length) return;
+    const row = this.#readIndexed.get(id, pk) as [string | Buffer | null, string | null, Buffer | null] | undefined;
+    if (!row) return;
+    const [ix, json, bytes] = row;
+    this.#writeEntries(id, pk, ix === null ? decodeValue(json, bytes) : decodeIndexFields(this.#indexFields.get(id)!, ix), 'delete');
+  }
+
+  /**
+   * The entries of index `ix` (its position in the store's schema) in `range`, in the
+   * index's order (by key, then primary key; `descending` the other way): each an index key
+   * and the primary key it points to. Read page by page (the first page one entry, for a
+   * lookup), so no query stays open while the engine works between entries.
+   */
+  *entries(store: string, ix: number, range: KeyBounds | undefined, descending: boolean): Generator<{ key: IDBValidKey; value: IDBValidKey }> {
+    const id = this.#storeIds.get(store);
+    if (id === undefined) return;
+    const { where, params } = entryWhere(id, ix, range);
+    const order = descending ? 'key DESC, pk DESC' : 'key, pk';
+    const first = this.#statement(`SELECT key, pk FROM entries WHERE ${where.join(' AND ')} ORDER BY ${order} LIMIT ?`).raw();
+    const next = this.#statement(`SELECT key, pk FROM entries WHERE ${[...where, descending ? '(key, pk) < (?, ?)' : '(key, pk) > (?, ?)'].join(' AND ')} ORDER BY ${order} LIMIT ?`).raw();
+    let after: [Buffer, Buffer] | undefined;
+    for (let limit = 1; ; limit = Math.min(limit * 16, 4096)) {
+      let page: Array<[Buffer, Buffer]>;
+      try {
+        page = (after ? next.all(...params, ...after, limit) : first.all(...params, limit)) as Array<[Buffer, Buffer]>;
+      } catch (err) {
+        throw storageError(err, this.path, 'read');
+      }
+      for (const [key, pk] of page) {
+        let entry;
+        try {
+          entry = { key: decodeKey(blobToKey(key)), value: decodeKey(blobToKey(pk)) };
+        } catch (err) {
+          throw storageError(err, this.path, 'read', true);
+        }
+        yield entry;
+      }
+      if (page.length < limit) return;
+      after = page.at(-1);
+    }
+  }
+
+  /** How many entries index `ix` of a store has in `range`. */
+  entryCount(store: string, ix: number, range: KeyBounds | undefined): number {
+    const id = this.#storeIds.get(store);
+    if (id === undefined) return 0;
+    const { where, params } = entryWhere(id, ix, range);
+    try {
+      return this.#statement(`SELECT count(*) FROM entries WHERE ${where.join(' AND ')}`).pluck().get(...params) as number;
     } catch (err) {
       throw storageError(err, this.path, 'read');
     }
   }
 
-  /**
-   * Every row of a store in key order, each key with its {@link encodeKey} string and row
-   * id, and `withIndexFields` what its index keys come from (see {@link KeyRow}), handed
-   * to `each` one by one (nothing kept here). Values are not read. Without index fields
-   * only SQLite's (store, key) index is read; a file whose pages are damaged fails during
-   * this pass, before the caller builds anything from it.
-   */
-  eachKey(store: string, withIndexFields: boolean, each: (row: KeyRow) => void): void {
+  /** Every entry of index `ix` of a store in the index's order, each handed to `each` (its key, primary key, and the primary key's {@link encodeKey} string). */
+  eachEntry(store: string, ix: number, each: (key: IDBValidKey, primaryKey: IDBValidKey, encodedPrimaryKey: string) => void): void {
     const id = this.#storeIds.get(store);
     if (id === undefined) return;
-    const names = this.#indexFields.get(id);
-    const indexed = withIndexFields && names !== undefined;
     try {
-      const select = indexed
-        ? 'SELECT rowid, key, ix, CASE WHEN ix IS NULL THEN json END, CASE WHEN ix IS NULL THEN bytes END FROM rows WHERE store = ? ORDER BY key'
-        : 'SELECT rowid, key FROM rows WHERE store = ? ORDER BY key';
-      for (const [rowid, blob, ix, json, bytes] of this.#db.prepare(select).raw().iterate(id) as Iterable<[number, Buffer, string | Buffer | null, string | null, Buffer | null]>) {
+      for (const [key, pk] of this.#statement('SELECT key, pk FROM entries WHERE store = ? AND ix = ? ORDER BY key, pk').raw().iterate(id, ix) as Iterable<[Buffer, Buffer]>) {
+        const encodedPk = blobToKey(pk, true);
+        each(decodeKey(blobToKey(key, true)), decodeKey(encodedPk), encodedPk);
+      }
+    } catch (err) {
+      throw storageError(err, this.path, 'read', true);
+    }
+  }
+
+  #statement(sql: string): BetterSqlite3.Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  /**
+   * Every row of a store in key order, each key with its {@link encodeKey} string and row
+   * id, handed to `each` one by one (nothing kept here). Only SQLite's (store, key) index is
+   * read, no value; a file whose pages are damaged fails during this pass, before the
+   * caller builds anything from it.
+   */
+  eachKey(store: string, each: (row: KeyRow) => void): void {
+    const id = this.#storeIds.get(store);
+    if (id === undefined) return;
+    try {
+      for (const [rowid, blob] of this.#statement('SELECT rowid, key FROM rows WHERE store = ? ORDER BY key').raw().iterate(id) as Iterable<[number, Buffer]>) {
         const encodedKey = blobToKey(blob, true);
-        const fields = !indexed ? undefined : ix === null ? decodeValue(json, bytes) : decodeIndexFields(names!, ix);
-        each({ encodedKey, key: decodeKey(encodedKey), rowid, indexed: fields });
+        each({ encodedKey, key: decodeKey(encodedKey), rowid });
       }
     } catch (err) {
       throw storageError(err, this.path, 'read', true);
@@ -360,10 +486,18 @@ export class StorageFile {
         for (const change of changes) {
           const id = this.#storeIds.get(change.store);
           if (id === undefined) throw new Error(`object store "${change.store}" is not in the file`);
-          if (change.cleared) this.#clear.run(id);
+          if (change.cleared) {
+            this.#clear.run(id);
+            this.#clearEntries(id);
+          }
           for (const row of change.rows) {
-            if (row.value === undefined) this.#delete.run(id, keyToBlob(row.key));
-            else this.#upsert.run(id, keyToBlob(row.key), ...encodeRow(this.#indexFields.get(id), row.value));
+            const key = keyToBlob(row.key);
+            this.#deleteStoredEntries(id, key);
+            if (row.value === undefined) this.#delete.run(id, key);
+            else {
+              this.#upsert.run(id, key, ...encodeRow(this.#indexFields.get(id), row.value));
+              this.#writeEntries(id, key, row.value, 'insert');
+            }
           }
           if (change.keyGenerator !== null) this.#setKeyGenerator.run(change.keyGenerator, id);
         }
@@ -371,6 +505,10 @@ export class StorageFile {
     } catch (err) {
       throw storageError(err, this.path, 'write');
     }
+  }
+
+  #clearEntries(id: number): void {
+    this.#statement('DELETE FROM entries WHERE store = ?').run(id);
   }
 
   /**
@@ -381,26 +519,32 @@ export class StorageFile {
     this.#setSynchronous('FULL');
     try {
       this.#db.transaction(() => {
-        this.#db.exec('DELETE FROM rows; DELETE FROM stores;');
+        this.#db.exec('DELETE FROM rows; DELETE FROM entries; DELETE FROM stores;');
         this.#storeIds.clear();
         this.#indexFields.clear();
-        const insertStore = this.#db.prepare('INSERT INTO stores (name, schema, keyGenerator) VALUES (?, ?, ?)');
+        this.#indexShapes.clear();
+        const insertStore = this.#db.prepare('INSERT INTO stores (name, schema, keyGenerator, entries) VALUES (?, ?, ?, 1)');
         for (const { schema, rows } of stores) {
           const { keyGenerator, ...rest } = schema;
           const id = Number(insertStore.run(schema.name, JSON.stringify(rest), keyGenerator).lastInsertRowid);
           this.#storeIds.set(schema.name, id);
-          const fields = indexFields(schema.indexes);
-          this.#indexFields.set(id, fields);
-          for (const row of rows) this.#upsert.run(id, keyToBlob(encodeKey(row.key)), ...encodeRow(fields, row.value));
+          this.#learn(id, schema.indexes);
+          const fields = this.#indexFields.get(id);
+          for (const row of rows) {
+            const key = keyToBlob(encodeKey(row.key));
+            this.#upsert.run(id, key, ...encodeRow(fields, row.value));
+            this.#writeEntries(id, key, row.value, 'insert');
+          }
         }
         this.#db.prepare("INSERT INTO meta (k, v) VALUES ('version', ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v").run(version);
       })();
     } catch (err) {
       this.#storeIds.clear();
       this.#indexFields.clear();
+      this.#indexShapes.clear();
       for (const row of this.#db.prepare('SELECT id, name, schema FROM stores').all() as Array<{ id: number; name: string; schema: string }>) {
         this.#storeIds.set(row.name, row.id);
-        this.#indexFields.set(row.id, indexFields((JSON.parse(row.schema) as StoredSchema).indexes));
+        this.#learn(row.id, (JSON.parse(row.schema) as StoredSchema).indexes);
       }
       throw storageError(err, this.path, 'write');
     }
@@ -429,6 +573,21 @@ export class StorageFile {
     this.#db.pragma(`synchronous = ${level}`);
     this.#synchronous = level;
   }
+}
+
+/** The WHERE clause (and its parameters) of an index's entries in a key range. */
+function entryWhere(id: number, ix: number, range: KeyBounds | undefined): { where: string[]; params: unknown[] } {
+  const where = ['store = ?', 'ix = ?'];
+  const params: unknown[] = [id, ix];
+  if (range?.lower !== undefined) {
+    where.push(range.lowerOpen ? 'key > ?' : 'key >= ?');
+    params.push(keyToBlob(encodeKey(range.lower)));
+  }
+  if (range?.upper !== undefined) {
+    where.push(range.upperOpen ? 'key < ?' : 'key <= ?');
+    params.push(keyToBlob(encodeKey(range.upper)));
+  }
+  return { where, params };
 }
 
 /**

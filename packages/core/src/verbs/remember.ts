@@ -1,5 +1,5 @@
 import { Dexie } from 'dexie';
-import { contentHash } from '../model/content-hash.ts';
+import { contentHash, contentHashes } from '../model/content-hash.ts';
 import { ZeromemError, invalidInput, type ItemFailure } from '../model/errors.ts';
 import type { MemoryRecord, RememberManyResult, RememberResult } from '../model/types.ts';
 import { validateRemember, type PreparedRemember } from '../model/validate-remember.ts';
@@ -82,7 +82,7 @@ export async function rememberMany(ctx: VerbContext, inputs: unknown, options?: 
       { items: failures },
     );
   }
-  const hashes = await Promise.all(valid.map((item) => contentHash(item.value.content)));
+  const hashes = await contentHashes(valid.map((item) => item.value.content));
   const items = valid.map((item, i) => ({ ...item, hash: hashes[i]! }));
   const written = await writeItems(ctx, items, actor, onProgress, skipInvalid);
   if (written.failures.length && !skipInvalid) throw conflictError(written.failures);
@@ -166,6 +166,9 @@ async function writeItems(
         byId.delete(key(row.ns, row.id));
       };
 
+      // The row each result's record was made from: a later in-batch duplicate may raise it.
+      const resultRows: RecordRow[] = [];
+      let raisedAny = false;
       for (const item of items) {
         const { value } = item;
         const hashKey = key(value.namespaceKey, item.hash);
@@ -193,12 +196,15 @@ async function writeItems(
         if (existing) {
           const raised = raiseOnDuplicate(existing, value, now);
           if (raised !== existing) {
+            raisedAny = true;
+            const idKey = key(raised.ns, raised.id);
             byHash.set(hashKey, raised);
-            byId.set(key(raised.ns, raised.id), raised);
-            if (added.has(key(raised.ns, raised.id))) added.set(key(raised.ns, raised.id), raised);
-            else changed.set(key(raised.ns, raised.id), raised);
+            byId.set(idKey, raised);
+            if (added.has(idKey)) added.set(idKey, raised);
+            else changed.set(idKey, raised);
           }
           results.push({ index: item.index, id: raised.id, deduplicated: true, record: fromRow(raised), ...withCounts(item.redacted ?? []) });
+          resultRows.push(raised);
           continue;
         }
         const record: MemoryRecord = {
@@ -222,18 +228,24 @@ async function writeItems(
           mergedFrom: [],
         };
         const row = toRow(record);
-        added.set(key(row.ns, row.id), row);
+        const idKey = key(row.ns, row.id);
+        added.set(idKey, row);
         byHash.set(hashKey, row);
-        byId.set(key(row.ns, row.id), row);
-        results.push({ index: item.index, id: row.id, deduplicated: false, record, ...withCounts(item.redacted ?? []) });
-        if (item.redacted) redactedRows.set(key(row.ns, row.id), item.redacted);
+        byId.set(idKey, row);
+        results.push(item.redacted ? { index: item.index, id: row.id, deduplicated: false, record, redacted: item.redacted } : { index: item.index, id: row.id, deduplicated: false, record });
+        resultRows.push(row);
+        if (item.redacted) redactedRows.set(idKey, item.redacted);
       }
       if (failures.length && !skipConflicts) return { results: [], failures };
 
       await enforceQuota(ctx, [...added.values()], now);
       const audit: AuditRow[] = [];
       const log = (op: AuditRow['op'], row: RecordRow, by: string) =>
-        audit.push({ ns: row.ns, op, id: row.id, namespace: row.namespace, at: now, actor: by, ...(op === 'remember' ? auditCounts(redactedRows.get(key(row.ns, row.id))) : {}) });
+        audit.push(
+          op === 'remember' && redactedRows.size
+            ? { ns: row.ns, op, id: row.id, namespace: row.namespace, at: now, actor: by, ...auditCounts(redactedRows.get(key(row.ns, row.id))) }
+            : { ns: row.ns, op, id: row.id, namespace: row.namespace, at: now, actor: by },
+        );
       if (expired.size) {
         await db.records.bulkDelete([...expired.values()].map((row) => [row.ns, row.id] as [string, string]));
         for (const row of expired.values()) log('expire', row, 'sweep');
@@ -248,12 +260,14 @@ async function writeItems(
       for (const row of changed.values()) log('update', row, actor);
       if (audit.length) await db.audit.bulkAdd(audit);
       // Results of in-batch duplicates must show the final state of their record.
-      const finalRows = new Map([...added, ...changed]);
-      for (const result of results) {
-        const row = finalRows.get(key(result.record.namespaceKey, result.id));
-        if (row) result.record = fromRow(row);
+      if (raisedAny) {
+        const finalRows = new Map([...added, ...changed]);
+        results.forEach((result, i) => {
+          const row = finalRows.get(key(result.record.namespaceKey, result.id));
+          if (row && row !== resultRows[i]) result.record = fromRow(row);
+        });
       }
-      return { results: results.sort((a, b) => a.index - b.index), failures };
+      return { results, failures }; // in input order, as the items are
     }),
   );
 }
