@@ -66,7 +66,7 @@ function plainValueAt(path: string[], value: unknown): unknown {
  * The key a value is indexed under, or `undefined` when it has none: what fake-indexeddb's
  * `getIndexKey` computes, for building an index's tree at open.
  */
-export function indexKeyOf(paths: string[][], compound: boolean, multiEntry: boolean, value: unknown): IDBValidKey | undefined {
+function indexKeyOf(paths: string[][], compound: boolean, multiEntry: boolean, value: unknown): IDBValidKey | undefined {
   if (compound) {
     const parts: IDBValidKey[] = [];
     for (const path of paths) {
@@ -98,7 +98,7 @@ function isValidKey(key: unknown): key is IDBValidKey {
 }
 
 /** A multi-entry index's keys of an array: its valid elements, each once. */
-export function multiEntryKeys(keys: unknown[]): IDBValidKey[] {
+function multiEntryKeys(keys: unknown[]): IDBValidKey[] {
   if (keys.length === 1) return isValidKey(keys[0]) ? [keys[0]] : [];
   const seen = new Set<string>();
   const out: IDBValidKey[] = [];

@@ -222,7 +222,7 @@ function lazyProperty<T extends object>(object: T, key: string, build: () => unk
 }
 
 /** Fills a record store's tree (or `tree`, to be its tree) from records already in its order (balanced, without per-record inserts). */
-export function buildTree(records: RawRecordStore, sorted: RawRecord[], tree = records.records): void {
+function buildTree(records: RawRecordStore, sorted: RawRecord[], tree = records.records): void {
   tree._root = tree._rebuild(sorted, undefined, false);
   tree._numNodes = sorted.length;
   tree._numTombstones = 0;
