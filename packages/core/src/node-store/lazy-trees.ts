@@ -70,21 +70,23 @@ export function buildTreesOnFirstUse(store: RawObjectStore, schema: StoredSchema
   });
   const { get, put, delete: remove, clear } = own;
   // Until then, a lookup by key is the overlay's or the file's (one indexed SQLite read).
-  const lookup = (key: IDBValidKey): RawRecord | undefined => {
-    const changed = state.overlay.get(encodeKey(key));
+  // Keys come encoded by the caller: a write encodes its key once for the note, the lookup and the overlay.
+  const lookup = (key: IDBValidKey, encoded: string): RawRecord | undefined => {
+    const changed = state.overlay.get(encoded);
     return changed !== undefined ? (changed ?? undefined) : source.record(key);
   };
-  const note = (key: IDBValidKey) => void state.changed.set(encodeKey(key), key);
+  const note = (key: IDBValidKey, encoded = encodeKey(key)) => void state.changed.set(encoded, key);
   own.get = function (this: RawRecordStore, key: unknown) {
-    return ownBuilt || key instanceof IDBKeyRange ? get.call(this, key as IDBValidKey) : lookup(key as IDBValidKey);
+    return ownBuilt || key instanceof IDBKeyRange ? get.call(this, key as IDBValidKey) : lookup(key as IDBValidKey, encodeKey(key as IDBValidKey));
   };
   own.put = function (this: RawRecordStore, record: RawRecord, noOverwrite?: boolean) {
-    note(record.key);
+    const encoded = encodeKey(record.key);
+    note(record.key, encoded);
     if (ownBuilt) return put.call(this, record, noOverwrite);
-    const existing = lookup(record.key);
+    const existing = lookup(record.key, encoded);
     // The tree throws the engine's ConstraintError: built for this rare case.
     if (existing && noOverwrite) return put.call(this, record, noOverwrite);
-    state.overlay.set(encodeKey(record.key), record);
+    state.overlay.set(encoded, record);
     return existing;
   };
   own.delete = function (this: RawRecordStore, key: unknown) {
@@ -93,9 +95,10 @@ export function buildTreesOnFirstUse(store: RawObjectStore, schema: StoredSchema
       for (const record of deleted) note(record.key);
       return deleted;
     }
-    note(key as IDBValidKey);
-    const existing = lookup(key as IDBValidKey);
-    state.overlay.set(encodeKey(key as IDBValidKey), null);
+    const encoded = encodeKey(key as IDBValidKey);
+    note(key as IDBValidKey, encoded);
+    const existing = lookup(key as IDBValidKey, encoded);
+    state.overlay.set(encoded, null);
     return existing ? [existing] : [];
   };
   own.clear = function (this: RawRecordStore) {

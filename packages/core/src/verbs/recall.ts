@@ -130,13 +130,11 @@ export async function recall(ctx: RecallContext, namespace: unknown, query: unkn
   // Expiry is judged by the real clock; `now` only moves recency and heat. With no filter
   // and no cold or expired record in the index, every hit passes: no check per hit.
   const everyRecordLive = index.allLive(clockNow, opts.includeCold);
-  const accept =
-    everyRecordLive && isEmptyFilter(opts.filter)
-      ? undefined
-      : (id: string) => {
-          const record = index.records.get(id);
-          return record !== undefined && (opts.includeCold || record.tier !== 'cold') && matchesFilter(record, opts.filter, clockNow);
-        };
+  const passing = (filter: PreparedFilter) => (id: string) => {
+    const record = index.records.get(id);
+    return record !== undefined && (opts.includeCold || record.tier !== 'cold') && matchesFilter(record, filter, clockNow);
+  };
+  const accept = everyRecordLive && isEmptyFilter(opts.filter) ? undefined : passing(opts.filter);
   const pool = candidatePool(opts.k);
   const found = text.trim() ? index.text.search(text, pool * 2) : [];
   const textHits = (accept ? found.filter((hit) => accept(hit.id)) : found).slice(0, pool);
@@ -178,12 +176,7 @@ export async function recall(ctx: RecallContext, namespace: unknown, query: unkn
     }
   }
   // Neighbours lend their words whatever the filter says, unless expired (or cold).
-  const live = everyRecordLive
-    ? undefined
-    : (id: string) => {
-        const record = index.records.get(id);
-        return record !== undefined && (opts.includeCold || record.tier !== 'cold') && matchesFilter(record, NO_FILTER, clockNow);
-      };
+  const live = everyRecordLive ? undefined : passing(NO_FILTER);
   const lexical = contextualText(index, text, textHits, candidates, opts.weights.context, live);
 
   const signals = readQuerySignals(opts.askText, opts.now);
