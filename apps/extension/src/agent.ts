@@ -6,7 +6,7 @@
  */
 import { openMemory, type Memory, type MemoryRecord } from '@zeromem/core';
 import { openEmbedder } from './embedder.ts';
-import { streamChat, type ChatMessage } from './llm.ts';
+import { streamChat, type ChatMessage } from '@zeromem/app-shared/openai-stream';
 import type { PageSnapshot } from './page.ts';
 import { loadLlm, originPattern } from './settings.ts';
 
@@ -57,7 +57,7 @@ export async function reply(message: string, page: PageSnapshot | undefined, onD
   const prompt = buildPrompt(text, page, message);
   const llm = await loadLlm();
   if (llm && (await chrome.permissions.contains({ origins: [originPattern(llm.baseUrl)] }))) {
-    return { text: await streamChat(llm, prompt, onDelta), prompt };
+    return { text: await streamChat({ settings: llm, apiKey: llm.apiKey, messages: prompt, onDelta }), prompt };
   }
   const shown = prompt.map((m) => `[${m.role}]\n${m.content}`).join('\n\n');
   const why = llm ? `The extension may not reach ${llm.baseUrl} (allow it in the options page)` : 'No LLM is set in the options page';

@@ -1,18 +1,14 @@
 /**
  * What the user sets in the options page, kept in `chrome.storage.local` (the extension's
- * own storage): the LLM endpoint and the relay to sync through. Both are optional.
+ * own storage): the LLM endpoint (the apps' shared schema, with its key) and the relay to
+ * sync through. Both are optional.
  */
+import { llmSettingsWithKeySchema, type LlmSettingsWithKey } from '@zeromem/app-shared/llm-settings';
 import { z } from 'zod';
 
-const httpUrl = z.url({ protocol: /^https?$/ });
-
-/** An OpenAI-compatible endpoint: `POST {baseUrl}/chat/completions` with `stream: true`. */
-export const LlmSettings = z.object({
-  baseUrl: httpUrl,
-  model: z.string().trim().min(1),
-  apiKey: z.string().optional(),
-});
-export type LlmSettings = z.infer<typeof LlmSettings>;
+/** An OpenAI-compatible endpoint and its key: the apps' one settings schema. */
+export const LlmSettings = llmSettingsWithKeySchema;
+export type LlmSettings = LlmSettingsWithKey;
 
 /** A relay and a token that grants this namespace's room (from `zeromem-relay token`). */
 export const SyncSettings = z.object({

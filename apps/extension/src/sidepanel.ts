@@ -1,5 +1,5 @@
 import { memory, reply } from './agent.ts';
-import type { ChatMessage } from './llm.ts';
+import type { ChatMessage } from '@zeromem/app-shared/openai-stream';
 import { currentPage } from './page.ts';
 import { loadLlm } from './settings.ts';
 import { startSync } from './sync.ts';

@@ -5,10 +5,11 @@
  * any frame that is not the app's own page are refused.
  */
 import { z } from 'zod';
-import { AppError, serializeError } from '../shared/app-error.ts';
+import { AppError, serializeError } from '@zeromem/app-shared/app-error';
 import { IPC, IPC_EVENTS, type ChatDelta, type IpcChannel, type IpcResult, type LlmStatus } from '../shared/ipc-contract.ts';
-import { chatRequestSchema, firstIssue, saveLlmSettingsSchema } from '../shared/llm-schemas.ts';
-import { streamChat } from '../shared/openai-stream.ts';
+import { firstIssue, saveLlmSettingsSchema } from '@zeromem/app-shared/llm-settings';
+import { chatRequestSchema } from '../shared/chat-request.ts';
+import { streamChat } from '@zeromem/app-shared/openai-stream';
 import { isAppUrl } from './app-protocol.ts';
 import type { LlmSettingsStore } from './llm-settings-store.ts';
 

@@ -5,8 +5,8 @@
  */
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { AppError } from '../shared/app-error.ts';
-import { llmSettingsSchema, type LlmSettings, type SaveLlmSettings } from '../shared/llm-schemas.ts';
+import { AppError } from '@zeromem/app-shared/app-error';
+import { llmSettingsSchema, type LlmSettings, type SaveLlmSettings } from '@zeromem/app-shared/llm-settings';
 import type { LlmStatus } from '../shared/ipc-contract.ts';
 
 /** The part of Electron's `safeStorage` used here. */

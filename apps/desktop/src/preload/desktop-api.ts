@@ -3,9 +3,10 @@
  * generic `invoke`, no Node. Results come back as IpcResults and failures are rethrown as
  * AppErrors with their code.
  */
-import { AppError, deserializeError } from '../shared/app-error.ts';
+import { AppError, deserializeError } from '@zeromem/app-shared/app-error';
 import { IPC, IPC_EVENTS, type ChatDelta, type IpcResult, type LlmStatus } from '../shared/ipc-contract.ts';
-import type { ChatRequest, SaveLlmSettings } from '../shared/llm-schemas.ts';
+import type { SaveLlmSettings } from '@zeromem/app-shared/llm-settings';
+import type { ChatRequest } from '../shared/chat-request.ts';
 
 /** The part of Electron's `ipcRenderer` used here. */
 export interface IpcRendererLike {

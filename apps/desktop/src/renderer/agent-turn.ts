@@ -2,10 +2,11 @@
  * One turn of an on-device agent: store the user's words, let `session.context()` build the
  * prompt within the agent's budget (its conversation, the user's facts, its own notes),
  * send it to the LLM (streamed) or answer offline from the recalled memories, carry out
- * the memory tools in the reply, and store the reply.
+ * the memory tools in the reply (offline: the ones the user wrote), and store the reply
+ * (an offline one is not stored: the LLM never reads it as the agent's words).
  */
 import type { BuiltContext, ChatMessage, Memory, Session } from '@zeromem/core';
-import { isAppError } from '../shared/app-error.ts';
+import { isAppError } from '@zeromem/app-shared/app-error';
 import type { LlmClient } from './llm-client.ts';
 import { parseToolCalls, runToolCalls, withoutToolLines, type ToolOutcome } from './memory-tools.ts';
 import { offlineReply } from './offline-reply.ts';
@@ -83,8 +84,12 @@ export async function runTurn(input: TurnInput): Promise<TurnRecord> {
     }
   } else raw = '';
   if (offline) raw = await offlineReply(memory, context, { long_term: user, knowledge: own });
-  const tools = offline ? [] : await runToolCalls(parseToolCalls(raw), { memory, user, agent: own, actor: `${agent.id}-agent` });
+  // Offline, no model picks facts out of the user's words: the tool lines the user wrote are the explicit ones.
+  const tools = offline
+    ? await runToolCalls(parseToolCalls(text), { memory, user, agent: own, actor: 'desktop-user' })
+    : await runToolCalls(parseToolCalls(raw), { memory, user, agent: own, actor: `${agent.id}-agent` });
   const reply = offline ? raw : withoutToolLines(raw) || '(memory tools only)';
-  await session.addTurn('assistant', reply);
+  // An offline reply is a list of recalled memories, not something the agent said: keep it out of the history the LLM reads later.
+  if (!offline) await session.addTurn('assistant', reply);
   return { seq: input.seq, agent: agent.id, at: Date.now(), user: text, reply, offline, prompt, context, tools, ...(error ? { error } : {}) };
 }

@@ -1,5 +1,5 @@
 /** The app shell: header, navigation (click, arrow keys, Alt+1..6), the current view, a status line. */
-import { useCallback, useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { Session } from '@zeromem/core';
 import type { LlmStatus } from '../shared/ipc-contract.ts';
 import { openAgentSession, type TurnRecord } from './agent-turn.ts';
@@ -59,10 +59,18 @@ export function App({ runtime, llm }: { runtime: Runtime; llm: LlmClient }) {
     if (settings?.autoConnect) void sync.connect(settings);
   }, [sync]);
 
+  // A view opens at its top with an empty status line: the previous view's scroll and message
+  // belong to that view. (A layout effect: it runs before a view's own effects, like the chat's
+  // focus on its composer.)
+  useLayoutEffect(() => {
+    scrollTo(0, 0);
+    setMessage('');
+  }, [view]);
+
   const navigate = useCallback((next: ViewId) => {
     if (location.hash !== `#/${next}`) location.hash = `#/${next}`;
     setView(next);
-    requestAnimationFrame(() => mainRef.current?.focus());
+    requestAnimationFrame(() => mainRef.current?.focus({ preventScroll: true }));
   }, []);
 
   useEffect(() => {
@@ -137,7 +145,7 @@ export function App({ runtime, llm }: { runtime: Runtime; llm: LlmClient }) {
           </span>
         </div>
         <ul class="badges" aria-label="Status">
-          <li class="badge">{userFacts} shared {userFacts === 1 ? 'fact' : 'facts'}</li>
+          <li class="badge" title="Memories in the user's namespace, which both agents read; the agents' private notes are not counted">{userFacts} shared {userFacts === 1 ? 'fact' : 'facts'}</li>
           <li class={`badge ${runtime.embedder ? '' : 'warn'}`} title={runtime.embedderProblem ?? undefined}>
             {runtime.embedder ? 'Embedder: on device' : 'Embedder off: word search only'}
           </li>

@@ -6,10 +6,10 @@
  *   the tab) unless the user ticks "remember on this device" (localStorage).
  */
 import type { DesktopApi } from '../preload/desktop-api.ts';
-import { AppError } from '../shared/app-error.ts';
+import { AppError } from '@zeromem/app-shared/app-error';
 import type { LlmStatus } from '../shared/ipc-contract.ts';
-import { firstIssue, llmSettingsSchema, saveLlmSettingsSchema, type SaveLlmSettings } from '../shared/llm-schemas.ts';
-import { streamChat } from '../shared/openai-stream.ts';
+import { firstIssue, llmSettingsSchema, saveLlmSettingsSchema, type SaveLlmSettings } from '@zeromem/app-shared/llm-settings';
+import { streamChat } from '@zeromem/app-shared/openai-stream';
 
 declare global {
   interface Window {

@@ -6,6 +6,13 @@ import type { BuiltContext, Memory, Namespace } from '@zeromem/core';
 
 export const OFFLINE_LABEL = 'Offline reply (no LLM configured): this is what I recall, not a model’s answer.';
 
+/**
+ * What offline mode does, for the chat's notice: no model reads the words, so nothing is
+ * inferred from them; lines the user writes as memory tools are carried out as they are.
+ */
+export const OFFLINE_HELP =
+  'Offline, replies list the memories recalled for your message and each turn shows the exact prompt that would be sent. No model reads your words, so facts are not picked out of them: write a line “REMEMBER: <fact>” (or “NOTE:”, “FORGET:”) to change memory yourself. Offline replies are not sent to the LLM later.';
+
 export async function offlineReply(memory: Memory, context: BuiltContext, namespaces: { long_term: Namespace; knowledge: Namespace }): Promise<string> {
   const lines: string[] = [];
   for (const item of context.report.included) {

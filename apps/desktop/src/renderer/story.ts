@@ -80,33 +80,61 @@ const EARLIER_FACTS: Array<[string, string[]]> = [
   ['The user prefers a black phone case.', ['preference']],
 ];
 
-/** The memories "Seed the story" writes: what after-sales learned over three days. */
-export function storySeed(userId = USER_ID): Array<{ input: RememberInput; actor: string }> {
+const HOUR = 3_600_000;
+
+/** Story time, as hours before `now`: the story ends just before the user opens the app (over 56 hours, three days). */
+function hoursAgo(now: number, hours: number): { createdAt: number } {
+  return { createdAt: now - Math.round(hours * HOUR) };
+}
+
+/**
+ * The memories "Seed the story" writes: the shop's earlier records, imported on the first
+ * morning, and what after-sales learned over three days, each at its story time (the last
+ * one 8 hours before `now`), so the inspector's dates and recency tell the story.
+ */
+export function storySeed(userId = USER_ID, now = Date.now()): Array<{ input: RememberInput; actor: string }> {
   const user = userNamespace(userId);
   const afterSales = agentNamespace('after-sales', userId);
   const as = 'after-sales-agent';
   return [
-    { input: { namespace: user, content: "The charging port of the user's phone is loose.", tags: ['device', 'issue'], importance: 0.8, source: 'user' }, actor: as },
-    { input: { namespace: user, id: 'TS20240315', content: 'Repair work order TS20240315 is open for the charging port.', tags: ['work-order'], metadata: { status: 'parts-ordered' }, importance: 0.7, source: 'assistant' }, actor: as },
-    { input: { namespace: user, content: 'The user prefers phone calls over e-mail.', tags: ['preference', 'contact'], importance: 0.9, source: 'user' }, actor: as },
-    { input: { namespace: user, content: 'Callback scheduled for Wednesday at 15:00, by phone.', tags: ['contact', 'appointment'], importance: 0.8, source: 'assistant' }, actor: as },
-    { input: { namespace: afterSales, content: 'Checked warranty: the phone is covered until 2027-01.', tags: ['warranty'], layer: 'knowledge', source: 'tool' }, actor: as },
-    // What the shop knew before: enough history that a context picks, and the full history costs.
-    ...EARLIER_FACTS.map(([content, tags]) => ({ input: { namespace: user, content, tags, importance: 0.4, source: 'system' as const }, actor: 'crm-import' })),
+    // What the shop knew before, imported on day one: enough history that a context picks, and the full history costs.
+    ...EARLIER_FACTS.map(([content, tags], i) => ({ input: { namespace: user, content, tags, importance: 0.4, source: 'system' as const, ...hoursAgo(now, 56 - i / 60) }, actor: 'crm-import' })),
+    { input: { namespace: user, content: "The charging port of the user's phone is loose.", tags: ['device', 'issue'], importance: 0.8, source: 'user', ...hoursAgo(now, 54.5) }, actor: as },
+    { input: { namespace: user, id: 'TS20240315', content: 'Repair work order TS20240315 is open for the charging port.', tags: ['work-order'], metadata: { status: 'parts-ordered' }, importance: 0.7, source: 'assistant', ...hoursAgo(now, 54.25) }, actor: as },
+    { input: { namespace: afterSales, content: 'Checked warranty: the phone is covered until 2027-01.', tags: ['warranty'], layer: 'knowledge', source: 'tool', ...hoursAgo(now, 32) }, actor: as },
+    { input: { namespace: user, content: 'The user prefers phone calls over e-mail.', tags: ['preference', 'contact'], importance: 0.9, source: 'user', ...hoursAgo(now, 26.75) }, actor: as },
+    { input: { namespace: user, content: 'Callback scheduled for Wednesday at 15:00, by phone.', tags: ['contact', 'appointment'], importance: 0.8, source: 'assistant', ...hoursAgo(now, 8) }, actor: as },
   ];
 }
 
-/** Writes the seed story (deduplicated: seeding twice adds nothing). Returns how many are new. */
-export async function seedStory(memory: Memory, userId = USER_ID): Promise<number> {
-  let added = 0;
-  for (const { input, actor } of storySeed(userId)) {
+/** What one "Seed the story" wrote: all of it, the user's shared facts, the agents' private notes. */
+export interface SeedResult {
+  written: number;
+  shared: number;
+  private: number;
+}
+
+/** Writes the seed story (deduplicated: seeding twice adds nothing). */
+export async function seedStory(memory: Memory, userId = USER_ID, now = Date.now()): Promise<SeedResult> {
+  const result: SeedResult = { written: 0, shared: 0, private: 0 };
+  for (const { input, actor } of storySeed(userId, now)) {
     try {
-      const result = await memory.remember(input, { actor });
-      if (!result.deduplicated) added++;
+      const written = await memory.remember(input, { actor });
+      if (written.deduplicated) continue;
+      result.written++;
+      if (input.namespace.agentId) result.private++;
+      else result.shared++;
     } catch (err) {
       // The work order keeps its id: seeding again after it was edited is a CONFLICT, not an error.
       if ((err as { code?: string }).code !== 'CONFLICT') throw err;
     }
   }
-  return added;
+  return result;
+}
+
+/** The status line after seeding: the header counts shared facts only, so say where the rest went. */
+export function seedSummary(result: SeedResult): string {
+  if (result.written === 0) return 'The story is already in memory.';
+  const notes = result.private === 1 ? '1 private note' : `${result.private} private notes`;
+  return `Seeded the story: ${result.written} memories written, ${result.shared} shared ${result.shared === 1 ? 'fact' : 'facts'} and ${notes} of the after-sales agent.`;
 }

@@ -3,8 +3,8 @@
  * the shapes that cross it. Every handler answers an {@link IpcResult}, never a thrown
  * error, so the error code survives the trip.
  */
-import type { SerializedAppError } from './app-error.ts';
-import type { LlmSettings } from './llm-schemas.ts';
+import type { SerializedAppError } from '@zeromem/app-shared/app-error';
+import type { LlmSettings } from '@zeromem/app-shared/llm-settings';
 
 export const IPC = {
   /** () -> {@link LlmStatus} */

@@ -263,6 +263,27 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
     await expect(page.evaluate(() => document.activeElement?.textContent)).resolves.toBe('Settings');
   });
 
+  it('a view opens at its top with a fresh status line; seeding says which memory is private', async () => {
+    const device = await app.newDevice(WIDE);
+    await device.page.click('button:has-text("Seed the story")');
+    await device.page.locator('.statusline', { hasText: 'Seeded the story: 17 memories written, 16 shared facts and 1 private note of the after-sales agent.' }).waitFor();
+    await go(device.page, 'marketing');
+    await expect(device.page.locator('.statusline').textContent()).resolves.toBe('');
+    await say(device.page, 'What do we know about this user?');
+    await say(device.page, 'How and when should we contact this user about a spring offer?');
+    await device.page.locator('.statusline', { hasText: 'Marketing agent answered offline' }).waitFor();
+    await device.page.evaluate(() => scrollTo(0, document.documentElement.scrollHeight));
+    expect(await device.page.evaluate(() => scrollY)).toBeGreaterThan(0);
+    await device.page.click('nav button:has-text("Tokens")');
+    await device.page.locator('.report').waitFor();
+    await device.page.waitForTimeout(100); // focus moves to the view on the next frame
+    expect(await device.page.evaluate(() => scrollY)).toBe(0);
+    await expect(device.page.locator('#tokens-title').isVisible()).resolves.toBe(true);
+    await expect(device.page.locator('.statusline').textContent()).resolves.toBe('');
+    await shoot(device.page, 'tokens-opened-1280');
+    await device.context.close();
+  }, 90_000);
+
   it('every view passes axe (no serious or critical violation) and is screenshotted at 1280x800 and 400 px', async () => {
     const narrow = await app.newDevice(NARROW);
     // The narrow device starts from the seed story and one offline question.

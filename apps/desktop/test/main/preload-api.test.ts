@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createIpcHandlers } from '../../src/main/ipc-handlers.ts';
 import { LlmSettingsStore } from '../../src/main/llm-settings-store.ts';
 import { createDesktopApi, type IpcRendererLike } from '../../src/preload/desktop-api.ts';
-import { isAppError } from '../../src/shared/app-error.ts';
+import { isAppError } from '@zeromem/app-shared/app-error';
 import { IPC, type IpcChannel } from '../../src/shared/ipc-contract.ts';
 import { testKeychain } from './test-keychain.ts';
 

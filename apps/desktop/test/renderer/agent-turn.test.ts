@@ -6,12 +6,12 @@
 import 'fake-indexeddb/auto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { countChatTokens, createTokenizer, openMemory, type ChatMessage, type Memory } from '@zeromem/core';
-import { AppError } from '../../src/shared/app-error.ts';
+import { AppError } from '@zeromem/app-shared/app-error';
 import { openAgentSession, runTurn } from '../../src/renderer/agent-turn.ts';
 import type { LlmClient } from '../../src/renderer/llm-client.ts';
 import { parseToolCalls, withoutToolLines } from '../../src/renderer/memory-tools.ts';
-import { OFFLINE_LABEL } from '../../src/renderer/offline-reply.ts';
-import { agentById, agentNamespace, seedStory, storySeed, userNamespace } from '../../src/renderer/story.ts';
+import { OFFLINE_HELP, OFFLINE_LABEL } from '../../src/renderer/offline-reply.ts';
+import { agentById, agentNamespace, seedStory, seedSummary, storySeed, userNamespace } from '../../src/renderer/story.ts';
 
 /** An LlmClient whose replies the test scripts; it records the prompts (the LLM is outside the product). */
 function scriptedLlm(reply: (messages: ChatMessage[]) => string): LlmClient & { prompts: ChatMessage[][] } {
@@ -113,7 +113,51 @@ describe('an agent turn', () => {
   });
 
   it('seeding twice writes nothing the second time', async () => {
-    expect(await seedStory(memory)).toBe(storySeed().length);
-    expect(await seedStory(memory)).toBe(0);
+    expect(await seedStory(memory)).toEqual({ written: storySeed().length, shared: storySeed().length - 1, private: 1 });
+    expect(await seedStory(memory)).toEqual({ written: 0, shared: 0, private: 0 });
+  });
+
+  it('says how many seeded memories are shared facts and which one is private', () => {
+    expect(seedSummary({ written: 17, shared: 16, private: 1 })).toBe("Seeded the story: 17 memories written, 16 shared facts and 1 private note of the after-sales agent.");
+    expect(seedSummary({ written: 0, shared: 0, private: 0 })).toBe('The story is already in memory.');
+  });
+
+  it('writes the story with its own times: three days, one after another', async () => {
+    const now = Date.parse('2026-03-12T17:00:00Z');
+    const seed = storySeed(undefined, now);
+    const times = seed.map((s) => s.input.createdAt as number);
+    expect(new Set(times).size).toBe(seed.length);
+    const days = new Set(times.map((t) => new Date(t).toISOString().slice(0, 10)));
+    expect([...days].sort()).toEqual(['2026-03-10', '2026-03-11', '2026-03-12']);
+    expect(Math.max(...times)).toBeLessThanOrEqual(now);
+    await seedStory(memory, undefined, now);
+    const stored = (await memory.list(userNamespace(), { limit: 100 })).items.map((r) => r.createdAt);
+    expect(new Set(stored).size).toBe(seed.length - 1);
+  });
+
+  it('leaves an offline reply out of the history the LLM is sent later', async () => {
+    await seedStory(memory);
+    const agent = agentById('after-sales');
+    const session = openAgentSession(memory, agent, 'c');
+    const llm = scriptedLlm(() => 'Noted.');
+    const offline = await runTurn({ memory, session, agent, llm, online: false, text: 'Is my phone under warranty?', seq: 1 });
+    expect(offline.reply).toContain(OFFLINE_LABEL);
+    await runTurn({ memory, session, agent, llm, online: true, text: 'Thanks, and the charging port?', seq: 2 });
+    const sent = llm.prompts[0]!;
+    expect(sent.some((m) => m.content.includes(OFFLINE_LABEL))).toBe(false);
+    expect(sent.filter((m) => m.role === 'assistant')).toEqual([]);
+    expect(sent.map((m) => m.content)).toContain('Is my phone under warranty?');
+  });
+
+  it('offline, remembers the facts the user writes as REMEMBER: lines, and says so', async () => {
+    const agent = agentById('after-sales');
+    const llm = scriptedLlm(() => 'never');
+    const turn = await runTurn({ memory, session: openAgentSession(memory, agent, 'c'), agent, llm, online: false, text: 'Hi.\nREMEMBER: The user has a second phone, an iPhone 12.', seq: 1 });
+    expect(turn.tools.map((t) => [t.tool, t.ok, t.argument])).toEqual([['remember', true, 'The user has a second phone, an iPhone 12.']]);
+    expect((await memory.list(userNamespace(), { limit: 10 })).items.map((r) => r.content)).toEqual(['The user has a second phone, an iPhone 12.']);
+    expect(OFFLINE_HELP).toContain('REMEMBER:');
+    const plain = await runTurn({ memory, session: openAgentSession(memory, agent, 'd'), agent, llm, online: false, text: 'I have a dog.', seq: 2 });
+    expect(plain.tools).toEqual([]);
+    expect(await memory.count(userNamespace())).toBe(1);
   });
 });

@@ -5,7 +5,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { runTurn, type TurnRecord } from '../agent-turn.ts';
 import { useApp } from '../app-state.ts';
-import { AGENTS, seedStory, storySeed, type AgentDefinition } from '../story.ts';
+import { OFFLINE_HELP } from '../offline-reply.ts';
+import { AGENTS, seedStory, seedSummary, storySeed, type AgentDefinition } from '../story.ts';
 import { PromptView } from '../components/prompt-view.tsx';
 
 export function ChatView({ agent }: { agent: AgentDefinition }) {
@@ -56,8 +57,7 @@ export function ChatView({ agent }: { agent: AgentDefinition }) {
   };
 
   const seed = async () => {
-    const added = await seedStory(app.runtime.memory);
-    app.announce(added ? `Seeded the story: ${added} memories written.` : 'The story is already in memory.');
+    app.announce(seedSummary(await seedStory(app.runtime.memory)));
   };
 
   return (
@@ -80,7 +80,7 @@ export function ChatView({ agent }: { agent: AgentDefinition }) {
 
       {!configured ? (
         <p class="notice" id="offline-note">
-          {app.online ? 'No LLM endpoint is set' : 'Offline mode is on'}: replies come from recalled memories, labelled offline, and each turn shows the exact prompt that would be sent.{' '}
+          {app.online ? 'No LLM endpoint is set' : 'Offline mode is on'}. {OFFLINE_HELP}{' '}
           <a href="#/settings">Set an endpoint</a>
         </p>
       ) : null}
@@ -187,7 +187,7 @@ function FirstMinute({ onSeed, agent }: { onSeed: () => Promise<void>; agent: Ag
         <span class="muted">or type a message to the {agent.name.toLowerCase()} below.</span>
       </div>
       <ol class="steps">
-        <li>Chat here; facts the agent remembers show up under its reply.</li>
+        <li>Chat here; facts the agent remembers show up under its reply (with no LLM, write {'“REMEMBER: <fact>”'} yourself).</li>
         <li>Open <a href="#/marketing">Marketing</a> and ask what we know about the user.</li>
         <li>See and edit every memory in <a href="#/inspector">Memory</a>, and the tokens saved per turn in <a href="#/tokens">Tokens</a>.</li>
       </ol>

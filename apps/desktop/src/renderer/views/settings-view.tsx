@@ -1,7 +1,7 @@
 /** LLM settings: an OpenAI-compatible endpoint (presets for local servers), model, API key, offline mode. */
 import { useEffect, useState } from 'preact/hooks';
 import { useApp } from '../app-state.ts';
-import { seedStory, storySeed } from '../story.ts';
+import { seedStory, seedSummary, storySeed } from '../story.ts';
 
 const PRESETS = [
   { name: 'Ollama', baseUrl: 'http://127.0.0.1:11434/v1', model: 'llama3.2' },
@@ -87,7 +87,7 @@ export function SettingsView() {
           </div>
           <h3>Story data</h3>
           <p class="muted">The seed story’s {storySeed().length} memories (what after-sales learned about user-1042). Seeding twice adds nothing.</p>
-          <button type="button" class="secondary" onClick={async () => app.announce(`Seeded the story: ${await seedStory(app.runtime.memory)} new memories.`)}>
+          <button type="button" class="secondary" onClick={async () => app.announce(seedSummary(await seedStory(app.runtime.memory)))}>
             Seed the story
           </button>
           <h3>Keyboard</h3>

@@ -1,5 +1,5 @@
 /**
- * The one error type of the app's own code (the SDK throws ZeromemError). Every code is
+ * The one error type of the apps' own code (the SDK throws ZeromemError). Every code is
  * stable: the preload turns an IPC failure back into an AppError with the same code, so
  * the renderer can catch by code whether it runs in Electron or in a browser.
  */

@@ -2,8 +2,8 @@
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAppError } from '../../src/shared/app-error.ts';
-import { completionsUrl, streamChat } from '../../src/shared/openai-stream.ts';
+import { isAppError } from '../src/app-error.ts';
+import { completionsUrl, streamChat, type ChatMessage } from '../src/openai-stream.ts';
 
 const routes: Record<string, (res: ServerResponse) => void> = {
   '/ok/chat/completions': (res) => {
@@ -37,7 +37,7 @@ afterAll(async () => {
   await new Promise((resolve) => server.close(resolve));
 });
 
-const messages = [{ role: 'user', content: 'hi' }];
+const messages: ChatMessage[] = [{ role: 'user', content: 'hi' }];
 const settings = (path: string) => ({ baseUrl: `${base}/${path}`, model: 'm' });
 
 describe('streamChat', () => {

@@ -1,6 +1,7 @@
 /**
- * Shapes of what the app sends to and stores about an LLM endpoint, as zod schemas: the
- * main process validates IPC input with them, the web twin its own settings form.
+ * The LLM endpoint settings of every example app (the desktop app, its web twin and the
+ * extension), as zod schemas: one shape, one set of rules and messages wherever a user
+ * enters an endpoint.
  */
 import { z } from 'zod';
 
@@ -33,20 +34,15 @@ export const saveLlmSettingsSchema = llmSettingsSchema.extend({
 
 export type SaveLlmSettings = z.infer<typeof saveLlmSettingsSchema>;
 
-export const chatMessageSchema = z.strictObject({
-  role: z.enum(['system', 'user', 'assistant', 'tool']),
-  content: z.string().max(1_000_000),
+/**
+ * Settings kept with their key by a page that holds the key itself (the extension's
+ * `chrome.storage.local`); the desktop app keeps its key apart, in the OS keychain.
+ */
+export const llmSettingsWithKeySchema = llmSettingsSchema.extend({
+  apiKey: z.string().max(4096).optional(),
 });
 
-/** One streamed chat request (the key is added by whoever holds it). */
-export const chatRequestSchema = z.strictObject({
-  /** Chosen by the renderer; names the stream's deltas and a cancel. */
-  requestId: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -'),
-  messages: z.array(chatMessageSchema).min(1).max(1000),
-  temperature: z.number().min(0).max(2).optional(),
-});
-
-export type ChatRequest = z.infer<typeof chatRequestSchema>;
+export type LlmSettingsWithKey = z.infer<typeof llmSettingsWithKeySchema>;
 
 /** The first problem of a failed parse, as one line ("messages.0.role: ..."). */
 export function firstIssue(error: z.ZodError): string {

@@ -1,16 +1,23 @@
 /**
  * Streams a chat completion from an OpenAI-compatible endpoint (`POST {baseUrl}/chat/completions`
  * with `stream: true`; Ollama, LM Studio, llama.cpp's server, vLLM and OpenAI speak it).
- * Used by the web twin in the page and by the Electron main process (which holds the key).
+ * The one client of every example app: the web twin calls it in the page, the Electron
+ * main process for its renderer (it holds the key), the extension in its side panel.
  */
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { AppError } from './app-error.ts';
-import type { LlmSettings } from './llm-schemas.ts';
+import type { LlmSettings } from './llm-settings.ts';
+
+/** One chat message as OpenAI-compatible endpoints take it. */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant' | 'tool';
+  content: string;
+}
 
 export interface StreamChatOptions {
   settings: LlmSettings;
   apiKey?: string | null | undefined;
-  messages: Array<{ role: string; content: string }>;
+  messages: ChatMessage[];
   temperature?: number | undefined;
   onDelta: (text: string) => void;
   signal?: AbortSignal | undefined;
@@ -41,7 +48,7 @@ export async function streamChat(options: StreamChatOptions): Promise<string> {
     });
   } catch (err) {
     if (options.signal?.aborted) throw new AppError('ABORTED', 'The request was cancelled.');
-    throw new AppError('LLM_UNREACHABLE', `Could not reach ${options.settings.baseUrl}: ${(err as Error).message}. Is the server running, and (in a browser) does it allow this page's origin (CORS)?`);
+    throw new AppError('LLM_UNREACHABLE', `Could not reach ${options.settings.baseUrl}: ${(err as Error).message}. Is the server running, and may this app reach it (in a browser: does it allow this page's origin, CORS; in the extension: did you allow it in the options page)?`);
   }
   if (!response.ok || !response.body) {
     const detail = (await response.text().catch(() => '')).slice(0, 300);
