@@ -36,7 +36,8 @@ function nodeBundle(entry: string, fileName: string, format: 'es' | 'cjs', exter
 
 /** Builds dist-electron/main.js and dist-electron/preload.cjs. */
 export async function buildElectron(): Promise<void> {
-  const nodeBuiltins = [/^node:/, 'electron'];
+  // better-sqlite3 (the device store's engine, through core's Node entry) is a native module: loaded from node_modules, not bundled.
+  const nodeBuiltins = [/^node:/, 'electron', 'better-sqlite3'];
   await build(nodeBundle('src/main/main.ts', 'main.js', 'es', nodeBuiltins as unknown as string[]));
   await build(nodeBundle('src/preload/preload.ts', 'preload.cjs', 'cjs', ['electron']));
 }

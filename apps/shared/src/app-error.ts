@@ -16,6 +16,14 @@ export const APP_ERROR_CODES = [
   'ABORTED',
   /** The OS keychain (Electron safeStorage) cannot encrypt here, so no key is stored. */
   'KEYCHAIN_UNAVAILABLE',
+  /** The memory has no such record (core's code, kept across IPC). */
+  'NOT_FOUND',
+  /** The write conflicts with a record already stored (core's code). */
+  'CONFLICT',
+  /** A quota of the store is full (core's code). */
+  'QUOTA_EXCEEDED',
+  /** The store cannot be opened or written, e.g. another process holds it (core's code). */
+  'STORAGE_FAILED',
   /** Anything else that went wrong in the main process. */
   'INTERNAL',
 ] as const;
@@ -49,6 +57,9 @@ export function isAppError(value: unknown, code?: AppErrorCode): value is AppErr
 /** Any thrown value as a SerializedAppError (unknown failures become INTERNAL). */
 export function serializeError(err: unknown): SerializedAppError {
   if (err instanceof AppError) return err.toJSON();
+  // The SDK's ZeromemError: its code crosses as it is when the apps know it.
+  const code = (err as { code?: unknown } | null)?.code;
+  if (err instanceof Error && typeof code === 'string' && (APP_ERROR_CODES as readonly string[]).includes(code)) return { code: code as AppErrorCode, message: err.message };
   return { code: 'INTERNAL', message: err instanceof Error ? err.message : String(err) };
 }
 

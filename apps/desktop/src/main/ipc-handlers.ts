@@ -6,11 +6,12 @@
  */
 import { z } from 'zod';
 import { AppError, serializeError } from '@zeromem/app-shared/app-error';
-import { IPC, IPC_EVENTS, type ChatDelta, type IpcChannel, type IpcResult, type LlmStatus } from '../shared/ipc-contract.ts';
+import { IPC, IPC_EVENTS, memoryChannel, type ChatDelta, type MemoryVerb, type IpcChannel, type IpcResult, type LlmStatus } from '../shared/ipc-contract.ts';
 import { firstIssue, saveLlmSettingsSchema } from '@zeromem/app-shared/llm-settings';
 import { chatRequestSchema } from '../shared/chat-request.ts';
 import { streamChat } from '@zeromem/app-shared/openai-stream';
 import { isAppUrl } from './app-protocol.ts';
+import { DEVICE_STORE_VERBS, type DeviceStore, type Verb } from './device-store.ts';
 import type { LlmSettingsStore } from './llm-settings-store.ts';
 
 /** Who called: the frame's URL and a way to send it the stream's deltas. */
@@ -23,6 +24,8 @@ export type IpcHandler = (caller: IpcCaller, args: unknown[]) => Promise<IpcResu
 
 export interface IpcDeps {
   store: LlmSettingsStore;
+  /** The device store: its verbs get a channel each; given as the error it failed to open with, each verb fails with it. */
+  deviceStore?: DeviceStore | Error;
   /** Default: the global fetch (Electron's main process has one). */
   fetch?: typeof fetch;
 }
@@ -40,8 +43,8 @@ function noArgs(args: unknown[], what: string): void {
 
 const requestIdSchema = z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'must be 1-64 letters, digits, _ or -');
 
-/** The handlers by channel. */
-export function createIpcHandlers(deps: IpcDeps): Record<IpcChannel, IpcHandler> {
+/** The handlers by channel: the LLM's four, and the device store's verbs when there is one. */
+export function createIpcHandlers(deps: IpcDeps): Record<IpcChannel, IpcHandler> & Record<string, IpcHandler> {
   const running = new Map<string, AbortController>();
   const guard =
     <T>(fn: (caller: IpcCaller, args: unknown[]) => Promise<T>): IpcHandler =>
@@ -54,7 +57,21 @@ export function createIpcHandlers(deps: IpcDeps): Record<IpcChannel, IpcHandler>
       }
     };
 
+  const memoryHandlers: Record<string, IpcHandler> = {};
+  const deviceStore = deps.deviceStore;
+  if (deviceStore) {
+    for (const [name, verb] of Object.entries(DEVICE_STORE_VERBS) as Array<[MemoryVerb, Verb]>) {
+      memoryHandlers[memoryChannel(name)] = guard(async (_caller, args) => {
+        const parsed = verb.args.safeParse(args);
+        if (!parsed.success) throw new AppError('INVALID_INPUT', `Invalid arguments of ${name}: ${firstIssue(parsed.error)}`);
+        if (deviceStore instanceof Error) throw deviceStore;
+        return verb.run(deviceStore, parsed.data);
+      });
+    }
+  }
+
   return {
+    ...memoryHandlers,
     [IPC.getLlmSettings]: guard(async (_caller, args): Promise<LlmStatus> => {
       noArgs(args, 'getLlmSettings');
       return deps.store.status();

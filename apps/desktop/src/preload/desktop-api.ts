@@ -1,10 +1,10 @@
 /**
- * The API the preload exposes to the renderer as `window.zeromemDesktop`: four calls, no
- * generic `invoke`, no Node. Results come back as IpcResults and failures are rethrown as
+ * The API the preload exposes to the renderer as `window.zeromemDesktop`: the LLM's four
+ * calls and the device store's verbs, no generic `invoke`, no Node. Results come back as IpcResults and failures are rethrown as
  * AppErrors with their code.
  */
 import { AppError, deserializeError } from '@zeromem/app-shared/app-error';
-import { IPC, IPC_EVENTS, type ChatDelta, type IpcResult, type LlmStatus } from '../shared/ipc-contract.ts';
+import { IPC, IPC_EVENTS, MEMORY_VERBS, memoryChannel, type ChatDelta, type IpcResult, type LlmStatus, type MemoryVerb } from '../shared/ipc-contract.ts';
 import type { SaveLlmSettings } from '@zeromem/app-shared/llm-settings';
 import type { ChatRequest } from '../shared/chat-request.ts';
 
@@ -23,7 +23,16 @@ export interface DesktopApi {
   /** Streams a reply: `onDelta` gets each piece; resolves with the whole reply. */
   chat(request: ChatRequest, onDelta: (delta: string) => void): Promise<string>;
   cancelChat(requestId: string): Promise<boolean>;
+  /**
+   * The device store's verbs (see main/device-store.ts), each taking the arguments of core's
+   * Memory verb of that name. When the main process could not open the store, every verb
+   * fails with its error (STORAGE_FAILED, e.g. another process holds the file).
+   */
+  memory: DeviceMemoryApi;
 }
+
+/** One function per device store verb; the main process validates the arguments. */
+export type DeviceMemoryApi = { readonly [V in MemoryVerb]: (...args: unknown[]) => Promise<unknown> };
 
 function unwrap<T>(result: unknown): T {
   const r = result as IpcResult<T> | null;
@@ -31,8 +40,14 @@ function unwrap<T>(result: unknown): T {
   throw deserializeError(r && r.ok === false ? r.error : null);
 }
 
+function deviceMemoryApi(ipc: IpcRendererLike): DeviceMemoryApi {
+  const api = Object.fromEntries(MEMORY_VERBS.map((verb) => [verb, async (...args: unknown[]) => unwrap(await ipc.invoke(memoryChannel(verb), ...args))]));
+  return Object.freeze(api) as DeviceMemoryApi;
+}
+
 export function createDesktopApi(ipc: IpcRendererLike): DesktopApi {
   return Object.freeze({
+    memory: deviceMemoryApi(ipc),
     platform: 'electron' as const,
     async getLlmSettings() {
       return unwrap<LlmStatus>(await ipc.invoke(IPC.getLlmSettings));

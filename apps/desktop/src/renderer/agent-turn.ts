@@ -5,7 +5,8 @@
  * the memory tools in the reply (offline: the ones the user wrote), and store the reply
  * (an offline one is not stored: the LLM never reads it as the agent's words).
  */
-import type { BuiltContext, ChatMessage, Memory, Session } from '@zeromem/core';
+import type { BuiltContext, ChatMessage } from '@zeromem/core';
+import type { AppMemory, AppSession } from './app-memory.ts';
 import { isAppError } from '@zeromem/app-shared/app-error';
 import type { LlmClient } from './llm-client.ts';
 import { parseToolCalls, runToolCalls, withoutToolLines, type ToolOutcome } from './memory-tools.ts';
@@ -32,7 +33,7 @@ export interface TurnRecord {
 }
 
 /** The session of an agent's conversation: budget, instructions and layers. */
-export function openAgentSession(memory: Memory, agent: AgentDefinition, conversationId: string, userId?: string): Session {
+export function openAgentSession(memory: AppMemory, agent: AgentDefinition, conversationId: string, userId?: string): AppSession {
   return memory.session({
     namespace: agentNamespace(agent.id, userId),
     id: conversationId,
@@ -50,8 +51,8 @@ export function openAgentSession(memory: Memory, agent: AgentDefinition, convers
 }
 
 export interface TurnInput {
-  memory: Memory;
-  session: Session;
+  memory: AppMemory;
+  session: AppSession;
   agent: AgentDefinition;
   llm: LlmClient;
   /** False: answer offline even if an endpoint is set. */

@@ -1,7 +1,7 @@
 /** What every view gets: the memory, the LLM client and the shared pieces of app state. */
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
-import type { Session } from '@zeromem/core';
+import type { AppSession } from './app-memory.ts';
 import type { LlmStatus } from '../shared/ipc-contract.ts';
 import type { TurnRecord } from './agent-turn.ts';
 import type { LlmClient } from './llm-client.ts';
@@ -20,9 +20,10 @@ export interface AppState {
   setOnline(online: boolean): void;
   turns: TurnRecord[];
   addTurn(turn: TurnRecord): void;
-  session(agent: AgentId): Session;
+  session(agent: AgentId): AppSession;
   newConversation(agent: AgentId): void;
-  sync: SyncClient;
+  /** Sync of the page's own memory (web twin); null in Electron, whose device store is shared on this machine instead. */
+  sync: SyncClient | null;
   /** Memories in the user's namespace (live). */
   userFacts: number;
   navigate(view: ViewId): void;

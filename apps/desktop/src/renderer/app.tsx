@@ -1,8 +1,8 @@
 /** The app shell: header, navigation (click, arrow keys, Alt+1..6), the current view, a status line. */
 import { useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import type { Session } from '@zeromem/core';
 import type { LlmStatus } from '../shared/ipc-contract.ts';
 import { openAgentSession, type TurnRecord } from './agent-turn.ts';
+import type { AppSession } from './app-memory.ts';
 import { AppContext, type AppState } from './app-state.ts';
 import type { LlmClient } from './llm-client.ts';
 import { VIEWS, viewFromHash, type ViewId } from './routes.ts';
@@ -37,8 +37,8 @@ export function App({ runtime, llm }: { runtime: Runtime; llm: LlmClient }) {
   const [userFacts, setUserFacts] = useState(0);
   const [message, setMessage] = useState('');
   const [conversations, setConversations] = useState(conversationIds);
-  const sessions = useRef(new Map<string, Session>());
-  const sync = useMemo(() => new SyncClient(runtime.memory, userNamespace()), [runtime]);
+  const sessions = useRef(new Map<string, AppSession>());
+  const sync = useMemo(() => (runtime.local ? new SyncClient(runtime.local, userNamespace()) : null), [runtime]);
   const mainRef = useRef<HTMLElement>(null);
   const navRef = useRef<HTMLElement>(null);
 
@@ -56,7 +56,7 @@ export function App({ runtime, llm }: { runtime: Runtime; llm: LlmClient }) {
 
   useEffect(() => {
     const settings = loadSyncSettings();
-    if (settings?.autoConnect) void sync.connect(settings);
+    if (sync && settings?.autoConnect) void sync.connect(settings);
   }, [sync]);
 
   // A view opens at its top with an empty status line: the previous view's scroll and message
@@ -141,7 +141,7 @@ export function App({ runtime, llm }: { runtime: Runtime; llm: LlmClient }) {
         <div class="brand">
           <span class="logo" aria-hidden="true">0</span>
           <span>
-            <strong>zeromem</strong> <span class="muted">memory on this device</span>
+            <strong>zeromem</strong> <span class="muted" title={runtime.where}>{runtime.local ? 'memory on this device' : 'the device store, shared with your other tools'}</span>
           </span>
         </div>
         <ul class="badges" aria-label="Status">

@@ -4,7 +4,8 @@
  * of either). Plain lines work with every OpenAI-compatible server and model, streamed or
  * not, which native tool calls do not. Each call is carried out and shown in the chat.
  */
-import type { Memory, Namespace } from '@zeromem/core';
+import type { Namespace } from '@zeromem/core';
+import type { AppMemory } from './app-memory.ts';
 
 export type ToolName = 'remember' | 'note' | 'forget';
 
@@ -45,7 +46,7 @@ export function withoutToolLines(reply: string): string {
 }
 
 export interface ToolTarget {
-  memory: Memory;
+  memory: AppMemory;
   user: Namespace;
   agent: Namespace;
   actor: string;

@@ -2,7 +2,8 @@
  * What an agent answers with no LLM configured: the memories its context recalled, plainly
  * labelled as an offline reply, so the app is useful (and honest) without a model.
  */
-import type { BuiltContext, Memory, Namespace } from '@zeromem/core';
+import type { BuiltContext, Namespace } from '@zeromem/core';
+import type { AppMemory } from './app-memory.ts';
 
 export const OFFLINE_LABEL = 'Offline reply (no LLM configured): this is what I recall, not a model’s answer.';
 
@@ -13,7 +14,7 @@ export const OFFLINE_LABEL = 'Offline reply (no LLM configured): this is what I 
 export const OFFLINE_HELP =
   'Offline, replies list the memories recalled for your message and each turn shows the exact prompt that would be sent. No model reads your words, so facts are not picked out of them: write a line “REMEMBER: <fact>” (or “NOTE:”, “FORGET:”) to change memory yourself. Offline replies are not sent to the LLM later.';
 
-export async function offlineReply(memory: Memory, context: BuiltContext, namespaces: { long_term: Namespace; knowledge: Namespace }): Promise<string> {
+export async function offlineReply(memory: Pick<AppMemory, 'get'>, context: BuiltContext, namespaces: { long_term: Namespace; knowledge: Namespace }): Promise<string> {
   const lines: string[] = [];
   for (const item of context.report.included) {
     if (item.layer !== 'long_term' && item.layer !== 'knowledge') continue;

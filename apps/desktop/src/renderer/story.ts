@@ -3,7 +3,8 @@
  * user's facts live in the user's namespace, which both agents read (and which syncs);
  * each agent's own notes and conversation turns live in its private namespace.
  */
-import type { Memory, Namespace, RememberInput } from '@zeromem/core';
+import type { Namespace, RememberInput } from '@zeromem/core';
+import type { AppMemory } from './app-memory.ts';
 
 export const USER_ID = 'user-1042';
 
@@ -115,7 +116,7 @@ export interface SeedResult {
 }
 
 /** Writes the seed story (deduplicated: seeding twice adds nothing). */
-export async function seedStory(memory: Memory, userId = USER_ID, now = Date.now()): Promise<SeedResult> {
+export async function seedStory(memory: Pick<AppMemory, 'remember'>, userId = USER_ID, now = Date.now()): Promise<SeedResult> {
   const result: SeedResult = { written: 0, shared: 0, private: 0 };
   for (const { input, actor } of storySeed(userId, now)) {
     try {

@@ -1,6 +1,6 @@
 /**
  * The whole IPC surface between the Electron renderer and main process: channel names and
- * the shapes that cross it. Every handler answers an {@link IpcResult}, never a thrown
+ * the shapes that cross it (the LLM's four channels, the device store's verbs). Every handler answers an {@link IpcResult}, never a thrown
  * error, so the error code survives the trip.
  */
 import type { SerializedAppError } from '@zeromem/app-shared/app-error';
@@ -16,6 +16,22 @@ export const IPC = {
   /** (requestId) -> true when a running request was cancelled */
   cancelChat: 'zeromem:llm:cancel',
 } as const;
+
+/**
+ * The device store's verbs (main/device-store.ts), one channel each: `zeromem:memory:<verb>`,
+ * arguments as the verb of core's Memory takes them.
+ */
+export const MEMORY_CHANNEL_PREFIX = 'zeromem:memory:';
+
+/** The device store's verbs, all of them: the preload exposes these and nothing else. */
+export const MEMORY_VERBS = ['info', 'listNamespaces', 'list', 'get', 'recall', 'remember', 'update', 'forget', 'audit', 'exportJsonl', 'importJsonl', 'consolidate', 'addTurn', 'context'] as const;
+
+export type MemoryVerb = (typeof MEMORY_VERBS)[number];
+
+/** The channel of a device store verb. */
+export function memoryChannel(verb: MemoryVerb): string {
+  return `${MEMORY_CHANNEL_PREFIX}${verb}`;
+}
 
 export const IPC_EVENTS = {
   /** main -> renderer: `{ requestId, delta }` */
@@ -35,6 +51,13 @@ export interface LlmStatus {
    * (keychain unavailable). Web: the tab's sessionStorage, or localStorage when the user chose.
    */
   keyStorage: 'os-keychain' | 'unavailable' | 'browser-session' | 'browser-storage';
+}
+
+/** Where the device store is (the `info` verb): the renderer shows it in the header. */
+export interface DeviceStoreInfo {
+  name: string;
+  directory: string;
+  file: string;
 }
 
 export interface ChatDelta {

@@ -12,7 +12,7 @@ import { createIpcHandlers } from '../../src/main/ipc-handlers.ts';
 import { LlmSettingsStore } from '../../src/main/llm-settings-store.ts';
 import { createDesktopApi, type IpcRendererLike } from '../../src/preload/desktop-api.ts';
 import { isAppError } from '@zeromem/app-shared/app-error';
-import { IPC, type IpcChannel } from '../../src/shared/ipc-contract.ts';
+import { MEMORY_VERBS, memoryChannel, IPC, type IpcChannel } from '../../src/shared/ipc-contract.ts';
 import { testKeychain } from './test-keychain.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'zeromem-preload-'));
@@ -36,10 +36,18 @@ function bridge(): { api: ReturnType<typeof createDesktopApi>; channels: string[
 }
 
 describe('the preload API', () => {
-  it('is frozen and has exactly the four calls', () => {
+  it('is frozen and has exactly the four LLM calls and the device store verbs', () => {
     const { api } = bridge();
     expect(Object.isFrozen(api)).toBe(true);
-    expect(Object.keys(api).sort()).toEqual(['cancelChat', 'chat', 'getLlmSettings', 'platform', 'saveLlmSettings']);
+    expect(Object.keys(api).sort()).toEqual(['cancelChat', 'chat', 'getLlmSettings', 'memory', 'platform', 'saveLlmSettings']);
+    expect(Object.isFrozen(api.memory)).toBe(true);
+    expect(Object.keys(api.memory).sort()).toEqual([...MEMORY_VERBS].sort());
+  });
+
+  it('sends each device store verb on its own channel, and nothing else', async () => {
+    const { api, channels } = bridge();
+    await expect(api.memory.list({ userId: 'u' })).rejects.toThrow(); // this bridge's main process has no device store
+    expect(channels).toEqual([memoryChannel('list')]);
   });
 
   it('rethrows main-process failures as AppErrors with their code', async () => {

@@ -15,7 +15,12 @@ const SCOPES = [
   { id: 'marketing', label: 'Marketing (private)', ns: () => agentNamespace('marketing') },
 ] as const;
 
-type ScopeId = (typeof SCOPES)[number]['id'];
+/** A scope's id: one of the story's, or `ns:<json>` for another namespace the store holds (the device store's, e.g. zeromem-mcp's). */
+type ScopeId = string;
+
+function namespaceLabel(ns: Namespace): string {
+  return [ns.userId, ns.agentId && `agent ${ns.agentId}`, ns.scope && `scope ${ns.scope}`].filter(Boolean).join(' / ');
+}
 const LAYERS: Layer[] = ['long_term', 'knowledge', 'session'];
 const TIMES = [
   { id: 'any', label: 'Any time', ms: 0 },
@@ -32,6 +37,7 @@ export function InspectorView() {
   const app = useApp();
   const memory = app.runtime.memory;
   const [scope, setScope] = useState<ScopeId>('user');
+  const [others, setOthers] = useState<Namespace[]>([]);
   const [query, setQuery] = useState('');
   const [submitted, setSubmitted] = useState('');
   const [tag, setTag] = useState('');
@@ -45,7 +51,13 @@ export function InspectorView() {
   const [audit, setAudit] = useState<AuditEntry | null>(null);
   const [plan, setPlan] = useState<ConsolidateResult | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
-  const ns: Namespace = useMemo(() => SCOPES.find((s) => s.id === scope)!.ns(), [scope]);
+  const ns: Namespace = useMemo(() => SCOPES.find((s) => s.id === scope)?.ns() ?? (JSON.parse(scope.slice(3)) as Namespace), [scope]);
+
+  // The other namespaces the store holds (in Electron, the device store's: what zeromem-mcp and the CLI wrote).
+  useEffect(() => {
+    const story = new Set(SCOPES.map((s) => JSON.stringify(s.ns())));
+    memory.listNamespaces().then((all) => setOthers(all.filter((n) => !story.has(JSON.stringify(n)))), () => undefined);
+  }, [memory, items]);
 
   const filter: RecordFilter = useMemo(() => {
     const f: RecordFilter = {};
@@ -103,7 +115,7 @@ export function InspectorView() {
     const url = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
     const link = document.createElement('a');
     link.href = url;
-    link.download = `zeromem-${scope}-${new Date().toISOString().slice(0, 10)}.jsonl`;
+    link.download = `zeromem-${scope.startsWith('ns:') ? namespaceLabel(ns).replace(/[^\w-]+/g, '-') : scope}-${new Date().toISOString().slice(0, 10)}.jsonl`;
     link.click();
     setTimeout(() => URL.revokeObjectURL(url), 1000);
     app.announce(`Exported ${items.length} memories.`);
@@ -156,6 +168,7 @@ export function InspectorView() {
           <label for="insp-scope">Namespace</label>
           <select id="insp-scope" value={scope} onChange={(e) => setScope((e.target as HTMLSelectElement).value as ScopeId)}>
             {SCOPES.map((s) => <option key={s.id} value={s.id}>{s.label}</option>)}
+            {others.map((n) => <option key={JSON.stringify(n)} value={`ns:${JSON.stringify(n)}`}>{namespaceLabel(n)}</option>)}
           </select>
         </div>
         <div class="field">

@@ -2,7 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { generateNamespaceKey } from '@zeromem/sync';
 import { useApp } from '../app-state.ts';
-import { loadSyncSettings, saveSyncSettings, type SyncSettings, type SyncSnapshot } from '../sync-client.ts';
+import { loadSyncSettings, saveSyncSettings, type SyncClient, type SyncSettings, type SyncSnapshot } from '../sync-client.ts';
 
 const STATE_TEXT: Record<SyncSnapshot['state'], string> = {
   off: 'Not connected',
@@ -13,7 +13,24 @@ const STATE_TEXT: Record<SyncSnapshot['state'], string> = {
 };
 
 export function SyncView() {
-  const { sync, announce } = useApp();
+  const { sync, runtime } = useApp();
+  if (!sync) {
+    return (
+      <section class="view sync" aria-labelledby="sync-title">
+        <h2 id="sync-title">Sync between devices</h2>
+        <p class="notice">
+          The desktop app keeps its memory in this machine’s device store (<code>{runtime.where}</code>), which Claude Desktop’s and Cursor’s
+          zeromem-mcp and the zeromem CLI share. To sync it with other devices, run <code>zeromem-mcp --share</code> with a relay; the web twin syncs
+          its own browser memory from this view.
+        </p>
+      </section>
+    );
+  }
+  return <RelaySync sync={sync} />;
+}
+
+function RelaySync({ sync }: { sync: SyncClient }) {
+  const { announce } = useApp();
   const [snapshot, setSnapshot] = useState<SyncSnapshot>(sync.snapshot());
   const [settings, setSettings] = useState<SyncSettings>(loadSyncSettings() ?? { url: 'ws://127.0.0.1:8787', token: '', encryptionKey: '', deviceName: navigator.platform ? `${navigator.platform} browser` : 'this device', autoConnect: true });
   const [busy, setBusy] = useState(false);
