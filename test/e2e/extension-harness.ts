@@ -17,9 +17,9 @@ export const appDir = join(repoRoot, 'apps/extension');
 /**
  * Where the tests' screenshots go: a temporary folder, so a test run leaves the checkout
  * as it was; `ZEROMEM_UPDATE_SCREENSHOTS=1` writes them over the README's images in
- * apps/extension/screenshots instead.
+ * apps/extension/docs instead.
  */
-export const screenshots = process.env.ZEROMEM_UPDATE_SCREENSHOTS === '1' ? join(appDir, 'screenshots') : mkdtempSync(join(tmpdir(), 'zeromem-extension-screenshots-'));
+export const screenshots = process.env.ZEROMEM_UPDATE_SCREENSHOTS === '1' ? join(appDir, 'docs') : mkdtempSync(join(tmpdir(), 'zeromem-extension-screenshots-'));
 const execFileAsync = promisify(execFile);
 
 /**

@@ -4,7 +4,7 @@
  * the same profile and the service worker being stopped mid-conversation; recall is hybrid
  * with the embedder shipped in the extension (no request leaves the extension); the options
  * page exports, imports and forgets (gone from the extension's IndexedDB).
- * Screenshots go to a temporary folder (to apps/extension/screenshots with
+ * Screenshots go to a temporary folder (to apps/extension/docs with
  * `ZEROMEM_UPDATE_SCREENSHOTS=1`, see extension-harness.ts).
  */
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -47,7 +47,18 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the example extension in Chr
 
   it('remembers in the side panel and recalls after a browser restart', async () => {
     const panel = await browser!.open('sidepanel.html');
+    // The empty panel says what it remembers and how to use it.
+    const empty = panel.locator('#empty');
+    await expect(empty.isVisible()).resolves.toBe(true);
+    const intro = (await empty.textContent())!.replace(/\s+/g, ' ');
+    expect(intro).toContain('Only what you ask it to: type remember that …');
+    expect(intro).toContain('options page');
+    expect(intro).toContain('each reply shows the prompt it would send');
+    await panel.screenshot({ path: join(screenshots, 'sidepanel-empty.png') });
+    await panel.locator('#empty [data-example]').click();
+    await expect(panel.locator('#message').inputValue()).resolves.toBe(`remember that ${FACT}`);
     expect(await send(panel, `remember that ${FACT}`)).toBe(`Remembered: "${FACT}"`);
+    await expect(empty.isVisible()).resolves.toBe(false);
     await browser!.close();
     browser = undefined;
 
@@ -74,6 +85,15 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the example extension in Chr
     await vector.waitFor({ timeout: 120_000 });
     const cosine = Number((await vector.getAttribute('title'))!.split(' ')[1]);
     expect(cosine).toBeGreaterThan(0.3);
+    // Each bar's fill is its value's share of the track: a zero draws nothing.
+    const bars = await options.locator('#memories .bar').evaluateAll((all) =>
+      all.map((bar) => ({ title: bar.getAttribute('title')!, fill: bar.querySelector('.fill')!.getBoundingClientRect().width, track: bar.querySelector('.track')!.getBoundingClientRect().width })),
+    );
+    const zeros = bars.filter((bar) => bar.title.endsWith(' 0.00'));
+    expect(zeros.length, JSON.stringify(bars)).toBeGreaterThan(0);
+    for (const bar of zeros) expect(bar.fill, bar.title).toBe(0);
+    for (const bar of bars) expect(Math.abs(bar.fill - Math.min(1, Number(bar.title.split(' ')[1])) * bar.track), bar.title).toBeLessThan(0.01 * bar.track + 1);
+    await options.screenshot({ path: join(screenshots, 'options-explain.png'), fullPage: true });
     const outside = requested.filter((url) => !url.startsWith(`chrome-extension://${browser!.extensionId}/`));
     expect(outside).toEqual([]);
     expect(requested.some((url) => url.endsWith('/models/zeromem-static-en/onnx/model.onnx'))).toBe(true);

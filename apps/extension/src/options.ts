@@ -14,12 +14,21 @@ function explainBars(explain: RecallExplain | undefined): HTMLElement {
     ? [['text', explain.textScore], ['vector', explain.vectorScore], ['importance', explain.importance], ['recency', explain.recency]]
     : [];
   for (const [name, value] of parts) {
-    const bar = document.createElement('span');
+    // The label sits beside the track, not inside the fill: a fill that holds text cannot draw a zero.
+    const bar = document.createElement('div');
     bar.className = 'bar';
     bar.dataset.signal = name;
     bar.title = `${name} ${value.toFixed(2)}`;
-    bar.style.width = `${Math.round(Math.max(0, Math.min(1, value)) * 100)}%`;
-    bar.textContent = `${name} ${value.toFixed(2)}`;
+    const label = document.createElement('span');
+    label.className = 'label';
+    label.textContent = `${name} ${value.toFixed(2)}`;
+    const track = document.createElement('span');
+    track.className = 'track';
+    const fill = document.createElement('span');
+    fill.className = 'fill';
+    fill.style.width = `${Math.max(0, Math.min(1, value)) * 100}%`;
+    track.append(fill);
+    bar.append(label, track);
     bars.append(bar);
   }
   return bars;

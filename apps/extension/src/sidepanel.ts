@@ -27,11 +27,21 @@ function promptDetails(prompt: ChatMessage[]): HTMLElement {
   return details;
 }
 
+const empty = document.querySelector<HTMLElement>('#empty')!;
+// The empty state's examples fill the composer.
+for (const example of empty.querySelectorAll<HTMLButtonElement>('[data-example]')) {
+  example.addEventListener('click', () => {
+    input.value = example.dataset.example ?? '';
+    input.focus();
+  });
+}
+
 form.addEventListener('submit', (event) => {
   event.preventDefault();
   const message = input.value.trim();
   if (!message) return;
   input.value = '';
+  empty.hidden = true;
   say('user', message);
   const answer = say('agent', '…');
   let streamed = '';

@@ -25,7 +25,7 @@ describe('the Electron app', () => {
       await page.waitForSelector('.topbar', { timeout: 60_000 });
       expect(page.url()).toBe('app://zeromem/index.html');
       expect(await page.evaluate(() => [typeof (globalThis as { require?: unknown }).require, typeof (globalThis as { process?: unknown }).process])).toEqual(['undefined', 'undefined']);
-      expect(await page.evaluate(() => Object.keys(window.zeromemDesktop ?? {}).sort())).toEqual(['cancelChat', 'chat', 'getLlmSettings', 'platform', 'saveLlmSettings']);
+      expect(await page.evaluate(() => Object.keys(window.zeromemDesktop ?? {}).sort())).toEqual(['cancelChat', 'chat', 'getLlmSettings', 'memory', 'platform', 'saveLlmSettings']);
       const code = await page.evaluate(() => window.zeromemDesktop!.saveLlmSettings({ baseUrl: 'ftp://nowhere', model: 'm' }).then(() => 'saved', (err: { code?: string }) => err.code));
       expect(code).toBe('INVALID_INPUT');
       // contextIsolation: what the preload set up is not visible from the page, only the bridged API.
