@@ -158,7 +158,7 @@ export function InspectorView() {
 
       <form class="filters" onSubmit={(e) => { e.preventDefault(); setSubmitted(query); }} aria-label="Search and filters">
         <div class="field grow">
-          <label for="insp-search">Search (hybrid: words and meaning)</label>
+          <label for="insp-search">{app.runtime.embedder ? 'Search (hybrid: words and meaning)' : 'Search (by words: no embedder here)'}</label>
           <div class="composer-row">
             <input id="insp-search" type="search" value={query} onInput={(e) => { const v = (e.target as HTMLInputElement).value; setQuery(v); if (!v) setSubmitted(''); }} placeholder="e.g. how to contact the user" />
             <button type="submit">Search</button>

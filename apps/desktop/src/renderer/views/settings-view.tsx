@@ -1,6 +1,7 @@
 /** LLM settings: an OpenAI-compatible endpoint (presets for local servers), model, API key, offline mode. */
 import { useEffect, useState } from 'preact/hooks';
 import { useApp } from '../app-state.ts';
+import { OFFLINE_HELP } from '../offline-reply.ts';
 import { seedStory, seedSummary, storySeed } from '../story.ts';
 
 const PRESETS = [
@@ -85,8 +86,9 @@ export function SettingsView() {
             <input id="offline" type="checkbox" checked={!app.online} onChange={(e) => app.setOnline(!(e.target as HTMLInputElement).checked)} />
             <label for="offline">Never call the LLM: show the exact prompt and answer from recalled memories</label>
           </div>
+          <p class="hint">{OFFLINE_HELP}</p>
           <h3>Story data</h3>
-          <p class="muted">The seed story’s {storySeed().length} memories (what after-sales learned about user-1042). Seeding twice adds nothing.</p>
+          <p class="muted">The seed story’s {storySeed().length} memories (what after-sales learned about user-1042 over three days, one of them its private note). Seeding twice adds nothing.</p>
           <button type="button" class="secondary" onClick={async () => app.announce(seedSummary(await seedStory(app.runtime.memory)))}>
             Seed the story
           </button>
