@@ -35,10 +35,19 @@ export function tokenize(text: string): string[] {
   return tokens;
 }
 
+/** Stems of recent words: text repeats its words, and the stemmer's rules cost more than a lookup. */
+const stems = new Map<string, string>();
+const STEM_CACHE_SIZE = 50_000;
+
 function addLatinWord(word: string, tokens: string[]): void {
   tokens.push(word);
   if (!ENGLISH_WORD.test(word)) return;
-  const stem = stemmer(word);
+  let stem = stems.get(word);
+  if (stem === undefined) {
+    if (stems.size >= STEM_CACHE_SIZE) stems.clear();
+    stem = stemmer(word);
+    stems.set(word, stem);
+  }
   if (stem !== word) tokens.push(stem);
 }
 
