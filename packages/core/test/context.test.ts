@@ -34,8 +34,8 @@ describe('buildContext', () => {
       '- The user prefers phone calls over e-mail',
       '',
       '## Knowledge',
+      '- Phones are repaired within five working days', // "phones" meets the query's "phone" through its stem
       '- Warranty covers the charging port for two years',
-      '- Phones are repaired within five working days',
       '',
       '## Conversation',
       'user: turn 1: the phone does not charge (1)',

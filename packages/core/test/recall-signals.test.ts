@@ -161,6 +161,20 @@ describe('recall signals', () => {
     await memory.close();
   });
 
+  it('a turn borrows only from the other speaker: one speaker\'s consecutive messages are separate statements', async () => {
+    const { memory } = await openTestMemory();
+    // A day of one user's messages (memdaily-zh-dev's shape): each says its own thing.
+    await memory.rememberMany([
+      { namespace: ns, id: 'shoes', content: '我穿的运动鞋是亚瑟士。', source: 'user', metadata: { session: 'd1', seq: 0 } },
+      { namespace: ns, id: 'home', content: '我住的小区叫绿洲家园。', source: 'user', metadata: { session: 'd1', seq: 1 } },
+      { namespace: ns, id: 'phone', content: '我用的手机是苹果。', source: 'user', metadata: { session: 'd1', seq: 2 } },
+    ]);
+    const { hits } = await memory.recall(ns, '运动鞋是什么牌子', { trackAccess: false });
+    expect(hits.map((hit) => hit.id)).toEqual(['shoes']);
+    expect(hits[0]!.explain.contextBm25).toBeNull();
+    await memory.close();
+  });
+
   it('explain still adds up to the score when every signal fires', async () => {
     const { memory, clock } = await openTestMemory();
     const now = clock.now();

@@ -29,6 +29,12 @@ describe('time expressions in a query', () => {
     expect(read('')).toEqual([]);
   });
 
+  it('names no window for the Chinese words of now, today and tomorrow (现在, 今天, 晚上, 明天), as for English', () => {
+    expect(read('今天早上出门太急了，晚上吃什么好呢？现在我想问的是，我的手机是什么牌子？')).toEqual([]);
+    expect(read('明天好像要下雨，下午记得带伞')).toEqual([]);
+    expect(read('昨天晚上我吃了什么').map((window) => window.text)).toEqual(['昨天晚上']); // a past still counts
+  });
+
   it('reads Chinese: 三天前, 两周前, 上周, 上个月, 去年, 昨天', () => {
     const texts = (query: string) => read(query).map((window) => window.text);
     expect(texts('我三天前买了什么')).toContain('三天前');

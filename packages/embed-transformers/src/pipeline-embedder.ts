@@ -60,7 +60,7 @@ export async function pipelineEmbedder(
     const [rows, length] = inputs.input_ids.dims as [number, number];
     const ids = inputs.input_ids.data;
     const mask = inputs.attention_mask.data;
-    const keep = texts.map((_, row) => !guarded || guard.unknownFraction(ids, mask, row * length, length) <= settings.maxUnknownFraction);
+    const keep = texts.map((_, row) => !guarded || guard.unknownFraction(ids, mask, row * length, length, texts[row]) <= settings.maxUnknownFraction);
     if (!keep.some(Boolean)) return texts.map(() => null);
     const outputs = await extractor.model(inputs as unknown as Record<string, TensorLike>);
     const hidden = outputs.last_hidden_state ?? outputs.logits ?? outputs.token_embeddings;

@@ -25,6 +25,16 @@ describe('UnknownTokenGuard', () => {
     expect(fraction([2, 4, 7, 8, 6, 3])).toBe(0); // subwords and digits are words, "!" is not
   });
 
+  it('does not count as unknown words the punctuation marks a vocabulary lacks (they become [UNK] too)', () => {
+    // "hello, world: 42%" with ',' ':' '%' missing from the vocabulary: [CLS] hello [UNK] world [UNK] 42 [UNK] [SEP]
+    const ids = [2, 4, 1, 5, 1, 8, 1, 3];
+    const mask = ids.map(() => 1);
+    expect(guard.unknownFraction(ids, mask, 0, ids.length, 'hello, world: 42%')).toBe(0);
+    expect(guard.unknownFraction(ids, mask, 0, ids.length, 'hello zork world qux 42 blub')).toBe(0.5); // real unknown words still count
+    expect(guard.unknownFraction([2, 4, 6, 1, 3], [1, 1, 1, 1, 1], 0, 5, 'hello!?')).toBe(0); // '!' is in the vocabulary, '?' is not
+    expect(guard.unknownFraction([2, 4, 1, 1, 3], [1, 1, 1, 1, 1], 0, 5, 'hello!? zork')).toBe(0.5); // only the missing mark is discounted
+  });
+
   it('is 1 for a row without any word-like token (empty, punctuation only, all unknown)', () => {
     expect(fraction([2, 3])).toBe(1);
     expect(fraction([2, 6, 6, 3])).toBe(1);

@@ -14,6 +14,8 @@ export interface ServerConfig {
   http: { host: string; port: number; token: string; allowedHosts: string[] | undefined; allowedOrigins: string[] } | undefined;
   /** Join the namespace's shared copy through a relay. */
   share: { url: string; token: string; encryptionKey: string | undefined } | undefined;
+  /** `--embedder`: `bundled` (default), `none` or a local model folder, as `zeromem serve` reads it. */
+  embedder: string;
 }
 
 /** A mistake in the command line or environment: printed with the usage, exit code 2. */
@@ -37,6 +39,11 @@ Storage (on disk, kept across restarts; one process at a time per store):
   --db <name>          ZEROMEM_DB      the memory's database name (default "zeromem")
   --dir <path>         ZEROMEM_HOME    the directory of its file, <dir>/<name>.sqlite
                                        (default ~/.zeromem)
+
+Recall:
+  --embedder <choice>                  bundled (default: the offline zeromem-static-en model,
+                                       recall is hybrid: words and meaning), none (BM25
+                                       only), or a local model folder
 
 Transport (default stdio):
   --http                               serve Streamable HTTP at http://<host>:<port>/mcp
@@ -81,6 +88,7 @@ export function readConfig(argv: readonly string[], env: Record<string, string |
         'allowed-host': { type: 'string', multiple: true },
         'allowed-origin': { type: 'string', multiple: true },
         share: { type: 'boolean' },
+        embedder: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
@@ -120,5 +128,7 @@ export function readConfig(argv: readonly string[], env: Record<string, string |
   // ZEROMEM_HOME itself is read by core (openMemory's default directory).
   const directory = values.dir === undefined ? undefined : values.dir.trim();
   if (directory === '') throw new UsageError('--dir must be a path to a directory');
-  return { namespace, db: pick(values.db, 'ZEROMEM_DB') ?? 'zeromem', directory, transport: http ? 'http' : 'stdio', http, share };
+  const embedder = values.embedder === undefined ? 'bundled' : values.embedder.trim();
+  if (embedder === '') throw new UsageError('--embedder must be bundled, none or a model folder');
+  return { namespace, db: pick(values.db, 'ZEROMEM_DB') ?? 'zeromem', directory, transport: http ? 'http' : 'stdio', http, share, embedder };
 }

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
-import { defaultDirectory, diskIndexedDB, openMemory } from '@zeromem/core';
+import { resolve } from 'node:path';
+import { defaultDirectory, diskIndexedDB, openMemory, type Embedder } from '@zeromem/core';
 import { shareNamespace, type SharedNamespace } from '@zeromem/sync';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import WebSocket from 'ws';
@@ -32,7 +33,14 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
   const log = (line: string) => io.stderr.write(`zeromem-mcp: ${line}\n`);
   // One directory for the memory and the shared copy's document: both on disk, both locked.
   const directory = config.directory ?? defaultDirectory();
-  const memory = await openMemory({ name: config.db, actor: 'mcp', directory });
+  let embedder: Embedder | undefined;
+  try {
+    embedder = await loadEmbedder(config.embedder);
+  } catch (err) {
+    log(`cannot load the embedder: ${(err as Error).message}\n(start with --embedder none for BM25-only recall)`);
+    return 1;
+  }
+  const memory = await openMemory({ name: config.db, actor: 'mcp', directory, ...(embedder ? { embedder } : {}) });
   let share: SharedNamespace | undefined;
   if (config.share) {
     share = await shareNamespace(memory, config.namespace, {
@@ -50,6 +58,7 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
       (err: Error) => log(`share: ${err.message}`),
     );
   }
+  const recall = embedder ? 'hybrid' : 'BM25 only';
   const serverFor = () => createMemoryServer({ memory, namespace: config.namespace });
 
   let stop!: () => void;
@@ -59,7 +68,7 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
   let closeTransport: () => Promise<void>;
   if (config.transport === 'http') {
     const endpoint = await startHttpServer({ ...config.http!, serverFor });
-    log(`serving ${endpoint.url} for namespace ${JSON.stringify(config.namespace)}`);
+    log(`serving ${endpoint.url} for namespace ${JSON.stringify(config.namespace)} (recall: ${recall})`);
     closeTransport = endpoint.close;
   } else {
     const server = serverFor();
@@ -67,7 +76,7 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
     transport.onclose = stop;
     process.stdin.once('end', stop);
     await server.connect(transport);
-    log(`ready on stdio for namespace ${JSON.stringify(config.namespace)}`);
+    log(`ready on stdio for namespace ${JSON.stringify(config.namespace)} (recall: ${recall})`);
     closeTransport = () => server.close();
   }
   await stopped;
@@ -75,4 +84,15 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
   await share?.close();
   await memory.close();
   return 0;
+}
+
+/**
+ * The embedder `--embedder` names, read as `zeromem serve` reads it: `bundled` (the offline
+ * `zeromem-static-en` model of `@zeromem/embed-transformers`), `none` (BM25 only), or a
+ * local model folder. Nothing is ever downloaded; the ONNX runtime is loaded only when asked for.
+ */
+async function loadEmbedder(choice: string): Promise<Embedder | undefined> {
+  if (choice === 'none') return undefined;
+  const { createTransformersEmbedder } = await import('@zeromem/embed-transformers');
+  return createTransformersEmbedder(choice === 'bundled' ? {} : { modelPath: resolve(choice) });
 }

@@ -10,8 +10,9 @@ export interface TimeWindow {
   to: number;
 }
 
-/** Words chrono reads as a time that say nothing about when a memory was made. */
-const NOT_A_PAST = /^(?:now|right now|today|tonight|this (?:morning|afternoon|evening)|tomorrow|in an? (?:day|minute|hour|second))$/i;
+/** Words chrono reads as a time that say nothing about when a memory was made (English and Chinese alike: 现在 now, 今天 today, 晚上 tonight, 明天 tomorrow). */
+const NOT_A_PAST =
+  /^(?:now|right now|today|tonight|this (?:morning|afternoon|evening)|tomorrow|in an? (?:day|minute|hour|second)|现在|今天|今日|今晚|今早|(?:今天)?(?:早上|上午|中午|下午|晚上)|明天|明早|明晚|后天)$/i;
 /** "past three months", "last 2 weeks", "recently": from then until now. */
 const SINCE = /^(?:the\s+)?(?:past|last|previous)\s+(?:few|couple(?:\s+of)?|several|\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve)\s+(?:day|week|month|year)s\b/i;
 /** "last week", "last month", "last year": that whole calendar unit. */
