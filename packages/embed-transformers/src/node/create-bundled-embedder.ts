@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { embedderUnavailable } from '../errors.ts';
-import { CHINESE_MODEL, CHINESE_MODEL_DIMENSION, CHINESE_MODEL_DTYPE } from '../model-settings.ts';
+import { CHINESE_MODEL, CHINESE_MODEL_DIMENSION, CHINESE_MODEL_DTYPE, CHINESE_QUERY_TAIL } from '../model-settings.ts';
 import { routeByScript, type ScriptRoutedEmbedder } from '../script-router.ts';
 import { bundledModelsDir } from './assets.ts';
 import { createTransformersEmbedder } from './create-transformers-embedder.ts';
@@ -29,26 +29,7 @@ export async function createBundledEmbedder(): Promise<ScriptRoutedEmbedder> {
   return routeByScript(english, {
     dimension: CHINESE_MODEL_DIMENSION,
     modelId: `transformers.js:${CHINESE_MODEL};pooling=cls;dtype=${CHINESE_MODEL_DTYPE}`,
-    load: async () => {
-      const m = await createTransformersEmbedder({ model: CHINESE_MODEL, dtype: CHINESE_MODEL_DTYPE });
-      const mode = process.env.ZH_QUERY ?? 'full';
-      if (mode === 'full') return m;
-      const n = Number(mode.split(':')[1]);
-      return { ...m, dimension: m.dimension, modelId: m.modelId, dispose: () => m.dispose(), embed: async (texts: readonly string[], kind: 'query' | 'document') => {
-        if (kind !== 'query') return m.embed(texts, kind);
-        if (mode.startsWith('tail')) return m.embed(texts.map((t) => t.length > n ? t.slice(-n) : t), kind);
-        const out: Array<Float32Array | null> = [];
-        for (const t of texts) {
-          const parts: string[] = [];
-          for (let i = 0; i < t.length; i += n) parts.push(t.slice(i, i + n));
-          const vs = await m.embed(parts, kind);
-          const sum = new Float32Array(m.dimension);
-          for (const v of vs) if (v) for (let k = 0; k < sum.length; k++) sum[k]! += v[k]!;
-          let norm = 0; for (const x of sum) norm += x * x;
-          out.push(norm > 0 ? sum.map((x) => x / Math.sqrt(norm)) : null);
-        }
-        return out;
-      } };
-    },
+    // A dialogue as the query: read from its end (MODEL.md: what each choice measured).
+    load: () => createTransformersEmbedder({ model: CHINESE_MODEL, dtype: CHINESE_MODEL_DTYPE, queryTail: CHINESE_QUERY_TAIL, ...(process.env.ZH_PREFIX ? { queryPrefix: '为这个句子生成表示以用于检索相关文章：' } : {}) }),
   });
 }
