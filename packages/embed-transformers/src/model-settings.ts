@@ -14,6 +14,8 @@ export const CHINESE_MODEL_DTYPE = 'q8';
  * same as the whole text on MADial-zh, at a fixed cost (MODEL.md has both measured).
  */
 export const CHINESE_QUERY_TAIL = 128;
+/** The instruction BGE's Chinese models put before a short query to retrieve passages (their model card). */
+export const CHINESE_QUERY_PREFIX = '为这个句子生成表示以用于检索相关文章：';
 
 /** How token vectors become one text vector. */
 export type Pooling = 'mean' | 'cls';

@@ -35,7 +35,9 @@ describe('createBundledEmbedder', () => {
 
   it('routes by script: English into the first 128 coordinates, Chinese into the last 512; the Chinese model loads on the first Chinese text', async () => {
     expect(embedder.dimension).toBe(128 + 512);
-    expect(embedder.modelId).toBe('route:han=transformers.js:bge-small-zh-v1.5;pooling=cls;dtype=q8|other=transformers.js:zeromem-static-en');
+    expect(embedder.modelId).toBe(
+      'route:han=transformers.js:bge-small-zh-v1.5;pooling=cls;prefixes=["为这个句子生成表示以用于检索相关文章：",""];dtype=q8|other=transformers.js:zeromem-static-en',
+    );
     const [alone] = await english.embed(['Prefers phone calls over e-mail'], 'document');
     const [routed, emoji] = await embedder.embed(['Prefers phone calls over e-mail', '📞📞'], 'document');
     expect(embedder.hanLoaded).toBe(false);
