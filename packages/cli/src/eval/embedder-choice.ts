@@ -20,8 +20,9 @@ export { describeEmbedderChoice as describeEmbedderSpec, parseEmbedderChoice as 
 
 /**
  * The embedder for a spec: `undefined` for `none` (recall is BM25 only); otherwise from
- * `@zeromem/embed-transformers`, imported only now, so a missing or broken package
- * only matters when an embedder is asked for.
+ * `createEmbedderFromChoice` of `@zeromem/embed-transformers`, whose module is loaded
+ * only now (tests pass their own), so a model that cannot load only matters when an
+ * embedder is asked for.
  * @throws EmbedderUnavailableError with a message suggesting `--embedder none`
  */
 export async function chooseEmbedder(spec: EmbedderSpec, load: () => Promise<unknown> = () => import(TRANSFORMERS_PACKAGE)): Promise<Embedder | undefined> {
