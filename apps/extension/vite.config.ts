@@ -2,7 +2,7 @@ import { cpSync, mkdirSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
-import { bundledModelsDir, onnxWasmFiles } from '@zeromem/embed-transformers';
+import { DEFAULT_MODEL, bundledModelsDir, onnxWasmFiles } from '@zeromem/embed-transformers';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -24,7 +24,8 @@ function embedderFiles(): Plugin {
       for (const name of Object.keys(bundle)) if (/ort-wasm[^/]*\.wasm$/.test(name)) delete bundle[name];
     },
     writeBundle() {
-      cpSync(bundledModelsDir(), join(outDir, 'models'), { recursive: true });
+      // The English model only (7.4 MB): browsers run no Chinese model (the 24 MB one stays in Node).
+      cpSync(join(bundledModelsDir(), DEFAULT_MODEL), join(outDir, 'models', DEFAULT_MODEL), { recursive: true });
       mkdirSync(join(outDir, 'ort'), { recursive: true });
       // Only the JSEP pair: the one transformers.js's browser build loads.
       for (const file of onnxWasmFiles().filter((f) => f.includes('.jsep.'))) cpSync(file, join(outDir, 'ort', basename(file)));

@@ -1,6 +1,6 @@
 /**
  * The synthetic recall benchmark data (shared by recall-speed.ts and open-speed.ts):
- * short texts of 6-14 pseudo-words from a Zipf vocabulary, random 384-d unit vectors,
+ * short texts of 6-14 pseudo-words from a Zipf vocabulary, random 384-d unit vectors (BENCH_DIM),
  * 2-4 word queries, an embedder that looks the vectors up, and a database written
  * through the public API.
  */
@@ -9,7 +9,8 @@ import { openMemory, tokenize, type Embedder } from '../../packages/core/src/ind
 import { MemoryDatabase } from '../../packages/core/src/store/database.ts';
 import { prng } from './prng.ts';
 
-export const DIM = 384;
+/** 384 unless BENCH_DIM says otherwise (640: the bundled embedder's English + Chinese space; 128: English only). */
+export const DIM = Number(process.env['BENCH_DIM'] ?? 384);
 export const VOCABULARY = 4000;
 /** The namespace every benchmark memory is in. */
 export const NS = { userId: 'bench' };

@@ -80,7 +80,8 @@ Required:
 Options:
   --k <n>                ids per query in the run file, at least (1..1000; 10 or more
                          are always written so @10 metrics are defined). Default 10.
-  --embedder <which>     bundled (default): the offline model of @zeromem/embed-transformers;
+  --embedder <which>     bundled (default): the offline models of @zeromem/embed-transformers
+                         (bge-small-zh-v1.5 for Chinese text, zeromem-static-en for the rest);
                          none: BM25 only; or a local model path or a model id
   --weights <list>       recall weights, e.g. text=0.6,vector=0.4 (keys: ${Object.keys(DEFAULT_WEIGHTS).join(', ')})
   --limit-queries <n>    rank and score only the first n queries (quick runs)

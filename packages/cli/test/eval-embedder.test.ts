@@ -49,7 +49,7 @@ describe('zeromem eval with an embedder (a stand-in for @zeromem/embed-transform
       embedder: { kind: 'bundled' },
             stdout: sink(),
       stderr,
-      loadEmbedderModule: async () => ({ createTransformersEmbedder: async () => embedder }),
+      loadEmbedderModule: async () => ({ createEmbedderFromChoice: async () => embedder }),
     });
     expect(code).toBe(0);
     expect(embedder.calls).toBeGreaterThan(0);
@@ -73,7 +73,7 @@ describe('zeromem eval with an embedder (a stand-in for @zeromem/embed-transform
         embedder: { kind: 'bundled' },
                 stdout: sink(),
         stderr: sink(),
-        loadEmbedderModule: async () => ({ createTransformersEmbedder: async () => hashingEmbedder(true) }),
+        loadEmbedderModule: async () => ({ createEmbedderFromChoice: async () => hashingEmbedder(true) }),
       }),
     ).rejects.toThrow(/the embedder failed while embedding the memories \(7 left\): .*the model fell over/);
   });

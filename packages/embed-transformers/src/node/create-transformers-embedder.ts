@@ -38,6 +38,7 @@ const OPTION_KEYS: ReadonlySet<string> = new Set([
   'batchSize',
   'fusionWeight',
   'dtype',
+  'queryTail',
 ]);
 
 /**

