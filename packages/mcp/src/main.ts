@@ -1,5 +1,4 @@
 import { hostname } from 'node:os';
-import { resolve } from 'node:path';
 import { defaultDirectory, diskIndexedDB, openMemory, type Embedder } from '@zeromem/core';
 import { shareNamespace, type SharedNamespace } from '@zeromem/sync';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
@@ -87,12 +86,14 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
 }
 
 /**
- * The embedder `--embedder` names, read as `zeromem serve` reads it: `bundled` (the offline
- * `zeromem-static-en` model of `@zeromem/embed-transformers`), `none` (BM25 only), or a
- * local model folder. Nothing is ever downloaded; the ONNX runtime is loaded only when asked for.
+ * The embedder `--embedder` names, read by the parser every door shares
+ * (`parseEmbedderChoice` of `@zeromem/embed-transformers`): `bundled` (the offline English
+ * static model and, for text with Chinese characters, the bundled Chinese model), `none`
+ * (BM25 only), or a local model folder or model id. Nothing is ever downloaded; the ONNX
+ * runtime is loaded only when asked for.
  */
 async function loadEmbedder(choice: string): Promise<Embedder | undefined> {
   if (choice === 'none') return undefined;
-  const { createTransformersEmbedder } = await import('@zeromem/embed-transformers');
-  return createTransformersEmbedder(choice === 'bundled' ? {} : { modelPath: resolve(choice) });
+  const { createEmbedderFromChoice, parseEmbedderChoice } = await import('@zeromem/embed-transformers');
+  return createEmbedderFromChoice(parseEmbedderChoice(choice));
 }
