@@ -1,6 +1,6 @@
 import { RelayError } from './errors.ts';
 import { LOG_LEVELS, createLogger, type LogLevel, type Logger } from './log.ts';
-import { checkSecret } from './token.ts';
+import { checkSecret } from './auth/token.ts';
 
 /** Options of {@link startRelay}. Only `secret` and `dataDir` are required. */
 export interface RelayOptions {

@@ -1,15 +1,15 @@
 import { Awareness, applyAwarenessUpdate, encodeAwarenessUpdate, removeAwarenessStates } from 'y-protocols/awareness';
 import * as Y from 'yjs';
-import { CLOSE } from './close-codes.ts';
-import { RelayError } from './errors.ts';
-import type { Logger } from './log.ts';
+import { CLOSE } from '../close-codes.ts';
+import { RelayError } from '../errors.ts';
+import type { Logger } from '../log.ts';
 import { type Peer, send } from './peer.ts';
 import { type IncomingMessage, awarenessMessage, decodeMessage, syncStep1Message, syncStep2Message, updateMessage } from './protocol.ts';
-import type { RoomStorage, StoredRoom } from './room-storage.ts';
+import type { RoomStorage, StoredRoom } from '../storage/room-storage.ts';
 import { CommitBatch } from './commit-batch.ts';
-import type { SharedCommit } from './shared-commit.ts';
+import type { SharedCommit } from '../storage/shared-commit.ts';
 import { dropPending, pendingBytes, withoutPending } from './pending.ts';
-import { SeqTracker } from './seq-tracker.ts';
+import { SeqTracker } from '../cluster/seq-tracker.ts';
 
 /** Limits a room enforces. */
 export interface RoomLimits {
