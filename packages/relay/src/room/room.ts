@@ -4,7 +4,7 @@ import { CLOSE } from '../close-codes.ts';
 import { RelayError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { type Peer, send } from './peer.ts';
-import { type IncomingMessage, awarenessMessage, decodeMessage, syncStep1Message, syncStep2Message, updateMessage } from './protocol.ts';
+import { type IncomingMessage, awarenessClientIds, awarenessMessage, decodeMessage, syncStep1Message, syncStep2Message, updateMessage } from './protocol.ts';
 import type { RoomStorage, StoredRoom } from '../storage/room-storage.ts';
 import { CommitBatch } from './commit-batch.ts';
 import type { SharedCommit } from '../storage/shared-commit.ts';
@@ -295,6 +295,7 @@ export class Room {
   /** An awareness update another instance's socket sent. */
   awarenessFromOtherInstance(update: Uint8Array): void {
     try {
+      awarenessClientIds(update); // checked like a socket's: another instance may run older code
       applyAwarenessUpdate(this.awareness, update, REMOTE);
     } catch (err) {
       this.log.warn('malformed awareness from another instance', { room: this.name, error: (err as Error).message });

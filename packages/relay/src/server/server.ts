@@ -142,7 +142,13 @@ class RunningRelay implements Relay {
       }
     });
     this.wss = new WebSocketServer({ noServer: true, maxPayload: config.maxMessageBytes, perMessageDeflate: false });
-    this.http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => this.upgrade(request, socket, head));
+    this.http.on('upgrade', (request: IncomingMessage, socket: Duplex, head: Buffer) => {
+      // No failure of one connection may reach the process (an unhandled rejection ends it).
+      this.upgrade(request, socket, head).catch((err: Error) => {
+        config.logger.error('upgrade failed', { error: err.message });
+        socket.destroy();
+      });
+    });
     coordination.onChange((what) => {
       void this.readRevocations();
       if (what === 'reconnected') for (const room of this.rooms.values()) this.catchUp(room);
@@ -250,7 +256,12 @@ class RunningRelay implements Relay {
       this.coordination.releaseConnection(admission.subject, connection);
       return this.closing ? refuseUpgrade(socket, 503, 'relay shutting down') : undefined;
     }
-    this.wss.handleUpgrade(request, socket, head, (ws) => void this.connect(ws, admission, connection));
+    this.wss.handleUpgrade(request, socket, head, (ws) => {
+      this.connect(ws, admission, connection).catch((err: Error) => {
+        log.error('connection failed', { room: admission.room, subject: admission.subject, error: err.message });
+        ws.close(CLOSE.internalError, 'internal error');
+      });
+    });
   }
 
   private async connect(socket: WebSocket, admission: Admission, connection: string): Promise<void> {
