@@ -42,6 +42,11 @@ export interface RoomHooks {
   failed(err: Error): void;
   /** Other instances, when there are. */
   peers?: RoomPeers;
+  /**
+   * Runs work the room does later for a subject's message (forwarding what it changed once
+   * stored), so that its time counts against the subject's CPU budget too. Default: runs it.
+   */
+  spend?(subject: string, work: () => void): void;
 }
 
 /** Origin of changes that came from another instance (already stored, never stored again). */
@@ -404,8 +409,12 @@ export class Room {
     for (const change of effective) {
       this.batch.add(change, () => {
         this.storedBytes += change.byteLength;
-        const message = updateMessage(change);
-        for (const other of this.peers) if (other !== peer) this.send(other, message);
+        const forward = (): void => {
+          const message = updateMessage(change);
+          for (const other of this.peers) if (other !== peer) this.send(other, message);
+        };
+        if (this.hooks.spend) this.hooks.spend(peer.subject, forward);
+        else forward();
       });
     }
     if (malformed) {

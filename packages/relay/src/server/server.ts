@@ -16,6 +16,7 @@ import { type RoomStorage, isStorageFailure } from '../storage/room-storage.ts';
 import { SharedCommit } from '../storage/shared-commit.ts';
 import { SqliteStore } from '../storage/sqlite-store.ts';
 import { type Admission, admit } from '../auth/upgrade-auth.ts';
+import { SubjectThrottle } from './subject-throttle.ts';
 
 /** How often the revocation list is re-read, and (several instances) rooms' heads are compared with storage. */
 const POLL_INTERVAL_MS = 1000;
@@ -113,6 +114,8 @@ class RunningRelay implements Relay {
   private readonly early = new Map<string, InstanceMessage[]>();
   private readonly unreadable = new Set<string>();
   private readonly revoked = new RevocationList();
+  /** Each token subject's share of the relay's time. */
+  private readonly throttle: SubjectThrottle;
   private readonly started = Date.now();
   private pinger: NodeJS.Timeout | undefined;
   private poller: NodeJS.Timeout | undefined;
@@ -131,6 +134,7 @@ class RunningRelay implements Relay {
     private readonly coordination: Coordination,
   ) {
     this.appends = new SharedCommit(store);
+    this.throttle = new SubjectThrottle(config.maxCpuMsPerSecond);
     this.http = createServer((request, response) => {
       const path = (request.url ?? '/').split('?')[0];
       if (path === '/healthz' && (request.method === 'GET' || request.method === 'HEAD')) {
@@ -240,6 +244,10 @@ class RunningRelay implements Relay {
       log.info('upgrade refused', { status: 401, reason: 'token revoked', subject: admission.subject });
       return refuseUpgrade(socket, 401, 'token revoked', { 'WWW-Authenticate': 'Bearer realm="zeromem-relay", error="invalid_token"' });
     }
+    if (this.throttle.overdrawn(admission.subject)) {
+      log.warn('upgrade refused', { status: 429, reason: 'cpu budget spent', subject: admission.subject });
+      return refuseUpgrade(socket, 429, 'this token subject used its share of the relay: retry in a second', { 'Retry-After': '1' });
+    }
     const connection = String(++this.nextConnection);
     let counted: boolean;
     try {
@@ -274,15 +282,28 @@ class RunningRelay implements Relay {
       messageRate: new RateLimit(this.config.maxMessagesPerSecond, this.config.maxMessagesPerSecond * RATE_BURST_SECONDS),
       byteRate: new RateLimit(this.config.maxBytesPerSecond, Math.max(this.config.maxBytesPerSecond * RATE_BURST_SECONDS, this.config.maxMessageBytes)),
     };
-    // What the socket sends while its room loads waits, in order.
+    // What the socket sends while its room loads, or while its subject waits for its CPU budget, waits in order.
     let room: Room | undefined;
-    const waiting: Array<[RawData, boolean]> = [];
+    const inbox: Array<[RawData, boolean]> = [];
     let closed = false;
+    const drain = (): void => {
+      if (socket.isPaused) socket.resume();
+      while (room && inbox.length > 0 && !closed) {
+        if (this.throttle.overdrawn(peer.subject)) {
+          // Nothing more is read from this socket (TCP pushes back on the sender) until the subject is within its budget.
+          socket.pause();
+          this.throttle.whenWithin(peer.subject, drain);
+          return;
+        }
+        const [data, isBinary] = inbox.shift()!;
+        this.message(room, peer, data, isBinary);
+      }
+    };
     const expiry = closeAtExpiry(peer);
     socket.on('pong', () => (peer.alive = true));
     socket.on('message', (data: RawData, isBinary: boolean) => {
-      if (room) this.message(room, peer, data, isBinary);
-      else waiting.push([data, isBinary]);
+      inbox.push([data, isBinary]);
+      if (inbox.length === 1 && !socket.isPaused) drain();
     });
     socket.on('close', () => {
       closed = true;
@@ -315,7 +336,7 @@ class RunningRelay implements Relay {
     room = opened;
     room.join(peer);
     this.config.logger.info('connected', { room: room.name, subject: peer.subject, access: peer.access });
-    for (const [data, isBinary] of waiting.splice(0)) this.message(room, peer, data, isBinary);
+    drain();
   }
 
   /** The loaded room, or loads it (subscribing to other instances' changes first, so none is missed in between). */
@@ -330,6 +351,7 @@ class RunningRelay implements Relay {
           const peers = await this.coordination.join(name, (message) => this.fromOtherInstance(name, message));
           const created: Room = await Room.open(name, this.store, this.appends, this.config, this.config.logger, {
             failed: (err) => this.failRoom(created, err),
+            spend: (subject, work) => this.throttle.measure(subject, work),
             ...(peers ? { peers } : {}),
           });
           this.rooms.set(name, created);
@@ -380,7 +402,7 @@ class RunningRelay implements Relay {
     room.intake(
       () => {
         if (this.rooms.get(room.name) !== room || peer.socket.readyState !== WebSocket.OPEN) return;
-        return room.receive(peer, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+        return this.throttle.measure(peer.subject, () => room.receive(peer, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength)));
       },
       (err) => {
         // Only storage may fail a room; anything else is this peer's message and closes only it.
@@ -476,6 +498,7 @@ class RunningRelay implements Relay {
   }
 
   private ping(): void {
+    this.throttle.prune();
     for (const room of this.rooms.values()) {
       for (const peer of room.peers) {
         if (!peer.alive) peer.socket.terminate();
@@ -492,6 +515,7 @@ class RunningRelay implements Relay {
     log.info('stopping');
     clearInterval(this.pinger);
     clearInterval(this.poller);
+    this.throttle.close();
     const stopped = new Promise<void>((resolve) => this.http.close(() => resolve()));
     await Promise.allSettled([...this.opening.values()]);
     // Every stored update is already durable; compaction makes the next start fast.
