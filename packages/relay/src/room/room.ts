@@ -43,10 +43,11 @@ export interface RoomHooks {
   /** Other instances, when there are. */
   peers?: RoomPeers;
   /**
-   * Runs work the room does later for a subject's message (forwarding what it changed once
-   * stored), so that its time counts against the subject's CPU budget too. Default: runs it.
+   * Hears the time the room spent later for a subject's message (forwarding what it changed
+   * once stored), so that it counts against the subject's CPU budget too. The shared durable
+   * write is nobody's: one per turn of the event loop, whoever's updates it holds.
    */
-  spend?(subject: string, work: () => void): void;
+  charge?(subject: string, ms: number): void;
 }
 
 /** Origin of changes that came from another instance (already stored, never stored again). */
@@ -408,13 +409,11 @@ export class Room {
     // Whatever reached the document is stored and forwarded, even if the rest was garbage.
     for (const change of effective) {
       this.batch.add(change, () => {
+        const start = performance.now();
         this.storedBytes += change.byteLength;
-        const forward = (): void => {
-          const message = updateMessage(change);
-          for (const other of this.peers) if (other !== peer) this.send(other, message);
-        };
-        if (this.hooks.spend) this.hooks.spend(peer.subject, forward);
-        else forward();
+        const message = updateMessage(change);
+        for (const other of this.peers) if (other !== peer) this.send(other, message);
+        this.hooks.charge?.(peer.subject, performance.now() - start);
       });
     }
     if (malformed) {

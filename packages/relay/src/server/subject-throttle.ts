@@ -20,8 +20,13 @@ export class SubjectThrottle {
     try {
       return work();
     } finally {
-      this.budget.charge(subject, performance.now() - start);
+      this.charge(subject, performance.now() - start);
     }
+  }
+
+  /** Charges `ms` of work done for `subject` elsewhere (storing, forwarding its changes). */
+  charge(subject: string, ms: number): void {
+    this.budget.charge(subject, ms);
   }
 
   /** Whether `subject` spent its budget and must wait. */
