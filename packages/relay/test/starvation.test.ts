@@ -41,17 +41,24 @@ async function attack(url: string, sockets: number, perSecond: number, kind: 'pe
   return child;
 }
 
-/** Round trips of writes between two clients in the victim's room, and /healthz answer times, until `stop`. */
-async function watch(url: string, port: number, stop: { done: boolean }): Promise<{ roundTrips: number[]; health: number[] }> {
+interface Samples {
+  roundTrips: number[];
+  health: number[];
+}
+
+/**
+ * Round trips of writes between two clients in the victim's room, and /healthz answer
+ * times, into `phase.samples` (switched by the caller) until `phase.done`.
+ */
+async function watch(url: string, port: number, phase: { samples: Samples; done: boolean }): Promise<void> {
   const rw = await token([VICTIM_ROOM], { subject: 'alice' });
   const writer = client(url, VICTIM_ROOM, rw);
   const reader = client(url, VICTIM_ROOM, rw);
   await Promise.all([synced(writer.provider), synced(reader.provider)]);
-  const roundTrips: number[] = [];
-  const health: number[] = [];
   const trips = (async () => {
-    for (let i = 0; !stop.done; i++) {
+    for (let i = 0; !phase.done; i++) {
       const key = `k${i}`;
+      const samples = phase.samples;
       const start = performance.now();
       const seen = new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, 3000);
@@ -65,53 +72,57 @@ async function watch(url: string, port: number, stop: { done: boolean }): Promis
       });
       writer.doc.getMap('records').set(key, i);
       await seen;
-      roundTrips.push(performance.now() - start);
+      samples.roundTrips.push(performance.now() - start);
       await sleep(50);
     }
   })();
   const checks = (async () => {
-    while (!stop.done) {
+    while (!phase.done) {
+      const samples = phase.samples;
       const start = performance.now();
       await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(3000) }).then((r) => r.text()).catch(() => undefined);
-      health.push(performance.now() - start);
+      samples.health.push(performance.now() - start);
       await sleep(50);
     }
   })();
   await Promise.all([trips, checks]);
-  return { roundTrips, health };
+}
+
+/**
+ * The victim's round trips and /healthz times on a fresh relay: 3 s alone (the machine's own
+ * noise), then 6 s with the attacker running. Asserted: under attack, p95 stays below 200 ms
+ * (round trip) and 100 ms (/healthz), or, on a machine too loaded for that even without an
+ * attacker, below twice what it was alone. Without a bound the victim sees nothing for seconds.
+ */
+async function underAttack(sockets: number, perSecond: number, kind: 'pending' | 'valid'): Promise<void> {
+  const relay = await serveRelay(tempDir(), ['--quiet']);
+  running.push(relay);
+  const alone: Samples = { roundTrips: [], health: [] };
+  const attacked: Samples = { roundTrips: [], health: [] };
+  const phase = { samples: alone, done: false };
+  const watching = watch(relay.url, relay.port, phase);
+  await sleep(3000);
+  const attacking = await attack(relay.url, sockets, perSecond, kind);
+  phase.samples = attacked;
+  await sleep(6000);
+  phase.done = true;
+  attacking.kill('SIGKILL');
+  await watching;
+  const line = (what: string, samples: Samples) => `${what}: round trips ${samples.roundTrips.length}, p95 ${p95(samples.roundTrips).toFixed(1)} ms; /healthz ${samples.health.length}, p95 ${p95(samples.health).toFixed(1)} ms`;
+  console.log(`${kind} x${sockets} at ${perSecond}/s. ${line('alone', alone)}. ${line('attacked', attacked)}`);
+  expect(attacked.roundTrips.length).toBeGreaterThan(10);
+  expect(p95(attacked.roundTrips)).toBeLessThan(Math.max(200, 2 * p95(alone.roundTrips)));
+  expect(p95(attacked.health)).toBeLessThan(Math.max(100, 2 * p95(alone.health)));
+  expect(relay.child.exitCode).toBeNull();
 }
 
 describe('one token subject within every per-socket limit', { timeout: 120_000 }, () => {
   it('cannot starve another room with updates waiting for a dependency that never comes', async () => {
-    const relay = await serveRelay(tempDir(), ['--quiet']);
-    running.push(relay);
-    const stop = { done: false };
-    const watching = watch(relay.url, relay.port, stop);
     // Updates waiting for a dependency (under the pending bound), then 1-byte ones of the same kind: each makes Yjs merge all that waits.
-    const attacking = await attack(relay.url, 1, 150, 'pending');
-    await sleep(6000);
-    stop.done = true;
-    attacking.kill('SIGKILL');
-    const { roundTrips, health } = await watching;
-    console.log(`victim round trips: ${roundTrips.length}, p95 ${p95(roundTrips).toFixed(1)} ms; /healthz: ${health.length}, p95 ${p95(health).toFixed(1)} ms`);
-    expect(p95(roundTrips)).toBeLessThan(200);
-    expect(p95(health)).toBeLessThan(100);
-    expect(relay.child.exitCode).toBeNull();
+    await underAttack(1, 150, 'pending');
   });
 
   it('cannot starve another room with 16 sockets of valid updates at 190 messages per second each', async () => {
-    const relay = await serveRelay(tempDir(), ['--quiet']);
-    running.push(relay);
-    const stop = { done: false };
-    const watching = watch(relay.url, relay.port, stop);
-    const attacking = await attack(relay.url, 16, 190, 'valid');
-    await sleep(6000);
-    stop.done = true;
-    attacking.kill('SIGKILL');
-    const { roundTrips, health } = await watching;
-    console.log(`victim round trips: ${roundTrips.length}, p95 ${p95(roundTrips).toFixed(1)} ms; /healthz: ${health.length}, p95 ${p95(health).toFixed(1)} ms`);
-    expect(p95(roundTrips)).toBeLessThan(200);
-    expect(p95(health)).toBeLessThan(100);
-    expect(relay.child.exitCode).toBeNull();
+    await underAttack(16, 190, 'valid');
   });
 });
