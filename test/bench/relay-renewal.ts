@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { z } from 'zod';
 import { createLogger } from '../../packages/relay/src/log.ts';
-import { CONNECTION_TTL_MS, RedisCoordination } from '../../packages/relay/src/redis-coordination.ts';
+import { CONNECTION_TTL_MS, RedisCoordination } from '../../packages/relay/src/cluster/redis-coordination.ts';
 import { startRedis } from './load-services.ts';
 import { median } from './stats.ts';
 

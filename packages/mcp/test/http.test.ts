@@ -59,6 +59,29 @@ describe('zeromem-mcp over Streamable HTTP', () => {
     expect((await post({ authorization: `Bearer ${TOKEN}`, origin: 'http://localhost:5173' })).status).toBe(200);
   });
 
+  it('checks the token before it reads the body, and answers every error as JSON without internals', async () => {
+    const raw = (headers: Record<string, string>, body: string, method = 'POST', path = '') =>
+      fetch(server.url + path, { method, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, ...(method === 'POST' ? { body } : {}) });
+    const expectJsonError = async (response: Response, status: number) => {
+      expect(response.status).toBe(status);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      const text = await response.text();
+      expect(text).not.toMatch(/node_modules|SyntaxError|PayloadTooLarge|\bat \S+ \(|<html|<pre/i);
+      return JSON.parse(text) as { jsonrpc: string; error: { code: number; message: string }; id: null };
+    };
+    const truncated = '{"jsonrpc":';
+    const large = JSON.stringify({ ...initialize, padding: 'x'.repeat(200 * 1024) });
+    // Without the token: 401 whatever the body, which is never parsed.
+    await expectJsonError(await raw({}, truncated), 401);
+    await expectJsonError(await raw({}, large), 401);
+    await expectJsonError(await raw({ authorization: 'Bearer wrong-token-0123456789' }, truncated), 401);
+    // With it: the body's problems, as JSON-RPC errors.
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    expect((await expectJsonError(await raw(auth, truncated), 400)).error.code).toBe(-32700);
+    expect((await expectJsonError(await raw(auth, large), 413)).error.message).toMatch(/too large/);
+    await expectJsonError(await raw(auth, '', 'GET', '/../nowhere'), 404);
+  });
+
   it('refuses to start over HTTP without a token, or on a non-loopback host without --allowed-host', async () => {
     await expect(httpServer(['--user', 'alice'], { ZEROMEM_MCP_TOKEN: '', ZEROMEM_HOME: home.ZEROMEM_HOME })).rejects.toThrow(/ZEROMEM_MCP_TOKEN/);
     await expect(httpServer(['--user', 'alice', '--host', '0.0.0.0'], { ZEROMEM_MCP_TOKEN: TOKEN, ZEROMEM_HOME: home.ZEROMEM_HOME })).rejects.toThrow(/--allowed-host/);

@@ -4,14 +4,14 @@ import { RelayError } from './errors.ts';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
 import { DEFAULTS, LIMITS, type RelayOptions, flagVariable } from './options.ts';
 import { parseDurationSeconds } from './duration-seconds.ts';
-import { type Relay, startRelay } from './server.ts';
-import { MAX_TTL_SECONDS, issueToken } from './token.ts';
+import { type Relay, startRelay } from './server/server.ts';
+import { MAX_TTL_SECONDS, issueToken } from './auth/token.ts';
 import { decodeJwt } from 'jose';
-import { PostgresStore } from './postgres-store.ts';
-import { announceRevocation } from './redis-coordination.ts';
-import { revocation } from './revocations.ts';
-import type { Revocation } from './room-storage.ts';
-import { SqliteStore } from './sqlite-store.ts';
+import { PostgresStore } from './storage/postgres-store.ts';
+import { announceRevocation } from './cluster/redis-coordination.ts';
+import { revocation } from './auth/revocations.ts';
+import type { Revocation } from './storage/room-storage.ts';
+import { SqliteStore } from './storage/sqlite-store.ts';
 
 /** The port the command line listens on when none is given (the library defaults to 0). */
 export const CLI_DEFAULT_PORT = 8787;

@@ -8,6 +8,8 @@ export const CLOSE = {
   goingAway: 1001,
   /** A message larger than `maxMessageBytes` (sent by `ws`) or an awareness update larger than `maxAwarenessBytes`. */
   messageTooBig: 1009,
+  /** The relay failed on this socket in a way no message of it explains (logged); the other sockets go on. */
+  internalError: 1011,
   /** A message that is not y-websocket protocol: malformed, text, unknown type, bad update. */
   badMessage: 4400,
   /** The token expired while the socket was open; reconnect with a new one. */

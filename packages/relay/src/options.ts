@@ -1,6 +1,6 @@
 import { RelayError } from './errors.ts';
 import { LOG_LEVELS, createLogger, type LogLevel, type Logger } from './log.ts';
-import { checkSecret } from './token.ts';
+import { checkSecret } from './auth/token.ts';
 
 /** Options of {@link startRelay}. Only `secret` and `dataDir` are required. */
 export interface RelayOptions {
@@ -26,7 +26,9 @@ export interface RelayOptions {
   /**
    * Most bytes of updates a room holds while they wait for a dependency that has not
    * arrived (normally a moment during a client's handshake). Past it they are dropped and
-   * the sender is closed with 4413; they are never stored nor forwarded. Default 1 MiB.
+   * the sender is closed with 4413; they are never stored nor forwarded. Every later update
+   * that does not integrate makes Yjs merge what waits again, so this also bounds what one
+   * message can cost. Default 256 KiB.
    */
   maxPendingBytes?: number;
   /**
@@ -59,6 +61,14 @@ export interface RelayOptions {
   maxUpdatesPerCommit?: number;
   /** Open connections one token subject may hold; more get HTTP 429. Default 16. */
   maxConnectionsPerSubject?: number;
+  /**
+   * Milliseconds of the relay's time (handling messages, forwarding what they changed) one
+   * token subject may take per second, over all its sockets on this instance (one second's
+   * worth at once). A subject past it has its sockets paused (nothing more is read from
+   * them) until it is back within it, and its new sockets are refused with HTTP 429: one
+   * client, however heavy its messages, never takes the relay from the others. Default 100.
+   */
+  maxCpuMsPerSecond?: number;
   /** Stored updates of a room after which it is compacted. Default 500. */
   compactEvery?: number;
   /** Interval of websocket pings; a socket that missed one pong is dropped. Default 30 s. */
@@ -85,6 +95,7 @@ export interface ResolvedOptions {
   maxBytesPerSecond: number;
   maxUpdatesPerCommit: number;
   maxConnectionsPerSubject: number;
+  maxCpuMsPerSecond: number;
   compactEvery: number;
   pingIntervalMs: number;
   logger: Logger;
@@ -96,13 +107,14 @@ export const DEFAULTS = {
   host: '127.0.0.1',
   maxMessageBytes: 1024 * 1024,
   maxDocumentBytes: 64 * 1024 * 1024,
-  maxPendingBytes: 1024 * 1024,
+  maxPendingBytes: 256 * 1024,
   maxBufferedBytes: 8 * 1024 * 1024,
   maxAwarenessBytes: 16 * 1024,
   maxMessagesPerSecond: 200,
   maxBytesPerSecond: 8 * 1024 * 1024,
   maxUpdatesPerCommit: 1000,
   maxConnectionsPerSubject: 16,
+  maxCpuMsPerSecond: 100,
   compactEvery: 500,
   pingIntervalMs: 30_000,
 } as const;
@@ -129,6 +141,7 @@ export const LIMITS: readonly LimitSpec[] = [
   { key: 'maxBytesPerSecond', flag: 'max-bytes-per-second', min: 1024, max: 2 ** 40, help: 'bytes per socket per second (2 s at once), else close 4529' },
   { key: 'maxBufferedBytes', flag: 'max-buffered-bytes', min: 64 * 1024, max: 2 ** 40, help: 'bytes waiting to be sent to a socket, else close 4507' },
   { key: 'maxConnectionsPerSubject', flag: 'max-connections-per-subject', min: 1, max: 1_000_000, help: 'sockets per token subject, else HTTP 429' },
+  { key: 'maxCpuMsPerSecond', flag: 'max-cpu-ms-per-second', min: 1, max: 1000, help: "relay time (ms) per token subject per second (1 s at once), else its sockets wait" },
   { key: 'maxUpdatesPerCommit', flag: 'max-updates-per-commit', min: 1, max: 1_000_000, help: 'updates per durable write (group commit; 1: fsync each)' },
   { key: 'compactEvery', flag: 'compact-every', min: 1, max: 1_000_000, help: 'stored updates before a room is compacted' },
   { key: 'pingIntervalMs', flag: 'ping-interval-ms', min: 100, max: 3_600_000, help: 'websocket ping interval; a missed pong drops the socket' },

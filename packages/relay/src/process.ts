@@ -1,5 +1,5 @@
 import { main } from './cli.ts';
-import type { Relay } from './server.ts';
+import type { Relay } from './server/server.ts';
 
 /**
  * The `zeromem-relay` process: runs the command line, and while serving turns the first

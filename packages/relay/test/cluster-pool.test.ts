@@ -1,7 +1,7 @@
 import { type Socket, createServer } from 'node:net';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { PostgresStore } from '../src/postgres-store.ts';
+import { PostgresStore } from '../src/storage/postgres-store.ts';
 import { usePostgres } from './services.ts';
 
 const services = usePostgres();

@@ -7,7 +7,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/log.ts';
-import { CONNECTION_TTL_MS, RedisCoordination } from '../src/redis-coordination.ts';
+import { CONNECTION_TTL_MS, RedisCoordination } from '../src/cluster/redis-coordination.ts';
 import { type TestRedis, startRedis } from './services.ts';
 
 let redis: TestRedis;

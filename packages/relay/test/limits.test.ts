@@ -139,3 +139,27 @@ describe('GET /healthz', () => {
     expect(await other.json()).toHaveProperty('error');
   });
 });
+
+describe('the CPU budget per token subject', () => {
+  it('makes a subject past it wait, losing nothing it sent, and refuses its new sockets with 429 meanwhile', async () => {
+    const relay = await testRelay({ maxCpuMsPerSecond: 2 });
+    const rw = await token([ROOM], { subject: 'heavy' });
+    const writer = client(relay.url, ROOM, rw);
+    const reader = client(relay.url, ROOM, await token([ROOM], { subject: 'reader' }));
+    await Promise.all([synced(writer.provider), synced(reader.provider)]);
+    const closes: number[] = [];
+    writer.provider.on('connection-close', (event: { code: number } | null) => closes.push(event?.code ?? 0));
+    // 60 updates cost far more than 2 ms: the subject waits for its budget between them.
+    for (let i = 0; i < 60; i++) writer.doc.getMap('records').set(`r${i}`, 'x'.repeat(1000));
+    const statuses: number[] = [];
+    while (reader.doc.getMap('records').size < 60 && !statuses.includes(429)) {
+      const attempt = await rawConnect(relay.url, `${PATH}?token=${rw}`);
+      if (attempt.kind === 'refused') statuses.push(attempt.status);
+      else attempt.socket.terminate();
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(statuses).toContain(429);
+    await until(() => reader.doc.getMap('records').size === 60, 'every update to arrive', 60_000);
+    expect(closes).toEqual([]);
+  }, 90_000);
+});

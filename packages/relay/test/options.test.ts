@@ -35,6 +35,7 @@ describe('startRelay options', () => {
       [{ secret: SECRET, dataDir, maxMessagesPerSecond: 0 }, /maxMessagesPerSecond must be/],
       [{ secret: SECRET, dataDir, maxBytesPerSecond: 2.5 }, /maxBytesPerSecond must be/],
       [{ secret: SECRET, dataDir, maxUpdatesPerCommit: 0 }, /maxUpdatesPerCommit must be/],
+      [{ secret: SECRET, dataDir, maxCpuMsPerSecond: 1001 }, /maxCpuMsPerSecond must be/],
       [{ secret: SECRET, dataDir, logLevel: 'loud' as 'info' }, /log level must be/],
     ];
     for (const [options, message] of cases) {

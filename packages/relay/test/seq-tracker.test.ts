@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SeqTracker } from '../src/seq-tracker.ts';
+import { SeqTracker } from '../src/cluster/seq-tracker.ts';
 
 const update = (n: number) => new Uint8Array([n]);
 

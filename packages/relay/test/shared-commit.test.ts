@@ -5,10 +5,10 @@
  * fails exactly the appends of the write.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { PostgresStore } from '../src/postgres-store.ts';
-import type { RoomStorage } from '../src/room-storage.ts';
-import { SharedCommit } from '../src/shared-commit.ts';
-import { SqliteStore } from '../src/sqlite-store.ts';
+import { PostgresStore } from '../src/storage/postgres-store.ts';
+import type { RoomStorage } from '../src/storage/room-storage.ts';
+import { SharedCommit } from '../src/storage/shared-commit.ts';
+import { SqliteStore } from '../src/storage/sqlite-store.ts';
 import { cleanup, tempDir } from './helpers.ts';
 import { usePostgres } from './services.ts';
 

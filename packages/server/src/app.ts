@@ -96,6 +96,8 @@ export function createApp(memory: Memory, options: ServiceOptions): ServiceApp {
     const mapped = err instanceof HTTPException ? httpException(err) : err;
     const { status, body } = errorResponse(mapped);
     if (status >= 500) console.error(err);
+    // A body refused halfway is not read to its end: the connection cannot carry another request.
+    if (status === 413) c.header('Connection', 'close');
     return c.json(body, status as 400);
   });
   return app;

@@ -46,7 +46,7 @@ export async function shareNamespace(memory: Memory, namespace: Namespace, optio
   const store = new DocStore(`${memory.name}-sync`, opts);
   try {
     await store.open();
-    const share = new SharedNamespace(memory, namespace, room, opts, new RecordCodec(room, key), store, opts.readOnly ?? grant.access === 'read', () => open.delete(room));
+    const share = new SharedNamespace({ memory, namespace, room, opts, codec: new RecordCodec(room, key), store, readOnly: opts.readOnly ?? grant.access === 'read', onClosed: () => open.delete(room) });
     await share.start();
     open.set(room, share);
     return share;

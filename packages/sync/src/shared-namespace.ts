@@ -1,14 +1,15 @@
-import { ZeromemError, type Memory, type MemoryRecord, type Namespace } from '@zeromem/core';
-import { canonicalJson, replicaOf, replicatedState, type ApplyReplicatedResult, type Replica, type ReplicatedChange } from '@zeromem/core/internal';
+import { ZeromemError, type Memory, type Namespace } from '@zeromem/core';
+import { canonicalJson, replicaOf, type Replica } from '@zeromem/core/internal';
 import type { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 import { connectRoom } from './connection.ts';
 import type { DocStore } from './doc-store.ts';
 import type { ShareOptions } from './options.ts';
-import { isNewer } from './newer-state.ts';
+import { LocalChanges } from './local-changes.ts';
 import { listPeers, type Peer, type PeerState } from './peers.ts';
 import type { RecordCodec } from './record-codec.ts';
 import { RecordMap } from './record-map.ts';
+import { RemoteChanges } from './remote-changes.ts';
 import { RoomKeyCheck } from './room-key-check.ts';
 import { ShareErrors } from './share-errors.ts';
 import { StoredDoc } from './stored-doc.ts';
@@ -20,17 +21,25 @@ export type ShareStatus = 'connecting' | 'connected' | 'offline' | 'failed' | 'c
 const LOCAL = Symbol('zeromem-local');
 /** Origin of the stored document state applied on start. */
 const LOAD = Symbol('zeromem-load');
-/** Audit entries read at a time. */
-const BATCH = 250;
-/**
- * Largest document update sent at once (estimated): half the relay's default 1 MiB message
- * limit, leaving room for Yjs' encoding. A single larger record goes alone.
- */
-const MAX_UPDATE_BYTES = 512 * 1024;
-/** Up to this many remote changes, local records are read one by one; beyond, the namespace is paged. */
-const LOCAL_READS = 200;
+/** What a share is made of (see `shareNamespace`). */
+export interface SharedNamespaceParts {
+  memory: Memory;
+  namespace: Namespace;
+  /** The relay room: the namespace key. */
+  room: string;
+  opts: ShareOptions;
+  codec: RecordCodec;
+  store: DocStore;
+  readOnly: boolean;
+  /** Called once the share closed. */
+  onClosed: () => void;
+}
 
-/** An open share of a namespace (see `shareNamespace`): its sync state, its peers, and `close()`. */
+/**
+ * An open share of a namespace (see `shareNamespace`): its sync state, its peers, and
+ * `close()`. Two loops move changes: {@link LocalChanges} from the store to the document,
+ * {@link RemoteChanges} from the document to the store; a step runs both, in turn.
+ */
 export class SharedNamespace {
   /** The shared namespace. */
   readonly namespace: Namespace;
@@ -47,12 +56,10 @@ export class SharedNamespace {
    */
   readonly synced: Promise<void>;
 
-  readonly #memory: Memory;
   readonly #replica: Replica;
   /** Stops hearing of the memory's writes. */
   #stopWatching: (() => void) | undefined;
   readonly #opts: ShareOptions;
-  readonly #codec: RecordCodec;
   readonly #store: DocStore;
   readonly #stored: StoredDoc;
   readonly #doc = new Y.Doc({ gc: true });
@@ -61,10 +68,8 @@ export class SharedNamespace {
   readonly #keyCheck: RoomKeyCheck;
   #provider: WebsocketProvider | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
-  /** The last audit seq whose change is in the document (or was applied from it). */
-  #cursor = 0;
-  /** Record ids the document changed remotely and the store has not caught up with. */
-  readonly #dirty = new Set<string>();
+  readonly #local: LocalChanges;
+  readonly #remote: RemoteChanges;
   #fullReconcile = false;
   #relaySynced = false;
   #syncedDone = false;
@@ -79,30 +84,34 @@ export class SharedNamespace {
   readonly #errors: ShareErrors;
 
   /** @internal Use {@link shareNamespace}. */
-  constructor(
-    memory: Memory,
-    namespace: Namespace,
-    room: string,
-    opts: ShareOptions,
-    codec: RecordCodec,
-    store: DocStore,
-    readOnly: boolean,
-    onClosed: () => void,
-  ) {
+  constructor({ memory, namespace, room, opts, codec, store, readOnly, onClosed }: SharedNamespaceParts) {
     this.#onClosed = onClosed;
     this.#errors = new ShareErrors(opts.onError);
-    this.#memory = memory;
     this.#replica = replicaOf(memory);
     this.namespace = namespace;
     this.room = room;
     this.#opts = opts;
-    this.#codec = codec;
     this.#store = store;
     this.#stored = new StoredDoc(store, room, this.#doc, (err) => this.#errors.report(err));
     this.readOnly = readOnly;
     this.#map = new RecordMap(this.#doc, codec);
     this.#records = this.#map.records;
     this.#keyCheck = new RoomKeyCheck(this.#doc, this.#records, codec, room, readOnly, LOCAL);
+    const context = {
+      memory,
+      namespace,
+      room,
+      readOnly,
+      doc: this.#doc,
+      map: this.#map,
+      local: LOCAL,
+      errors: this.#errors,
+      markRemote: (id: string) => this.#remote.mark(id),
+      saveCursor: (cursor: number) => this.#stored.save(cursor),
+      replica: this.#replica,
+    };
+    this.#local = new LocalChanges(context);
+    this.#remote = new RemoteChanges(context, this.#local);
     this.synced = new Promise<void>((resolve, reject) => {
       this.#resolveSynced = resolve;
       this.#rejectSynced = reject;
@@ -132,12 +141,12 @@ export class SharedNamespace {
   /** @internal Loads the stored document, connects, and starts sharing (offline changes once in sync). */
   async start(): Promise<void> {
     const storedCursor = await this.#stored.load(LOAD);
-    this.#cursor = storedCursor ?? 0;
+    this.#local.cursor = storedCursor ?? 0;
     if (storedCursor !== undefined) {
       // A crash may have come between storing a remote change and applying it: compare all,
       // forgotten ids too (on read-only replicas as well: they apply forgets like any other).
-      for (const id of this.#records.keys()) this.#dirty.add(id);
-      for (const id of this.#map.forgotten.keys()) this.#dirty.add(id);
+      for (const id of this.#records.keys()) this.#remote.mark(id);
+      for (const id of this.#map.forgotten.keys()) this.#remote.mark(id);
       this.#fullReconcile = !this.readOnly;
     }
     this.#doc.on('update', (update: Uint8Array, origin: unknown) => {
@@ -152,12 +161,12 @@ export class SharedNamespace {
         else if (change.action === 'update') this.#stored.overwritten(changesText(change.oldValue, this.#records.get(id)));
       }
       if (transaction.origin === LOCAL) return;
-      for (const id of event.keysChanged) this.#dirty.add(id);
+      for (const id of event.keysChanged) this.#remote.mark(id);
       void this.#schedule();
     });
     this.#map.forgotten.observe((event, transaction) => {
       if (transaction.origin === LOCAL) return;
-      for (const id of event.keysChanged) this.#dirty.add(id);
+      for (const id of event.keysChanged) this.#remote.mark(id);
       void this.#schedule();
     });
     this.#keyCheck.watch(() => void this.#schedule());
@@ -253,13 +262,14 @@ export class SharedNamespace {
     const relaySynced = this.#relaySynced;
     await this.#stored.stored();
     if (!(await this.#checkKey())) return;
-    await this.#shareLocal();
+    const canSend = () => this.#canSend();
+    await this.#local.send(canSend);
     if (this.#fullReconcile) {
       this.#fullReconcile = false;
-      await this.#markUnshared();
+      await this.#local.markUnshared();
     }
-    await this.#applyRemote();
-    this.#stored.save(this.#cursor);
+    await this.#remote.apply(canSend);
+    this.#stored.save(this.#local.cursor);
     await this.#stored.stored();
     await this.#stored.compactIfDue();
     if (relaySynced && !this.#syncedDone) {
@@ -287,138 +297,7 @@ export class SharedNamespace {
     return !this.readOnly && this.#provider?.synced === true;
   }
 
-  /** Puts the local changes after the cursor (from the audit log) into the document. */
-  async #shareLocal(): Promise<void> {
-    while (this.readOnly || this.#canSend()) {
-      const entries = await this.#memory.audit(this.namespace, { after: this.#cursor, limit: BATCH });
-      if (entries.length === 0) return;
-      // A retier changes only this device's tier, never the replicated state: reading it would re-warm the record.
-      const ids = [...new Set(entries.filter((entry) => !entry.replicated && entry.op !== 'retier').map((entry) => entry.id))];
-      if (this.readOnly) {
-        for (const id of ids) {
-          this.#errors.report(new ZeromemError('UNAUTHORIZED', `Memory "${id}" of namespace ${this.room} was changed on a read-only replica: the change stays on this device and is not shared.`));
-        }
-      } else if (ids.length) {
-        // An id from another replica may be invalid: applyReplicated reports it, here it has no local record.
-        const read = (id: string) => this.#memory.get(this.namespace, id, { rewarm: false }).catch((err: ZeromemError) => (err.code === 'INVALID_INPUT' ? undefined : Promise.reject(err)));
-        const records = await Promise.all(ids.map(read));
-        const plans = await Promise.all(ids.map((id, i) => this.#map.planLocal(id, records[i])));
-        plans.forEach((plan, i) => {
-          // Forgotten elsewhere, or changed later elsewhere: this replica takes the document's state.
-          if (plan.kind === 'forgotten' || plan.kind === 'outdated') this.#dirty.add(ids[i]!);
-        });
-        this.#sendInParts(plans.flatMap((plan) => (plan.kind === 'change' ? [plan] : [])));
-      }
-      this.#cursor = entries[entries.length - 1]!.seq;
-      this.#stored.save(this.#cursor);
-    }
-  }
-
-  /** One document transaction (one update on the wire) per part of at most MAX_UPDATE_BYTES. */
-  #sendInParts(changes: Array<{ apply: () => void; bytes: number }>): void {
-    let part: Array<() => void> = [];
-    let bytes = 0;
-    const send = () => {
-      const applies = part;
-      if (applies.length) this.#doc.transact(() => applies.forEach((apply) => apply()), LOCAL);
-      part = [];
-      bytes = 0;
-    };
-    for (const change of changes) {
-      if (bytes + change.bytes > MAX_UPDATE_BYTES) send();
-      part.push(change.apply);
-      bytes += change.bytes;
-    }
-    send();
-  }
-
-  /** After a restart: records in the store but not in the document were forgotten elsewhere meanwhile. */
-  async #markUnshared(): Promise<void> {
-    let cursor: string | undefined;
-    do {
-      const page = await this.#memory.list(this.namespace, { limit: 1000, ...(cursor ? { cursor } : {}) });
-      for (const record of page.items) if (!this.#records.has(record.id)) this.#dirty.add(record.id);
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor);
-  }
-
-  /** Makes the store hold what the document holds for the ids that changed remotely. */
-  async #applyRemote(): Promise<void> {
-    while (this.#dirty.size) {
-      const ids = [...this.#dirty];
-      this.#dirty.clear();
-      const changes: ReplicatedChange[] = [];
-      const changeIds: string[] = [];
-      const locals = await this.#localRecords(ids);
-      for (const id of ids) {
-        try {
-          const { change, raced } = await this.#map.remoteChange(id);
-          // An update that raced a forget of the same incarnation: the forget wins everywhere.
-          if (raced && !this.readOnly) this.#doc.transact(() => this.#records.delete(id), LOCAL);
-          if (!raced && (await this.#keepsLocal(change, locals.get(id)))) continue;
-          changes.push(change);
-          changeIds.push(id);
-        } catch (err) {
-          this.#errors.reject(err as ZeromemError);
-        }
-      }
-      let result: ApplyReplicatedResult;
-      try {
-        result = await this.#replica.apply(this.namespace, changes, { after: this.#cursor, actor: 'sync' });
-      } catch (err) {
-        for (const id of ids) this.#dirty.add(id); // nothing was stored: the next step tries again
-        throw err;
-      }
-      if (result.stale) {
-        for (const id of ids) this.#dirty.add(id);
-        if (!this.#canSend()) return; // offline: the local change stays; both meet once it is sent
-        await this.#shareLocal(); // the local change goes into the document first, then the document's winner comes back
-        continue;
-      }
-      for (const failure of result.rejected) {
-        this.#errors.reject(
-          new ZeromemError('INVALID_INPUT', `Memory "${changeIds[failure.index]}" from another replica of ${this.room} is invalid and was not stored.`, { issues: failure.issues }),
-        );
-      }
-      this.#cursor = Math.max(this.#cursor, result.lastSeq);
-    }
-  }
-
-  /**
-   * True when this replica's state of `id` is newer than the document's (two replicas set
-   * it at once and the document kept the older): the local state goes back into the
-   * document, so every replica ends with the newer one.
-   */
-  async #keepsLocal(change: ReplicatedChange, local: MemoryRecord | undefined): Promise<boolean> {
-    if (this.readOnly || !('put' in change) || !local || !isNewer(replicatedState(local), change.put)) return false;
-    const plan = await this.#map.planLocal(local.id, local);
-    if (plan.kind !== 'change') return false; // e.g. the local copy is a forgotten incarnation: the document's wins
-    this.#doc.transact(plan.apply, LOCAL);
-    return true;
-  }
-
-  /** This replica's records among `ids` (none on a read-only replica, which never keeps its own): one read per id, or pages of the namespace for many. */
-  async #localRecords(ids: string[]): Promise<Map<string, MemoryRecord>> {
-    const found = new Map<string, MemoryRecord>();
-    if (this.readOnly) return found;
-    if (ids.length <= LOCAL_READS) {
-      // An id from another replica may be invalid: applyReplicated reports it, here it has no local record.
-      const read = (id: string) => this.#memory.get(this.namespace, id, { rewarm: false }).catch((err: ZeromemError) => (err.code === 'INVALID_INPUT' ? undefined : Promise.reject(err)));
-      const records = await Promise.all(ids.map(read));
-      for (const record of records) if (record) found.set(record.id, record);
-      return found;
-    }
-    const wanted = new Set(ids);
-    let cursor: string | undefined;
-    do {
-      const page = await this.#memory.list(this.namespace, { limit: 1000, ...(cursor ? { cursor } : {}) });
-      for (const record of page.items) if (wanted.has(record.id)) found.set(record.id, record);
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor);
-    return found;
-  }
-
-  /** Stores the updates made since the last save (and the cursor), in order, off the caller's path. */
+  /** Fails the share for good: stops its loops and the connection, and rejects `synced`. */
   #fail(err: ZeromemError): void {
     if (this.#status === 'failed' || this.#status === 'closed') return;
     this.#status = 'failed';

@@ -1,4 +1,4 @@
-import type { Revocation } from './room-storage.ts';
+import type { Revocation } from '../storage/room-storage.ts';
 import { CLOCK_SKEW_SECONDS, MAX_TTL_SECONDS } from './token.ts';
 
 /** What a revocation is checked against: a token's id, subject and issue time. */

@@ -1,4 +1,4 @@
-import type { RoomPeers } from './room.ts';
+import type { RoomPeers } from '../room/room.ts';
 
 /** A change another instance sent for a room (see {@link RedisCoordination}). */
 export type InstanceMessage =

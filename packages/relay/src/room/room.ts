@@ -1,15 +1,15 @@
 import { Awareness, applyAwarenessUpdate, encodeAwarenessUpdate, removeAwarenessStates } from 'y-protocols/awareness';
 import * as Y from 'yjs';
-import { CLOSE } from './close-codes.ts';
-import { RelayError } from './errors.ts';
-import type { Logger } from './log.ts';
+import { CLOSE } from '../close-codes.ts';
+import { RelayError } from '../errors.ts';
+import type { Logger } from '../log.ts';
 import { type Peer, send } from './peer.ts';
-import { type IncomingMessage, awarenessMessage, decodeMessage, syncStep1Message, syncStep2Message, updateMessage } from './protocol.ts';
-import type { RoomStorage, StoredRoom } from './room-storage.ts';
+import { type IncomingMessage, awarenessClientIds, awarenessMessage, decodeMessage, syncStep1Message, syncStep2Message, updateMessage } from './protocol.ts';
+import type { RoomStorage, StoredRoom } from '../storage/room-storage.ts';
 import { CommitBatch } from './commit-batch.ts';
-import type { SharedCommit } from './shared-commit.ts';
+import type { SharedCommit } from '../storage/shared-commit.ts';
 import { dropPending, pendingBytes, withoutPending } from './pending.ts';
-import { SeqTracker } from './seq-tracker.ts';
+import { SeqTracker } from '../cluster/seq-tracker.ts';
 
 /** Limits a room enforces. */
 export interface RoomLimits {
@@ -42,6 +42,12 @@ export interface RoomHooks {
   failed(err: Error): void;
   /** Other instances, when there are. */
   peers?: RoomPeers;
+  /**
+   * Hears the time the room spent later for a subject's message (forwarding what it changed
+   * once stored), so that it counts against the subject's CPU budget too. The shared durable
+   * write is nobody's: one per turn of the event loop, whoever's updates it holds.
+   */
+  charge?(subject: string, ms: number): void;
 }
 
 /** Origin of changes that came from another instance (already stored, never stored again). */
@@ -295,6 +301,7 @@ export class Room {
   /** An awareness update another instance's socket sent. */
   awarenessFromOtherInstance(update: Uint8Array): void {
     try {
+      awarenessClientIds(update); // checked like a socket's: another instance may run older code
       applyAwarenessUpdate(this.awareness, update, REMOTE);
     } catch (err) {
       this.log.warn('malformed awareness from another instance', { room: this.name, error: (err as Error).message });
@@ -402,9 +409,11 @@ export class Room {
     // Whatever reached the document is stored and forwarded, even if the rest was garbage.
     for (const change of effective) {
       this.batch.add(change, () => {
+        const start = performance.now();
         this.storedBytes += change.byteLength;
         const message = updateMessage(change);
         for (const other of this.peers) if (other !== peer) this.send(other, message);
+        this.hooks.charge?.(peer.subject, performance.now() - start);
       });
     }
     if (malformed) {

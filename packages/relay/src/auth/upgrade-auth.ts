@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { parseRoomPath } from './room-name.ts';
+import { parseRoomPath } from '../room/room-name.ts';
 import { type Access, TokenRefused, verifyToken } from './token.ts';
 
 /** An upgrade that may proceed: who, which room, with what access, until when. */

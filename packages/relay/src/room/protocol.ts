@@ -47,8 +47,16 @@ export function awarenessMessage(awareness: Awareness, clients: number[]): Uint8
 }
 
 /**
+ * Deepest nesting of arrays and objects an awareness state may have. Presence states are
+ * shallow (a user, a cursor); a deep one would overflow the stack of `JSON.stringify` when
+ * the relay encodes the room's awareness for the next peer.
+ */
+export const MAX_AWARENESS_DEPTH = 64;
+
+/**
  * The client ids an awareness update speaks for. Throws on a malformed update, including a
- * state that is not JSON: y-protocols would throw on it halfway through applying the update.
+ * state that is not JSON (y-protocols would throw on it halfway through applying the update)
+ * or is nested deeper than {@link MAX_AWARENESS_DEPTH}.
  */
 export function awarenessClientIds(update: Uint8Array): number[] {
   const decoder = decoding.createDecoder(update);
@@ -57,10 +65,29 @@ export function awarenessClientIds(update: Uint8Array): number[] {
   for (let i = 0; i < count; i++) {
     ids.push(decoding.readVarUint(decoder));
     decoding.readVarUint(decoder); // clock
-    JSON.parse(decoding.readVarString(decoder));
+    const state = decoding.readVarString(decoder);
+    if (jsonDepth(state) > MAX_AWARENESS_DEPTH) throw new Error(`awareness state nested too deep (over ${MAX_AWARENESS_DEPTH} levels)`);
+    JSON.parse(state);
   }
   if (decoding.hasContent(decoder)) throw new Error('trailing bytes after the awareness update');
   return ids;
+}
+
+/** How deep arrays and objects nest in a JSON text (brackets inside strings do not count); checked before parsing it. */
+function jsonDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (inString) {
+      if (char === 0x5c /* \\ */) i++;
+      else if (char === 0x22 /* " */) inString = false;
+    } else if (char === 0x22) inString = true;
+    else if (char === 0x5b /* [ */ || char === 0x7b /* { */) deepest = Math.max(deepest, ++depth);
+    else if (char === 0x5d /* ] */ || char === 0x7d /* } */) depth--;
+  }
+  return deepest;
 }
 
 /**

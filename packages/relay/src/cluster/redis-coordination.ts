@@ -3,9 +3,9 @@ import { Redis } from 'ioredis';
 import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 import type { Coordination, InstanceMessage } from './coordination.ts';
-import { RelayError } from './errors.ts';
-import type { Logger } from './log.ts';
-import type { RoomPeers } from './room.ts';
+import { RelayError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import type { RoomPeers } from '../room/room.ts';
 
 /** Every key and channel starts with this. */
 const PREFIX = 'zeromem:';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
-import { RelayError } from './errors.ts';
-import { roomNameProblem } from './room-name.ts';
+import { RelayError } from '../errors.ts';
+import { roomNameProblem } from '../room/room-name.ts';
 
 /** What a token allows in a room: `read` receives; `read-write` also sends document updates. */
 export type Access = 'read' | 'read-write';

@@ -1,0 +1,128 @@
+import { type ChildProcess, fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { afterEach, describe, expect, it } from 'vitest';
+import { cleanup, client, synced, tempDir, token } from './helpers.ts';
+import { type RelayProcess, serveRelay } from './spawn-relay.ts';
+
+// A bound on how much of the relay one token subject can take, checked the way a user
+// would notice it: while one subject hammers the relay within every per-socket limit, a
+// client in another room still sees its writes come back quickly, and /healthz answers.
+// The numbers are generous (CI machines are shared): without the bound the victim sees
+// no round trip for seconds.
+
+const ATTACK_ROOM = 'u=mallory;s=attack';
+const VICTIM_ROOM = 'u=alice;s=shared';
+const running: RelayProcess[] = [];
+const attackers: ChildProcess[] = [];
+
+afterEach(async () => {
+  for (const child of attackers.splice(0)) child.kill('SIGKILL');
+  await cleanup();
+  for (const relay of running.splice(0)) {
+    if (relay.child.exitCode === null && relay.child.signalCode === null) relay.child.kill('SIGKILL');
+    await relay.exited;
+  }
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const FLOOD_CLIENT = fileURLToPath(new URL('./flood-client.ts', import.meta.url));
+
+function p95(samples: number[]): number {
+  const sorted = [...samples].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))]!;
+}
+
+/** Starts the hostile client of subject "mallory" in its own process (see flood-client.ts); resolves once it runs. */
+async function attack(url: string, sockets: number, perSecond: number, kind: 'pending' | 'valid'): Promise<ChildProcess> {
+  const authToken = await token([ATTACK_ROOM], { subject: 'mallory' });
+  const child = fork(FLOOD_CLIENT, [url, ATTACK_ROOM, authToken, String(sockets), String(perSecond), kind], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  attackers.push(child);
+  await new Promise((resolve) => child.once('message', resolve));
+  return child;
+}
+
+interface Samples {
+  roundTrips: number[];
+  health: number[];
+}
+
+/**
+ * Round trips of writes between two clients in the victim's room, and /healthz answer
+ * times, into `phase.samples` (switched by the caller) until `phase.done`.
+ */
+async function watch(url: string, port: number, phase: { samples: Samples; done: boolean }): Promise<void> {
+  const rw = await token([VICTIM_ROOM], { subject: 'alice' });
+  const writer = client(url, VICTIM_ROOM, rw);
+  const reader = client(url, VICTIM_ROOM, rw);
+  await Promise.all([synced(writer.provider), synced(reader.provider)]);
+  const trips = (async () => {
+    for (let i = 0; !phase.done; i++) {
+      const key = `k${i}`;
+      const samples = phase.samples;
+      const start = performance.now();
+      const seen = new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, 3000);
+        const observe = (): void => {
+          if (!reader.doc.getMap('records').has(key)) return;
+          clearTimeout(timer);
+          reader.doc.getMap('records').unobserve(observe);
+          resolve();
+        };
+        reader.doc.getMap('records').observe(observe);
+      });
+      writer.doc.getMap('records').set(key, i);
+      await seen;
+      samples.roundTrips.push(performance.now() - start);
+      await sleep(50);
+    }
+  })();
+  const checks = (async () => {
+    while (!phase.done) {
+      const samples = phase.samples;
+      const start = performance.now();
+      await fetch(`http://127.0.0.1:${port}/healthz`, { signal: AbortSignal.timeout(3000) }).then((r) => r.text()).catch(() => undefined);
+      samples.health.push(performance.now() - start);
+      await sleep(50);
+    }
+  })();
+  await Promise.all([trips, checks]);
+}
+
+/**
+ * The victim's round trips and /healthz times on a fresh relay: 3 s alone (the machine's own
+ * noise), then 6 s with the attacker running. Asserted: under attack, p95 stays below 200 ms
+ * (round trip) and 100 ms (/healthz), or, on a machine too loaded for that even without an
+ * attacker, below twice what it was alone. Without a bound the victim sees nothing for seconds.
+ */
+async function underAttack(sockets: number, perSecond: number, kind: 'pending' | 'valid'): Promise<void> {
+  const relay = await serveRelay(tempDir(), ['--quiet']);
+  running.push(relay);
+  const alone: Samples = { roundTrips: [], health: [] };
+  const attacked: Samples = { roundTrips: [], health: [] };
+  const phase = { samples: alone, done: false };
+  const watching = watch(relay.url, relay.port, phase);
+  await sleep(3000);
+  const attacking = await attack(relay.url, sockets, perSecond, kind);
+  phase.samples = attacked;
+  await sleep(6000);
+  phase.done = true;
+  attacking.kill('SIGKILL');
+  await watching;
+  const line = (what: string, samples: Samples) => `${what}: round trips ${samples.roundTrips.length}, p95 ${p95(samples.roundTrips).toFixed(1)} ms; /healthz ${samples.health.length}, p95 ${p95(samples.health).toFixed(1)} ms`;
+  console.log(`${kind} x${sockets} at ${perSecond}/s. ${line('alone', alone)}. ${line('attacked', attacked)}`);
+  expect(attacked.roundTrips.length).toBeGreaterThan(10);
+  expect(p95(attacked.roundTrips)).toBeLessThan(Math.max(200, 2 * p95(alone.roundTrips)));
+  expect(p95(attacked.health)).toBeLessThan(Math.max(100, 2 * p95(alone.health)));
+  expect(relay.child.exitCode).toBeNull();
+}
+
+describe('one token subject within every per-socket limit', { timeout: 120_000 }, () => {
+  it('cannot starve another room with updates waiting for a dependency that never comes', async () => {
+    // Updates waiting for a dependency (under the pending bound), then 1-byte ones of the same kind: each makes Yjs merge all that waits.
+    await underAttack(1, 150, 'pending');
+  });
+
+  it('cannot starve another room with 16 sockets of valid updates at 190 messages per second each', async () => {
+    await underAttack(16, 190, 'valid');
+  });
+});
