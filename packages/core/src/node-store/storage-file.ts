@@ -1,9 +1,9 @@
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type BetterSqlite3 from 'better-sqlite3';
-import { ZeromemError, type StorageProblem } from '../model/errors.ts';
+import { ZeromemError, invalidInput, type StorageProblem } from '../model/errors.ts';
 import { entryKeysOf, indexShape, type IndexShape } from './index-keys.ts';
 import { blobToKey, decodeKey, encodeKey, keyToBlob } from './key-codec.ts';
 
@@ -85,6 +85,19 @@ export function fileNameOf(name: string): string {
     out += /[A-Za-z0-9_-]/.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   return `${out}.sqlite`;
+}
+
+/** The longest file name most file systems take (ext4, APFS, NTFS: 255 bytes). */
+export const MAX_FILE_NAME_BYTES = 255;
+
+/** The longest of the files SQLite keeps next to a store (`-wal`, `-shm`; `-journal` while one is created). */
+const LONGEST_COMPANION = '-journal';
+
+/** Why a database name cannot be a file of {@link fileNameOf} (its file names are too long), or `undefined` when it can. */
+export function fileNameProblem(name: string): string | undefined {
+  const bytes = Buffer.byteLength(fileNameOf(name) + LONGEST_COMPANION);
+  if (bytes <= MAX_FILE_NAME_BYTES) return undefined;
+  return `must make file names of at most ${MAX_FILE_NAME_BYTES} bytes: "<name>.sqlite${LONGEST_COMPANION}" would be ${bytes} bytes (letters, digits, "_" and "-" take 1 byte each, every other UTF-8 byte 3)`;
 }
 
 /** The database name a file of {@link fileNameOf} holds, or `undefined` for other files. */
@@ -231,6 +244,8 @@ export class StorageFile {
    * @throws ZeromemError STORAGE_FAILED with `details.storage.reason` locked, corrupt, read-only or unavailable; QUOTA_EXCEEDED when the disk is full
    */
   constructor(directory: string, name: string) {
+    const tooLong = fileNameProblem(name);
+    if (tooLong) throw invalidInput('openMemory options', [{ path: 'name', message: tooLong }]);
     this.path = join(directory, fileNameOf(name));
     const Database = loadDriver(this.path);
     try {
@@ -240,6 +255,12 @@ export class StorageFile {
       if (existsSync(this.path)) accessSync(this.path, constants.R_OK | constants.W_OK);
     } catch (err) {
       throw storageError(err, this.path, 'open');
+    }
+    // SQLite takes an empty file for a new database: a store cut to zero bytes would open
+    // empty and take writes over the loss. Stores are never empty files (new ones are
+    // created whole, then linked into place), so an empty one is damage.
+    if (existsSync(this.path) && statSync(this.path).size === 0) {
+      throw storageError(new Error('the file is empty (0 bytes): its records are gone'), this.path, 'open', true);
     }
     let db: BetterSqlite3.Database | undefined;
     try {

@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -149,6 +149,48 @@ describe('memories on disk in Node', { timeout: 120_000 }, () => {
     const damaged = snapshotFiles(dir);
     expect(await tryOpen(dir, 'damaged')).toMatchObject({ code: 'STORAGE_FAILED', reason: 'corrupt' });
     expect(snapshotFiles(dir)).toEqual(damaged);
+  });
+
+  it('a zero-byte store file is STORAGE_FAILED (corrupt) at open, never an empty store, and is left as it was', async () => {
+    const dir = tempDir();
+    const memory = await openMemory({ name: 'c', directory: dir });
+    await memory.remember({ namespace: NS, content: 'Every record of this store' });
+    await memory.close();
+    truncateSync(join(dir, 'c.sqlite'), 0);
+    const before = snapshotFiles(dir);
+    const err = await expectCode(openMemory({ name: 'c', directory: dir }), 'STORAGE_FAILED');
+    expect(err.details.storage).toEqual({ reason: 'corrupt', path: join(dir, 'c.sqlite') });
+    expect(err.message).toContain('empty');
+    expect(snapshotFiles(dir)).toEqual(before);
+  });
+
+  it('a truncated store file is STORAGE_FAILED (corrupt) at open and is left as it was', async () => {
+    const dir = tempDir();
+    const memory = await openMemory({ name: 'cut', directory: dir });
+    await memory.rememberMany(Array.from({ length: 300 }, (_, i) => ({ namespace: NS, content: `Memory ${i} with some words to fill pages` })));
+    await memory.close();
+    const file = join(dir, 'cut.sqlite');
+    for (const length of [50, 4096 + 17, Math.floor(statSync(file).size / 2 / 4096) * 4096]) {
+      const whole = readFileSync(file);
+      writeFileSync(file, whole.subarray(0, length));
+      const before = snapshotFiles(dir);
+      const err = await expectCode(openMemory({ name: 'cut', directory: dir }), 'STORAGE_FAILED');
+      expect(err.details.storage?.reason).toBe('corrupt');
+      expect(snapshotFiles(dir)).toEqual(before);
+      writeFileSync(file, whole);
+    }
+  });
+
+  it('a name whose file names would be over 255 bytes is INVALID_INPUT naming the limit, and nothing is created', async () => {
+    const dir = tempDir();
+    // 200 characters pass the name check; %-encoded for the file they are 600 bytes.
+    const err = await expectCode(openMemory({ name: 'ü'.repeat(100), directory: dir }), 'INVALID_INPUT', 'name');
+    expect(err.message).toContain('255 bytes');
+    expect(readdirSync(dir)).toEqual([]);
+    const longest = 'n'.repeat(255 - '.sqlite-journal'.length); // the longest file SQLite keeps next to the store
+    const memory = await openMemory({ name: longest, directory: dir });
+    await memory.close();
+    await expectCode(openMemory({ name: `${longest}n`, directory: dir }), 'INVALID_INPUT', 'name');
   });
 
   it('a store this process cannot write gives STORAGE_FAILED (read-only) at open and is left as it was', async () => {
