@@ -43,6 +43,8 @@ export function diskIndexedDB(directory: string = defaultDirectory()): DiskIndex
 interface StoreTracker {
   cleared: boolean;
   keys: IDBValidKey[];
+  /** Puts back the record tree's mutators as they were before the tracker wrapped them. */
+  unwrap(): void;
 }
 
 /** One open database: its file (and lock), its in-memory engine, and who uses it. */
@@ -102,6 +104,11 @@ class Session {
 
   /** Makes a store (created empty in memory) the file's: its trees built from the file on first use, values read when needed. */
   #readFromFile(raw: RawObjectStore, store: StoredSchema): void {
+    // The notes of changed keys wrap what reads from the file (a store created in this
+    // process's upgrade has them already): its changes by key must still be noted.
+    const tracked = this.#trackers.get(raw);
+    tracked?.unwrap();
+    this.#trackers.delete(raw);
     const read: ReadValue = (rowid) => this.file.readValue(rowid);
     const bounds = (range: KeyBounds | undefined) =>
       [range?.lower === undefined ? undefined : encodeKey(range.lower), range?.lowerOpen ?? false, range?.upper === undefined ? undefined : encodeKey(range.upper), range?.upperOpen ?? false] as const;
@@ -122,6 +129,7 @@ class Session {
     });
     if (raw.keyGenerator) raw.keyGenerator.num = store.keyGenerator;
     readStoredRecordsDirectly(raw);
+    if (tracked) this.#track(raw);
   }
 
   /**
@@ -248,10 +256,10 @@ class Session {
   /** Records the primary keys an object store's changes touch, by wrapping its record tree's three mutators. */
   #track(store: RawObjectStore): void {
     if (this.#trackers.has(store)) return;
-    const tracker: StoreTracker = { cleared: false, keys: [] };
-    this.#trackers.set(store, tracker);
     const records = store.records;
     const { put, delete: remove, clear } = records;
+    const tracker: StoreTracker = { cleared: false, keys: [], unwrap: () => Object.assign(records, { put, delete: remove, clear }) };
+    this.#trackers.set(store, tracker);
     records.put = (record: RawRecord, noOverwrite?: boolean) => {
       const replaced = put.call(records, record, noOverwrite);
       tracker.keys.push(record.key);
