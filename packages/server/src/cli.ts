@@ -17,7 +17,7 @@ GET /openapi.json, health at GET /healthz), for agents in any language.
 Options:
   --name <name>            memory store name (default "zeromem")
   --dir <path>             directory of the store's file, <dir>/<name>.sqlite (default:
-                           ZEROMEM_HOME, else ~/.zeromem); one process at a time per store
+                           ZEROMEM_HOME, else ~/.zeromem); shared with other processes
   --embedder <choice>      bundled (default: the offline zeromem-static-en model, recall
                            is hybrid), none (BM25 only), or a local model folder
   --host <host>            address to bind (default 127.0.0.1: this machine only)
