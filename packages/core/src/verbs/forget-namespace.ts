@@ -3,7 +3,7 @@ import { requireNamespace } from '../model/namespace.ts';
 import { deleteRows } from '../store/delete-rows.ts';
 import { isExpired } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
-import { readOptions, resolveActor, type VerbContext } from './verb-context.ts';
+import { readOptions, resolveActor, type VerbContext } from '../write/context.ts';
 
 /**
  * Deletes every record of exactly this namespace (not the narrower ones under it:

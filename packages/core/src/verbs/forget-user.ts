@@ -3,7 +3,7 @@ import { invalidInput } from '../model/errors.ts';
 import { deleteRows } from '../store/delete-rows.ts';
 import { isExpired } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
-import { readOptions, resolveActor, type VerbContext } from './verb-context.ts';
+import { readOptions, resolveActor, type VerbContext } from '../write/context.ts';
 
 /**
  * Deletes everything of a user: every namespace with this `userId`, whatever its agent

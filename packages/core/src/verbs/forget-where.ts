@@ -5,7 +5,7 @@ import { validateFilter } from '../model/validate-filter.ts';
 import { deleteRows } from '../store/delete-rows.ts';
 import { isEmptyFilter, matchesFilter } from '../store/match.ts';
 import { withStorage } from '../store/storage-errors.ts';
-import { readOptions, resolveActor, type VerbContext } from './verb-context.ts';
+import { readOptions, resolveActor, type VerbContext } from '../write/context.ts';
 
 /**
  * Deletes every live record of the namespace that matches the filter, atomically, and

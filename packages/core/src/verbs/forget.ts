@@ -3,7 +3,7 @@ import { deleteRows } from '../store/delete-rows.ts';
 import { isExpired } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import { requireId } from './get.ts';
-import { readOptions, resolveActor, type VerbContext } from './verb-context.ts';
+import { readOptions, resolveActor, type VerbContext } from '../write/context.ts';
 
 /**
  * Deletes one record; its content is gone from the database when this resolves.
