@@ -22,9 +22,11 @@ const byDirectory = new Map<string, DiskIndexedDB>();
  * IndexedDB for Node that keeps its databases on disk: one SQLite file per database in
  * `directory` (default: `ZEROMEM_HOME`, else `~/.zeromem`). Each database is held in
  * memory by fake-indexeddb's engine while it is open and every committed transaction is
- * written to its file before the transaction reports `complete`. One process at a time can
- * have a database open (an exclusive file lock); in one process, every opener of a
- * directory shares the same instance, like tabs of one browser profile.
+ * written to its file before the transaction reports `complete`. Many processes can have a
+ * database open at once: each transaction runs in a SQLite transaction of the file (writes
+ * one after the other, across processes), and what another process committed is read from
+ * the file again. In one process, every opener of a directory shares the same instance,
+ * like tabs of one browser profile.
  *
  * `openMemory` in Node uses it already; pass it to other IndexedDB users of the same
  * store, e.g. `shareNamespace(memory, ns, { ...diskIndexedDB(), url, token })`.
@@ -47,7 +49,7 @@ interface StoreTracker {
   unwrap(): void;
 }
 
-/** One open database: its file (and lock), its in-memory engine, and who uses it. */
+/** One open database: its file, its in-memory engine (read from the file again when another process wrote), and who uses it. */
 class Session {
   readonly file: StorageFile;
   /** A factory of its own, so closing the session drops exactly this database from memory. */
