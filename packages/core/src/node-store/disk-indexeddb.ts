@@ -339,6 +339,7 @@ class Session {
       // Another process created this store meanwhile, with the same schema (versions are
       // appended, never edited): its rows stay, and this process reads them from the file.
       this.#commit(trans);
+      this.#loadedVersion = trans.db.version;
       this.#reload(db, trans.db.version);
       return;
     }
@@ -349,6 +350,7 @@ class Session {
     }
     this.file.rewrite(trans.db.version, stores);
     this.#commit(trans);
+    this.#loadedVersion = trans.db.version;
     for (const store of db.rawObjectStores.values()) committedToFile(store);
     this.#checkpoint();
   }
