@@ -243,8 +243,8 @@ export class StorageFile {
   readonly #snapshot: BetterSqlite3.Statement;
 
   /**
-   * Opens (creating it if needed) the file of database `name` in `directory` and takes its lock.
-   * @throws ZeromemError STORAGE_FAILED with `details.storage.reason` locked, corrupt, read-only or unavailable; QUOTA_EXCEEDED when the disk is full
+   * Opens (creating it if needed) the file of database `name` in `directory`, shared with the other processes that have it open.
+   * @throws ZeromemError INVALID_INPUT (a name too long for a file), STORAGE_FAILED with `details.storage.reason` locked, corrupt, read-only or unavailable; QUOTA_EXCEEDED when the disk is full
    */
   constructor(directory: string, name: string) {
     const tooLong = fileNameProblem(name);
