@@ -92,17 +92,20 @@ describe('zeromem export, inspect, forget-user', () => {
     expect((await runBuilt(['forget-user'], dir)).code).toBe(2);
   });
 
-  it('a store another process holds is STORAGE_FAILED (exit 1), and nothing waits', { timeout: 180_000 }, async () => {
+  it('a job runs while another process has the store open, and that process sees what the job did', { timeout: 180_000 }, async () => {
     const dir = await storeWith(SEED);
     const holder = await openStore({ name: 'zeromem', directory: dir });
     try {
-      const run = await runBuilt(['sweep'], dir);
-      expect(run.code).toBe(1);
-      expect(run.summary).toMatchObject({ ok: false, command: 'sweep', error: { code: 'STORAGE_FAILED' } });
+      expect(await holder.count({ userId: 'u1' })).toBe(2);
+      const run = await runBuilt(['forget-user', 'u1', '--yes'], dir);
+      expect(run.code).toBe(0);
+      expect(run.summary).toMatchObject({ ok: true, forgotten: 3 });
+      expect(await holder.count({ userId: 'u1' })).toBe(0);
+      expect(await holder.count({ userId: 'u1', agentId: 'sales' })).toBe(0);
+      expect(await holder.count({ userId: 'u2' })).toBe(1);
     } finally {
       await holder.close();
     }
-    expect((await runBuilt(['sweep'], dir)).code).toBe(0);
   });
 });
 

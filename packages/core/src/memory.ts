@@ -42,12 +42,13 @@ import { list } from './verbs/list.ts';
 import { listNamespaces } from './verbs/list-namespaces.ts';
 import { history } from './verbs/history.ts';
 import { recall, type RecallOptions, type RecallResult } from './verbs/recall.ts';
-import type { ConversationTurn } from './model/validate-recall.ts';
+import type { ConversationTurn } from './rank/validate-recall.ts';
 import { remember, rememberMany } from './verbs/remember.ts';
 import { stats } from './verbs/stats.ts';
-import { sweep, type DeletedRecord } from './verbs/sweep.ts';
+import { sweep } from './verbs/sweep.ts';
+import { RecordCopies } from './write/record-copies.ts';
 import { update } from './verbs/update.ts';
-import { readOptions, type VerbContext } from './verbs/verb-context.ts';
+import { readOptions, type VerbContext } from './write/context.ts';
 import { watch, type WatchListener } from './verbs/watch.ts';
 import { buildContext } from './context/assemble.ts';
 import type { BuildContextOptions } from './context/options.ts';
@@ -56,7 +57,6 @@ import { Session, type SessionOptions } from './context/session.ts';
 import type { ContextSource } from './context/source.ts';
 import { countAccess } from './verbs/count-access.ts';
 import { createTokenizer, isTokenizer, type Tokenizer } from './context/tokenizer.ts';
-import { clearCountCache } from './context/count-cache.ts';
 import { HistoryCounts } from './context/history-counts.ts';
 import { consolidate, type ConsolidateOptions, type ConsolidateResult } from './lifecycle/consolidate.ts';
 import type { LifecycleContext } from './lifecycle/lifecycle-context.ts';
@@ -71,7 +71,7 @@ import { namespaceKey, requireNamespace } from './model/namespace.ts';
 import { historyInternals, memoryInternals } from './internals.ts';
 import { DEFAULT_HISTORY_DEPTH, MAX_HISTORY_DEPTH } from './store/history.ts';
 import { checkRedaction, type RedactionOptions } from './redact/redactor.ts';
-import { maskingSource } from './redact/mask-context.ts';
+import { maskingSource } from './context/mask-context.ts';
 import { registerReplica } from './replica.ts';
 import { onAuditWrites } from './store/audit-writes.ts';
 
@@ -245,6 +245,8 @@ export class Memory {
   readonly #backfill: Promise<void> = Promise.resolve();
   #tokenizer: Promise<Tokenizer> | undefined;
   readonly #history: HistoryCounts;
+  /** What this process holds of records besides their rows, purged after each forget. */
+  readonly #copies: RecordCopies;
   #closed = false;
 
   /** @internal Use {@link openMemory}. */
@@ -290,6 +292,7 @@ export class Memory {
     memoryInternals.set(this, this.#ctx);
     this.#history = new HistoryCounts(ctx.db, ctx.clock);
     historyInternals.set(this, this.#history);
+    this.#copies = new RecordCopies({ queue: () => this.#queue, tokenizer: () => this.#tokenizer, history: this.#history, indexes });
     registerReplica(this, {
       apply: (namespace, changes, replicaOptions) => this.#applyReplicated(namespace, changes, replicaOptions),
       onAuditWrites: (listener) => onAuditWrites(ctx.db, listener),
@@ -480,7 +483,7 @@ export class Memory {
   async forget(namespace: Namespace, id: string, options?: WriteOptions): Promise<boolean> {
     [namespace, id, options] = readInputs(namespace, id, options);
     const forgotten = await forget(this.#ctx, namespace, id, options);
-    await this.#purge((key, recordId) => key === namespaceKey(namespace) && (recordId === undefined || recordId === id));
+    await this.#copies.purge((key, recordId) => key === namespaceKey(namespace) && (recordId === undefined || recordId === id));
     return forgotten;
   }
 
@@ -488,7 +491,7 @@ export class Memory {
   async forgetWhere(namespace: Namespace, filter: RecordFilter, options?: WriteOptions): Promise<string[]> {
     [namespace, filter, options] = readInputs(namespace, filter, options);
     const ids = await forgetWhere(this.#ctx, namespace, filter, options);
-    await this.#purge((key, recordId) => key === namespaceKey(namespace) && (recordId === undefined || ids.includes(recordId)));
+    await this.#copies.purge((key, recordId) => key === namespaceKey(namespace) && (recordId === undefined || ids.includes(recordId)));
     return ids;
   }
 
@@ -496,7 +499,7 @@ export class Memory {
   async forgetNamespace(namespace: Namespace, options?: WriteOptions): Promise<number> {
     [namespace, options] = readInputs(namespace, options);
     const count = await forgetNamespace(this.#ctx, namespace, options);
-    await this.#purge((key) => key === namespaceKey(namespace));
+    await this.#copies.purge((key) => key === namespaceKey(namespace));
     return count;
   }
 
@@ -505,31 +508,8 @@ export class Memory {
     [userId, options] = readInputs(userId, options);
     const count = await forgetUser(this.#ctx, userId, options);
     const prefix = namespaceKey({ userId });
-    await this.#purge((key) => key === prefix || key.startsWith(`${prefix};`));
+    await this.#copies.purge((key) => key === prefix || key.startsWith(`${prefix};`));
     return count;
-  }
-
-  /**
-   * After a forget, forgotten content leaves this process now, not at the next recall:
-   * loaded indexes of the namespaces it touched catch up, queued embedding jobs of the
-   * forgotten records (which hold their text) are dropped, and the token-count cache
-   * (keyed by counted lines) is emptied. `matches` gets a namespace key, and a record id
-   * for queued jobs.
-   */
-  async #purge(matches: (key: string, id?: string) => boolean): Promise<void> {
-    this.#queue?.drop(matches);
-    const tokenizer = await this.#tokenizer?.catch(() => undefined); // one that failed to load counted nothing
-    if (tokenizer) clearCountCache(tokenizer);
-    await this.#history.purge(matches);
-    for (const key of this.#ctx.indexes.loadedKeys().filter((key) => matches(key))) await this.#ctx.indexes.ready(key);
-  }
-
-  /** {@link Memory.#purge} for a known list of deleted records (sweep, consolidate, import). */
-  async #purgeRecords(deleted: DeletedRecord[]): Promise<void> {
-    if (deleted.length === 0) return;
-    const keys = new Set(deleted.map((r) => r.ns));
-    const records = new Set(deleted.map((r) => `${r.ns}\u0000${r.id}`));
-    await this.#purge((key, id) => (id === undefined ? keys.has(key) : records.has(`${key}\u0000${id}`)));
   }
 
   /**
@@ -544,7 +524,7 @@ export class Memory {
     const result = await consolidate(this.#ctx, namespace, options);
     if (!result.dryRun && result.groups.length) {
       const ns = namespaceKey(namespace);
-      await this.#purgeRecords(result.groups.flatMap((group) => group.mergedIds.map((id) => ({ ns, id }))));
+      await this.#copies.purgeRecords(result.groups.flatMap((group) => group.mergedIds.map((id) => ({ ns, id }))));
     }
     return result;
   }
@@ -596,7 +576,7 @@ export class Memory {
   ): Promise<ImportResult> {
     [source, options] = readInputs(source, options);
     const { result, added, deleted } = await importJsonl(this.#ctx, source, options);
-    await this.#purgeRecords(deleted); // expired rows in the way, before the added records are queued (an id may come back)
+    await this.#copies.purgeRecords(deleted); // expired rows in the way, before the added records are queued (an id may come back)
     this.#embedLater(added);
     return result;
   }
@@ -604,7 +584,7 @@ export class Memory {
   /** Deletes every expired record now (purged as by a forget); returns how many. */
   async sweep(): Promise<number> {
     const deleted = await sweep(this.#ctx);
-    await this.#purgeRecords(deleted);
+    await this.#copies.purgeRecords(deleted);
     return deleted.length;
   }
 
@@ -621,7 +601,7 @@ export class Memory {
     const ns = namespaceKey(namespace);
     // A forget from another replica reaches this process's copies like a local one; content
     // it replaced must not stay in a queued embedding either.
-    await this.#purgeRecords([...result.deleted, ...result.written.map((record) => record.id)].map((id) => ({ ns, id })));
+    await this.#copies.purgeRecords([...result.deleted, ...result.written.map((record) => record.id)].map((id) => ({ ns, id })));
     this.#embedLater(result.written);
     return result;
   }

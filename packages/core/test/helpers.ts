@@ -1,5 +1,9 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { expect } from 'vitest';
+import { diskIndexedDB } from '../src/node-store/disk-indexeddb.ts';
+import { afterAll, expect } from 'vitest';
 import { ERROR_CODES, ZeromemError, openMemory, type Clock, type ErrorCode, type Memory, type OpenMemoryOptions } from '../src/index.ts';
 
 /** A clock that only moves when told to. */
@@ -18,8 +22,25 @@ export function fakeClock(start = Date.UTC(2026, 0, 1)): FakeClock {
   };
 }
 
-/** A fresh, private IndexedDB (fake-indexeddb) so tests never see each other's data. */
+/**
+ * The store the core suite runs on: fake-indexeddb in memory (IndexedDB as browsers have
+ * it), or with `ZEROMEM_TEST_STORE=disk` the Node store on disk, each database in a fresh
+ * directory of its own (the second run of the suite, vite.config.ts).
+ */
+const onDisk = process.env.ZEROMEM_TEST_STORE === 'disk';
+let diskRoot: string | undefined;
+// Each test file evaluates this module anew: its directories go after its tests.
+if (onDisk) afterAll(() => diskRoot && rmSync(diskRoot, { recursive: true, force: true }));
+
+/** A new directory for one database on disk, under one directory per test file. */
+function freshDirectory(): string {
+  diskRoot ??= mkdtempSync(join(tmpdir(), 'zeromem-suite-'));
+  return mkdtempSync(join(diskRoot, 'db-'));
+}
+
+/** A fresh, private IndexedDB (fake-indexeddb, or the Node store on disk, {@link onDisk}) so tests never see each other's data. */
 export function freshIndexedDB(): { indexedDB: IDBFactory; IDBKeyRange: typeof IDBKeyRange } {
+  if (onDisk) return diskIndexedDB(freshDirectory()) as { indexedDB: IDBFactory; IDBKeyRange: typeof IDBKeyRange };
   return { indexedDB: new IDBFactory(), IDBKeyRange };
 }
 
@@ -40,9 +61,11 @@ export interface TestMemory {
 /** Opens a memory on a fresh database (or the given one) with a fake clock. */
 export async function openTestMemory(options: OpenMemoryOptions = {}): Promise<TestMemory> {
   const clock = (options.clock as FakeClock | undefined) ?? fakeClock();
-  const factory = (options.indexedDB as IDBFactory | undefined) ?? new IDBFactory();
+  const factory = (options.indexedDB as IDBFactory | undefined) ?? freshIndexedDB().indexedDB;
   const name = options.name ?? 'test';
-  const memory = await openMemory({ IDBKeyRange, ...options, indexedDB: factory, name, clock });
+  // On disk the suite checks the semantics; durability (the sync of each commit) has tests of its own (test/node-store).
+  const durability = options.durability ?? (onDisk ? 'relaxed' : undefined);
+  const memory = await openMemory({ IDBKeyRange, ...options, indexedDB: factory, name, clock, ...(durability ? { durability } : {}) });
   return { memory, clock, factory, name, stores: () => readStores(factory, name), dump: () => dumpDatabase(factory, name) };
 }
 

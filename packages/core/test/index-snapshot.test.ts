@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { openMemory, type Memory, type RecallResult } from '../src/index.ts';
 import { fromColumns, toColumns } from '../src/index/record-columns.ts';
 import { memoryInternals } from '../src/internals.ts';
+import type { IndexSnapshotRow } from '../src/index/index-snapshot.ts';
 import { MemoryDatabase } from '../src/store/database.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
 import { expectCode, fakeClock, openTestMemory, readStores, type FakeClock } from './helpers.ts';
@@ -197,7 +198,7 @@ describe('index snapshots', () => {
     await test.memory.close();
     const raw = new MemoryDatabase('test', { indexedDB: test.factory, IDBKeyRange });
     await raw.open();
-    const row = (await raw.indexSnapshots.get(nsKey))!;
+    const row = (await raw.indexSnapshots.get(nsKey)) as IndexSnapshotRow; // the table's rows are the index's format
     // The best hit's id swapped for one no record has, the counts unchanged.
     const renamed = (ids: string) => JSON.stringify((JSON.parse(ids) as string[]).map((id) => (id === expected.hits[0]![0] ? 'not-a-record' : id)));
     for (const damaged of [
@@ -212,7 +213,7 @@ describe('index snapshots', () => {
       const next = await reopen(test.factory, test.clock, { minRecords: 1, delayMs: 60_000 });
       expect(answer(await next.recall(ns, 'refund warranty', { trackAccess: false }))).toEqual(expected);
       await next.close(); // writes a good snapshot again
-      expect((await raw.indexSnapshots.get(nsKey))!.format).toBe(row.format);
+      expect(((await raw.indexSnapshots.get(nsKey)) as IndexSnapshotRow).format).toBe(row.format);
     }
     raw.close();
   });

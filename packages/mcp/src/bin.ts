@@ -8,7 +8,7 @@ try {
 } catch (err) {
   // A store or relay that cannot be used: say what is wrong, without a stack trace.
   if (!isZeromemError(err)) throw err;
-  // A store another process holds says so: STORAGE_FAILED (locked).
+  // e.g. a damaged store: STORAGE_FAILED (corrupt).
   const reason = err.details.storage?.reason;
   process.stderr.write(`zeromem-mcp: ${err.code}${reason ? ` (${reason})` : ''}: ${err.message}\n`);
   process.exitCode = 1;

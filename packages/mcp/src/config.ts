@@ -35,7 +35,7 @@ Namespace (flags win over the environment):
   --agent <id>         ZEROMEM_AGENT   an agent-private namespace of that user
   --scope <name>       ZEROMEM_SCOPE   a further separation (a project, a client)
 
-Storage (on disk, kept across restarts; one process at a time per store):
+Storage (on disk, kept across restarts; shared with other processes on the same store):
   --db <name>          ZEROMEM_DB      the memory's database name (default "zeromem")
   --dir <path>         ZEROMEM_HOME    the directory of its file, <dir>/<name>.sqlite
                                        (default ~/.zeromem)

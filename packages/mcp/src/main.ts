@@ -30,7 +30,7 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
     return 0;
   }
   const log = (line: string) => io.stderr.write(`zeromem-mcp: ${line}\n`);
-  // One directory for the memory and the shared copy's document: both on disk, both locked.
+  // One directory for the memory and the shared copy's document: both on disk.
   const directory = config.directory ?? defaultDirectory();
   let embedder: Embedder | undefined;
   try {

@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, call, httpServer, stdioClient, tempHome } from './bin-client.ts';
 
 // The server keeps its memories on disk: what it acknowledged survives a SIGKILL, and a
-// second server on the same store is refused with a coded error instead of sharing the file.
+// second server on the same store shares the file with the first.
 const TOKEN = 'test-token-0123456789abcdef';
 const home = tempHome();
 afterAll(() => home.remove());
@@ -90,21 +90,21 @@ describe('zeromem-mcp on the durable Node store', () => {
     }
   }, 90_000);
 
-  it('a second server on the same store exits with STORAGE_FAILED (locked), naming the file; the first keeps working', async () => {
+  it('a second server on the same store shares it: each sees what the other acknowledged, at once', async () => {
     const env = { ZEROMEM_HOME: home.ZEROMEM_HOME };
     const first = await stdioClient(['--user', 'alice', '--db', 'shared-store'], env);
+    const second = await stdioClient(['--user', 'alice', '--db', 'shared-store'], env);
     try {
-      await call(first.client, 'add_memory', { content: 'Alice keeps one store' });
-      const second = spawn(process.execPath, ['--import', 'tsx', BIN, '--user', 'alice', '--db', 'shared-store'], { env: { ...process.env, ...env }, stdio: ['pipe', 'ignore', 'pipe'] });
-      let stderr = '';
-      second.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-      const code = await new Promise<number | null>((resolve) => second.once('exit', resolve));
-      expect(code).toBe(1);
-      expect(stderr).toMatch(/^zeromem-mcp: STORAGE_FAILED \(locked\): Another process has this memory open/m);
-      expect(stderr).toContain('shared-store.sqlite');
-      expect((await everything(first.client)).size).toBe(1);
+      const { id: fromFirst } = await call<{ id: string }>(first.client, 'add_memory', { content: 'Alice keeps one store' });
+      const { id: fromSecond } = await call<{ id: string }>(second.client, 'add_memory', { content: 'Alice uses two MCP clients' });
+      for (const client of [first.client, second.client]) {
+        expect(await everything(client)).toEqual(new Map([[fromFirst, 'Alice keeps one store'], [fromSecond, 'Alice uses two MCP clients']]));
+      }
+      const found = await call<{ results: Array<{ id: string }> }>(first.client, 'search_memories', { query: 'two MCP clients' });
+      expect(found.results[0]?.id).toBe(fromSecond);
     } finally {
       await first.close();
+      await second.close();
     }
   }, 60_000);
 

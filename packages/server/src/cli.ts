@@ -17,7 +17,7 @@ GET /openapi.json, health at GET /healthz), for agents in any language.
 Options:
   --name <name>            memory store name (default "zeromem")
   --dir <path>             directory of the store's file, <dir>/<name>.sqlite (default:
-                           ZEROMEM_HOME, else ~/.zeromem); one process at a time per store
+                           ZEROMEM_HOME, else ~/.zeromem); shared with other processes
   --embedder <choice>      bundled (default: the offline models, bge-small-zh-v1.5 for
                            Chinese text, zeromem-static-en for the rest; recall is
                            hybrid), none (BM25 only), a bundled model's name, or a

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { Client, TOKEN, startServiceProcess } from './service-process.ts';
 
 // The service keeps its memories on disk: what it acknowledged survives a SIGKILL, and a
-// second service on the same store is refused with a coded error instead of sharing the file.
+// second service on the same store shares the file with the first.
 const home = mkdtempSync(join(tmpdir(), 'zeromem-serve-durable-'));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 const ns = { userId: 'wang', agentId: 'after-sales' };
@@ -57,17 +57,26 @@ describe('zeromem serve on the durable Node store', () => {
     }
   }, 120_000);
 
-  it('a second service on the same store exits with STORAGE_FAILED (locked), naming the file; the first keeps serving', async () => {
+  it('a second service on the same store shares it: each answers with what the other acknowledged', async () => {
     const env = { ZEROMEM_HOME: home };
-    const first = await startServiceProcess(['--name', 'locked', '--embedder', 'none'], env);
+    const first = await startServiceProcess(['--name', 'shared', '--embedder', 'none'], env);
+    const second = await startServiceProcess(['--name', 'shared', '--embedder', 'none'], env);
     try {
-      await expect(startServiceProcess(['--name', 'locked', '--embedder', 'none'], env)).rejects.toThrow(
-        /service exited early \(1\): zeromem serve: cannot open the memory store: STORAGE_FAILED \(locked\): Another process has this memory open.*locked\.sqlite/s,
-      );
-      const stats = await fetch(`${first.url}/v1/stats?userId=wang`, { headers });
-      expect(stats.status).toBe(200);
+      const write = async (url: string, content: string) => {
+        const response = await fetch(`${url}/v1/memories`, { method: 'POST', headers, body: JSON.stringify({ namespace: ns, content }) });
+        expect(response.status).toBe(201);
+        return ((await response.json()) as { id: string }).id;
+      };
+      const ids = [await write(first.url, 'written through the first service'), await write(second.url, 'written through the second service')];
+      for (const service of [first, second]) {
+        for (const id of ids) {
+          const got = await fetch(`${service.url}/v1/memories/${id}?userId=wang&agentId=after-sales`, { headers });
+          expect(got.status).toBe(200);
+        }
+      }
     } finally {
       await first.stop();
+      await second.stop();
     }
   }, 60_000);
 

@@ -3,7 +3,7 @@ import { ZeromemError, invalidInput } from '../model/errors.ts';
 import type { Limits } from '../model/limits.ts';
 import { checkNamespace, requireNamespace } from '../model/namespace.ts';
 import type { Namespace, TimeInput } from '../model/types.ts';
-import { validateRecall, type ConversationTurn } from '../model/validate-recall.ts';
+import { validateRecall, type ConversationTurn } from '../rank/validate-recall.ts';
 
 /** The layers of a context, in the order they are filled: system first, knowledge last. */
 export type ContextLayer = 'system' | 'session' | 'long_term' | 'knowledge';

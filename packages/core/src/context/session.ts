@@ -4,7 +4,7 @@ import type { Limits } from '../model/limits.ts';
 import { readInputs } from '../model/read-input.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { Duration, ListOptions, ListPage, MemoryRecord, Namespace, RememberInput, RememberResult, UpdatePatch } from '../model/types.ts';
-import type { ConversationTurn } from '../model/validate-recall.ts';
+import type { ConversationTurn } from '../rank/validate-recall.ts';
 import { addSpend, noSpend, type LlmHook, type LlmSpend } from './llm-hook.ts';
 import type { BuildContextOptions } from './options.ts';
 import { turnRole } from './render.ts';

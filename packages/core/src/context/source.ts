@@ -1,6 +1,6 @@
 import type { Layer, ListOptions, ListPage, Namespace } from '../model/types.ts';
-import type { ConversationTurn } from '../model/validate-recall.ts';
-import type { RecallResult } from '../verbs/recall.ts';
+import type { ConversationTurn } from '../rank/validate-recall.ts';
+import type { RecallResult } from '../rank/recall-result.ts';
 import type { HistoryTally } from './history-counts.ts';
 
 /**

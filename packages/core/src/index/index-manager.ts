@@ -5,7 +5,7 @@ import { fromRow, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import { changesText } from '../model/changes-text.ts';
 import type { MemoryRecord } from '../model/types.ts';
-import { restoreSnapshot } from './index-snapshot.ts';
+import { restoreSnapshot, type IndexSnapshotRow } from './index-snapshot.ts';
 import { NamespaceIndex } from './namespace-index.ts';
 import { SnapshotWriter, type IndexSnapshotOptions } from './snapshot-writer.ts';
 
@@ -102,7 +102,8 @@ export class IndexManager {
   /** The namespace's snapshot, restored and caught up; undefined when there is none (or it is unusable). */
   async #restore(ns: string): Promise<NamespaceIndex | undefined> {
     const db = this.#db;
-    const row = await withStorage(() => db.indexSnapshots.get(ns));
+    // The table holds the rows captureSnapshot made (the store knows only their key).
+    const row = (await withStorage(() => db.indexSnapshots.get(ns))) as IndexSnapshotRow | undefined;
     if (!row) return undefined;
     const model = this.#modelId();
     const restored = restoreSnapshot(row, model);

@@ -7,7 +7,7 @@ import { deleteRows } from '../store/delete-rows.ts';
 import { withHistory } from '../store/history.ts';
 import { fromRow, isExpired, toRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
-import { readOptions, resolveActor } from '../verbs/verb-context.ts';
+import { readOptions, resolveActor } from '../write/context.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
 import { mergeRecords } from './merge-records.ts';
 import { groupNearDuplicates, type Candidate } from './near-duplicates.ts';

@@ -4,7 +4,7 @@ import { ZeromemError, invalidInput } from '../model/errors.ts';
 import { requireNamespace, type ResolvedNamespace } from '../model/namespace.ts';
 import { fromRow, isExpired, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
-import { readOptions } from '../verbs/verb-context.ts';
+import { readOptions } from '../write/context.ts';
 import { EXPORT_FORMAT, EXPORT_VERSION, encodeVector, type ExportHeader, type ExportLine } from './jsonl-format.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
 

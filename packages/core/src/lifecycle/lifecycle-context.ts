@@ -1,4 +1,4 @@
-import type { RecallContext } from '../verbs/recall.ts';
+import type { RecallContext } from '../write/context.ts';
 import type { LifecyclePolicy } from './policy.ts';
 
 /** What the lifecycle verbs need: recall's context (store, indexes, embedder, access stats) and the policy. */

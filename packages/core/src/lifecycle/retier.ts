@@ -4,7 +4,7 @@ import type { Namespace } from '../model/types.ts';
 import type { AuditRow } from '../store/database.ts';
 import { fromRow, isExpired, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
-import { readOptions } from '../verbs/verb-context.ts';
+import { readOptions } from '../write/context.ts';
 import { decayImportance, lastTouch } from './importance.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
 import type { LifecyclePolicy } from './policy.ts';

@@ -1,5 +1,5 @@
 import type { MemoryRecord, Namespace } from '../model/types.ts';
-import type { RecallResult } from '../verbs/recall.ts';
+import type { RecallResult } from '../rank/recall-result.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
 import { touchRecords } from './touch.ts';
 

@@ -169,7 +169,7 @@ export interface RememberResult {
   deduplicated: boolean;
   record: MemoryRecord;
   /** With `redaction` on: what was masked or hashed before storing (absent when nothing was). */
-  redacted?: import('../redact/redactor.ts').RedactionCount[];
+  redacted?: RedactionCount[];
 }
 
 /** Per-call options of writes. */
@@ -281,4 +281,11 @@ export interface ApplyReplicatedResult {
   rejected: import('./errors.ts').ItemFailure[];
   /** The namespace's last audit seq after the call. */
   lastSeq: number;
+}
+
+/** What one write's redaction did: per detector and action, how many values (never the values). */
+export interface RedactionCount {
+  detector: string;
+  action: 'mask' | 'hash';
+  count: number;
 }

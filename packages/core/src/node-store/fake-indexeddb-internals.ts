@@ -73,8 +73,11 @@ export interface RawDatabase {
 export interface RawTransaction extends IDBTransaction {
   _scope: Set<string>;
   _state: 'active' | 'inactive' | 'committing' | 'finished';
-  _requests: Array<{ request: { readyState: string } }>;
+  _requests: Array<{ request: { readyState: string }; operation: () => unknown }>;
+  _started: boolean;
   _start(): void;
+  /** Called once it is committed or aborted (twice for some aborts). */
+  _markFinished(): void;
   _abort(errorName: string | null): void;
   error: DOMException | null;
   durability: IDBTransactionDurability;

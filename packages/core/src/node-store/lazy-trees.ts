@@ -48,26 +48,30 @@ interface Unbuilt {
   overlay: Map<string, RawRecord | null>;
   /** Keys changed since the last commit (encoded -> key), for index trees built before the file has them. */
   changed: Map<string, IDBValidKey>;
+  /** Drops every tree built so far: the store is the file's again, read on first use as after the open. */
+  forget(): void;
 }
 
 const unbuilt = new WeakMap<RawObjectStore, Unbuilt>();
 
 /** Leaves `store`'s trees (created empty) unbuilt until first read. */
 export function buildTreesOnFirstUse(store: RawObjectStore, schema: StoredSchema, source: TreeSource): void {
-  const state: Unbuilt = { build: () => {}, overlay: new Map(), changed: new Map() };
+  const state: Unbuilt = { build: () => {}, overlay: new Map(), changed: new Map(), forget: () => {} };
   // The store's own tree: fake-indexeddb's RecordStore keeps it in `records` (and replaces it on clear).
   const own = store.records;
-  const tree = own.records;
+  let tree = own.records;
   let ownBuilt = false;
-  const buildOwn = lazyProperty(own, 'records', () => {
-    const fromFile = source.records();
-    const overlay = state.overlay;
-    buildTree(own, overlay.size ? fromFile.filter((record) => !overlay.has(encodeKey(record.key))) : fromFile, tree);
-    for (const record of overlay.values()) if (record) tree.put(record);
-    overlay.clear();
-    ownBuilt = true;
-    return tree;
-  });
+  const ownOnFirstUse = () =>
+    lazyProperty(own, 'records', () => {
+      const fromFile = source.records();
+      const overlay = state.overlay;
+      buildTree(own, overlay.size ? fromFile.filter((record) => !overlay.has(encodeKey(record.key))) : fromFile, tree);
+      for (const record of overlay.values()) if (record) tree.put(record);
+      overlay.clear();
+      ownBuilt = true;
+      return tree;
+    });
+  let buildOwn = ownOnFirstUse();
   const { get, put, delete: remove, clear } = own;
   // Until then, a lookup by key is the overlay's or the file's (one indexed SQLite read).
   // Keys come encoded by the caller: a write encodes its key once for the note, the lookup and the overlay.
@@ -112,10 +116,20 @@ export function buildTreesOnFirstUse(store: RawObjectStore, schema: StoredSchema
     return ownBuilt || state.overlay.size ? count.call(this, range) : source.count(range as KeyBounds | undefined);
   };
 
-  const builds = [...store.rawIndexes.values()].map((index) => indexOnFirstUse(index, schema.indexes.findIndex((stored) => stored.name === index.name), source, state));
+  const indexes = [...store.rawIndexes.values()].map((index) => indexOnFirstUse(index, schema.indexes.findIndex((stored) => stored.name === index.name), source, state));
   state.build = (which) => {
     if (which === 'all') buildOwn();
-    for (const build of builds) build(which);
+    for (const index of indexes) index.build(which);
+  };
+  state.forget = () => {
+    state.overlay.clear();
+    state.changed.clear();
+    if (ownBuilt) {
+      tree = own.records; // a clear replaced it
+      ownBuilt = false;
+      buildOwn = ownOnFirstUse();
+    }
+    for (const index of indexes) index.forget();
   };
   unbuilt.set(store, state);
 }
@@ -130,8 +144,8 @@ const READS_BEFORE_TREE = 50_000;
  * (the file's entries are written with each commit). Returns what builds it now
  * (`unique`: only if it is a unique index).
  */
-function indexOnFirstUse(index: RawIndex, position: number, source: TreeSource, state: Unbuilt): (which: 'all' | 'unique') => void {
-  const records = index.records;
+function indexOnFirstUse(index: RawIndex, position: number, source: TreeSource, state: Unbuilt): { build(which: 'all' | 'unique'): void; forget(): void } {
+  let records = index.records;
   let built = false;
   let reads = 0;
   const { storeRecord, deleteRecord, count } = index;
@@ -176,24 +190,46 @@ function indexOnFirstUse(index: RawIndex, position: number, source: TreeSource, 
     settle(records);
     for (const record of current) storeRecord.call(index, record);
   };
-  Object.defineProperty(index, 'records', {
-    configurable: true,
-    enumerable: true,
-    get() {
-      if (answeredByFile()) return fromFile;
-      build();
-      return records;
+  const onFirstUse = () =>
+    Object.defineProperty(index, 'records', {
+      configurable: true,
+      enumerable: true,
+      get() {
+        if (answeredByFile()) return fromFile;
+        build();
+        return records;
+      },
+      set: settle,
+    });
+  onFirstUse();
+  return {
+    build: (which) => {
+      if (which === 'all' || index.unique) build();
     },
-    set: settle,
-  });
-  return (which) => {
-    if (which === 'all' || index.unique) build();
+    forget: () => {
+      reads = 0;
+      if (!built) return;
+      records = index.records;
+      built = false;
+      onFirstUse();
+    },
   };
 }
 
 /** Builds the trees of `store` a transaction needs unbuilt before it starts: `all` for a schema change, else the unique indexes (a write checks their constraint on the tree). */
 export function buildTreesBefore(store: RawObjectStore, which: 'all' | 'unique'): void {
   unbuilt.get(store)?.build(which);
+}
+
+/**
+ * Another process changed the file: every tree of `store` built so far is dropped (and
+ * built again from the file when a read needs it). Returns false for a store whose trees
+ * are not read from the file (one created in this process's upgrade), which changes nothing.
+ */
+export function forgetBuiltTrees(store: RawObjectStore): boolean {
+  const state = unbuilt.get(store);
+  state?.forget();
+  return state !== undefined;
 }
 
 /** The file now holds `store`'s changes so far (a commit wrote them): what was kept of them for unbuilt trees can go. */

@@ -17,8 +17,8 @@ export interface OpenMemoryOptions extends BaseOpenMemoryOptions {
  * Opens (creating if needed) a memory and resolves once it is ready. In Node its memories
  * are kept on disk and survive restarts: one SQLite file per `name` in `directory`
  * (see {@link OpenMemoryOptions.directory}); a write resolves once it is committed to the
- * file. One process at a time can open a store (a second one gets STORAGE_FAILED with
- * `details.storage.reason` `"locked"`). An IndexedDB passed as `{ indexedDB, IDBKeyRange }`
+ * file. Many processes can open the same store at once (MCP servers, `zeromem serve`,
+ * scripts): what one acknowledged, the others read at once. An IndexedDB passed as `{ indexedDB, IDBKeyRange }`
  * (e.g. fake-indexeddb for tests), or a global `indexedDB` (as `fake-indexeddb/auto`
  * installs) when no `directory` is given, is used instead, in memory as before.
  *

@@ -1,9 +1,9 @@
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, linkSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { deserialize, serialize } from 'node:v8';
 import type BetterSqlite3 from 'better-sqlite3';
-import { ZeromemError, type StorageProblem } from '../model/errors.ts';
+import { ZeromemError, invalidInput, type StorageProblem } from '../model/errors.ts';
 import { entryKeysOf, indexShape, type IndexShape } from './index-keys.ts';
 import { blobToKey, decodeKey, encodeKey, keyToBlob } from './key-codec.ts';
 
@@ -85,6 +85,19 @@ export function fileNameOf(name: string): string {
     out += /[A-Za-z0-9_-]/.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
   return `${out}.sqlite`;
+}
+
+/** The longest file name most file systems take (ext4, APFS, NTFS: 255 bytes). */
+export const MAX_FILE_NAME_BYTES = 255;
+
+/** The longest of the files SQLite keeps next to a store (`-wal`, `-shm`; `-journal` while one is created). */
+const LONGEST_COMPANION = '-journal';
+
+/** Why a database name cannot be a file of {@link fileNameOf} (its file names are too long), or `undefined` when it can. */
+export function fileNameProblem(name: string): string | undefined {
+  const bytes = Buffer.byteLength(fileNameOf(name) + LONGEST_COMPANION);
+  if (bytes <= MAX_FILE_NAME_BYTES) return undefined;
+  return `must make file names of at most ${MAX_FILE_NAME_BYTES} bytes: "<name>.sqlite${LONGEST_COMPANION}" would be ${bytes} bytes (letters, digits, "_" and "-" take 1 byte each, every other UTF-8 byte 3)`;
 }
 
 /** The database name a file of {@link fileNameOf} holds, or `undefined` for other files. */
@@ -196,8 +209,9 @@ function isExactJson(value: unknown): boolean {
 }
 
 /**
- * One IndexedDB database in one SQLite file (better-sqlite3, WAL). The file is locked
- * exclusively for as long as it is open, so one process at a time uses it. Rows are
+ * One IndexedDB database in one SQLite file (better-sqlite3, WAL), shared by every process
+ * that opens it: each IndexedDB transaction runs in one SQLite transaction
+ * ({@link begin}), writes one after the other across processes. Rows are
  * (store, key, value): keys in an order-preserving encoding (key-codec.ts), values as
  * JSON or structured-clone bytes (node:v8, the algorithm IndexedDB stores values with).
  * Each index's entries are rows too, (store, index position, index key, primary key), both
@@ -225,12 +239,16 @@ export class StorageFile {
   readonly #clear: BetterSqlite3.Statement;
   readonly #setKeyGenerator: BetterSqlite3.Statement;
   #synchronous: 'FULL' | 'NORMAL' = 'FULL';
+  #dataVersion: number;
+  readonly #snapshot: BetterSqlite3.Statement;
 
   /**
-   * Opens (creating it if needed) the file of database `name` in `directory` and takes its lock.
-   * @throws ZeromemError STORAGE_FAILED with `details.storage.reason` locked, corrupt, read-only or unavailable; QUOTA_EXCEEDED when the disk is full
+   * Opens (creating it if needed) the file of database `name` in `directory`, shared with the other processes that have it open.
+   * @throws ZeromemError INVALID_INPUT (a name too long for a file), STORAGE_FAILED with `details.storage.reason` locked, corrupt, read-only or unavailable; QUOTA_EXCEEDED when the disk is full
    */
   constructor(directory: string, name: string) {
+    const tooLong = fileNameProblem(name);
+    if (tooLong) throw invalidInput('openMemory options', [{ path: 'name', message: tooLong }]);
     this.path = join(directory, fileNameOf(name));
     const Database = loadDriver(this.path);
     try {
@@ -241,27 +259,25 @@ export class StorageFile {
     } catch (err) {
       throw storageError(err, this.path, 'open');
     }
+    // SQLite takes an empty file for a new database: a store cut to zero bytes would open
+    // empty and take writes over the loss. Stores are never empty files (new ones are
+    // created whole, then linked into place), so an empty one is damage.
+    if (existsSync(this.path) && statSync(this.path).size === 0) {
+      throw storageError(new Error('the file is empty (0 bytes): its records are gone'), this.path, 'open', true);
+    }
     let db: BetterSqlite3.Database | undefined;
     try {
-      // A short wait covers a process that is just closing the file; a live owner keeps it.
-      db = new Database(this.path, { timeout: 200 });
-      // Exclusive locking before WAL: the lock is held from the first access until close,
-      // and the WAL index lives in this process's heap (no -shm file).
-      db.pragma('locking_mode = EXCLUSIVE');
+      if (!existsSync(this.path)) createStoreFile(Database, this.path);
+      // Many processes share the file (WAL: readers never wait); a writer waits for another's transaction to end.
+      db = new Database(this.path, { timeout: BUSY_TIMEOUT_MS });
       db.pragma('journal_mode = WAL');
       db.pragma('synchronous = FULL');
       db.pragma('secure_delete = ON');
-      db.exec(`BEGIN EXCLUSIVE;
-        CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v) WITHOUT ROWID;
-        CREATE TABLE IF NOT EXISTS stores (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, schema TEXT NOT NULL, keyGenerator REAL NOT NULL DEFAULT 1);
-        CREATE TABLE IF NOT EXISTS rows (store INTEGER NOT NULL, key BLOB NOT NULL, ix, json TEXT, bytes BLOB, UNIQUE (store, key));
-        CREATE TABLE IF NOT EXISTS entries (store INTEGER NOT NULL, ix INTEGER NOT NULL, key BLOB NOT NULL, pk BLOB NOT NULL, PRIMARY KEY (store, ix, key, pk)) WITHOUT ROWID;
-        COMMIT;`);
+      db.exec(`BEGIN IMMEDIATE; ${TABLES} COMMIT;`);
       // Files of earlier releases have no index fields: their rows are read whole when their entries are written and their old entries deleted.
       if (!(db.prepare('SELECT name FROM pragma_table_info(\'rows\')').pluck().all() as string[]).includes('ix')) db.exec('ALTER TABLE rows ADD COLUMN ix');
       // Files of earlier releases have no index entries: they are written at open (fillEntries).
       if (!(db.prepare('SELECT name FROM pragma_table_info(\'stores\')').pluck().all() as string[]).includes('entries')) db.exec('ALTER TABLE stores ADD COLUMN entries INTEGER NOT NULL DEFAULT 0');
-      for (const row of db.prepare('SELECT id, name FROM stores').all() as Array<{ id: number; name: string }>) this.#storeIds.set(row.name, row.id);
       this.#upsert = db.prepare(
         'INSERT INTO rows (store, key, ix, json, bytes) VALUES (?, ?, ?, ?, ?) ON CONFLICT (store, key) DO UPDATE SET ix = excluded.ix, json = excluded.json, bytes = excluded.bytes',
       );
@@ -273,28 +289,81 @@ export class StorageFile {
       this.#readIndexed = db.prepare('SELECT ix, CASE WHEN ix IS NULL THEN json END, CASE WHEN ix IS NULL THEN bytes END FROM rows WHERE store = ? AND key = ?').raw();
       this.#insertEntry = db.prepare('INSERT OR IGNORE INTO entries (store, ix, key, pk) VALUES (?, ?, ?, ?)');
       this.#deleteEntry = db.prepare('DELETE FROM entries WHERE store = ? AND ix = ? AND key = ? AND pk = ?');
+      this.#snapshot = db.prepare("SELECT 1 FROM meta WHERE k = 'version'");
     } catch (err) {
       if (db?.inTransaction) db.exec('ROLLBACK');
       db?.close();
       throw storageError(err, this.path, 'open');
     }
     this.#db = db;
+    this.#dataVersion = db.pragma('data_version', { simple: true }) as number;
   }
 
-  /** The stored IndexedDB version and object stores, or `undefined` for a new file. */
+  /**
+   * The stored IndexedDB version and object stores, or `undefined` for a new file (first
+   * at open; again when another process changed the file, {@link changedElsewhere}).
+   */
   readSchema(): { version: number; stores: StoredSchema[] } | undefined {
     try {
       const version = this.#db.prepare("SELECT v FROM meta WHERE k = 'version'").pluck().get() as number | undefined;
       if (version === undefined) return undefined;
-      const stores = (this.#db.prepare('SELECT schema, keyGenerator FROM stores ORDER BY id').all() as Array<{ schema: string; keyGenerator: number }>).map(
-        (row) => ({ ...(JSON.parse(row.schema) as Omit<StoredSchema, 'keyGenerator'>), keyGenerator: row.keyGenerator }),
-      );
-      for (const store of stores) this.#learn(this.#storeIds.get(store.name)!, store.indexes);
-      this.#fillEntries();
+      const rows = this.#db.prepare('SELECT id, schema, keyGenerator FROM stores ORDER BY id').all() as Array<{ id: number; schema: string; keyGenerator: number }>;
+      this.#storeIds.clear();
+      const stores = rows.map((row) => {
+        const store = { ...(JSON.parse(row.schema) as Omit<StoredSchema, 'keyGenerator'>), keyGenerator: row.keyGenerator };
+        this.#storeIds.set(store.name, row.id);
+        this.#learn(row.id, store.indexes);
+        return store;
+      });
+      if (!this.#db.inTransaction) this.#fillEntries();
       return { version, stores };
     } catch (err) {
       throw storageError(err, this.path, 'read', err instanceof SyntaxError);
     }
+  }
+
+  /**
+   * Starts the SQLite transaction an IndexedDB transaction runs in: a write takes the
+   * file's write lock (waiting up to {@link BUSY_TIMEOUT_MS} for another process's write
+   * to end), so writes of all processes are one after the other; a read takes a snapshot,
+   * so what it reads stays one state of the file while other processes commit.
+   * @throws ZeromemError STORAGE_FAILED (`locked` when the wait ran out)
+   */
+  begin(mode: 'read' | 'write', durable: boolean): void {
+    try {
+      if (mode === 'write') {
+        this.#setSynchronous(durable ? 'FULL' : 'NORMAL');
+        this.#db.exec('BEGIN IMMEDIATE');
+      } else {
+        this.#db.exec('BEGIN');
+        this.#snapshot.get(); // a deferred transaction reads its snapshot at its first read
+      }
+    } catch (err) {
+      throw storageError(err, this.path, mode === 'write' ? 'write' : 'read');
+    }
+  }
+
+  /** Commits the transaction {@link begin} started (a read's only ends its snapshot); nothing was written if it throws. */
+  end(): void {
+    try {
+      this.#db.exec('COMMIT');
+    } catch (err) {
+      this.rollback();
+      throw storageError(err, this.path, 'write');
+    }
+  }
+
+  /** Ends the transaction {@link begin} started without writing anything of it. */
+  rollback(): void {
+    if (this.#db.inTransaction) this.#db.exec('ROLLBACK');
+  }
+
+  /** True once since another process committed to the file (each connection's own commits do not count). */
+  changedElsewhere(): boolean {
+    const version = this.#db.pragma('data_version', { simple: true }) as number;
+    if (version === this.#dataVersion) return false;
+    this.#dataVersion = version;
+    return true;
   }
 
   #learn(id: number, indexes: StoredSchema['indexes']): void {
@@ -307,6 +376,8 @@ export class StorageFile {
     const missing = this.#db.prepare('SELECT id FROM stores WHERE entries = 0').pluck().all() as number[];
     if (missing.length === 0) return;
     this.#db.transaction(() => {
+      // Another process may have filled them meanwhile.
+      if ((this.#db.prepare('SELECT count(*) FROM stores WHERE entries = 0').pluck().get() as number) === 0) return;
       for (const id of missing) {
         this.#db.prepare('DELETE FROM entries WHERE store = ?').run(id);
         const names = this.#indexFields.get(id);
@@ -316,7 +387,7 @@ export class StorageFile {
         }
         this.#db.prepare('UPDATE stores SET entries = 1 WHERE id = ?').run(id);
       }
-    })();
+    }).immediate();
   }
 
   /** Inserts or deletes the index entries of one row (its primary key's blob, and its value or index fields). */
@@ -480,7 +551,8 @@ export class StorageFile {
    * is committed (and, with `durable`, synced to disk). Nothing is written if it throws.
    */
   commit(changes: StoreChanges[], durable: boolean): void {
-    this.#setSynchronous(durable ? 'FULL' : 'NORMAL');
+    // Inside the transaction of begin() its level is set already (and cannot change).
+    if (!this.#db.inTransaction) this.#setSynchronous(durable ? 'FULL' : 'NORMAL');
     try {
       this.#db.transaction(() => {
         for (const change of changes) {
@@ -516,7 +588,7 @@ export class StorageFile {
    * rows. The rows' values must not be read from this file ({@link readValue}) while it runs.
    */
   rewrite(version: number, stores: Array<{ schema: StoredSchema; rows: Iterable<StoredRow> }>): void {
-    this.#setSynchronous('FULL');
+    if (!this.#db.inTransaction) this.#setSynchronous('FULL');
     try {
       this.#db.transaction(() => {
         this.#db.exec('DELETE FROM rows; DELETE FROM entries; DELETE FROM stores;');
@@ -556,14 +628,18 @@ export class StorageFile {
    * copy in the WAL either.
    */
   checkpoint(): void {
+    // It waits for other processes' readers to leave the WAL: briefly, a later checkpoint tries again.
+    this.#db.pragma(`busy_timeout = ${CHECKPOINT_WAIT_MS}`);
     try {
       this.#db.pragma('wal_checkpoint(TRUNCATE)');
     } catch (err) {
       throw storageError(err, this.path, 'write');
+    } finally {
+      this.#db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     }
   }
 
-  /** Closes the file and releases its lock. */
+  /** Closes the file. */
   close(): void {
     this.#db.close();
   }
@@ -572,6 +648,49 @@ export class StorageFile {
     if (this.#synchronous === level) return;
     this.#db.pragma(`synchronous = ${level}`);
     this.#synchronous = level;
+  }
+}
+
+/**
+ * How long a write waits for another process's write transaction to end before it fails
+ * as `locked`. Transactions are short (one verb), so a wait this long means a process hung
+ * while holding the lock.
+ */
+const BUSY_TIMEOUT_MS = 10_000;
+
+/** How long the checkpoint after a deletion waits for other processes' readers. */
+const CHECKPOINT_WAIT_MS = 200;
+
+/** The file's tables: rows, index entries, object stores and the version. */
+const TABLES = `
+  CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS stores (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, schema TEXT NOT NULL, keyGenerator REAL NOT NULL DEFAULT 1);
+  CREATE TABLE IF NOT EXISTS rows (store INTEGER NOT NULL, key BLOB NOT NULL, ix, json TEXT, bytes BLOB, UNIQUE (store, key));
+  CREATE TABLE IF NOT EXISTS entries (store INTEGER NOT NULL, ix INTEGER NOT NULL, key BLOB NOT NULL, pk BLOB NOT NULL, PRIMARY KEY (store, ix, key, pk)) WITHOUT ROWID;`;
+
+/**
+ * Creates a new store file whole: written under a temporary name (WAL mode, tables) and
+ * then linked into place, so no process ever sees a store file that is empty, which is
+ * damage ({@link StorageFile}). When another process created it first, that file stays.
+ */
+function createStoreFile(Database: typeof BetterSqlite3, path: string): void {
+  // Short: the store's own name may be as long as file names go.
+  const temporary = join(dirname(path), `.${process.pid}-${Date.now()}.new`);
+  try {
+    const db = new Database(temporary);
+    try {
+      db.pragma('journal_mode = WAL');
+      db.exec(TABLES);
+    } finally {
+      db.close();
+    }
+    try {
+      linkSync(temporary, path);
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== 'EEXIST') throw err;
+    }
+  } finally {
+    for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${temporary}${suffix}`, { force: true });
   }
 }
 
@@ -607,7 +726,10 @@ export function storageError(err: unknown, path: string, during: 'open' | 'read'
     });
   }
   if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
-    return problem('locked', 'Another process has this memory open; one process at a time can use a store. Close it there, or give this process its own directory or name');
+    return problem(
+      'locked',
+      `Another process held this memory's write lock for over ${BUSY_TIMEOUT_MS / 1000} s (it may hang): nothing of this operation was written; try again, or end that process`,
+    );
   }
   if (code === 'SQLITE_NOTADB' || code.startsWith('SQLITE_CORRUPT') || (undecodable && !code.startsWith('SQLITE_'))) {
     return problem('corrupt', 'The memory file is damaged or not a zeromem store; it was left as it is. Restore it from a backup or an export, or move it away');

@@ -2,7 +2,7 @@ import { IssueList, checkKnownKeys, describe, isPlainObject, join } from '../mod
 import type { InputIssue } from '../model/errors.ts';
 import type { Limits } from '../model/limits.ts';
 import { utf8ByteLength } from '../model/utf8.ts';
-import type { JsonObject, JsonValue } from '../model/types.ts';
+import type { JsonObject, JsonValue, RedactionCount } from '../model/types.ts';
 import { DETECTORS, findAll, type CustomDetector, type DetectorName, type Found } from './detectors.ts';
 
 /**
@@ -27,13 +27,6 @@ export interface RedactionOptions {
   patterns?: Array<{ name: string; pattern: RegExp | string; action: RedactAction }>;
   /** Key of the `hash` action (16 characters or more); required when a detector hashes. Keep it secret and stable. */
   hashKey?: string;
-}
-
-/** What one write's redaction did: per detector and action, how many values (never the values). */
-export interface RedactionCount {
-  detector: string;
-  action: 'mask' | 'hash';
-  count: number;
 }
 
 /** The fields of a write that redaction reads. */

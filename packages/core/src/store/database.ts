@@ -1,6 +1,5 @@
 import { Dexie, type Table } from 'dexie';
 import type { AuditOp, Namespace } from '../model/types.ts';
-import type { IndexSnapshotRow } from '../index/index-snapshot.ts';
 import type { RecordRow } from './row.ts';
 
 /** An audit row. It never holds content or its hash. */
@@ -26,6 +25,16 @@ export interface VectorRow {
   hash: string;
   /** Unit vector, or `null` when the model could not embed the text (found lexically only). */
   vector: Float32Array | null;
+}
+
+/**
+ * A namespace's search-index snapshot as the store holds it: keyed by namespace, up to an
+ * audit sequence number. Its other fields are the index's own format (`IndexSnapshotRow`,
+ * index/index-snapshot.ts), which the store never reads.
+ */
+export interface StoredSnapshot {
+  ns: string;
+  lastSeq: number;
 }
 
 /** Options to open the IndexedDB database. */
@@ -56,7 +65,7 @@ export class MemoryDatabase extends Dexie {
   records!: Table<RecordRow, [string, string]>;
   audit!: Table<AuditRow, number>;
   vectors!: Table<VectorRow, [string, string]>;
-  indexSnapshots!: Table<IndexSnapshotRow, string>;
+  indexSnapshots!: Table<StoredSnapshot, string>;
 
   constructor(name: string, options: DatabaseOptions = {}) {
     super(name, {

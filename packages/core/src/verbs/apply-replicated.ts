@@ -13,7 +13,7 @@ import { dropOrphanVectors } from '../store/delete-rows.ts';
 import { withHistory } from '../store/history.ts';
 import { fromRow, toRow, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
-import { readOptions, resolveActor, type VerbContext } from './verb-context.ts';
+import { readOptions, resolveActor, type VerbContext } from '../write/context.ts';
 
 type Checked = { index: number; put: ReplicatedRecord; hash: string } | { index: number; delete: string };
 

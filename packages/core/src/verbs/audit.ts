@@ -3,7 +3,7 @@ import { invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { AuditEntry } from '../model/types.ts';
 import { withStorage } from '../store/storage-errors.ts';
-import { readOptions, type VerbContext } from './verb-context.ts';
+import { readOptions, type VerbContext } from '../write/context.ts';
 
 /** Options of `audit(namespace, options)`. */
 export interface AuditOptions {

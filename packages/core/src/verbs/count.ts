@@ -4,7 +4,7 @@ import { isEmptyFilter, matchesFilter } from '../store/match.ts';
 import { streamPrefix } from '../store/sort-keys.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import { orderedRows, scanStreams } from './list.ts';
-import type { VerbContext } from './verb-context.ts';
+import type { VerbContext } from '../write/context.ts';
 
 /** How many live records in the namespace match the filter (all of them without one). */
 export async function count(ctx: VerbContext, namespace: unknown, filter?: unknown): Promise<number> {

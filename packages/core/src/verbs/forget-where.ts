@@ -2,10 +2,9 @@ import { Dexie } from 'dexie';
 import { invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import { validateFilter } from '../model/validate-filter.ts';
-import { deleteRows } from '../store/delete-rows.ts';
 import { isEmptyFilter, matchesFilter } from '../store/match.ts';
-import { withStorage } from '../store/storage-errors.ts';
-import { readOptions, resolveActor, type VerbContext } from './verb-context.ts';
+import { readOptions, resolveActor, type VerbContext } from '../write/context.ts';
+import { forgetRows } from '../write/forget-rows.ts';
 
 /**
  * Deletes every live record of the namespace that matches the filter, atomically, and
@@ -18,17 +17,14 @@ export async function forgetWhere(ctx: VerbContext, namespace: unknown, filter: 
     throw invalidInput('filter', [{ path: '', message: 'is empty; name what to forget, or call forgetNamespace() to forget everything in the namespace' }]);
   }
   const actor = resolveActor(ctx, readOptions(options, ['actor']));
-  const now = ctx.clock.now();
   const { db } = ctx;
-  return withStorage(() =>
-    db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async () => {
-      const rows = await db.records
-        .where('[ns+id]')
-        .between([ns.key, Dexie.minKey], [ns.key, Dexie.maxKey])
-        .filter((row) => matchesFilter(row, prepared, now))
-        .toArray();
-      await deleteRows(db, rows, 'forget', actor, now);
-      return rows.map((row) => row.id);
-    }),
+  // Only live records match a filter.
+  const { live } = await forgetRows(ctx, actor, (now) =>
+    db.records
+      .where('[ns+id]')
+      .between([ns.key, Dexie.minKey], [ns.key, Dexie.maxKey])
+      .filter((row) => matchesFilter(row, prepared, now))
+      .toArray(),
   );
+  return live.map((row) => row.id);
 }

@@ -4,7 +4,7 @@ import { requireNamespace } from '../model/namespace.ts';
 import type { MemoryRecord } from '../model/types.ts';
 import { fromRow, isExpired } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
-import type { VerbContext } from './verb-context.ts';
+import type { VerbContext } from '../write/context.ts';
 
 /** Options of `get(namespace, id, options)`. */
 export interface GetOptions {

@@ -4,7 +4,7 @@ import type { RecordVersion } from '../model/types.ts';
 import { isExpired } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import { requireId } from './get.ts';
-import type { VerbContext } from './verb-context.ts';
+import type { VerbContext } from '../write/context.ts';
 
 /**
  * The earlier versions of a live record, oldest first (the current one is `get`'s), each

@@ -5,7 +5,7 @@ import { namespaceKey } from '../model/namespace.ts';
 import type { Namespace } from '../model/types.ts';
 import type { MemoryDatabase } from '../store/database.ts';
 import { withStorage } from '../store/storage-errors.ts';
-import { readOptions, type VerbContext } from './verb-context.ts';
+import { readOptions, type VerbContext } from '../write/context.ts';
 
 /**
  * The namespaces that hold records (of one user with `userId`), ordered by key. Records

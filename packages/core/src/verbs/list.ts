@@ -8,7 +8,7 @@ import { matchesFilter } from '../store/match.ts';
 import { fromRow, type RecordRow } from '../store/row.ts';
 import { parsePosition, position, streamPrefix, streamRange } from '../store/sort-keys.ts';
 import { withStorage } from '../store/storage-errors.ts';
-import type { VerbContext } from './verb-context.ts';
+import type { VerbContext } from '../write/context.ts';
 
 /**
  * A page of live records in a namespace, newest first unless told otherwise, filtered by

@@ -1,14 +1,16 @@
 import { Dexie } from 'dexie';
 import { contentHash, contentHashes } from '../model/content-hash.ts';
 import { ZeromemError, invalidInput, type ItemFailure } from '../model/errors.ts';
-import type { MemoryRecord, RememberManyResult, RememberResult } from '../model/types.ts';
+import type { MemoryRecord, RedactionCount, RememberManyResult, RememberResult } from '../model/types.ts';
 import { validateRemember, type PreparedRemember } from '../model/validate-remember.ts';
 import type { AuditRow } from '../store/database.ts';
 import { keepHistory } from '../store/history.ts';
 import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
-import { readOptions, resolveActor, type VerbContext } from './verb-context.ts';
-import type { RedactionCount, RedactionOutcome } from '../redact/redactor.ts';
+import { readOptions, resolveActor, type VerbContext } from '../write/context.ts';
+import { raiseOnDuplicate } from '../write/duplicate.ts';
+import { enforceQuota } from '../write/quota.ts';
+import type { RedactionOutcome } from '../redact/redactor.ts';
 
 /** Rows written per bulk call; `onProgress` fires after each. */
 const CHUNK = 2000;
@@ -270,35 +272,6 @@ async function writeItems(
       return { results, failures }; // in input order, as the items are
     }),
   );
-}
-
-/**
- * A duplicate keeps the stored record with the higher importance and the later expiry
- * (none beats any); the same row if nothing changes. `remember` and `importJsonl` share it.
- */
-export function raiseOnDuplicate(row: RecordRow, value: Pick<PreparedRemember, 'importance' | 'expiresAt'>, now: number): RecordRow {
-  const importance = Math.max(row.importance, value.importance);
-  const expiresAt = row.expiresAt === null || value.expiresAt === null ? null : Math.max(row.expiresAt, value.expiresAt);
-  if (importance === row.importance && expiresAt === row.expiresAt) return row;
-  return keepHistory(toRow({ ...fromRow(row), importance, expiresAt, updatedAt: Math.max(now, row.updatedAt), version: row.version + 1 }), row);
-}
-
-/** QUOTA_EXCEEDED when adding these rows would take a namespace over `maxRecordsPerNamespace` (inside the caller's transaction). */
-export async function enforceQuota(ctx: VerbContext, added: RecordRow[], now: number): Promise<void> {
-  const max = ctx.limits.maxRecordsPerNamespace;
-  if (!Number.isFinite(max) || added.length === 0) return;
-  const perNamespace = new Map<string, number>();
-  for (const row of added) perNamespace.set(row.ns, (perNamespace.get(row.ns) ?? 0) + 1);
-  for (const [ns, adding] of perNamespace) {
-    const stored = await ctx.db.records.where('[ns+id]').between([ns, Dexie.minKey], [ns, Dexie.maxKey]).count();
-    const expired = await ctx.db.records.where('[ns+expiresAt]').between([ns, 0], [ns, now], true, true).count();
-    if (stored - expired + adding > max) {
-      throw new ZeromemError(
-        'QUOTA_EXCEEDED',
-        `Namespace ${ns} would hold ${stored - expired + adding} memories, over its limit of ${max}; nothing was written. Forget old memories or raise limits.maxRecordsPerNamespace.`,
-      );
-    }
-  }
 }
 
 /**

@@ -4,7 +4,7 @@ import { LAYERS, SOURCES, type Layer, type NamespaceStats, type Source } from '.
 import { utf8ByteLength } from '../model/utf8.ts';
 import { isExpired } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
-import type { VerbContext } from './verb-context.ts';
+import type { VerbContext } from '../write/context.ts';
 
 /** Counts, sizes and time span of a namespace's live records, by source and layer. */
 export async function stats(ctx: VerbContext, namespace: unknown): Promise<NamespaceStats> {

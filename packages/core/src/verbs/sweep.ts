@@ -1,15 +1,10 @@
 import { deleteRows } from '../store/delete-rows.ts';
 import { withStorage } from '../store/storage-errors.ts';
-import type { VerbContext } from './verb-context.ts';
+import type { DeletedRecord } from '../write/deleted-record.ts';
+import type { VerbContext } from '../write/context.ts';
 
 /** Records deleted per sweep transaction, so a large sweep does not hold one huge transaction. */
 const SWEEP_BATCH = 5000;
-
-/** A deleted record: its namespace key and id. */
-export interface DeletedRecord {
-  ns: string;
-  id: string;
-}
 
 /**
  * Deletes every expired record in the database (all namespaces: this is maintenance,

@@ -12,7 +12,7 @@ import { fromRow, isExpired, toRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import { requireId } from './get.ts';
 import { auditCounts } from './remember.ts';
-import { readOptions, resolveActor, type VerbContext } from './verb-context.ts';
+import { readOptions, resolveActor, type VerbContext } from '../write/context.ts';
 
 /**
  * Changes some fields of a record and returns the new record. `updatedAt` moves to now,

@@ -1,5 +1,6 @@
-import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { diskIndexedDB, openMemory } from '../../src/index.node.ts';
@@ -103,28 +104,46 @@ describe('memories on disk in Node', { timeout: 120_000 }, () => {
     expect((await read(dir, 'agent')).count).toBe(2);
   });
 
-  it('a second process gets STORAGE_FAILED (locked) while the first has the store open, and loses nothing', async () => {
+  it('processes share one store: each sees the others\' acknowledged writes at once in get, list and recall', async () => {
     const dir = tempDir();
     const memory = await openMemory({ name: 'agent', directory: dir });
-    await memory.remember({ namespace: NS, content: 'Written by the first process' });
-    const second = await tryOpen(dir, 'agent');
-    expect(second).toMatchObject({ code: 'STORAGE_FAILED', reason: 'locked' });
-    expect(second.message).toContain('Another process has this memory open');
-    await memory.remember({ namespace: NS, content: 'Still writing after the refused open' });
+    const { id: mine } = await memory.remember({ namespace: NS, content: 'Written by the test process before the others started' });
+    const holder = startStoreProcess(['hold', dir, 'agent']);
+    await holder.waitFor((line) => line === 'open' || line.startsWith('exited'));
+    const writers = [startStoreProcess(['remember', dir, 'agent', '30']), startStoreProcess(['remember', dir, 'agent', '30'])];
+    const ours: string[] = [];
+    for (let i = 0; i < 30; i++) ours.push((await memory.remember({ namespace: NS, content: `Test process line ${i}` })).id);
+    for (const writer of writers) expect((await writer.exited).code, (await writer.exited).stderr).toBe(0);
+    const theirs = writers.flatMap((writer) => writer.lines.filter((line) => line.startsWith('ack ')).map((line) => line.slice(4)));
+    expect(theirs).toHaveLength(60);
+    for (const id of theirs) expect((await memory.get(NS, id))?.id).toBe(id);
+    expect(await memory.count(NS)).toBe(91);
+    const listed = await memory.list(NS, { limit: 100 });
+    expect(listed.items.map((record) => record.id).sort()).toEqual([mine, ...ours, ...theirs].sort());
+    // recall catches up with the audit log the other processes appended to
+    const pid = writers[1]!.child.pid!;
+    const hit = (await memory.recall(NS, `Memory number 29 of process ${pid}`)).hits[0];
+    expect(hit?.id).toBe(theirs.at(-1));
+    // and the others see this process's writes
+    expect((await read(dir, 'agent')).ids).toEqual(expect.arrayContaining([mine, ...ours]));
+    holder.child.stdin!.end();
+    expect((await holder.exited).code).toBe(0);
+    const audit = await memory.audit(NS);
+    expect(new Set(audit.map((entry) => entry.seq)).size).toBe(audit.length); // one audit sequence for every process
     await memory.close();
-    expect((await read(dir, 'agent')).count).toBe(2); // once the first closed, the second opens it
   });
 
-  it('this process gets STORAGE_FAILED (locked) while another process holds the store; the lock goes with that process', async () => {
+  it('a process whose store another release changed the format of gets STORAGE_FAILED (locked) saying why, and writes nothing', async () => {
     const dir = tempDir();
-    const holder = startStoreProcess(['hold', dir, 'agent']);
-    await holder.waitFor((line) => line === 'open');
-    const err = await expectCode(openMemory({ name: 'agent', directory: dir }), 'STORAGE_FAILED');
-    expect(err.details.storage).toEqual({ reason: 'locked', path: join(dir, 'agent.sqlite') });
-    holder.child.kill('SIGKILL');
-    await holder.exited;
     const memory = await openMemory({ name: 'agent', directory: dir });
-    await memory.remember({ namespace: NS, content: 'Now this process has it' });
+    await memory.remember({ namespace: NS, content: 'Written before the upgrade' });
+    const Database = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3');
+    const other = new Database(join(dir, 'agent.sqlite'));
+    other.prepare("UPDATE meta SET v = v + 10 WHERE k = 'version'").run(); // what a newer release's upgrade does
+    other.close();
+    const err = await expectCode(memory.remember({ namespace: NS, content: 'Written after it' }), 'STORAGE_FAILED');
+    expect(err.message, JSON.stringify(err.details)).toContain('changed this memory\'s format');
+    expect(err.details.storage?.reason).toBe('locked');
     await memory.close();
   });
 
@@ -149,6 +168,48 @@ describe('memories on disk in Node', { timeout: 120_000 }, () => {
     const damaged = snapshotFiles(dir);
     expect(await tryOpen(dir, 'damaged')).toMatchObject({ code: 'STORAGE_FAILED', reason: 'corrupt' });
     expect(snapshotFiles(dir)).toEqual(damaged);
+  });
+
+  it('a zero-byte store file is STORAGE_FAILED (corrupt) at open, never an empty store, and is left as it was', async () => {
+    const dir = tempDir();
+    const memory = await openMemory({ name: 'c', directory: dir });
+    await memory.remember({ namespace: NS, content: 'Every record of this store' });
+    await memory.close();
+    truncateSync(join(dir, 'c.sqlite'), 0);
+    const before = snapshotFiles(dir);
+    const err = await expectCode(openMemory({ name: 'c', directory: dir }), 'STORAGE_FAILED');
+    expect(err.details.storage).toEqual({ reason: 'corrupt', path: join(dir, 'c.sqlite') });
+    expect(err.message).toContain('empty');
+    expect(snapshotFiles(dir)).toEqual(before);
+  });
+
+  it('a truncated store file is STORAGE_FAILED (corrupt) at open and is left as it was', async () => {
+    const dir = tempDir();
+    const memory = await openMemory({ name: 'cut', directory: dir });
+    await memory.rememberMany(Array.from({ length: 300 }, (_, i) => ({ namespace: NS, content: `Memory ${i} with some words to fill pages` })));
+    await memory.close();
+    const file = join(dir, 'cut.sqlite');
+    for (const length of [50, 4096 + 17, Math.floor(statSync(file).size / 2 / 4096) * 4096]) {
+      const whole = readFileSync(file);
+      writeFileSync(file, whole.subarray(0, length));
+      const before = snapshotFiles(dir);
+      const err = await expectCode(openMemory({ name: 'cut', directory: dir }), 'STORAGE_FAILED');
+      expect(err.details.storage?.reason).toBe('corrupt');
+      expect(snapshotFiles(dir)).toEqual(before);
+      writeFileSync(file, whole);
+    }
+  });
+
+  it('a name whose file names would be over 255 bytes is INVALID_INPUT naming the limit, and nothing is created', async () => {
+    const dir = tempDir();
+    // 200 characters pass the name check; %-encoded for the file they are 600 bytes.
+    const err = await expectCode(openMemory({ name: 'ü'.repeat(100), directory: dir }), 'INVALID_INPUT', 'name');
+    expect(err.message).toContain('255 bytes');
+    expect(readdirSync(dir)).toEqual([]);
+    const longest = 'n'.repeat(255 - '.sqlite-journal'.length); // the longest file SQLite keeps next to the store
+    const memory = await openMemory({ name: longest, directory: dir });
+    await memory.close();
+    await expectCode(openMemory({ name: `${longest}n`, directory: dir }), 'INVALID_INPUT', 'name');
   });
 
   it('a store this process cannot write gives STORAGE_FAILED (read-only) at open and is left as it was', async () => {

@@ -37,7 +37,7 @@ describe('the fake-indexeddb internals the disk store relies on', () => {
     expect(engineSource).toMatch(/deleteRecord\(record\) \{\s*const indexKey = this\.getIndexKey\(record\.value\)/);
     expect(engineSource).toMatch(/this\.rawObjectStore\.getValue\(record\.value\)/);
     const trans = db.transaction('s', 'readwrite') as unknown as Record<string, unknown>;
-    for (const field of ['_start', '_abort']) expect(typeof trans[field]).toBe('function');
+    for (const field of ['_start', '_abort', '_markFinished']) expect(typeof trans[field]).toBe('function');
     expect(trans._scope).toBeInstanceOf(Set);
     expect(trans._requests).toBeInstanceOf(Array);
     expect(trans._state).toBe('active');

@@ -67,3 +67,33 @@ export async function runStoreProcess(args: string[], options: { env?: NodeJS.Pr
   if (code !== 0) throw new Error(`store-process ${args.join(' ')} exited with ${code}: ${stderr}`);
   return process.lines;
 }
+
+/** A running `store-process.ts serve`: sends one command at a time per call and resolves with its answer line. */
+export interface ServingProcess extends StoreProcess {
+  send(command: Record<string, unknown>): Promise<{ ok?: unknown; error?: string; message?: string }>;
+}
+
+/** Starts `store-process.ts serve <directory> <name>` and resolves once the store is open. */
+export async function startServingProcess(directory: string, name: string): Promise<ServingProcess> {
+  const started = startStoreProcess(['serve', directory, name]);
+  const first = await started.waitFor((line) => line === 'open' || line.startsWith('exited'));
+  if (first !== 'open') throw new Error(`store-process serve did not open the store: ${first}`);
+  let answered = started.lines.length;
+  let queue = Promise.resolve();
+  const send = (command: Record<string, unknown>) => {
+    const reply = queue.then(async () => {
+      const index = answered++;
+      started.child.stdin!.write(`${JSON.stringify(command)}\n`);
+      const waited = await started.waitFor(() => started.lines.length > index);
+      const line = started.lines[index];
+      if (line === undefined) throw new Error(waited); // it exited: `exited <code>: <stderr>`
+      return JSON.parse(line) as { ok?: unknown; error?: string; message?: string };
+    });
+    queue = reply.then(
+      () => undefined,
+      () => undefined,
+    );
+    return reply;
+  };
+  return { ...started, send };
+}

@@ -1,6 +1,6 @@
-import type { ContextSource } from '../context/source.ts';
+import type { ContextSource } from './source.ts';
 import type { MemoryRecord } from '../model/types.ts';
-import type { Redactor } from './redactor.ts';
+import type { Redactor } from '../redact/redactor.ts';
 
 /**
  * The context source with `maskInContext` values masked in every record it hands to

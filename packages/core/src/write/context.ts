@@ -1,8 +1,11 @@
+import type { Embedder } from '../embed/embedder.ts';
+import type { IndexManager } from '../index/index-manager.ts';
 import type { Clock } from '../model/clock.ts';
 import { IssueList, checkKnownKeys, checkName, describe, isPlainObject } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
 import type { Limits } from '../model/limits.ts';
 import type { MemoryDatabase } from '../store/database.ts';
+import type { AccessTracker } from '../rank/access-tracker.ts';
 import type { Redactor } from '../redact/redactor.ts';
 
 /** What every verb needs: the database, the clock, the limits, the id generator. */
@@ -17,6 +20,13 @@ export interface VerbContext {
   historyDepth?: number;
   /** Redaction of personal data on write (redact/), when configured. */
   redactor?: Redactor | undefined;
+}
+
+/** What recall (and the lifecycle verbs) need beyond the store: the search indexes, the embedder, access statistics. */
+export interface RecallContext extends VerbContext {
+  indexes: IndexManager;
+  embedder: Embedder | undefined;
+  access: AccessTracker;
 }
 
 /** Validates a verb's options object (absent is `{}`); unknown keys are INVALID_INPUT. */

@@ -1,9 +1,9 @@
-import { DEFAULT_WEIGHTS, type RankingWeights } from '../rank/ranking.ts';
-import { IssueList, checkEnum, checkKnownKeys, checkTime, describe, isPlainObject, join } from './checks.ts';
-import { invalidInput } from './errors.ts';
-import type { Limits } from './limits.ts';
-import { LAYERS, type Layer } from './types.ts';
-import { validateFilter, type PreparedFilter } from './validate-filter.ts';
+import { DEFAULT_WEIGHTS, type RankingWeights } from './ranking.ts';
+import { IssueList, checkEnum, checkKnownKeys, checkTime, describe, isPlainObject, join } from '../model/checks.ts';
+import { invalidInput } from '../model/errors.ts';
+import type { Limits } from '../model/limits.ts';
+import { LAYERS, type Layer } from '../model/types.ts';
+import { validateFilter, type PreparedFilter } from '../model/validate-filter.ts';
 
 const RECALL_FIELDS = ['k', 'filters', 'layers', 'now', 'weights', 'trackAccess', 'includeCold', 'minScore'] as const;
 

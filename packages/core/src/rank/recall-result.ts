@@ -1,0 +1,65 @@
+import type { ZeromemError } from '../model/errors.ts';
+import type { MemoryRecord } from '../model/types.ts';
+import type { QuerySignals } from './query-signals.ts';
+
+/** Why a score came out as it did. `contributions.text + contributions.vector === score`. */
+export interface RecallExplain {
+  /** Raw BM25 score, or null when the record was not a lexical match. */
+  bm25: number | null;
+  /**
+   * BM25 borrowed from the conversation turn next to this one (same `metadata.session`,
+   * `seq` ± 1): `weights.context × min(1, 300 / length) ×` the better neighbour's BM25; null
+   * when no neighbour matched (or this is not a turn).
+   */
+  contextBm25: number | null;
+  /** Cosine similarity to the query, or null without vectors. */
+  cosine: number | null;
+  /** `bm25 + contextBm25` divided by the best such sum among the candidates (0..1). */
+  textScore: number;
+  /**
+   * Cosine divided by the best cosine among the candidates, negative cosines as 0 (0..1).
+   * Not min-max: when every candidate is about as similar, none gets a big vector score,
+   * so a weak vector side cannot push a strong lexical match down.
+   */
+  vectorScore: number;
+  /** `weights.text * textScore + weights.vector * vectorScore`. */
+  relevance: number;
+  importance: number;
+  recency: number;
+  heat: number;
+  /** `1 + weights.speaker` when the query speaks in the first person and this is the user's own memory, else 1. */
+  speaker: number;
+  /** `1 + weights.time × closeness` to a time the query names (see `RecallResult.signals`), else 1. */
+  time: number;
+  /** `1 + weights.focus × share of the question's focus words` this memory contains, else 1. */
+  focus: number;
+  /**
+   * The score split by where it came from: `score = relevance × importance × recency × heat
+   * × speaker × time × focus = contributions.text + contributions.vector`.
+   */
+  contributions: { text: number; vector: number };
+}
+
+/** One recalled memory. */
+export interface RecallHit {
+  id: string;
+  score: number;
+  record: MemoryRecord;
+  explain: RecallExplain;
+}
+
+/** How the vector side took part in a recall. */
+export type VectorMode = 'used' | 'no-embedder' | 'query-not-embeddable' | 'no-vectors-yet' | 'embedder-failed';
+
+/** What `recall` returns. */
+export interface RecallResult {
+  hits: RecallHit[];
+  /** `used` unless the recall was lexical only, and why. */
+  vector: VectorMode;
+  /** Memories of the whole database still waiting for their embedding (found lexically until then). */
+  pendingEmbeddings: number;
+  /** With `vector: 'embedder-failed'`: why (EMBEDDER_UNAVAILABLE). The hits are lexical only. */
+  vectorError?: ZeromemError;
+  /** What recall read from the query besides its words (first person, time windows, focus words); their factors are in each hit's `explain`. */
+  signals: QuerySignals;
+}

@@ -1,0 +1,48 @@
+import { clearCountCache } from '../context/count-cache.ts';
+import type { HistoryCounts } from '../context/history-counts.ts';
+import type { Tokenizer } from '../context/tokenizer.ts';
+import type { EmbedQueue } from '../embed/embed-queue.ts';
+import type { IndexManager } from '../index/index-manager.ts';
+import type { DeletedRecord } from './deleted-record.ts';
+
+/** Where a memory keeps what it holds of records besides their rows (read when a purge runs: the queue and tokenizer come and go). */
+export interface CopyHolders {
+  queue(): EmbedQueue | undefined;
+  tokenizer(): Promise<Tokenizer> | undefined;
+  history: HistoryCounts;
+  indexes: IndexManager;
+}
+
+/**
+ * Every copy of a record this process holds besides its rows, in one place: queued
+ * embedding jobs (they hold its text), the token-count cache (keyed by counted lines), the
+ * history counts, and the loaded search indexes. After a transaction that deleted or
+ * replaced records commits (a forget, an expiry, a merge, an import or a replicated change
+ * over them), {@link purge} makes their old content leave this process now, not at the
+ * next recall. Other processes catch up through the audit log.
+ */
+export class RecordCopies {
+  readonly #holders: CopyHolders;
+
+  constructor(holders: CopyHolders) {
+    this.#holders = holders;
+  }
+
+  /** Purges what `matches` names: a namespace key, and a record id for per-record copies (queued jobs, history counts). */
+  async purge(matches: (key: string, id?: string) => boolean): Promise<void> {
+    const { queue, tokenizer, history, indexes } = this.#holders;
+    queue()?.drop(matches);
+    const loaded = await tokenizer()?.catch(() => undefined); // one that failed to load counted nothing
+    if (loaded) clearCountCache(loaded);
+    await history.purge(matches);
+    for (const key of indexes.loadedKeys().filter((key) => matches(key))) await indexes.ready(key);
+  }
+
+  /** {@link purge} for a known list of deleted records (sweep, consolidate, import, replication). */
+  async purgeRecords(deleted: DeletedRecord[]): Promise<void> {
+    if (deleted.length === 0) return;
+    const keys = new Set(deleted.map((r) => r.ns));
+    const records = new Set(deleted.map((r) => `${r.ns}\u0000${r.id}`));
+    await this.purge((key, id) => (id === undefined ? keys.has(key) : records.has(`${key}\u0000${id}`)));
+  }
+}
