@@ -28,7 +28,7 @@ export interface MemoryContextOptions extends Omit<BuildContextOptions, 'namespa
  * session layer is off unless you set `layers.session`, as the prompt already holds the
  * conversation. Building it calls no LLM; its tokens are reported to `onContext`.
  *
- * @example
+ * @example llm
  * const model = wrapLanguageModel({ model: yourModel, middleware: memoryContextMiddleware({ memory, namespace, budget: 800 }) });
  */
 export function memoryContextMiddleware(options: MemoryContextOptions): LanguageModelMiddleware {

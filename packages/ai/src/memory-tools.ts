@@ -32,7 +32,7 @@ export type MemoryTools = { [Name in MemoryToolName]: Tool<MemoryToolInput<Name>
  * a user id or any unknown field gets a validation error and nothing runs. The forgetting
  * tools need approval by default. No tool calls an LLM.
  *
- * @example
+ * @example llm
  * const result = await generateText({
  *   model,
  *   tools: memoryTools({ memory, namespace: { userId: 'alice' } }),

@@ -24,8 +24,15 @@ export type MemoryToolOf = DynamicStructuredTool & { name: MemoryToolName };
  * forget for good, for a human-in-the-loop step before them. No tool calls an LLM.
  *
  * @example
+ * import { openMemory } from '@zeromem/core';
+ * import { memoryTools } from '@zeromem/langchain';
+ *
+ * const memory = await openMemory({ name: 'my-agent' });
  * const tools = memoryTools({ memory, namespace: { userId: 'alice' } });
- * const found = await tools.find((t) => t.name === 'search_memories')!.invoke({ query: 'allergies' });
+ * await tools.find((t) => t.name === 'add_memory')!.invoke({ content: 'Alice is allergic to peanuts' });
+ * const found = JSON.parse(await tools.find((t) => t.name === 'search_memories')!.invoke({ query: 'allergic' }));
+ * console.log(found.results.map((r) => r.content)); // [ 'Alice is allergic to peanuts' ]
+ * await memory.close();
  */
 export function memoryTools(options: MemoryToolsOptions): MemoryToolOf[] {
   const bound = bindMemory(options, 'memoryTools()');

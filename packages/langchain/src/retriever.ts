@@ -52,8 +52,15 @@ const LEARNED_LAYERS: readonly Layer[] = Object.freeze(['long_term', 'knowledge'
  * On-device, no LLM and no remote embedding call.
  *
  * @example
+ * import { openMemory } from '@zeromem/core';
+ * import { ZeromemRetriever } from '@zeromem/langchain';
+ *
+ * const memory = await openMemory({ name: 'my-agent' });
+ * await memory.remember({ namespace: { userId: 'alice' }, content: 'Alice is allergic to peanuts' });
  * const retriever = new ZeromemRetriever({ memory, namespace: { userId: 'alice' }, k: 3 });
  * const docs = await retriever.invoke('what is alice allergic to?');
+ * console.log(docs.map((doc) => doc.pageContent)); // [ 'Alice is allergic to peanuts' ]
+ * await memory.close();
  */
 export class ZeromemRetriever extends BaseRetriever<ZeromemDocumentMetadata> {
   static override lc_name(): string {

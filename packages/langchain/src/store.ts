@@ -44,8 +44,14 @@ interface StoredItem {
  * at most `maxMetadataBytes` (8 KiB): the value is also kept as metadata for the filters.
  *
  * @example
+ * import { openMemory } from '@zeromem/core';
+ * import { ZeromemStore } from '@zeromem/langchain';
+ *
+ * const memory = await openMemory({ name: 'my-agent' });
  * const store = new ZeromemStore({ memory, namespace: { userId: 'alice', scope: 'langgraph' } });
  * await store.put(['memories', 'alice'], 'food', { text: 'likes ramen' });
+ * console.log((await store.get(['memories', 'alice'], 'food'))?.value); // { text: 'likes ramen' }
+ * await memory.close();
  */
 export class ZeromemStore extends BaseStore {
   readonly memory: Memory;
