@@ -31,8 +31,9 @@ const rootPackage = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf
 const toolVersions = ['typescript', '@types/node', 'vite', 'ws'].map((name) => `${name}@${rootPackage.devDependencies[name]}`);
 /**
  * The third-party packages of @zeromem/ai's README install line (`npm install @zeromem/ai
- * @zeromem/core ai@7 zod`), installed as a user copies it: a bare `ai` would resolve to
- * ai 6 on Node 20 (ai 7 declares Node 22) and leave the `ai@^7` peer invalid.
+ * @zeromem/core ai@7 zod`), installed first and on their own, as a user who already has
+ * them does: a bare `ai` resolves to ai 6 on Node 20 (ai 7 declares Node 22, and npm picks
+ * the newest version whose engines match), which leaves the `ai@^7` peer invalid.
  */
 const aiInstallLine = /^npm install (.+)$/m.exec(readFileSync(join(repoRoot, 'packages', 'ai', 'README.md'), 'utf8'))![1]!.split(/\s+/).filter((word) => !word.startsWith('@zeromem/'));
 const mcpPackage = JSON.parse(readFileSync(join(repoRoot, 'packages', 'mcp', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
@@ -185,7 +186,8 @@ beforeAll(async () => {
   for (const pkg of packages) await sh('npx', ['-y', 'pnpm@10', 'pack', '--pack-destination', tarballs], { cwd: pkg.dir });
   cpSync(appFiles, project, { recursive: true });
   writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'zeromem-user', private: true, type: 'module' }, null, 2)}\n`);
-  const install = [...packages.map((pkg) => join(tarballs, pkg.tarball)), ...aiInstallLine, ...toolVersions, mcpClient, ...(nodeIndexedDb ? [nodeIndexedDb.dependency] : [])];
+  await sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...aiInstallLine], { cwd: project, timeout: 300_000 });
+  const install = [...packages.map((pkg) => join(tarballs, pkg.tarball)), ...toolVersions, mcpClient, ...(nodeIndexedDb ? [nodeIndexedDb.dependency] : [])];
   // onnxruntime-node's install script fetches CUDA binaries on Linux x64, which zeromem does
   // not use (the package README says how to skip them; the download needs more than npm).
   await sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...install], { cwd: project, timeout: 900_000, env: { ONNXRUNTIME_NODE_INSTALL_CUDA: 'skip' } });

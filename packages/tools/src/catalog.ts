@@ -32,13 +32,13 @@ export interface MemoryTool<Input extends z.ZodObject = z.ZodObject, Output exte
 }
 
 /** Most results of one `search_memories` call, and the default. */
-export const SEARCH_LIMIT = { max: 100, default: 10 } as const;
+const SEARCH_LIMIT = { max: 100, default: 10 } as const;
 /** Most memories of one `list_memories` page, and the default. */
-export const LIST_LIMIT = { max: 100, default: 20 } as const;
+const LIST_LIMIT = { max: 100, default: 20 } as const;
 /** Longest query text, in characters. */
-export const MAX_QUERY_LENGTH = 32_768;
+const MAX_QUERY_LENGTH = 32_768;
 /** Largest `build_context` budget, in tokens, and the default. */
-export const CONTEXT_BUDGET = { max: 100_000, default: 1000 } as const;
+const CONTEXT_BUDGET = { max: 100_000, default: 1000 } as const;
 
 const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
 const ADD: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false }; // the same text again returns the stored memory

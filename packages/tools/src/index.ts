@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-export { MEMORY_TOOLS, SEARCH_LIMIT, LIST_LIMIT, MAX_QUERY_LENGTH, CONTEXT_BUDGET, type MemoryTool, type MemoryToolName, type MemoryToolInput, type MemoryToolOutput, type ToolAnnotations } from './catalog.ts';
+export { MEMORY_TOOLS, type MemoryTool, type MemoryToolName, type MemoryToolInput, type MemoryToolOutput, type ToolAnnotations } from './catalog.ts';
 export { bindMemory, type BoundMemory } from './bound-memory.ts';
 export { describeToolError } from './tool-error.ts';
 export { memoryViewSchema, type MemoryView } from './memory-view.ts';
