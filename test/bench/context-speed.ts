@@ -2,8 +2,12 @@
  * buildContext speed over a growing namespace, in Node (fake-indexeddb) and in real
  * Chromium IndexedDB (on-disk profile, a fresh browser per run).
  *
- *   npx tsx test/bench/context-speed.ts                       # both, 1k/10k/100k, 3 runs
- *   BENCH_TARGET=node BENCH_SIZES=1000,10000 BENCH_RUNS=5 npx tsx test/bench/context-speed.ts
+ *   npx tsx --conditions=development test/bench/context-speed.ts        # both, 1k/10k/100k, 3 runs
+ *   BENCH_TARGET=node BENCH_SIZES=1000,10000 BENCH_RUNS=5 npx tsx --conditions=development test/bench/context-speed.ts
+ *
+ * `--conditions=development`: the full-history part reads core's internals from its
+ * sources, so core must be loaded from them too (the built `dist` is another module with
+ * its own internals); the workload throws when it cannot reach them.
  *
  * The workload (test/e2e/harness/context-bench.ts): a namespace of N memories and a
  * 20-turn conversation; per step, after a new turn each: the whole buildContext (3-word
@@ -48,7 +52,7 @@ function summarizeRun(run: number, result: ContextSpeedResult, loadBefore: numbe
     run,
     buildP50: build.p50,
     buildP95: build.p95,
-    fullHistoryP50: result.fullHistory.length ? summarize(result.fullHistory).p50 : Number.NaN,
+    fullHistoryP50: summarize(result.fullHistory).p50,
     withoutHistoryP50: summarize(result.buildWithoutHistory).p50,
     sessionListP50: summarize(result.sessionList).p50,
     coldBuildMs: Math.round(result.coldBuildMs),

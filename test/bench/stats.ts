@@ -22,8 +22,19 @@ export interface Throughput {
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
-/** Nearest-rank percentiles. */
+/**
+ * Throws unless `values` holds at least one value and all are finite numbers: a column a
+ * benchmark lost (no samples, a NaN) fails the run instead of printing `NaN`.
+ */
+function checkFinite(values: number[], what: string): void {
+  if (values.length === 0) throw new Error(`${what}: no ${what === 'summarize' ? 'samples' : 'values'}, so the column would print NaN; the benchmark lost what it measures`);
+  const bad = values.find((value) => typeof value !== 'number' || !Number.isFinite(value));
+  if (bad !== undefined) throw new Error(`${what}: ${String(bad)} is not a finite number; the benchmark lost what it measures`);
+}
+
+/** Nearest-rank percentiles. Throws for no samples or a non-finite one. */
 export function summarize(samples: number[]): Latency {
+  checkFinite(samples, 'summarize');
   const sorted = [...samples].sort((a, b) => a - b);
   const at = (p: number) => sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
   return {
@@ -45,8 +56,9 @@ export const throughput = (r: { recordsPerSecond: number; totalMs: number }): Th
   totalMs: Math.round(r.totalMs),
 });
 
-/** Median of numbers (mean of the middle two for an even count). */
+/** Median of numbers (mean of the middle two for an even count). Throws for no values or a non-finite one. */
 export function median(values: number[]): number {
+  checkFinite(values, 'median');
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;
   const m = sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;

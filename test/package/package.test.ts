@@ -29,6 +29,13 @@ const appFiles = join(repoRoot, 'test', 'package', 'app');
 const rootPackage = JSON.parse(readFileSync(join(repoRoot, 'package.json'), 'utf8')) as { devDependencies: Record<string, string> };
 /** What the user's project installs besides our tarballs, at the workspace's versions. */
 const toolVersions = ['typescript', '@types/node', 'vite', 'ws'].map((name) => `${name}@${rootPackage.devDependencies[name]}`);
+/**
+ * The third-party packages of @zeromem/ai's README install line (`npm install @zeromem/ai
+ * @zeromem/core ai@7 zod`), installed first and on their own, as a user who already has
+ * them does: a bare `ai` resolves to ai 6 on Node 20 (ai 7 declares Node 22, and npm picks
+ * the newest version whose engines match), which leaves the `ai@^7` peer invalid.
+ */
+const aiInstallLine = /^npm install (.+)$/m.exec(readFileSync(join(repoRoot, 'packages', 'ai', 'README.md'), 'utf8'))![1]!.split(/\s+/).filter((word) => !word.startsWith('@zeromem/'));
 const mcpPackage = JSON.parse(readFileSync(join(repoRoot, 'packages', 'mcp', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
 /** The MCP client a user of zeromem-mcp has (their IDE's; here the SDK's), at the server's version. */
 const mcpClient = `@modelcontextprotocol/sdk@${mcpPackage.dependencies['@modelcontextprotocol/sdk']}`;
@@ -179,6 +186,7 @@ beforeAll(async () => {
   for (const pkg of packages) await sh('npx', ['-y', 'pnpm@10', 'pack', '--pack-destination', tarballs], { cwd: pkg.dir });
   cpSync(appFiles, project, { recursive: true });
   writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'zeromem-user', private: true, type: 'module' }, null, 2)}\n`);
+  await sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...aiInstallLine], { cwd: project, timeout: 300_000 });
   const install = [...packages.map((pkg) => join(tarballs, pkg.tarball)), ...toolVersions, mcpClient, ...(nodeIndexedDb ? [nodeIndexedDb.dependency] : [])];
   // onnxruntime-node's install script fetches CUDA binaries on Linux x64, which zeromem does
   // not use (the package README says how to skip them; the download needs more than npm).
@@ -215,6 +223,15 @@ describe('the packed packages', () => {
 });
 
 describe('in a fresh npm project', () => {
+  it('the installed tree is valid: every peer is met, nothing is missing or extraneous (npm ls)', { timeout: 120_000 }, async () => {
+    expect(aiInstallLine).toEqual(['ai@7', 'zod']);
+    const tree = await sh('npm', ['ls', '--all', '--json'], { cwd: project }).catch((err: Error) => {
+      throw new Error(`npm ls reports problems in the tree the READMEs install:\n${err.message.slice(0, 4000)}`);
+    });
+    const top = JSON.parse(tree) as { dependencies: Record<string, { version: string }> };
+    expect(top.dependencies.ai!.version).toMatch(/^7\./);
+  });
+
   it('a plain Node script remembers, recalls with the bundled model and builds a context', { timeout: 180_000 }, async () => {
     expect(existsSync(join(project, 'node_modules', 'tsx'))).toBe(false); // no package brings it
     const printed = JSON.parse(await sh(process.execPath, nodeArgs('node-smoke.mjs'), { cwd: project, env: userEnv() })) as { vector: string; top: string; cosine: number; tokens: number; text: string };

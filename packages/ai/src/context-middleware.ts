@@ -1,6 +1,6 @@
-import { ZeromemError, type BuildContextOptions, type BuiltContext, type ConversationTurn, type Memory, type Namespace } from '@zeromem/core';
+import type { BuildContextOptions, BuiltContext, ConversationTurn, Memory, Namespace } from '@zeromem/core';
 import type { LanguageModelMiddleware } from 'ai';
-import { bindNamespace } from './bound-namespace.ts';
+import { bindMemory } from '@zeromem/tools';
 
 type TransformParams = NonNullable<LanguageModelMiddleware['transformParams']>;
 type CallParams = Parameters<TransformParams>[0]['params'];
@@ -28,15 +28,12 @@ export interface MemoryContextOptions extends Omit<BuildContextOptions, 'namespa
  * session layer is off unless you set `layers.session`, as the prompt already holds the
  * conversation. Building it calls no LLM; its tokens are reported to `onContext`.
  *
- * @example
+ * @example llm
  * const model = wrapLanguageModel({ model: yourModel, middleware: memoryContextMiddleware({ memory, namespace, budget: 800 }) });
  */
 export function memoryContextMiddleware(options: MemoryContextOptions): LanguageModelMiddleware {
-  if (typeof options !== 'object' || options === null || typeof options.memory?.buildContext !== 'function') {
-    throw new ZeromemError('INVALID_INPUT', 'memoryContextMiddleware() needs { memory, namespace }: memory is what openMemory() returned.', { issues: [{ path: 'memory', message: 'must be an open Memory' }] });
-  }
-  const { memory, onContext, queryChars = 4000, ...contextOptions } = options;
-  const namespace = bindNamespace(options.namespace, 'memoryContextMiddleware()');
+  const { memory, namespace } = bindMemory(options, 'memoryContextMiddleware()');
+  const { memory: _memory, namespace: _namespace, onContext, queryChars = 4000, ...contextOptions } = options;
   const layers = { session: false as const, ...contextOptions.layers };
   return {
     specificationVersion: 'v4',

@@ -5,4 +5,4 @@
  */
 export { memoryTools, type MemoryTools, type MemoryToolsOptions } from './memory-tools.ts';
 export { memoryContextMiddleware, type MemoryContextOptions } from './context-middleware.ts';
-export { memoryViewSchema, type MemoryView } from './memory-view.ts';
+export { memoryViewSchema, type MemoryView } from '@zeromem/tools';

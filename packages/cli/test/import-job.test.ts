@@ -131,7 +131,7 @@ describe('zeromem import', () => {
       expect(run.summary.error.message).toMatch(message);
       expect(run.stderr).toContain(`zeromem import: ${code}: `);
     }
-    const inspect = await runBuilt(['inspect'], dir);
+    const inspect = await runBuilt(['inspect', '--json'], dir);
     expect(inspect.summary).toMatchObject({ ok: true, records: 0, namespaces: 0 });
   });
 

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../src/jobs/open-store.ts';
@@ -42,7 +42,7 @@ describe('job help', () => {
 describe('zeromem export, inspect, forget-user', () => {
   it('inspect counts records, bytes, namespaces and top tags; export writes a versioned JSONL file', { timeout: 180_000 }, async () => {
     const dir = await storeWith(SEED);
-    const inspect = await runBuilt(['inspect', '--top', '2'], dir);
+    const inspect = await runBuilt(['inspect', '--json', '--top', '2'], dir);
     expect(inspect.code).toBe(0);
     expect(inspect.summary).toMatchObject({
       ok: true,
@@ -63,9 +63,9 @@ describe('zeromem export, inspect, forget-user', () => {
       ['u=u1;a=sales', 1],
       ['u=u2', 1],
     ]);
-    expect((await runBuilt(['inspect', '--user', 'u2'], dir)).summary).toMatchObject({ namespaces: 1, records: 1 });
+    expect((await runBuilt(['inspect', '--json', '--user', 'u2'], dir)).summary).toMatchObject({ namespaces: 1, records: 1 });
     // --dir and --name pick another store than $ZEROMEM_HOME's zeromem.sqlite.
-    const other = await runBuilt(['inspect', '--dir', join(dir, 'other'), '--name', 'crm'], dir);
+    const other = await runBuilt(['inspect', '--json', '--dir', join(dir, 'other'), '--name', 'crm'], dir);
     expect(other.summary).toMatchObject({ ok: true, records: 0, store: { file: join(dir, 'other', 'crm.sqlite') } });
 
     const out = join(dir, 'u1.jsonl');
@@ -80,15 +80,51 @@ describe('zeromem export, inspect, forget-user', () => {
     expect([missing.code, missing.summary.error.code]).toEqual([2, 'INVALID_INPUT']);
   });
 
+  it('inspect prints a summary for people by default', { timeout: 180_000 }, async () => {
+    const dir = await storeWith(SEED);
+    const inspect = await runBuilt(['inspect', '--top', '2'], dir);
+    expect(inspect.code).toBe(0);
+    const lines = inspect.stdout.trimEnd().split('\n');
+    expect(lines[0]).toMatch(new RegExp(`^${join(dir, 'zeromem.sqlite').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(\\d+(\\.\\d)? [kM]?B\\)$`));
+    expect(lines[1]).toBe('4 records in 3 namespaces of 2 users, 76 B of text');
+    expect(lines).toContainEqual(expect.stringMatching(/^ {2}u=u1;a=sales +1 records +30 B +\d{4}-\d\d-\d\d \.\. \d{4}-\d\d-\d\d {2}\(long_term 1\)$/));
+    expect(lines).toContain('top tags: food 3, music 1');
+    expect(lines.at(-1)).toBe('zeromem inspect --json prints all of it as one JSON line.');
+  });
+
+  it('export without --out writes the export to stdout and its summary to stderr', { timeout: 180_000 }, async () => {
+    const dir = await storeWith(SEED);
+    const run = await runBuilt(['export', '--user', 'u1'], dir);
+    expect(run.code, run.stderr).toBe(0);
+    const [header, ...records] = run.stdout.trimEnd().split('\n').map((line) => JSON.parse(line));
+    expect(header).toMatchObject({ records: 3, scope: { userId: 'u1' } });
+    expect(records).toHaveLength(3);
+    expect(JSON.parse(run.stderr.trimEnd().split('\n').at(-1)!)).toMatchObject({ ok: true, command: 'export', out: '-', records: 3 });
+  });
+
+  it('export of a user without memories is NOT_FOUND and writes nothing; forget-user of one warns', { timeout: 180_000 }, async () => {
+    const dir = await storeWith(SEED);
+    const out = join(dir, 'nobody.jsonl');
+    const none = await runBuilt(['export', '--user', 'nobody', '--out', out], dir);
+    expect([none.code, none.summary.ok, none.summary.error?.code]).toEqual([2, false, 'NOT_FOUND']);
+    expect(none.stderr).toContain('user "nobody" has no memories in');
+    expect(existsSync(out)).toBe(false);
+    const forget = await runBuilt(['forget-user', 'nobody', '--yes'], dir);
+    expect(forget.code).toBe(0);
+    expect(forget.stderr).toContain('forget-user: warning: no memories of "nobody"');
+    expect(forget.summary).toMatchObject({ ok: true, forgotten: 0, warning: expect.stringContaining('check the user id') });
+    expect((await runBuilt(['forget-user', 'u1', '--yes'], dir)).summary.warning).toBeUndefined();
+  });
+
   it('forget-user only counts without --yes, and with it deletes all of the user\'s namespaces', { timeout: 180_000 }, async () => {
     const dir = await storeWith(SEED);
     const dry = await runBuilt(['forget-user', 'u1'], dir);
     expect(dry.summary).toMatchObject({ ok: true, dryRun: true, records: 3 });
     expect(dry.stderr).toContain('pass --yes');
-    expect((await runBuilt(['inspect'], dir)).summary.records).toBe(4);
+    expect((await runBuilt(['inspect', '--json'], dir)).summary.records).toBe(4);
     const real = await runBuilt(['forget-user', 'u1', '--yes'], dir);
     expect(real.summary).toMatchObject({ ok: true, dryRun: false, forgotten: 3 });
-    expect((await runBuilt(['inspect'], dir)).summary).toMatchObject({ records: 1, users: 1 });
+    expect((await runBuilt(['inspect', '--json'], dir)).summary).toMatchObject({ records: 1, users: 1 });
     expect((await runBuilt(['forget-user'], dir)).code).toBe(2);
   });
 
@@ -113,7 +149,7 @@ describe('zeromem sweep, retier, consolidate (one pass each, for a schedule)', (
   it('sweep deletes expired records, retier ages them, consolidate merges near-duplicates (dry run first)', { timeout: 180_000 }, async () => {
     const dir = await storeWith([...SEED, { namespace: { userId: 'u2' }, content: 'Promo code SPRING', ttl: '1s' }]);
     // Wait (without a time limit on the job itself) until the promo has expired.
-    for (let i = 0; i < 100 && (await runBuilt(['inspect', '--user', 'u2'], dir)).summary.byNamespace[0].expiredPendingSweep === 0; i++) {
+    for (let i = 0; i < 100 && (await runBuilt(['inspect', '--json', '--user', 'u2'], dir)).summary.byNamespace[0].expiredPendingSweep === 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 200));
     }
     expect((await runBuilt(['sweep'], dir)).summary).toEqual({ ok: true, command: 'sweep', deleted: 1 });
@@ -125,11 +161,11 @@ describe('zeromem sweep, retier, consolidate (one pass each, for a schedule)', (
     const plan = await runBuilt(['consolidate', '--dry-run'], dir);
     expect(plan.summary).toMatchObject({ ok: true, dryRun: true, namespaces: 3, groups: 1, merged: 1 });
     expect(plan.summary.planned[0].namespace).toEqual({ userId: 'u1' });
-    expect((await runBuilt(['inspect'], dir)).summary.records).toBe(4);
+    expect((await runBuilt(['inspect', '--json'], dir)).summary.records).toBe(4);
     const merged = await runBuilt(['consolidate'], dir);
     expect(merged.summary).toMatchObject({ ok: true, dryRun: false, groups: 1, merged: 1 });
     expect(merged.stderr).toMatch(/^consolidate \[.*\] 100% \| 3\/3 records/m);
-    expect((await runBuilt(['inspect'], dir)).summary.records).toBe(3);
+    expect((await runBuilt(['inspect', '--json'], dir)).summary.records).toBe(3);
     expect((await runBuilt(['consolidate'], dir)).summary.merged).toBe(0);
 
     const bad = await runBuilt(['consolidate', '--threshold', '2'], dir);

@@ -129,8 +129,12 @@ const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBa
  * Opens (creating if needed) a memory backed by IndexedDB and resolves once it is ready.
  *
  * @example
+ * import { openMemory } from '@zeromem/core';
+ *
  * const memory = await openMemory({ name: 'my-agent' });
- * await memory.remember({ namespace: { userId: 'u1' }, content: 'Prefers phone calls' });
+ * const { record } = await memory.remember({ namespace: { userId: 'u1' }, content: 'Prefers phone calls' });
+ * console.log(record.layer, record.version); // long_term 1
+ * await memory.close();
  */
 export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memory> {
   options = readInput(options, PROVIDER_FIELDS);

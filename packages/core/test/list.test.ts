@@ -308,6 +308,7 @@ describe('stats()', () => {
       oldestCreatedAt: t0 - 9000,
       newestCreatedAt: t0,
       expiredPendingSweep: 1,
+      byTag: {},
     });
     expect(await memory.stats({ userId: 'nobody' })).toEqual({
       count: 0,
@@ -317,7 +318,17 @@ describe('stats()', () => {
       oldestCreatedAt: null,
       newestCreatedAt: null,
       expiredPendingSweep: 0,
+      byTag: {},
     });
+  });
+
+  it('counts live records per tag, over more records than one read takes', async () => {
+    const { memory } = await openTestMemory();
+    await memory.rememberMany(Array.from({ length: 2100 }, (_, i) => ({ namespace: ns, content: `note ${i}`, tags: i % 3 === 0 ? ['crm', 'three'] : ['crm'] })));
+    await memory.remember({ namespace: { userId: 'u1' }, content: 'elsewhere', tags: ['crm'] });
+    const stats = await memory.stats(ns);
+    expect(stats.count).toBe(2100);
+    expect(stats.byTag).toEqual({ crm: 2100, three: 700 });
   });
 });
 

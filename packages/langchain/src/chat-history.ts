@@ -26,8 +26,14 @@ const ROLE_OF: Record<string, Role> = { human: 'user', ai: 'assistant', system: 
  * said again in the same conversation is stored once, at its latest place (session rules).
  *
  * @example
+ * import { openMemory } from '@zeromem/core';
+ * import { ZeromemChatMessageHistory } from '@zeromem/langchain';
+ *
+ * const memory = await openMemory({ name: 'my-agent' });
  * const history = new ZeromemChatMessageHistory({ memory, namespace: { userId: 'alice' }, sessionId: 'chat-1' });
  * await history.addUserMessage('Hi, I am Alice');
+ * console.log((await history.getMessages()).map((m) => m.text)); // [ 'Hi, I am Alice' ]
+ * await memory.close();
  */
 export class ZeromemChatMessageHistory extends BaseListChatMessageHistory {
   lc_namespace = ['zeromem', 'chat_history'];

@@ -6,3 +6,4 @@
 export { ZeromemRetriever, type ZeromemRetrieverInput, type ZeromemDocumentMetadata } from './retriever.ts';
 export { ZeromemChatMessageHistory, type ZeromemChatMessageHistoryInput } from './chat-history.ts';
 export { ZeromemStore, type ZeromemStoreInput } from './store.ts';
+export { memoryTools, type MemoryToolsOptions, type MemoryToolOf } from './memory-tools.ts';

@@ -1,4 +1,4 @@
-import { ZeromemError, type Memory, type Namespace, type RecallExplain, type RecordFilter } from '@zeromem/core';
+import { ZeromemError, type Layer, type Memory, type Namespace, type RecallExplain, type RecordFilter } from '@zeromem/core';
 import type { CallbackManagerForRetrieverRun } from '@langchain/core/callbacks/manager';
 import { Document } from '@langchain/core/documents';
 import { BaseRetriever, type BaseRetrieverInput } from '@langchain/core/retrievers';
@@ -33,16 +33,34 @@ export interface ZeromemRetrieverInput extends BaseRetrieverInput {
   k?: number;
   /** Recall filters (tags, metadata, source, layer, times). */
   filters?: RecordFilter;
+  /**
+   * The layers searched. Default `['long_term', 'knowledge']`: what was learned, not the
+   * chat turns a `ZeromemChatMessageHistory` keeps in the same namespace (add `'session'` for them).
+   */
+  layers?: Layer[];
+  /** Leave out hits scoring below this. Default: any score above 0 (a hit with nothing in common with the query is never returned). */
+  minScore?: number;
 }
 
+/** The layers a retriever searches unless told otherwise. */
+const LEARNED_LAYERS: readonly Layer[] = Object.freeze(['long_term', 'knowledge']);
+
 /**
- * A LangChain retriever over `memory.recall`: each hit becomes a `Document` whose
- * `pageContent` is the memory and whose metadata holds its score and `explain`.
+ * A LangChain retriever over `memory.recall` of the long-term layers: each hit becomes a
+ * `Document` whose `pageContent` is the memory and whose metadata holds its score and
+ * `explain`; hits of score 0 (nothing in common with the query) are left out.
  * On-device, no LLM and no remote embedding call.
  *
  * @example
+ * import { openMemory } from '@zeromem/core';
+ * import { ZeromemRetriever } from '@zeromem/langchain';
+ *
+ * const memory = await openMemory({ name: 'my-agent' });
+ * await memory.remember({ namespace: { userId: 'alice' }, content: 'Alice is allergic to peanuts' });
  * const retriever = new ZeromemRetriever({ memory, namespace: { userId: 'alice' }, k: 3 });
  * const docs = await retriever.invoke('what is alice allergic to?');
+ * console.log(docs.map((doc) => doc.pageContent)); // [ 'Alice is allergic to peanuts' ]
+ * await memory.close();
  */
 export class ZeromemRetriever extends BaseRetriever<ZeromemDocumentMetadata> {
   static override lc_name(): string {
@@ -53,6 +71,8 @@ export class ZeromemRetriever extends BaseRetriever<ZeromemDocumentMetadata> {
   readonly namespace: Readonly<Namespace>;
   readonly k: number;
   readonly filters: RecordFilter | undefined;
+  readonly layers: readonly Layer[];
+  readonly minScore: number | undefined;
 
   constructor(fields: ZeromemRetrieverInput) {
     super(fields);
@@ -62,11 +82,18 @@ export class ZeromemRetriever extends BaseRetriever<ZeromemDocumentMetadata> {
     this.namespace = Object.freeze({ ...fields.namespace });
     this.k = fields.k ?? 4;
     this.filters = fields.filters;
+    this.layers = fields.layers ?? LEARNED_LAYERS;
+    this.minScore = fields.minScore;
   }
 
   override async _getRelevantDocuments(query: string, _runManager?: CallbackManagerForRetrieverRun): Promise<Document<ZeromemDocumentMetadata>[]> {
-    const { hits } = await this.memory.recall(this.namespace, query, { k: this.k, ...(this.filters ? { filters: this.filters } : {}) });
-    return hits.map(
+    const { hits } = await this.memory.recall(this.namespace, query, {
+      k: this.k,
+      layers: [...this.layers],
+      ...(this.filters ? { filters: this.filters } : {}),
+      ...(this.minScore !== undefined ? { minScore: this.minScore } : {}),
+    });
+    return hits.filter((hit) => hit.score > 0).map(
       ({ record, score, explain }) =>
         new Document<ZeromemDocumentMetadata>({
           id: record.id,

@@ -1,4 +1,4 @@
-import { ZeromemError, isZeromemError, type Memory, type MemoryRecord, type Namespace } from '@zeromem/core';
+import { ZeromemError, isZeromemError, type JsonObject, type Memory, type MemoryRecord, type Namespace, type RecordFilter } from '@zeromem/core';
 import {
   BaseStore,
   validateNamespace,
@@ -13,7 +13,7 @@ import {
   type SearchOperation,
 } from '@langchain/langgraph-checkpoint';
 import { MAX_DEPTH, ROOT_TAG, itemId, itemTags, prefixTag } from './store-keys.ts';
-import { matchesFilter } from './value-filter.ts';
+import { VALUE_KEY, storeFilterWhere } from './store-filter.ts';
 
 /** Options of {@link ZeromemStore}. */
 export interface ZeromemStoreInput {
@@ -40,11 +40,18 @@ interface StoredItem {
  * `search({ query })` ranks with zeromem's recall (BM25, and vectors with an embedder) and
  * reports its score; `filter` follows LangGraph's operators. A batch answers its reads
  * from the state before it and then applies its writes in order, as InMemoryStore does.
- * An item's JSON is at most the memory's `maxContentBytes` (32 KiB by default).
+ * An item's JSON is at most the memory's `maxContentBytes` (32 KiB by default), its value
+ * at most `maxMetadataBytes` (8 KiB): the value is also kept as metadata for the filters.
  *
  * @example
+ * import { openMemory } from '@zeromem/core';
+ * import { ZeromemStore } from '@zeromem/langchain';
+ *
+ * const memory = await openMemory({ name: 'my-agent' });
  * const store = new ZeromemStore({ memory, namespace: { userId: 'alice', scope: 'langgraph' } });
  * await store.put(['memories', 'alice'], 'food', { text: 'likes ramen' });
+ * console.log((await store.get(['memories', 'alice'], 'food'))?.value); // { text: 'likes ramen' }
+ * await memory.close();
  */
 export class ZeromemStore extends BaseStore {
   readonly memory: Memory;
@@ -89,39 +96,35 @@ export class ZeromemStore extends BaseStore {
     }
     const stored: StoredItem = { namespace: op.namespace, key: op.key, value: op.value };
     const content = JSON.stringify(stored);
+    const metadata = { [VALUE_KEY]: op.value } as JsonObject; // what LangGraph's filters read, as core's `where`
     const existing = await this.memory.get(this.namespace, id, { rewarm: false });
     if (existing) {
-      if (existing.content !== content) await this.memory.update(this.namespace, id, { content });
+      if (existing.content !== content) await this.memory.update(this.namespace, id, { content, metadata });
       return;
     }
     try {
-      await this.memory.remember({ namespace: this.namespace, id, content, tags: await itemTags(op.namespace), source: 'tool' });
+      await this.memory.remember({ namespace: this.namespace, id, content, metadata, tags: await itemTags(op.namespace), source: 'tool' });
     } catch (err) {
       // Another put of the same item won the race to create it: this one is the later write.
       if (!(isZeromemError(err) && err.code === 'CONFLICT')) throw err;
-      await this.memory.update(this.namespace, id, { content });
+      await this.memory.update(this.namespace, id, { content, metadata });
     }
   }
 
   async #search(op: SearchOperation): Promise<SearchItem[]> {
     const offset = op.offset ?? 0;
     const limit = op.limit ?? 10;
-    const tag = await prefixTag(op.namespacePrefix);
+    const filters = { tags: { all: [await prefixTag(op.namespacePrefix)] }, ...(op.filter ? { where: storeFilterWhere(op.filter) } : {}) };
     if (op.query) {
-      const k = Math.min(1000, (offset + limit) * (op.filter ? 4 : 1));
-      const { hits } = await this.memory.recall(this.namespace, op.query, { k, filters: { tags: { all: [tag] } } });
-      return hits
-        .map((hit) => ({ ...toItem(hit.record), score: hit.score }))
-        .filter((item) => matchesFilter(item.value, op.filter))
-        .slice(offset, offset + limit);
+      const { hits } = await this.memory.recall(this.namespace, op.query, { k: Math.min(1000, offset + limit), filters });
+      return hits.map((hit) => ({ ...toItem(hit.record), score: hit.score })).slice(offset, offset + limit);
     }
-    const matching = (await this.#all(tag)).map(toItem).filter((item) => matchesFilter(item.value, op.filter));
-    return matching.slice(offset, offset + limit);
+    return (await this.#all(filters)).map(toItem).slice(offset, offset + limit);
   }
 
   async #listNamespaces(op: ListNamespacesOperation): Promise<string[][]> {
     const seen = new Map<string, string[]>();
-    for (const record of await this.#all(ROOT_TAG)) {
+    for (const record of await this.#all({ tags: { all: [ROOT_TAG] } })) {
       const { namespace } = parse(record);
       if (!(op.matchConditions ?? []).every((condition) => matches(condition, namespace))) continue;
       const shown = op.maxDepth === undefined ? namespace : namespace.slice(0, op.maxDepth);
@@ -131,12 +134,12 @@ export class ZeromemStore extends BaseStore {
     return namespaces.slice(op.offset, op.offset + op.limit);
   }
 
-  /** Every item record carrying `tag`, oldest first. */
-  async #all(tag: string): Promise<MemoryRecord[]> {
+  /** Every item record that matches `filters`, oldest first. */
+  async #all(filters: RecordFilter): Promise<MemoryRecord[]> {
     const records: MemoryRecord[] = [];
     let cursor: string | undefined;
     do {
-      const page = await this.memory.list(this.namespace, { tags: { all: [tag] }, orderBy: 'createdAt', order: 'asc', limit: 1000, ...(cursor ? { cursor } : {}) });
+      const page = await this.memory.list(this.namespace, { ...filters, orderBy: 'createdAt', order: 'asc', limit: 1000, ...(cursor ? { cursor } : {}) });
       records.push(...page.items);
       cursor = page.nextCursor ?? undefined;
     } while (cursor);

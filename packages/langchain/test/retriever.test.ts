@@ -5,7 +5,7 @@ import { FakeChatModel } from '@langchain/core/utils/testing';
 import { StringOutputParser } from '@langchain/core/output_parsers';
 import { openMemory, type Memory } from '@zeromem/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ZeromemRetriever } from '../src/index.ts';
+import { ZeromemChatMessageHistory, ZeromemRetriever } from '../src/index.ts';
 
 let memory: Memory;
 const alice = { userId: 'alice' };
@@ -56,5 +56,26 @@ describe('ZeromemRetriever', () => {
     const answer = await chain.invoke('allergic to peanuts?');
     expect(answer).toContain('Known about the user:\nAlice is allergic to peanuts');
     expect(answer).not.toContain('Bob');
+  });
+
+  it('searches the long-term layers by default, not the chat turns that share the namespace, and drops zero-score hits', async () => {
+    const history = new ZeromemChatMessageHistory({ memory, namespace: alice, sessionId: 'chat-1' });
+    await history.addUserMessage('Can I eat satay? It has peanuts');
+    const docs = await new ZeromemRetriever({ memory, namespace: alice }).invoke('Can I eat satay? It has peanuts');
+    expect(docs.map((d) => d.pageContent)).not.toContain('Can I eat satay? It has peanuts');
+    expect(docs[0]!.pageContent).toBe('Alice is allergic to peanuts');
+    expect(docs.every((d) => d.metadata.score > 0)).toBe(true);
+    expect(docs.map((d) => d.pageContent)).not.toContain('Alice prefers window seats'); // no word in common: score 0
+
+    const withTurns = await new ZeromemRetriever({ memory, namespace: alice, layers: ['session', 'long_term'] }).invoke('satay');
+    expect(withTurns.map((d) => d.pageContent)).toEqual(['Can I eat satay? It has peanuts']);
+  });
+
+  it('leaves out hits below minScore', async () => {
+    const all = await new ZeromemRetriever({ memory, namespace: alice }).invoke('allergic to peanuts, kitchen at home');
+    expect(all.length).toBe(2);
+    const cut = (all[0]!.metadata.score + all[1]!.metadata.score) / 2;
+    const best = await new ZeromemRetriever({ memory, namespace: alice, minScore: cut }).invoke('allergic to peanuts, kitchen at home');
+    expect(best.map((d) => d.pageContent)).toEqual([all[0]!.pageContent]);
   });
 });

@@ -50,6 +50,14 @@ describe('ZeromemStore', () => {
     expect(await store.listNamespaces({ prefix: ['memories'], maxDepth: 1 })).toEqual([['memories']]);
   });
 
+  it('a filtered query search finds a match ranked below many others (the filter runs inside recall)', async () => {
+    const store = new ZeromemStore({ memory, namespace: home });
+    for (let i = 0; i < 12; i++) await store.put(['reviews'], `r${i}`, { text: `ramen ramen bowl ${i}`, stars: 1 });
+    await store.put(['reviews'], 'best', { text: 'a long evening walk across the old town ending with a ramen dinner', stars: 5 });
+    const found = await store.search(['reviews'], { query: 'ramen', filter: { stars: { $gte: 5 } }, limit: 1 });
+    expect(found.map((item) => item.key)).toEqual(['best']);
+  });
+
   it('is a LangGraph store: a graph node reads and writes it through config.store', async () => {
     const store = new ZeromemStore({ memory, namespace: home });
     const State = Annotation.Root({ userId: Annotation<string>(), said: Annotation<string>(), recalled: Annotation<string[]>() });

@@ -1,6 +1,6 @@
 import type { Memory, Namespace } from '@zeromem/core';
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { memoryView } from './memory-view.ts';
+import { memoryView } from '@zeromem/core/internal';
 
 /**
  * Memories as resources, `memory://<id>`, for clients that let a user attach them: the

@@ -1,4 +1,5 @@
-import { ZeromemError, type Memory, type Namespace } from '@zeromem/core';
+import type { Memory, Namespace } from '@zeromem/core';
+import { bindMemory } from '@zeromem/tools';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { registerMemoryResources } from './memory-resources.ts';
 import { registerMemoryTools } from './memory-tools.ts';
@@ -21,12 +22,11 @@ export const SERVER_INFO = { name: 'zeromem', version: '0.1.0' } as const;
  * Connect it to a transport (`StdioServerTransport`, `StreamableHTTPServerTransport`).
  */
 export function createMemoryServer(options: MemoryServerOptions): McpServer {
-  if (typeof options?.namespace !== 'object' || options.namespace === null) throw new ZeromemError('NAMESPACE_REQUIRED', 'createMemoryServer needs { namespace: { userId, agentId?, scope? } }.');
-  const namespace = Object.freeze({ ...options.namespace });
+  const bound = bindMemory({ ...options, actor: options?.actor ?? 'mcp' }, 'createMemoryServer()');
   const server = new McpServer(SERVER_INFO, {
     instructions: 'Long-term memory for this user. Search it (search_memories, build_context) before answering questions about the user; store durable facts with add_memory; delete only when the user asks.',
   });
-  registerMemoryTools(server, options.memory, namespace, options.actor ?? 'mcp');
-  registerMemoryResources(server, options.memory, namespace);
+  registerMemoryTools(server, bound);
+  registerMemoryResources(server, bound.memory, bound.namespace);
   return server;
 }

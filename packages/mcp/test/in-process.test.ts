@@ -79,3 +79,15 @@ describe('zero tokens spent by memory itself', () => {
     );
   });
 });
+
+describe('build_context', () => {
+  it('without a query holds the latest memories, newest first', async () => {
+    await call(client, 'add_memory', { content: 'Alice is allergic to peanuts' });
+    await call(client, 'add_memory', { content: 'Alice prefers window seats' });
+    const context = await call<{ text: string; report: { tokens: number; included: Array<{ layer: string; score: number | null }> } }>(client, 'build_context', {});
+    expect(context.text).toContain('Alice prefers window seats');
+    expect(context.text.indexOf('Alice prefers window seats')).toBeLessThan(context.text.indexOf('Alice is allergic to peanuts'));
+    expect(context.report.included).toEqual([expect.objectContaining({ layer: 'long_term', score: null }), expect.objectContaining({ layer: 'long_term', score: null })]);
+    expect(context.report.tokens).toBeGreaterThan(0);
+  });
+});

@@ -79,15 +79,19 @@ export function createApp(memory: Memory, options: ServiceOptions): ServiceApp {
 
   app.get('/healthz', (c) => c.json({ ok: true }));
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearer', { type: 'http', scheme: 'bearer' });
-  app.doc31('/openapi.json', {
+  // `servers` is the address the document was fetched from: a client generated from it
+  // calls the service that served it.
+  app.doc31('/openapi.json', (c) => ({
     openapi: '3.1.0',
     info: {
       title: 'zeromem memory service',
       version: '0.1.0',
       description: 'Local memory for agents: every zeromem verb over HTTP. Errors are { error: { code, message, details } }.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
+    servers: [{ url: new URL(c.req.url).origin, description: 'This memory service' }],
     security: [{ bearer: [] }],
-  });
+  }));
 
   app.notFound(() => {
     throw new ServiceError('NOT_FOUND', 'No such route. GET /openapi.json lists every route.');

@@ -3,6 +3,8 @@ import { z } from '@hono/zod-openapi';
 // The request and response shapes of the service. They validate requests (the
 // openapi route definitions use them) and generate /openapi.json; core's own
 // validation still runs behind them, so its limits and messages stay the contract.
+// They restate core's types for OpenAPI: test/schemas-match-core.test.ts fails, when the
+// workspace is type-checked and when it runs, once a schema and core's type drift apart.
 
 const Json = z.any().openapi({ description: 'Any JSON value.' });
 const JsonObject = z.record(z.string(), Json).openapi({ description: 'A JSON object.' });
@@ -272,6 +274,7 @@ export const AuditEntrySchema = z
     at: z.number(),
     actor: z.string(),
     replicated: z.literal(true).optional(),
+    redacted: z.record(z.string(), z.number().int()).optional().openapi({ description: "Values the write's redaction masked or hashed, per detector (counts, never values)." }),
   })
   .strict()
   .openapi('AuditEntry');
@@ -285,6 +288,7 @@ export const StatsSchema = z
     oldestCreatedAt: z.number().nullable(),
     newestCreatedAt: z.number().nullable(),
     expiredPendingSweep: z.number().int(),
+    byTag: z.record(z.string(), z.number().int()).openapi({ description: 'Live records per tag.' }),
   })
   .strict()
   .openapi('Stats');

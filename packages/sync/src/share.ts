@@ -15,7 +15,7 @@ import { readGrant } from './token-grant.ts';
  * (database `<memory name>-sync`), so a restart neither loses unsent changes nor downloads
  * everything again. Close the share before the memory.
  *
- * @example
+ * @example relay
  * const share = await shareNamespace(memory, { userId: 'alice', scope: 'support' }, { url, token, agentName: 'support-bot' });
  * await share.synced;
  * @throws ZeromemError INVALID_INPUT (options, key, `readOnly: false` with a read-only token), NAMESPACE_REQUIRED, UNAUTHORIZED (the token is expired or names other rooms),
@@ -62,7 +62,13 @@ export async function shareNamespace(memory: Memory, namespace: Namespace, optio
  * names, from the relay's awareness); empty when the namespace is not shared here.
  *
  * @example
- * peers(memory, { userId: 'alice', scope: 'support' }).map((peer) => peer.agentName);
+ * import { openMemory } from '@zeromem/core';
+ * import { peers } from '@zeromem/sync';
+ *
+ * const memory = await openMemory({ name: 'support' });
+ * // not shared, so no one else is there:
+ * console.log(peers(memory, { userId: 'alice', scope: 'support' }).map((peer) => peer.agentName)); // []
+ * await memory.close();
  * @throws ZeromemError NAMESPACE_REQUIRED or INVALID_INPUT for a bad namespace
  */
 export function peers(memory: Memory, namespace: Namespace): Peer[] {

@@ -83,14 +83,15 @@ export async function contextSpeed(o: ContextSpeedOptions, open: (name: string) 
       await work();
       into.push(performance.now() - t0);
     };
-    // Absent before the history counts existed: the script then times the old code's build and list only.
-    const history = (internals as Partial<typeof internals>).historyInternals?.get(memory);
+    // The memory's own history counts: found only when core was loaded from the same sources as this import.
+    const history = internals.historyInternals.get(memory);
+    if (!history) throw new Error('context-bench: this memory has no history counts in core/src/internals.ts: load core from its sources (tsx --conditions=development), or the full-history column is lost');
     const tokenizer = await memory.tokenizer();
     for (let step = 0; step < o.builds; step++) {
       await session.addTurn('user', `${sentence(8)} (step ${step})`);
       await time(async () => void (built = await memory.buildContext(CONTEXT)), build);
       await session.addTurn('assistant', `${sentence(8)} (answer ${step})`);
-      if (history) await time(async () => (await history.read(namespaceKey(NS), tokenizer))('long_term'), fullHistory);
+      await time(async () => (await history.read(namespaceKey(NS), tokenizer))('long_term'), fullHistory);
       await time(() => memory.buildContext({ ...CONTEXT, fullHistory: false }), buildWithoutHistory);
       await time(() => memory.list(NS, SESSION_LIST), sessionList);
     }

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { STORE_OPTIONS, parseJobArgs, requirePositionals } from './job-args.ts';
 import { EXIT, invalidArgument, printSummary, type JobIo } from './job-error.ts';
 import { openStore, storeChoice } from './open-store.ts';
@@ -25,17 +26,22 @@ export async function runForgetUser(args: readonly string[], io: JobIo): Promise
   if (positionals.length === 0) throw invalidArgument('whose memories? zeromem forget-user <userId> --yes');
   requirePositionals(positionals, 1, 'one user at a time');
   const userId = positionals[0]!;
-  const memory = await openStore(storeChoice(values));
+  const store = storeChoice(values);
+  const memory = await openStore(store);
   try {
+    const namespaces = await memory.listNamespaces({ userId });
+    // An unknown user is most often a typo: say so, on stderr and in the summary.
+    const warning = namespaces.length === 0 ? `no memories of "${userId}" in ${join(store.directory, `${store.name}.sqlite`)}: check the user id (zeromem inspect lists the users)` : undefined;
+    if (warning) io.stderr.write(`forget-user: warning: ${warning}\n`);
     if (!values.yes) {
       let records = 0;
-      for (const namespace of await memory.listNamespaces({ userId })) records += await memory.count(namespace);
-      io.stderr.write(`forget-user: would delete ${records} records of "${userId}"; pass --yes to delete them\n`);
-      printSummary(io, { ok: true, command: 'forget-user', userId, dryRun: true, records });
+      for (const namespace of namespaces) records += await memory.count(namespace);
+      if (!warning) io.stderr.write(`forget-user: would delete ${records} records of "${userId}"; pass --yes to delete them\n`);
+      printSummary(io, { ok: true, command: 'forget-user', userId, dryRun: true, records, ...(warning ? { warning } : {}) });
       return EXIT.ok;
     }
     const forgotten = await memory.forgetUser(userId);
-    printSummary(io, { ok: true, command: 'forget-user', userId, dryRun: false, forgotten });
+    printSummary(io, { ok: true, command: 'forget-user', userId, dryRun: false, forgotten, ...(warning ? { warning } : {}) });
     return EXIT.ok;
   } finally {
     await memory.close();

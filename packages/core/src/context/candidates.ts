@@ -5,7 +5,7 @@ import { itemLine, turnRole } from './render.ts';
 import type { ContextSource } from './source.ts';
 import { chatMessageTokens, type Tokenizer } from './tokenizer.ts';
 
-/** Candidates of one layer, best first: session turns newest first, recall hits by score. */
+/** Candidates of one layer, best first: session turns newest first, recall hits by score (without a query: newest first). */
 export async function fetchCandidates(
   source: ContextSource,
   opts: PreparedContext,
@@ -46,7 +46,11 @@ export async function fetchCandidates(
     return turns.map((record) => make(record, null));
   }
   const query = opts.query ?? fill.conversation();
-  if (query === undefined) return [];
+  if (query === undefined) {
+    // Nothing to be relevant to: the layer's latest memories, as a context for a fresh start.
+    const page = await source.list(layer.namespace, { layer: layer.layer, orderBy: 'updatedAt', order: 'desc', limit: pool });
+    return page.items.map((record) => make(record, null));
+  }
   // Candidates are not accesses; the items kept are counted once the context is final.
   const { hits } = await source.recall(layer.namespace, query, {
     k: pool,

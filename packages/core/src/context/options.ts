@@ -36,7 +36,7 @@ export interface LayerQuota {
 export interface BuildContextOptions {
   /** The namespace the layers read from (each layer can name another one). */
   namespace: Namespace;
-  /** What the context is for: a text, or the conversation so far. Default: the session turns that were selected. */
+  /** What the context is for: a text, or the conversation so far. Default: the session turns that were selected; with none, the long-term and knowledge layers hold their latest memories. */
   query?: string | ConversationTurn[];
   /** The time recency is measured from. Default: the clock. */
   now?: TimeInput;

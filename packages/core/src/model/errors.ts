@@ -76,8 +76,16 @@ export interface StorageProblem {
  * by a write.
  *
  * @example
- * try { await memory.remember({ namespace: { userId: 'u1' }, content: '' }) }
- * catch (err) { if (err instanceof ZeromemError && err.code === 'INVALID_INPUT') console.log(err.details.issues) }
+ * import { ZeromemError, openMemory } from '@zeromem/core';
+ *
+ * const memory = await openMemory({ name: 'errors' });
+ * try {
+ *   await memory.remember({ namespace: { userId: 'u1' }, content: '' });
+ * } catch (err) {
+ *   if (!(err instanceof ZeromemError && err.code === 'INVALID_INPUT')) throw err;
+ *   console.log(err.details.issues); // [ { path: 'content', message: … } ]
+ * }
+ * await memory.close();
  */
 export class ZeromemError extends Error {
   override readonly name = 'ZeromemError';

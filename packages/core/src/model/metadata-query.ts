@@ -8,7 +8,15 @@ import type { JsonObject, JsonValue } from './types.ts';
  * `recall`: one {@link MetadataCondition}, or `and` / `or` / `not` of conditions.
  *
  * @example
- * { and: [{ key: 'status', in: ['open', 'waiting'] }, { not: { key: 'priority', lt: 3 } }] }
+ * import { openMemory } from '@zeromem/core';
+ *
+ * const memory = await openMemory({ name: 'tickets' });
+ * const namespace = { userId: 'wang' };
+ * await memory.remember({ namespace, content: 'Charging port loose', metadata: { status: 'open', priority: 4 } });
+ * await memory.remember({ namespace, content: 'Invoice resent', metadata: { status: 'open', priority: 1 } });
+ * const where = { and: [{ key: 'status', in: ['open', 'waiting'] }, { not: { key: 'priority', lt: 3 } }] };
+ * console.log((await memory.list(namespace, { where })).items.map((r) => r.content)); // [ 'Charging port loose' ]
+ * await memory.close();
  */
 export type MetadataQuery = { and: MetadataQuery[] } | { or: MetadataQuery[] } | { not: MetadataQuery } | MetadataCondition;
 

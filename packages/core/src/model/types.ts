@@ -211,6 +211,8 @@ export interface NamespaceStats {
   newestCreatedAt: number | null;
   /** Records past their expiry that `sweep()` has not deleted yet (never returned by reads). */
   expiredPendingSweep: number;
+  /** Live records per tag. */
+  byTag: Record<string, number>;
 }
 
 /** The kinds of change the audit log records. */

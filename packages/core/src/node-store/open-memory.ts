@@ -23,8 +23,12 @@ export interface OpenMemoryOptions extends BaseOpenMemoryOptions {
  * installs) when no `directory` is given, is used instead, in memory as before.
  *
  * @example
+ * import { openMemory } from '@zeromem/core';
+ *
  * const memory = await openMemory({ name: 'my-agent' }); // ~/.zeromem/my-agent.sqlite
  * await memory.remember({ namespace: { userId: 'u1' }, content: 'Prefers phone calls' });
+ * console.log(await memory.count({ userId: 'u1' })); // 1
+ * await memory.close();
  * @throws ZeromemError INVALID_INPUT (bad options), STORAGE_FAILED (the store cannot be opened: `details.storage` says why and which file), UNSUPPORTED_ENVIRONMENT
  */
 export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memory> {

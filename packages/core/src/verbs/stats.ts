@@ -6,7 +6,7 @@ import { isExpired } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import type { VerbContext } from '../write/context.ts';
 
-/** Counts, sizes and time span of a namespace's live records, by source and layer. */
+/** Counts, sizes and time span of a namespace's live records, by source, layer and tag. */
 export async function stats(ctx: VerbContext, namespace: unknown): Promise<NamespaceStats> {
   const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
   const now = ctx.clock.now();
@@ -18,23 +18,41 @@ export async function stats(ctx: VerbContext, namespace: unknown): Promise<Names
     oldestCreatedAt: null,
     newestCreatedAt: null,
     expiredPendingSweep: 0,
+    byTag: {},
   };
+  const byTag = new Map<string, number>();
+  // Pages read whole (one getAll each), in one read transaction: a cursor that steps row by
+  // row costs a request per record, 17x slower on the Node store at 20k records.
   await withStorage(() =>
-    ctx.db.records
-      .where('[ns+id]')
-      .between([ns.key, Dexie.minKey], [ns.key, Dexie.maxKey])
-      .each((row) => {
-        if (isExpired(row, now)) {
-          result.expiredPendingSweep++;
-          return;
+    ctx.db.transaction('r', ctx.db.records, async () => {
+      let after: string | undefined;
+      for (;;) {
+        const page = await ctx.db.records
+          .where('[ns+id]')
+          .between([ns.key, after ?? Dexie.minKey], [ns.key, Dexie.maxKey], after === undefined, true)
+          .limit(STATS_PAGE)
+          .toArray();
+        for (const row of page) {
+          if (isExpired(row, now)) {
+            result.expiredPendingSweep++;
+            continue;
+          }
+          result.count++;
+          result.bySource[row.source]++;
+          result.byLayer[row.layer]++;
+          result.contentBytes += utf8ByteLength(row.content);
+          result.oldestCreatedAt = Math.min(result.oldestCreatedAt ?? row.createdAt, row.createdAt);
+          result.newestCreatedAt = Math.max(result.newestCreatedAt ?? row.createdAt, row.createdAt);
+          for (const tag of row.tags) byTag.set(tag, (byTag.get(tag) ?? 0) + 1);
         }
-        result.count++;
-        result.bySource[row.source]++;
-        result.byLayer[row.layer]++;
-        result.contentBytes += utf8ByteLength(row.content);
-        result.oldestCreatedAt = Math.min(result.oldestCreatedAt ?? row.createdAt, row.createdAt);
-        result.newestCreatedAt = Math.max(result.newestCreatedAt ?? row.createdAt, row.createdAt);
-      }),
+        if (page.length < STATS_PAGE) break;
+        after = page[page.length - 1]!.id;
+      }
+    }),
   );
+  result.byTag = Object.fromEntries([...byTag].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   return result;
 }
+
+/** Rows per read of {@link stats}. */
+const STATS_PAGE = 1000;

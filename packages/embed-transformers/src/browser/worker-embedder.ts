@@ -69,7 +69,7 @@ function folderUrl(url: string, base: string | undefined): string {
  * Creates an {@link Embedder} for the page that runs transformers.js in a Web Worker
  * (ONNX on WASM), off the main thread. Resolves once the model is loaded.
  *
- * @example
+ * @example browser
  * const worker = new Worker(new URL('./embedder-worker.ts', import.meta.url), { type: 'module' });
  * const embedder = await createWorkerEmbedder({ worker, modelBaseUrl: '/models/', wasmPaths: '/ort/' });
  * const memory = await openMemory({ embedder });

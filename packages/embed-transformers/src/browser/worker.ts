@@ -2,7 +2,7 @@
  * The embedder worker script: start it as a module worker and hand it to
  * `createWorkerEmbedder({ worker })`.
  *
- * @example
+ * @example browser
  * // embedder-worker.ts in your app (so that your bundler builds it as a worker):
  * import '@zeromem/embed-transformers/worker';
  * // page:

@@ -49,9 +49,15 @@ const OPTION_KEYS: ReadonlySet<string> = new Set([
  * English bundled model) get `null`: such memories are found lexically.
  *
  * @example
+ * import { openMemory } from '@zeromem/core';
+ * import { createTransformersEmbedder } from '@zeromem/embed-transformers';
+ *
  * const embedder = await createTransformersEmbedder(); // the bundled 128-d model, offline
- * const memory = await openMemory({ embedder });
- * @example
+ * const memory = await openMemory({ name: 'semantic', embedder });
+ * console.log(embedder.modelId, embedder.dimension); // … 128
+ * await memory.close();
+ * await embedder.dispose();
+ * @example your-model
  * await createTransformersEmbedder({ modelPath: '/models/all-MiniLM-L6-v2' }); // your files
  * await createTransformersEmbedder({ model: 'Xenova/bge-small-zh-v1.5', allowRemoteModels: true }); // cls pooling by default
  * @throws ZeromemError EMBEDDER_UNAVAILABLE when the model cannot be found or loaded (the

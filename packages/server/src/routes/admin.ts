@@ -11,6 +11,7 @@ export function registerAdminRoutes(app: ServiceApp, { memory }: RouteDeps): voi
     createRoute({
       method: 'post',
       path: '/v1/forget',
+      operationId: 'forgetWhere',
       summary: 'Forget the memories of a namespace that match a (non-empty) filter',
       security,
       request: { body: { required: true, ...json(ForgetWhereBodySchema) } },
@@ -27,6 +28,7 @@ export function registerAdminRoutes(app: ServiceApp, { memory }: RouteDeps): voi
     createRoute({
       method: 'delete',
       path: '/v1/namespaces',
+      operationId: 'forgetNamespace',
       summary: 'Forget every memory of exactly this namespace',
       security,
       request: { query: NamespaceQuery },
@@ -43,6 +45,7 @@ export function registerAdminRoutes(app: ServiceApp, { memory }: RouteDeps): voi
     createRoute({
       method: 'get',
       path: '/v1/namespaces',
+      operationId: 'listNamespaces',
       summary: 'The namespaces holding memories (of one user with userId); a limited token sees its own',
       security,
       request: { query: z.object({ userId: z.string().optional().openapi({ param: { name: 'userId', in: 'query' } }) }) },
@@ -61,6 +64,7 @@ export function registerAdminRoutes(app: ServiceApp, { memory }: RouteDeps): voi
     createRoute({
       method: 'delete',
       path: '/v1/users/{userId}',
+      operationId: 'forgetUser',
       summary: 'Forget every memory of a user, in all of their namespaces (service token only)',
       security,
       request: { params: z.object({ userId: z.string().openapi({ param: { name: 'userId', in: 'path' } }) }) },
@@ -76,6 +80,7 @@ export function registerAdminRoutes(app: ServiceApp, { memory }: RouteDeps): voi
     createRoute({
       method: 'get',
       path: '/v1/audit',
+      operationId: 'getAudit',
       summary: "The namespace's audit log (no content), oldest first; page with after",
       security,
       request: {
@@ -99,6 +104,7 @@ export function registerAdminRoutes(app: ServiceApp, { memory }: RouteDeps): voi
     createRoute({
       method: 'get',
       path: '/v1/stats',
+      operationId: 'getStats',
       summary: 'Counts, sizes and time span of a namespace',
       security,
       request: { query: NamespaceQuery },

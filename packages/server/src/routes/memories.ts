@@ -27,6 +27,7 @@ export function registerMemoryRoutes(app: ServiceApp, { memory, maxBatch }: Rout
     createRoute({
       method: 'post',
       path: '/v1/memories',
+      operationId: 'remember',
       summary: 'Remember one memory, or a batch ({ memories: [...] }, atomic unless skipInvalid)',
       security,
       request: { body: { required: true, ...json(z.union([RememberInputSchema, RememberBatchSchema])) } },
@@ -64,6 +65,7 @@ export function registerMemoryRoutes(app: ServiceApp, { memory, maxBatch }: Rout
     createRoute({
       method: 'get',
       path: '/v1/memories/{id}',
+      operationId: 'getMemory',
       summary: 'Get one memory',
       security,
       request: { params: IdParam, query: NamespaceQuery },
@@ -83,6 +85,7 @@ export function registerMemoryRoutes(app: ServiceApp, { memory, maxBatch }: Rout
     createRoute({
       method: 'patch',
       path: '/v1/memories/{id}',
+      operationId: 'updateMemory',
       summary: 'Update some fields of a memory (optimistic concurrency with ifVersion)',
       security,
       request: { params: IdParam, body: { required: true, ...json(UpdateBodySchema) } },
@@ -100,6 +103,7 @@ export function registerMemoryRoutes(app: ServiceApp, { memory, maxBatch }: Rout
     createRoute({
       method: 'delete',
       path: '/v1/memories/{id}',
+      operationId: 'forgetMemory',
       summary: 'Forget one memory (its content, vector, index entries and history)',
       security,
       request: { params: IdParam, query: NamespaceQuery },
@@ -118,6 +122,7 @@ export function registerMemoryRoutes(app: ServiceApp, { memory, maxBatch }: Rout
     createRoute({
       method: 'get',
       path: '/v1/memories',
+      operationId: 'listMemories',
       summary: 'List memories, newest first by default; continue with nextCursor',
       security,
       request: { query: ListQuery },
@@ -138,6 +143,7 @@ export function registerMemoryRoutes(app: ServiceApp, { memory, maxBatch }: Rout
     createRoute({
       method: 'get',
       path: '/v1/memories/{id}/history',
+      operationId: 'getMemoryHistory',
       summary: "A memory's earlier versions, oldest first, with who replaced each and when",
       security,
       request: { params: IdParam, query: NamespaceQuery },

@@ -13,6 +13,7 @@ export function registerRecallRoutes(app: ServiceApp, { memory }: RouteDeps): vo
     createRoute({
       method: 'post',
       path: '/v1/recall',
+      operationId: 'recall',
       summary: 'Recall the memories that answer a query (hybrid, ranked, each hit with explain)',
       security,
       request: { body: { required: true, ...json(RecallBodySchema) } },
@@ -31,6 +32,7 @@ export function registerRecallRoutes(app: ServiceApp, { memory }: RouteDeps): vo
     createRoute({
       method: 'post',
       path: '/v1/context',
+      operationId: 'buildContext',
       summary: 'Build a context for an LLM: text, chat messages and the token report',
       security,
       request: { body: { required: true, ...json(ContextBodySchema) } },

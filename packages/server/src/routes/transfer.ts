@@ -12,6 +12,7 @@ export function registerTransferRoutes(app: ServiceApp, { memory }: RouteDeps): 
     createRoute({
       method: 'get',
       path: '/v1/export',
+      operationId: 'exportNamespace',
       summary: 'Export a namespace as zeromem JSONL (header line, then one line per memory)',
       security,
       request: { query: NamespaceQuery.extend({ vectors: z.enum(['true', 'false']).optional().openapi({ param: { name: 'vectors', in: 'query' } }) }) },
@@ -30,6 +31,7 @@ export function registerTransferRoutes(app: ServiceApp, { memory }: RouteDeps): 
     createRoute({
       method: 'get',
       path: '/v1/users/{userId}/export',
+      operationId: 'exportUser',
       summary: 'Export every namespace of a user as zeromem JSONL (service token only)',
       security,
       request: { params: z.object({ userId: z.string().openapi({ param: { name: 'userId', in: 'path' } }) }) },
@@ -46,6 +48,7 @@ export function registerTransferRoutes(app: ServiceApp, { memory }: RouteDeps): 
     createRoute({
       method: 'post',
       path: '/v1/import',
+      operationId: 'importJsonl',
       summary: 'Import zeromem JSONL (what export wrote): every line validated first, all or nothing unless skipInvalid (service token only)',
       security,
       request: {

@@ -5,7 +5,7 @@ export { memoryView };
 
 /**
  * A memory as the tools return it: core's `MemoryView` (what it says and when, without
- * storage internals or namespace), as a schema of this package's zod.
+ * storage internals or namespace), as a zod schema.
  */
 export const memoryViewSchema = z.object({
   id: z.string(),

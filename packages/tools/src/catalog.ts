@@ -1,0 +1,225 @@
+import { ZeromemError, type RememberInput, type UpdatePatch } from '@zeromem/core';
+import { z } from 'zod';
+import type { BoundMemory } from './bound-memory.ts';
+import { memoryView, memoryViewSchema } from './memory-view.ts';
+
+/**
+ * What a tool does to the memory, as MCP's tool annotations say it. Nothing here reaches
+ * outside the device (`openWorldHint: false`).
+ */
+export interface ToolAnnotations {
+  readOnlyHint: boolean;
+  destructiveHint: boolean;
+  idempotentHint: boolean;
+  openWorldHint: boolean;
+}
+
+/** One memory tool, framework-neutral: every adapter renders these fields as they are. */
+export interface MemoryTool<Input extends z.ZodObject = z.ZodObject, Output extends z.ZodObject = z.ZodObject> {
+  name: string;
+  /** A short human title (MCP clients show it). */
+  title: string;
+  /** What the model reads to decide when to call it. */
+  description: string;
+  /** Strict: an unknown field (a namespace, a user id) fails validation and nothing runs. */
+  inputSchema: Input;
+  outputSchema: Output;
+  annotations: ToolAnnotations;
+  /** It forgets for good: adapters ask the user first where their framework can (the AI SDK's approval). */
+  forgets: boolean;
+  /** Runs the call in the bound namespace, after the adapter validated `input`. Throws ZeromemError. */
+  run(bound: BoundMemory, input: z.output<Input>): Promise<z.output<Output>>;
+}
+
+/** Most results of one `search_memories` call, and the default. */
+const SEARCH_LIMIT = { max: 100, default: 10 } as const;
+/** Most memories of one `list_memories` page, and the default. */
+const LIST_LIMIT = { max: 100, default: 20 } as const;
+/** Longest query text, in characters. */
+const MAX_QUERY_LENGTH = 32_768;
+/** Largest `build_context` budget, in tokens, and the default. */
+const CONTEXT_BUDGET = { max: 100_000, default: 1000 } as const;
+
+const READ: ToolAnnotations = { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false };
+const ADD: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false }; // the same text again returns the stored memory
+const CHANGE: ToolAnnotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false };
+
+const id = z.string().min(1).max(128).describe('The memory id, as returned by add_memory, search_memories or list_memories');
+const tags = z.array(z.string().min(1).max(128)).max(32).describe('Short labels to group memories, e.g. "preference"');
+const anyTags = tags.describe('Only memories with at least one of these tags');
+const metadata = z.record(z.string(), z.unknown()).describe('Extra JSON fields to keep with the memory');
+const importance = z.number().min(0).max(1).describe('How much this matters, 0..1 (default 0.5)');
+const query = z.string().min(1).max(MAX_QUERY_LENGTH);
+
+const contextReportSchema = z.object({
+  tokenizer: z.string(),
+  budget: z.number().int(),
+  tokens: z.number().int().describe('Tokens of the context: what injecting it costs'),
+  included: z.array(z.object({ layer: z.string(), id: z.string(), score: z.number().nullable(), tokens: z.number().int() })),
+  dropped: z.number().int().describe('Candidates left out for the budget, a quota or as duplicates'),
+  fullHistoryTokens: z.number().int().nullable().describe('Tokens of every memory of the namespace: what the context saves'),
+});
+
+/** The typed catalog entry: `run`'s input and output follow the schemas. */
+function memoryTool<Input extends z.ZodObject, Output extends z.ZodObject>(tool: MemoryTool<Input, Output>): MemoryTool<Input, Output> {
+  return Object.freeze(tool);
+}
+
+/** The write options of a bound memory: its actor, when one was given. */
+function writeOptions(bound: Pick<BoundMemory, 'actor'>): { actor?: string } {
+  return bound.actor === undefined ? {} : { actor: bound.actor };
+}
+
+const addMemory = memoryTool({
+  name: 'add_memory',
+  title: 'Add memory',
+  description: 'Store a fact worth remembering across conversations (a preference, a decision, a detail about the user). One fact per call. Storing the same text again returns the existing memory.',
+  inputSchema: z.object({ content: z.string().min(1).describe('The fact, as one self-contained sentence'), tags: tags.optional(), metadata: metadata.optional(), importance: importance.optional() }).strict(),
+  outputSchema: z.object({ id: z.string(), deduplicated: z.boolean(), memory: memoryViewSchema }),
+  annotations: ADD,
+  forgets: false,
+  run: async ({ memory, namespace, ...bound }, input) => {
+    const result = await memory.remember({ namespace, ...(input as Omit<RememberInput, 'namespace'>) }, writeOptions(bound)); // core checks metadata is JSON
+    return { id: result.id, deduplicated: result.deduplicated, memory: memoryView(result.record) };
+  },
+});
+
+const searchMemories = memoryTool({
+  name: 'search_memories',
+  title: 'Search memories',
+  description: 'Find stored memories relevant to a question or topic, best first, each with its relevance score.',
+  inputSchema: z
+    .object({
+      query: query.describe('What to look for, in natural language'),
+      limit: z.number().int().min(1).max(SEARCH_LIMIT.max).optional().describe(`How many results, default ${SEARCH_LIMIT.default}`),
+      tags: anyTags.optional(),
+    })
+    .strict(),
+  outputSchema: z.object({ results: z.array(memoryViewSchema.extend({ score: z.number() })) }),
+  annotations: READ,
+  forgets: false,
+  run: async ({ memory, namespace }, { query: text, limit, tags: any }) => {
+    const { hits } = await memory.recall(namespace, text, { k: limit ?? SEARCH_LIMIT.default, ...(any ? { filters: { tags: { any } } } : {}) });
+    return { results: hits.map((hit) => ({ ...memoryView(hit.record), score: hit.score })) };
+  },
+});
+
+const getMemory = memoryTool({
+  name: 'get_memory',
+  title: 'Get memory',
+  description: 'Read one memory by its id.',
+  inputSchema: z.object({ id }).strict(),
+  outputSchema: z.object({ memory: memoryViewSchema }),
+  annotations: READ,
+  forgets: false,
+  run: async ({ memory, namespace }, { id: memoryId }) => {
+    const record = await memory.get(namespace, memoryId);
+    if (!record) throw new ZeromemError('NOT_FOUND', `No memory with id ${memoryId}: use search_memories or list_memories to find ids.`);
+    return { memory: memoryView(record) };
+  },
+});
+
+const listMemories = memoryTool({
+  name: 'list_memories',
+  title: 'List memories',
+  description: 'List stored memories, newest first, a page at a time.',
+  inputSchema: z
+    .object({
+      limit: z.number().int().min(1).max(LIST_LIMIT.max).optional().describe(`Memories per page, default ${LIST_LIMIT.default}`),
+      cursor: z.string().optional().describe('nextCursor of the previous page'),
+      tags: anyTags.optional(),
+    })
+    .strict(),
+  outputSchema: z.object({ memories: z.array(memoryViewSchema), nextCursor: z.string().nullable() }),
+  annotations: READ,
+  forgets: false,
+  run: async ({ memory, namespace }, { limit, cursor, tags: any }) => {
+    const page = await memory.list(namespace, { limit: limit ?? LIST_LIMIT.default, ...(cursor ? { cursor } : {}), ...(any ? { tags: { any } } : {}) });
+    return { memories: page.items.map(memoryView), nextCursor: page.nextCursor };
+  },
+});
+
+const updateMemory = memoryTool({
+  name: 'update_memory',
+  title: 'Update memory',
+  description: 'Change a stored memory (for example when a fact changed). Give its id and only the fields to change; tags and metadata are replaced whole.',
+  inputSchema: z.object({ id, content: z.string().min(1).optional().describe('The new text'), tags: tags.optional(), metadata: metadata.optional(), importance: importance.optional() }).strict(),
+  outputSchema: z.object({ memory: memoryViewSchema }),
+  annotations: CHANGE,
+  forgets: false,
+  run: async ({ memory, namespace, ...bound }, { id: memoryId, ...patch }) => ({ memory: memoryView(await memory.update(namespace, memoryId, patch as UpdatePatch, writeOptions(bound))) }),
+});
+
+const deleteMemory = memoryTool({
+  name: 'delete_memory',
+  title: 'Delete memory',
+  description: 'Forget one memory for good, by its id.',
+  inputSchema: z.object({ id }).strict(),
+  outputSchema: z.object({ id: z.string(), deleted: z.boolean() }),
+  annotations: CHANGE,
+  forgets: true,
+  run: async ({ memory, namespace, ...bound }, { id: memoryId }) => ({ id: memoryId, deleted: await memory.forget(namespace, memoryId, writeOptions(bound)) }),
+});
+
+const deleteAllMemories = memoryTool({
+  name: 'delete_all_memories',
+  title: 'Delete all memories',
+  description: 'Forget every memory of this memory space (this user) for good. Only when the user asks for it.',
+  inputSchema: z.object({}).strict(),
+  outputSchema: z.object({ deleted: z.number().int() }),
+  annotations: CHANGE,
+  forgets: true,
+  run: async ({ memory, namespace, ...bound }) => ({ deleted: await memory.forgetNamespace(namespace, writeOptions(bound)) }),
+});
+
+const buildContext = memoryTool({
+  name: 'build_context',
+  title: 'Build context',
+  description: 'The memories most relevant to a question, as one block of text that fits a token budget, with a report of what it holds and costs.',
+  inputSchema: z
+    .object({
+      query: query.optional().describe('What the context is for; default: the latest memories'),
+      budget: z.number().int().min(1).max(CONTEXT_BUDGET.max).optional().describe(`Most tokens of the context, default ${CONTEXT_BUDGET.default}`),
+    })
+    .strict(),
+  outputSchema: z.object({ text: z.string(), report: contextReportSchema }),
+  annotations: READ,
+  forgets: false,
+  run: async ({ memory, namespace }, { query: text, budget }) => {
+    const { text: context, report } = await memory.buildContext({ namespace, budget: budget ?? CONTEXT_BUDGET.default, ...(text ? { query: text } : {}) });
+    return {
+      text: context,
+      report: {
+        tokenizer: report.tokenizer,
+        budget: report.budget,
+        tokens: report.tokens,
+        included: report.included.map(({ layer, id: itemId, score, tokens }) => ({ layer, id: itemId, score, tokens })),
+        dropped: report.dropped.length,
+        fullHistoryTokens: report.fullHistoryTokens,
+      },
+    };
+  },
+});
+
+/**
+ * zeromem's memory tools, named as mem0's (plus `build_context`), in the order adapters
+ * list them. Each adapter renders every one with these names, descriptions, schemas and
+ * annotations, and runs `run`; no tool takes a namespace, and none calls an LLM.
+ */
+export const MEMORY_TOOLS = Object.freeze({
+  add_memory: addMemory,
+  search_memories: searchMemories,
+  get_memory: getMemory,
+  list_memories: listMemories,
+  update_memory: updateMemory,
+  delete_memory: deleteMemory,
+  delete_all_memories: deleteAllMemories,
+  build_context: buildContext,
+});
+
+/** The name of a catalog tool. */
+export type MemoryToolName = keyof typeof MEMORY_TOOLS;
+/** What the model sends to tool `Name` (after defaults, as `run` receives it). */
+export type MemoryToolInput<Name extends MemoryToolName> = z.output<(typeof MEMORY_TOOLS)[Name]['inputSchema']>;
+/** What tool `Name` returns. */
+export type MemoryToolOutput<Name extends MemoryToolName> = z.output<(typeof MEMORY_TOOLS)[Name]['outputSchema']>;
