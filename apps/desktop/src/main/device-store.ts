@@ -129,8 +129,9 @@ export class DeviceStore {
   ) {}
 
   /**
-   * Opens the device store (`directory` default: `$ZEROMEM_HOME`, else `~/.zeromem`).
-   * @throws ZeromemError STORAGE_FAILED (e.g. `locked`: another process holds the file)
+   * Opens the device store (`directory` default: `$ZEROMEM_HOME`, else `~/.zeromem`), also
+   * while other processes (`zeromem-mcp`, `zeromem serve`, the CLI) have it open.
+   * @throws ZeromemError STORAGE_FAILED (`corrupt`: a damaged file, left as it was; `read-only`: a file or folder this process may not write)
    */
   static async open(directory = defaultDirectory()): Promise<DeviceStore> {
     const memory = await openMemory({ name: DEVICE_STORE_NAME, directory, actor: 'zeromem-desktop' });

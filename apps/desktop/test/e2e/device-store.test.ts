@@ -3,8 +3,8 @@
  * preload API (desktop-api.ts, bundled for the page) whose IPC reaches the main process's
  * real handlers over a real store on disk, here in Node (Electron's binary cannot be
  * downloaded in CI). A real `zeromem-mcp` process writes first; its memory shows up in the
- * app's inspector; what the app remembers, `zeromem-mcp` lists afterwards. Sequenced: one
- * process holds the store at a time.
+ * app's inspector; what the app remembers, `zeromem-mcp` lists when started again (a
+ * restart finds it on disk; test/main/device-store.test.ts has both open at once).
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

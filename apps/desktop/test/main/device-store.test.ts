@@ -2,10 +2,10 @@
  * The desktop app on the device store: the main process's memory verbs, called as the IPC
  * handlers they are, over a real store on disk; and a real `zeromem-mcp` process on the same
  * store (`$ZEROMEM_HOME/zeromem.sqlite`): what it remembered is what the app lists, and what
- * the app remembered is what it lists. Sequenced (one process at a time holds the store:
- * the MCP server runs, stops, then the app opens it, and the other way round).
+ * the app remembered is what it lists, both while the two run at once and when one starts
+ * after the other quit (a restart finds everything on disk).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -94,15 +94,66 @@ describe('the device store in the main process', () => {
     expect(context.messages.slice(1)).toEqual([{ role: 'user', content: 'Where do I live?' }, { role: 'assistant', content: 'In Lyon.' }]);
   });
 
-  it('fails every verb with the error the store failed to open with', async () => {
-    const problem = Object.assign(new Error('The store is locked by another process.'), { code: 'STORAGE_FAILED' });
+  it('fails every verb with the error the store failed to open with (a damaged file), and leaves the file as it was', async () => {
+    const home = freshDir();
+    writeFileSync(join(home, 'zeromem.sqlite'), '');
+    const problem = await DeviceStore.open(home).then(
+      () => expect.unreachable('a zero-byte store must not open'),
+      (err: unknown) => err as Error & { code: string; details?: { storage?: { reason: string } } },
+    );
+    expect([problem.code, problem.details?.storage?.reason]).toEqual(['STORAGE_FAILED', 'corrupt']);
+    expect(statSync(join(home, 'zeromem.sqlite')).size).toBe(0);
     const handlers = createIpcHandlers({ store: new LlmSettingsStore(freshDir(), testKeychain()), deviceStore: problem });
-    const result = await handlers[memoryChannel('info')]!(app, []);
-    expect(result).toEqual({ ok: false, error: { code: 'STORAGE_FAILED', message: 'The store is locked by another process.' } });
+    for (const [verb, args] of [['info', []], ['list', [{ userId: 'alice' }]]] as const) {
+      const result = await handlers[memoryChannel(verb)]!(app, [...args]);
+      expect(result).toEqual({ ok: false, error: { code: 'STORAGE_FAILED', message: problem.message } });
+    }
   });
 });
 
 describe('the device store shared with a real zeromem-mcp process', () => {
+  it('both open at once: what the MCP server remembers, the open app lists at once, and what the app remembers, the running MCP server lists and finds', async () => {
+    const home = freshDir();
+    const alice = { userId: 'alice' };
+    // The app is open on the store, then Claude Desktop starts its MCP server on it.
+    const main = await desktopMain(home);
+    const mcp = await stdioClient(['--user', 'alice'], { ZEROMEM_HOME: home });
+    try {
+      // The MCP server remembers: the app's handlers list it on their next call.
+      const added = await call<{ id: string }>(mcp.client, 'add_memory', { content: 'Alice is allergic to peanuts.' });
+      expect(await main.value<unknown[]>('listNamespaces')).toContainEqual(alice);
+      expect((await main.value<ListPage>('list', alice, { limit: 10 })).items.map((r) => [r.id, r.content])).toEqual([[added.id, 'Alice is allergic to peanuts.']]);
+
+      // The app remembers one and edits the MCP server's: the MCP server lists both on its next call.
+      const remembered = await main.value<RememberResult>('remember', { namespace: alice, content: 'Alice flies to Lyon on Friday.' }, { actor: 'inspector' });
+      await main.value('update', alice, added.id, { content: 'Alice is allergic to peanuts and cashews.' }, { actor: 'inspector' });
+      const listed = await call<{ memories: Array<{ id: string; content: string }> }>(mcp.client, 'list_memories', { limit: 10 });
+      expect(listed.memories.map((m) => [m.id, m.content]).sort()).toEqual(
+        [[added.id, 'Alice is allergic to peanuts and cashews.'], [remembered.record.id, 'Alice flies to Lyon on Friday.']].sort(),
+      );
+      // ... and its search finds the app's memory (recall catches up from the audit log).
+      const found = await call<{ results: Array<{ id: string }> }>(mcp.client, 'search_memories', { query: 'when does alice fly to lyon' });
+      expect(found.results.map((r) => r.id)).toContain(remembered.record.id);
+
+      // A forget on either side is gone for the other at once, and stays gone.
+      expect(await call(mcp.client, 'delete_memory', { id: remembered.record.id })).toEqual({ id: remembered.record.id, deleted: true });
+      expect((await main.value<ListPage>('list', alice, { limit: 10 })).items.map((r) => r.id)).toEqual([added.id]);
+      expect(await main.value<unknown>('get', alice, remembered.record.id)).toBeNull();
+      expect(await main.value<boolean>('forget', alice, added.id, { actor: 'inspector' })).toBe(true);
+      expect((await call<{ memories: unknown[] }>(mcp.client, 'list_memories', { limit: 10 })).memories).toEqual([]);
+      expect((await call<{ results: unknown[] }>(mcp.client, 'search_memories', { query: 'alice peanuts lyon' })).results).toEqual([]);
+
+      // Both stayed open throughout: each still answers, and the MCP server never exited.
+      expect(await main.store.memory.count(alice)).toBe(0);
+      await call(mcp.client, 'add_memory', { content: 'Alice reads at night.' });
+      expect((await main.value<ListPage>('list', alice, { limit: 10 })).items.map((r) => r.content)).toEqual(['Alice reads at night.']);
+      expect(mcp.stderr()).not.toMatch(/STORAGE_FAILED|locked/);
+    } finally {
+      await mcp.close();
+      await mcp.exited();
+    }
+  }, 120_000);
+
   it('what the MCP server remembered, the app lists; what the app remembered, the MCP server lists', async () => {
     const home = freshDir();
     const env = { ZEROMEM_HOME: home };

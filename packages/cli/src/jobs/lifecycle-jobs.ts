@@ -10,8 +10,9 @@ const STORE_HELP = `  --dir <dir>, --name <name>  the store (default $ZEROMEM_HO
   -h, --help         show this help
 
 Meant for a schedule (cron, a systemd timer): each run opens the store, does one pass and
-exits, so the store's lock is held only for that pass. A run that finds the store open
-elsewhere exits 1 with STORAGE_FAILED (reason "locked"); the next run catches up.`;
+exits. It shares the store with the other processes that have it open (zeromem-mcp,
+zeromem serve, the desktop app): its writes take turns with theirs. A run that fails
+(e.g. STORAGE_FAILED) exits 1; the next run catches up.`;
 
 export const SWEEP_USAGE = `Usage: zeromem sweep
 

@@ -37,8 +37,8 @@ export function storeChoice(values: { dir?: string | undefined; name?: string | 
 }
 
 /**
- * Opens the durable Node store (one SQLite file, an exclusive lock: a second job on the
- * same store gets STORAGE_FAILED, reason "locked"). Background errors of the memory
+ * Opens the durable Node store (one SQLite file, shared with the other processes that have
+ * it open: their writes take turns). Background errors of the memory
  * (the embedder) go to `onBackgroundError` instead of crashing the process.
  */
 export function openStore(store: StoreChoice, options: { embedder?: Embedder; onBackgroundError?: (err: Error) => void } = {}): Promise<Memory> {
