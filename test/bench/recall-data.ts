@@ -11,6 +11,12 @@ import { prng } from './prng.ts';
 
 /** 384 unless BENCH_DIM says otherwise (640: the bundled embedder's English + Chinese space; 128: English only). */
 export const DIM = Number(process.env['BENCH_DIM'] ?? 384);
+/**
+ * How many leading columns of each vector are random (the rest zero): DIM unless BENCH_SPACE
+ * says otherwise. `BENCH_DIM=640 BENCH_SPACE=128` is an English store under the bundled
+ * embedder (its 512 Chinese columns zero).
+ */
+export const SPACE = Number(process.env['BENCH_SPACE'] ?? DIM);
 export const VOCABULARY = 4000;
 /** The namespace every benchmark memory is in. */
 export const NS = { userId: 'bench' };
@@ -20,7 +26,7 @@ export function unitVectors(count: number, random: () => number): Float32Array[]
   for (let i = 0; i < count; i++) {
     const v = new Float32Array(DIM);
     let norm = 0;
-    for (let j = 0; j < DIM; j += 2) {
+    for (let j = 0; j < SPACE; j += 2) {
       // Box-Muller: two normals per pair of uniforms.
       const r = Math.sqrt(-2 * Math.log(random() || 1e-12));
       const a = 2 * Math.PI * random();

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { wasmSimdAvailable } from '../src/index/int8-kernel.ts';
+import { createInt8Kernel, wasmSimdAvailable } from '../src/index/int8-kernel.ts';
 import { VECTOR_INDEX_DEFAULTS, VectorIndex, type VectorHit } from '../src/index/vector-index.ts';
 import { fcSeed } from './helpers.ts';
 
@@ -102,6 +102,61 @@ describe('VectorIndex fast path (int8 scan + exact rerank)', () => {
     expect(wasm.kernel).toBe('wasm-simd');
     expect(js.kernel).toBe('js');
     for (const q of queries) expect(js.search(q, 10)).toEqual(wasm.search(q, 10));
+  });
+
+  it('reads only the first `length` bytes of each row when asked (both kernels, same integers)', () => {
+    const random = rng(SEED + 40);
+    const stride = 64;
+    const n = 37;
+    for (const choice of ['wasm', 'js'] as const) {
+      const kernel = createInt8Kernel(choice);
+      kernel.ensure(n * stride + stride + n * 4 + 64);
+      const bytes = new Int8Array(kernel.buffer);
+      for (let i = 0; i < n * stride + stride; i++) bytes[i] = Math.round(random() * 254) - 127;
+      const q = n * stride;
+      const out = n * stride + stride;
+      for (const [start, length] of [[0, 64], [0, 16], [16, 32], [48, 16]] as const) {
+        kernel.dot(start, n, stride, length, q + start, out);
+        const got = Array.from(new Int32Array(kernel.buffer, out, n));
+        const want = Array.from({ length: n }, (_, r) => {
+          let sum = 0;
+          for (let j = start; j < start + length; j++) sum += bytes[r * stride + j]! * bytes[q + j]!;
+          return sum;
+        });
+        expect(got, `${choice} start=${start} length=${length}`).toEqual(want);
+      }
+    }
+  });
+
+  it('ranks exactly in an index of side-by-side spaces (each vector zero outside its own), as an index of that space alone', () => {
+    // The bundled embedder's shape: an English space and a Chinese one, side by side; a
+    // query is zero outside its space, so the scan reads only its columns.
+    const spaces = [40, 60]; // 40: not a multiple of 16, the second space starts mid-block
+    const dim = spaces[0]! + spaces[1]!;
+    const own = spaces.map((size, s) => randomVectors(3000, size, SEED + 41 + s));
+    const place = (v: Float32Array, s: number): Float32Array => {
+      const full = new Float32Array(dim);
+      full.set(v, s === 0 ? 0 : spaces[0]!);
+      return full;
+    };
+    for (const kernel of ['wasm', 'js'] as const) {
+      const both = new VectorIndex(dim, 16, { ...FAST, kernel, candidates: 64 });
+      const alone = spaces.map((size) => new VectorIndex(size, 16, { ...FAST, kernel, candidates: 64 }));
+      own.forEach((vectors, s) =>
+        vectors.forEach((v, i) => {
+          both.set(`${s}:${i}`, place(v, s));
+          alone[s]!.set(`${s}:${i}`, v);
+        }),
+      );
+      for (let s = 0; s < 2; s++) {
+        for (const q of randomVectors(10, spaces[s]!, SEED + 43 + s)) {
+          const hits = both.search(place(q, s), 10);
+          expect(hits).toEqual(both.searchExact(place(q, s), 10));
+          expect(hits.map((h) => h.id)).toEqual(alone[s]!.searchExact(q, 10).map((h) => h.id));
+          hits.forEach((h, i) => expect(h.score).toBeCloseTo(alone[s]!.searchExact(q, 10)[i]!.score, 6));
+        }
+      }
+    }
   });
 
   it('equals the exact top-k on small random and clustered sets (ids and scores)', () => {

@@ -5,17 +5,18 @@
 ;; and paste the base64 into int8-kernel.ts (a test checks the kernel against the JS one).
 (module
   (memory (export "memory") 1)
-  ;; out[r] = sum_j rows[r*stride + j] * q[j] as i32, for r in 0..n-1.
+  ;; out[r] = sum_{j < length} rows[r*stride + j] * q[j] as i32, for r in 0..n-1.
   ;; rows, q: int8 in [-127, 127] (never -128: two products then fit an i16 lane);
-  ;; stride: a multiple of 16 (rows zero-padded); out: 4-byte aligned.
-  (func (export "dot") (param $rows i32) (param $n i32) (param $stride i32) (param $q i32) (param $out i32)
-    (local $end i32) (local $p i32) (local $rowEnd i32) (local $qp i32) (local $acc v128) (local $v v128) (local $w v128)
+  ;; stride and length: multiples of 16, 16 <= length <= stride; out: 4-byte aligned.
+  (func (export "dot") (param $rows i32) (param $n i32) (param $stride i32) (param $length i32) (param $q i32) (param $out i32)
+    (local $end i32) (local $start i32) (local $p i32) (local $rowEnd i32) (local $qp i32) (local $acc v128) (local $v v128) (local $w v128)
     (local.set $end (i32.add (local.get $rows) (i32.mul (local.get $n) (local.get $stride))))
-    (local.set $p (local.get $rows))
+    (local.set $start (local.get $rows))
     (block $done
       (loop $row
-        (br_if $done (i32.ge_u (local.get $p) (local.get $end)))
-        (local.set $rowEnd (i32.add (local.get $p) (local.get $stride)))
+        (br_if $done (i32.ge_u (local.get $start) (local.get $end)))
+        (local.set $p (local.get $start))
+        (local.set $rowEnd (i32.add (local.get $p) (local.get $length)))
         (local.set $qp (local.get $q))
         (local.set $acc (v128.const i32x4 0 0 0 0))
         (loop $col
@@ -36,5 +37,6 @@
             (i32.add (i32x4.extract_lane 0 (local.get $acc)) (i32x4.extract_lane 1 (local.get $acc)))
             (i32.add (i32x4.extract_lane 2 (local.get $acc)) (i32x4.extract_lane 3 (local.get $acc)))))
         (local.set $out (i32.add (local.get $out) (i32.const 4)))
+        (local.set $start (i32.add (local.get $start) (local.get $stride)))
         (br $row))))
 )

@@ -14,17 +14,19 @@ export interface Int8Kernel {
   ensure(bytes: number): void;
   /**
    * For r in 0..n-1: Int32 at `out + 4r` = Σ_j int8 at `rows + r*stride + j` × int8 at `q + j`,
-   * j < stride. Values must lie in [-127, 127]; `stride` a multiple of 16, `out` of 4.
+   * j < length. Values must lie in [-127, 127]; `stride` and `length` multiples of 16 with
+   * 16 <= length <= stride, `out` a multiple of 4. A `length` below `stride` reads only the
+   * first `length` bytes of each row: the part of the rows where the query is not zero.
    */
-  dot(rows: number, n: number, stride: number, q: number, out: number): void;
+  dot(rows: number, n: number, stride: number, length: number, q: number, out: number): void;
 }
 
 /** Which kernel to use: the fastest available (`auto`), or one on purpose (tests, benchmarks). */
 export type KernelChoice = 'auto' | 'wasm' | 'js';
 
-/** int8-dot.wat compiled with wabt 1.0.39 (219 bytes). */
+/** int8-dot.wat compiled with wabt 1.0.39 (231 bytes). */
 const WASM_BASE64 =
-  'AGFzbQEAAAABCQFgBX9/f39/AAMCAQAFAwEAAQcQAgZtZW1vcnkCAANkb3QAAAqqAQGnAQIEfwN7IAAgASACbGohBSAAIQYCQANAIAYgBU8NASAGIAJqIQcgAyEI/QwAAAAAAAAAAAAAAAAAAAAAIQkDQCAG/QAEACEKIAj9AAQAIQsgCSAKIAv9nAEgCiAL/Z0B/Y4B/X79rgEhCSAGQRBqIQYgCEEQaiEIIAYgB0kNAAsgBCAJ/RsAIAn9GwFqIAn9GwIgCf0bA2pqNgIAIARBBGohBAwACwsL';
+  'AGFzbQEAAAABCgFgBn9/f39/fwADAgEABQMBAAEHEAIGbWVtb3J5AgADZG90AAAKtQEBsgECBX8DeyAAIAEgAmxqIQYgACEHAkADQCAHIAZPDQEgByEIIAggA2ohCSAEIQr9DAAAAAAAAAAAAAAAAAAAAAAhCwNAIAj9AAQAIQwgCv0ABAAhDSALIAwgDf2cASAMIA39nQH9jgH9fv2uASELIAhBEGohCCAKQRBqIQogCCAJSQ0ACyAFIAv9GwAgC/0bAWogC/0bAiAL/RsDamo2AgAgBUEEaiEFIAcgAmohBwwACwsL';
 
 const PAGE = 65536;
 
@@ -64,12 +66,12 @@ export function createInt8Kernel(choice: KernelChoice = 'auto'): Int8Kernel {
 class WasmKernel implements Int8Kernel {
   readonly kind = 'wasm-simd';
   readonly #memory: WebAssembly.Memory;
-  readonly #dot: (rows: number, n: number, stride: number, q: number, out: number) => void;
+  readonly #dot: (rows: number, n: number, stride: number, length: number, q: number, out: number) => void;
 
   constructor(module: WebAssembly.Module) {
     const instance = new WebAssembly.Instance(module, {});
     this.#memory = instance.exports['memory'] as WebAssembly.Memory;
-    this.#dot = instance.exports['dot'] as (rows: number, n: number, stride: number, q: number, out: number) => void;
+    this.#dot = instance.exports['dot'] as (rows: number, n: number, stride: number, length: number, q: number, out: number) => void;
   }
 
   get buffer(): ArrayBuffer {
@@ -81,8 +83,8 @@ class WasmKernel implements Int8Kernel {
     if (bytes > have) this.#memory.grow(Math.ceil((bytes - have) / PAGE));
   }
 
-  dot(rows: number, n: number, stride: number, q: number, out: number): void {
-    this.#dot(rows, n, stride, q, out);
+  dot(rows: number, n: number, stride: number, length: number, q: number, out: number): void {
+    this.#dot(rows, n, stride, length, q, out);
   }
 }
 
@@ -103,26 +105,28 @@ class JsKernel implements Int8Kernel {
     this.#buffer = grown;
   }
 
-  dot(rows: number, n: number, stride: number, q: number, out: number): void {
-    const query = new Int8Array(this.#buffer, q, stride);
+  dot(rows: number, n: number, stride: number, length: number, q: number, out: number): void {
+    if (n <= 0) return;
+    const query = new Int8Array(this.#buffer, q, length);
     const result = new Int32Array(this.#buffer, out, n);
-    if (!LITTLE_ENDIAN) {
+    if (!LITTLE_ENDIAN || rows % 4 !== 0) {
       const bytes = new Int8Array(this.#buffer);
       for (let r = 0, base = rows; r < n; r++, base += stride) {
         let sum = 0;
-        for (let j = 0; j < stride; j++) sum += bytes[base + j]! * query[j]!;
+        for (let j = 0; j < length; j++) sum += bytes[base + j]! * query[j]!;
         result[r] = sum;
       }
       return;
     }
     // Four int8 per 32-bit word (little-endian: byte 0 in the low bits), unpacked by shifts.
     const qi = Int32Array.from(query);
-    const words = new Int32Array(this.#buffer, rows, (n * stride) >> 2);
+    const words = new Int32Array(this.#buffer, rows, ((n - 1) * stride + length) >> 2);
     const wordsPerRow = stride >> 2;
+    const wordsRead = length >> 2;
     for (let r = 0, base = 0; r < n; r++, base += wordsPerRow) {
       let s0 = 0;
       let s1 = 0;
-      for (let w = 0, j = 0; w < wordsPerRow; w++, j += 4) {
+      for (let w = 0, j = 0; w < wordsRead; w++, j += 4) {
         const word = words[base + w]!;
         s0 = (s0 + ((word << 24) >> 24) * qi[j]! + ((word << 16) >> 24) * qi[j + 1]!) | 0;
         s1 = (s1 + ((word << 8) >> 24) * qi[j + 2]! + (word >> 24) * qi[j + 3]!) | 0;

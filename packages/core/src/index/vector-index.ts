@@ -153,7 +153,7 @@ export class VectorIndex {
   similarity(id: string, query: Float32Array): number | undefined {
     const slot = this.#slots.get(id);
     if (slot === undefined) return undefined;
-    return dot(this.#data, slot * this.dimension, query, this.dimension);
+    return dot(this.#data, slot * this.dimension, query, 0, this.dimension);
   }
 
   /**
@@ -169,26 +169,27 @@ export class VectorIndex {
     if (!(k > 0)) return [];
     const pool = Math.max(this.#candidates, VECTOR_INDEX_DEFAULTS.candidatesPerK * k);
     if (n <= this.#exactBelow || n <= pool) return this.#exact(query, k, accept);
-    const coarse = this.#coarse(query, pool, accept);
+    const span = querySpan(query, this.#stride);
+    const coarse = this.#coarse(query, pool, span, accept);
     if (!coarse) return this.#exact(query, k, accept); // a zero query: every score is 0
     const dim = this.dimension;
     const data = this.#data;
     const top = new TopK(k);
-    for (const row of coarse.rows) top.push(row, dot(data, row * dim, query, dim));
+    for (const row of coarse.rows) top.push(row, dot(data, row * dim, query, span.start, span.floatEnd));
     let reranked = coarse.rows.length;
     // Fewer accepted rows than the pool: the coarse pass kept them all, nothing can be missing.
     if (coarse.rows.length === pool && top.size === k) {
       // A row outside the candidates has int8 score <= floor; it can still beat the k-th
       // exact score only if the floor is within the error margin of it.
       const margin = ERROR_SIGMAS * Math.sqrt((this.#maxScale * this.#maxScale + coarse.queryScale * coarse.queryScale) / 12);
-      if (coarse.floor * coarse.queryScale > top.floor - margin) reranked += this.#rerankNear(query, top, coarse, margin, accept);
+      if (coarse.floor * coarse.queryScale > top.floor - margin) reranked += this.#rerankNear(query, span, top, coarse, margin, accept);
     }
     this.#last = { path: 'int8', reranked };
     return this.#hits(top);
   }
 
   /** Rows not yet reranked whose int8 score is within `margin` of the k-th exact score. */
-  #rerankNear(query: Float32Array, top: TopK, coarse: Coarse, margin: number, accept: ((id: string) => boolean) | undefined): number {
+  #rerankNear(query: Float32Array, span: QuerySpan, top: TopK, coarse: Coarse, margin: number, accept: ((id: string) => boolean) | undefined): number {
     const n = this.#ids.length;
     const dim = this.dimension;
     const data = this.#data;
@@ -200,7 +201,7 @@ export class VectorIndex {
     let threshold = (top.floor - margin) / coarse.queryScale;
     for (let row = 0; row < n; row++) {
       if (raw[row]! * scales[row]! > threshold && seen[row] === 0 && (!accept || accept(this.#ids[row]!))) {
-        top.push(row, dot(data, row * dim, query, dim));
+        top.push(row, dot(data, row * dim, query, span.start, span.floatEnd));
         threshold = (top.floor - margin) / coarse.queryScale;
         count++;
       }
@@ -224,10 +225,11 @@ export class VectorIndex {
     const dim = this.dimension;
     const data = this.#data;
     const n = this.#ids.length;
+    const { start, floatEnd } = querySpan(query, this.#stride);
     const top = new TopK(k);
     let floor = top.floor;
     for (let row = 0, base = 0; row < n; row++, base += dim) {
-      const score = dot(data, base, query, dim);
+      const score = dot(data, base, query, start, floatEnd);
       if (score > floor && (!accept || accept(this.#ids[row]!))) {
         top.push(row, score);
         floor = top.floor;
@@ -238,7 +240,7 @@ export class VectorIndex {
   }
 
   /** The `pool` best rows by int8 score among accepted ids, or null for a zero query. */
-  #coarse(query: Float32Array, pool: number, accept: ((id: string) => boolean) | undefined): Coarse | null {
+  #coarse(query: Float32Array, pool: number, span: QuerySpan, accept: ((id: string) => boolean) | undefined): Coarse | null {
     const n = this.#ids.length;
     const stride = this.#stride;
     const qOffset = this.#capacity * stride;
@@ -246,7 +248,9 @@ export class VectorIndex {
     const buffer = this.#kernel.buffer;
     const queryScale = quantize(query, new Int8Array(buffer, qOffset, stride));
     if (queryScale === 0) return null;
-    this.#kernel.dot(0, n, stride, qOffset, outOffset);
+    // Only the columns where the query is not zero can add to a score (an embedder of
+    // side-by-side model spaces leaves the others zero): the scan reads just those.
+    this.#kernel.dot(span.start, n, stride, span.int8End - span.start, qOffset + span.start, outOffset);
     const raw = new Int32Array(buffer, outOffset, n);
     // Usually (no filter, or one that rejects none of the best rows) `accept` is asked only
     // about the pool; when it rejects one, the selection runs again asking about every
@@ -386,21 +390,52 @@ function quantize(vector: Float32Array, out: Int8Array): number {
   return max / 127;
 }
 
-/** Dot product of `dim` floats of `data` from `base` with `query`. Search and similarity share it: equal scores. */
-function dot(data: Float32Array, base: number, query: Float32Array, dim: number): number {
+/**
+ * Where a query is not zero, in whole 16-column blocks: `start` (a multiple of 16, the
+ * first such block), `int8End` (the end of the last such block, at most the int8 stride)
+ * and `floatEnd` (the same, at most the dimension). Columns outside add nothing to any
+ * score, so a scan over `[start, end)` gives the scores of a scan over all of them.
+ */
+interface QuerySpan {
+  start: number;
+  int8End: number;
+  floatEnd: number;
+}
+
+function querySpan(query: Float32Array, stride: number): QuerySpan {
+  let first = -1;
+  let last = -1;
+  for (let j = 0; j < query.length; j++) {
+    if (query[j] !== 0) {
+      if (first < 0) first = j;
+      last = j;
+    }
+  }
+  if (first < 0) return { start: 0, int8End: stride, floatEnd: query.length };
+  const start = first & ~15;
+  const int8End = Math.min(stride, (last + 16) & ~15);
+  return { start, int8End, floatEnd: Math.min(query.length, int8End) };
+}
+
+/**
+ * Dot product of `data` from `base` with `query` over the columns `[start, end)`. Search
+ * and similarity share it: equal scores (`start` a multiple of 4 keeps every product in
+ * the accumulator it has in a scan from column 0, and the columns left out are zero).
+ */
+function dot(data: Float32Array, base: number, query: Float32Array, start: number, end: number): number {
   // Four accumulators: independent chains let the CPU overlap the multiply-adds.
   let s0 = 0;
   let s1 = 0;
   let s2 = 0;
   let s3 = 0;
-  const tail = dim & ~3;
-  let j = 0;
+  const tail = start + ((end - start) & ~3);
+  let j = start;
   for (; j < tail; j += 4) {
     s0 += data[base + j]! * query[j]!;
     s1 += data[base + j + 1]! * query[j + 1]!;
     s2 += data[base + j + 2]! * query[j + 2]!;
     s3 += data[base + j + 3]! * query[j + 3]!;
   }
-  for (; j < dim; j++) s0 += data[base + j]! * query[j]!;
+  for (; j < end; j++) s0 += data[base + j]! * query[j]!;
   return s0 + s1 + s2 + s3;
 }
