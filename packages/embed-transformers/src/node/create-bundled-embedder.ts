@@ -15,8 +15,19 @@ import { createTransformersEmbedder } from './create-transformers-embedder.ts';
  * side by side (see {@link routeByScript}), so recall searches both at once.
  *
  * @example
- * const embedder = await createBundledEmbedder();
- * const memory = await openMemory({ embedder });
+ * import { openMemory } from '@zeromem/core';
+ * import { createBundledEmbedder } from '@zeromem/embed-transformers';
+ *
+ * const embedder = await createBundledEmbedder(); // English and Chinese, offline
+ * const memory = await openMemory({ name: 'bundled', embedder });
+ * const user = { userId: 'u1' };
+ * await memory.remember({ namespace: user, content: '用户偏好圆通快递' });
+ * await memory.remember({ namespace: user, content: 'Prefers phone calls over e-mail' });
+ * await memory.whenEmbedded(); // the Chinese model loads at the first Chinese text
+ * const { hits } = await memory.recall(user, '寄东西用什么公司');
+ * console.log(embedder.dimension, hits[0]?.record.content); // 640 用户偏好圆通快递
+ * await memory.close();
+ * await embedder.dispose();
  * @throws ZeromemError EMBEDDER_UNAVAILABLE when a bundled model's files are missing
  */
 export async function createBundledEmbedder(): Promise<ScriptRoutedEmbedder> {
