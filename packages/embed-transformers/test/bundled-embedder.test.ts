@@ -6,7 +6,7 @@
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMemory } from '@zeromem/core';
-import { createBundledEmbedder, createTransformersEmbedder, hasHan, type ScriptRoutedEmbedder, type TransformersEmbedder } from '@zeromem/embed-transformers';
+import { CHINESE_MODEL, createBundledEmbedder, createTransformersEmbedder, hasHan, routeByScript, type ScriptRoutedEmbedder, type TransformersEmbedder } from '@zeromem/embed-transformers';
 
 function dot(a: Float32Array, b: Float32Array): number {
   let sum = 0;
@@ -55,6 +55,23 @@ describe('createBundledEmbedder', () => {
     expect(dot(chinese!, english2!)).toBe(0);
   }, 60_000);
 
+  it('loads neither model when created: its modelId and dimension are known at once, the English model loads on the first English text', async () => {
+    const fresh = await createBundledEmbedder();
+    try {
+      expect(fresh.otherLoaded).toBe(false);
+      expect(fresh.hanLoaded).toBe(false);
+      expect(fresh.modelId).toBe(embedder.modelId);
+      expect(fresh.dimension).toBe(640);
+      expect(fresh.fusionWeight).toBe(english.fusionWeight);
+      const [vector] = await fresh.embed(['Prefers phone calls over e-mail'], 'query');
+      expect(fresh.otherLoaded).toBe(true);
+      expect(fresh.hanLoaded).toBe(false);
+      expect(vector).toBeInstanceOf(Float32Array);
+    } finally {
+      await fresh.dispose();
+    }
+  }, 60_000);
+
   it('hasHan tells Chinese text by its characters', () => {
     expect(hasHan('寄东西用什么公司')).toBe(true);
     expect(hasHan('call 张伟 tomorrow')).toBe(true);
@@ -91,6 +108,62 @@ describe('createBundledEmbedder', () => {
     } finally {
       await memory.close();
     }
+  }, 60_000);
+});
+
+describe('routeByScript with models loaded on first use', () => {
+  const han = { dimension: 512, modelId: 'han-model', load: () => Promise.reject(new Error('no Chinese model here')) };
+
+  it('loads the other model once, at the first text that needs it, not when created', async () => {
+    let loads = 0;
+    const routed = routeByScript({ dimension: 128, modelId: 'transformers.js:zeromem-static-en', fusionWeight: 0.5, load: () => (loads++, createTransformersEmbedder()) }, han);
+    try {
+      expect(loads).toBe(0);
+      await Promise.all([routed.embed(['likes Python'], 'document'), routed.embed(['likes tea'], 'query')]);
+      await routed.embed(['likes coffee'], 'document');
+      expect(loads).toBe(1);
+    } finally {
+      await routed.dispose();
+    }
+  }, 60_000);
+
+  it('a model that fails to load: EMBEDDER_UNAVAILABLE on embed, tried again on the next; recall answers by words and says why', async () => {
+    let loads = 0;
+    const broken = routeByScript(
+      {
+        dimension: 128,
+        modelId: 'broken-model',
+        load: () => {
+          loads++;
+          return Promise.reject(new Error('the ONNX file is damaged'));
+        },
+      },
+      han,
+    );
+    await expect(broken.embed(['likes Python'], 'document')).rejects.toMatchObject({ code: 'EMBEDDER_UNAVAILABLE', message: expect.stringContaining('the ONNX file is damaged') });
+    await expect(broken.embed(['likes Python'], 'document')).rejects.toMatchObject({ code: 'EMBEDDER_UNAVAILABLE' });
+    expect(loads).toBe(2);
+    const failures: Error[] = [];
+    const memory = await openMemory({ name: 'broken', embedder: broken, indexedDB: new IDBFactory(), IDBKeyRange, onBackgroundError: (err) => failures.push(err) });
+    try {
+      const ns = { userId: 'u1' };
+      await memory.remember({ namespace: ns, content: 'Prefers phone calls over e-mail' });
+      await expect(memory.whenEmbedded()).rejects.toMatchObject({ code: 'EMBEDDER_UNAVAILABLE' });
+      const result = await memory.recall(ns, 'phone calls');
+      expect(result.vector).toBe('embedder-failed');
+      expect(result.vectorError).toMatchObject({ code: 'EMBEDDER_UNAVAILABLE' });
+      expect(result.hits[0]?.record.content).toBe('Prefers phone calls over e-mail');
+      expect(failures[0]).toMatchObject({ code: 'EMBEDDER_UNAVAILABLE' });
+    } finally {
+      await memory.close();
+      await broken.dispose();
+    }
+  }, 60_000);
+
+  it('a model of another dimension than announced is refused', async () => {
+    const wrong = routeByScript({ dimension: 64, modelId: 'transformers.js:zeromem-static-en', load: () => createTransformersEmbedder() }, { ...han, modelId: CHINESE_MODEL });
+    await expect(wrong.embed(['likes Python'], 'document')).rejects.toMatchObject({ code: 'EMBEDDER_UNAVAILABLE', message: expect.stringContaining('expected 64') });
+    await wrong.dispose();
   }, 60_000);
 });
 

@@ -39,7 +39,15 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
     log(`cannot load the embedder: ${(err as Error).message}\n(start with --embedder none for BM25-only recall)`);
     return 1;
   }
-  const memory = await openMemory({ name: config.db, actor: 'mcp', directory, ...(embedder ? { embedder } : {}) });
+  const memory = await openMemory({
+    name: config.db,
+    actor: 'mcp',
+    directory,
+    ...(embedder ? { embedder } : {}),
+    // The bundled models load on their first text, after ready: a model that fails then is
+    // logged (and retried) while recall answers by words, not a crash of the server.
+    onBackgroundError: (err) => log(`${err.code}: ${err.message}`),
+  });
   let share: SharedNamespace | undefined;
   if (config.share) {
     share = await shareNamespace(memory, config.namespace, {

@@ -130,7 +130,14 @@ export async function runService(argv: readonly string[], env: NodeJS.ProcessEnv
   }
   let memory: Memory;
   try {
-    memory = await openMemory({ name: values.name ?? 'zeromem', directory, ...(embedder ? { embedder } : {}) });
+    memory = await openMemory({
+      name: values.name ?? 'zeromem',
+      directory,
+      ...(embedder ? { embedder } : {}),
+      // The bundled models load on their first text, after ready: a model that fails then is
+      // logged (and retried) while recall answers by words, not a crash of the service.
+      onBackgroundError: (err) => io.stderr.write(`zeromem serve: ${err.code}: ${err.message}\n`),
+    });
   } catch (err) {
     io.stderr.write(`zeromem serve: cannot open the memory store: ${describeError(err)}\n`);
     return 1;
