@@ -1,5 +1,4 @@
-import type { Embedder, EmbedKind } from '@zeromem/core';
-import { ZeromemError } from '@zeromem/core';
+import { ZeromemError, type Embedder, type EmbedKind } from '@zeromem/core';
 import { embedderUnavailable, messageOf } from './errors.ts';
 
 /** A model that is loaded the first time a text needs it. */
