@@ -6,13 +6,12 @@
  * `@example llm`, `@example relay`, `@example your-model`) and is shown, not run; every
  * other one is self-contained (its own imports) and prints at least one checked line.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { format } from 'node:util';
 import 'fake-indexeddb/auto';
-import { afterAll, describe, expect, it, vi } from 'vitest';
-import { checkedLogs, matchesPrinted } from './printed.ts';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runChecked } from './run-checked.ts';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const outDir = join(root, 'test', 'docs', '.generated-examples');
@@ -59,21 +58,6 @@ const all = readdirSync(join(root, 'packages')).flatMap((name) => {
   }
 });
 
-const printed = new Map<number, string[]>();
-(globalThis as { __readmeLog?: (index: number, ...args: unknown[]) => void }).__readmeLog = (index, ...args) => {
-  printed.set(index, [...(printed.get(index) ?? []), format(...args)]);
-};
-
-async function emptyIndexedDb(): Promise<void> {
-  for (const { name } of await indexedDB.databases()) {
-    await new Promise((resolve, reject) => {
-      const request = indexedDB.deleteDatabase(name!);
-      request.onsuccess = resolve;
-      request.onerror = () => reject(request.error);
-    });
-  }
-}
-
 describe('TSDoc @example blocks', () => {
   afterAll(() => rmSync(outDir, { recursive: true, force: true }));
 
@@ -87,26 +71,8 @@ describe('TSDoc @example blocks', () => {
   for (const [index, example] of all.entries()) {
     if (example.needs !== undefined) continue;
     it(`runs the example at ${example.file}:${example.line} and it prints what it says`, { timeout: 60_000 }, async () => {
-      await emptyIndexedDb();
-      mkdirSync(outDir, { recursive: true });
-      const { code, expected } = checkedLogs(example.code);
-      expect(expected.length, 'a runnable example shows what it prints (console.log(...); // what)').toBeGreaterThan(0);
-      const file = join(outDir, `${index}-${example.file.replaceAll('/', '-')}`);
-      writeFileSync(file, `${code}\nexport {};\n`);
-      printed.clear();
-      const log = vi.spyOn(console, 'log').mockImplementation(() => {});
-      const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-      try {
-        await import(/* @vite-ignore */ file);
-      } finally {
-        log.mockRestore();
-        warn.mockRestore();
-      }
-      expected.forEach((want, i) => {
-        const lines = printed.get(i);
-        expect(lines, `the console.log before "// ${want}" ran`).toBeDefined();
-        for (const line of lines!) expect(matchesPrinted(line, want), `printed ${JSON.stringify(line)}, the comment says ${JSON.stringify(want)}`).toBe(true);
-      });
+      const checked = await runChecked(example.code, join(outDir, `${index}-${example.file.replaceAll('/', '-')}`));
+      expect(checked, 'a runnable example shows what it prints (console.log(...); // what)').toBeGreaterThan(0);
     });
   }
 });
