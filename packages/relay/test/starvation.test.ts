@@ -90,29 +90,35 @@ async function watch(url: string, port: number, phase: { samples: Samples; done:
 
 /**
  * The victim's round trips and /healthz times on a fresh relay: 3 s alone (the machine's own
- * noise), then 6 s with the attacker running. Asserted: under attack, p95 stays below 200 ms
- * (round trip) and 100 ms (/healthz), or, on a machine too loaded for that even without an
- * attacker, below twice what it was alone. Without a bound the victim sees nothing for seconds.
+ * noise), 6 s with the attacker running, 3 s alone again. Asserted: under attack, p95 stays
+ * below 200 ms (round trip) and 100 ms (/healthz), or, on a machine too loaded for that even
+ * without an attacker, below three times the worse of the two times alone (the load of a
+ * shared machine drifts within a test; the attacker's own process adds to it). Without a
+ * bound the victim sees nothing for seconds.
  */
 async function underAttack(sockets: number, perSecond: number, kind: 'pending' | 'valid'): Promise<void> {
   const relay = await serveRelay(tempDir(), ['--quiet']);
   running.push(relay);
   const alone: Samples = { roundTrips: [], health: [] };
   const attacked: Samples = { roundTrips: [], health: [] };
+  const aloneAfter: Samples = { roundTrips: [], health: [] };
   const phase = { samples: alone, done: false };
   const watching = watch(relay.url, relay.port, phase);
   await sleep(3000);
   const attacking = await attack(relay.url, sockets, perSecond, kind);
   phase.samples = attacked;
   await sleep(6000);
-  phase.done = true;
   attacking.kill('SIGKILL');
+  phase.samples = aloneAfter;
+  await sleep(3000);
+  phase.done = true;
   await watching;
   const line = (what: string, samples: Samples) => `${what}: round trips ${samples.roundTrips.length}, p95 ${p95(samples.roundTrips).toFixed(1)} ms; /healthz ${samples.health.length}, p95 ${p95(samples.health).toFixed(1)} ms`;
-  console.log(`${kind} x${sockets} at ${perSecond}/s. ${line('alone', alone)}. ${line('attacked', attacked)}`);
+  console.log(`${kind} x${sockets} at ${perSecond}/s. ${line('alone', alone)}. ${line('attacked', attacked)}. ${line('alone after', aloneAfter)}`);
   expect(attacked.roundTrips.length).toBeGreaterThan(10);
-  expect(p95(attacked.roundTrips)).toBeLessThan(Math.max(200, 2 * p95(alone.roundTrips)));
-  expect(p95(attacked.health)).toBeLessThan(Math.max(100, 2 * p95(alone.health)));
+  const aloneP95 = (pick: (samples: Samples) => number[]) => Math.max(p95(pick(alone)), p95(pick(aloneAfter)));
+  expect(p95(attacked.roundTrips)).toBeLessThan(Math.max(200, 3 * aloneP95((samples) => samples.roundTrips)));
+  expect(p95(attacked.health)).toBeLessThan(Math.max(100, 3 * aloneP95((samples) => samples.health)));
   expect(relay.child.exitCode).toBeNull();
 }
 
