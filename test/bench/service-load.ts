@@ -14,6 +14,7 @@
  *
  *   npx -y pnpm@10 build && npx tsx test/bench/service-load.ts                        # 25 + 25, 60 s, --embedder none
  *   npx tsx test/bench/service-load.ts --embedder bundled --seconds 60 --shared       # the default embedder, one namespace
+ *   BENCH_SERVER_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' npx tsx test/bench/service-load.ts   # profile the server
  *
  * Prints one JSON line and appends it to test/bench/results/service-load.json (a JSON array).
  * The client loops run in this process: on a 2-core machine they share the CPU with the
@@ -51,11 +52,34 @@ const WORDS = ['charging', 'port', 'battery', 'invoice', 'refund', 'callback', '
 const sentence = (random: () => number, words: number) => Array.from({ length: words }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ');
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux; undefined elsewhere). */
+function cpuSeconds(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+/**
+ * The server's main thread (its event loop) from /proc/<pid>/schedstat (Linux): seconds on
+ * a CPU and seconds runnable but waiting for one (a busy machine's share); undefined elsewhere.
+ */
+function mainThreadSched(pid: number): { runS: number; waitS: number } | undefined {
+  try {
+    const [run, wait] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ').map(Number);
+    return { runS: run! / 1e9, waitS: wait! / 1e9 };
+  } catch {
+    return undefined;
+  }
+}
 const load = () => loadavg().map(round1);
 
 const bin = fileURLToPath(new URL('../../packages/server/dist/bin.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'zeromem-bench-load-'));
-const child = spawn(process.execPath, [bin, '--host', '127.0.0.1', '--port', '0', '--name', 'load', '--dir', dir, '--embedder', EMBEDDER], {
+// BENCH_SERVER_NODE_ARGS: extra node flags for the server process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+const child = spawn(process.execPath, [...nodeArgs, bin, '--host', '127.0.0.1', '--port', '0', '--name', 'load', '--dir', dir, '--embedder', EMBEDDER], {
   env: { ...process.env, ZEROMEM_SERVE_TOKEN: TOKEN },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
@@ -97,6 +121,9 @@ try {
   const reads: number[] = [];
   const errors: Record<string, number> = {};
   const loadBefore = load();
+  const serverCpuBefore = cpuSeconds(child.pid!);
+  const schedBefore = mainThreadSched(child.pid!);
+  const clientCpuBefore = process.cpuUsage();
   const deadline = performance.now() + SECONDS * 1000;
   const loop = async (samples: number[], request: () => Promise<{ status: number; ms: number }>) => {
     while (performance.now() < deadline) {
@@ -119,6 +146,9 @@ try {
   await Promise.all([...Array.from({ length: WRITERS }, (_, i) => writer(i)), ...Array.from({ length: READERS }, (_, i) => reader(i))]);
   const elapsedS = (performance.now() - t0) / 1000;
   const loadAfter = load();
+  const serverCpuAfter = cpuSeconds(child.pid!);
+  const schedAfter = mainThreadSched(child.pid!);
+  const clientCpu = process.cpuUsage(clientCpuBefore);
 
   const stat = (samples: number[]) => {
     if (samples.length === 0) return { count: 0 };
@@ -139,6 +169,12 @@ try {
     errors,
     loadBefore,
     loadAfter,
+    // CPU seconds used during the load phase: the server process, and this client process.
+    serverCpuS: serverCpuBefore === undefined || serverCpuAfter === undefined ? undefined : round1(serverCpuAfter - serverCpuBefore),
+    // The server's event-loop thread: seconds running, and seconds runnable but waiting for a CPU.
+    serverLoopRunS: schedBefore && schedAfter ? round1(schedAfter.runS - schedBefore.runS) : undefined,
+    serverLoopRunQueueS: schedBefore && schedAfter ? round1(schedAfter.waitS - schedBefore.waitS) : undefined,
+    clientCpuS: round1((clientCpu.user + clientCpu.system) / 1e6),
     cpus: cpus().length,
   };
   console.log(JSON.stringify(result));
