@@ -3,11 +3,12 @@
  * writes answered with p50 <= 20 ms and p99 <= 200 ms). Starts the built bin
  * (packages/server/dist/bin.js, plain node, as a user runs it) on a temporary `--dir`,
  * listening on 127.0.0.1 with a random port; fills one namespace with `--fill` memories
- * (batches of 500); then runs `--writers` writer loops (POST /v1/memories, one memory per
- * request) and `--readers` reader loops (POST /v1/recall on the filled namespace, k = 10),
- * each loop sending its next request once the last was answered, over keep-alive HTTP
- * (fetch's connection pool), until `--seconds` have passed. Every request's latency is
- * recorded; the server is stopped at the end.
+ * (batches of 500) and, with an embedder, waits until the fill is embedded; then runs
+ * `--writers` writer loops (POST /v1/memories, one memory per request) and `--readers`
+ * reader loops (POST /v1/recall on the filled namespace, k = 10), each loop sending its
+ * next request once the last was answered, over keep-alive HTTP (fetch's connection
+ * pool), until `--seconds` have passed. Every request's latency is recorded; the server is
+ * stopped at the end.
  *
  * Writers write each into its own namespace (agentId `writer-<i>`, same user) by default;
  * `--shared` makes them all write into the filled namespace the readers recall from.
@@ -114,8 +115,15 @@ try {
     const answer = await post(url, '/v1/memories', { memories });
     if (answer.status !== 201 && answer.status !== 200) throw new Error(`fill: ${answer.status} ${JSON.stringify(answer.json)}`);
   }
-  const warm = await post(url, '/v1/recall', { namespace: filled, query: 'charging port', k: 10 });
-  const pendingAtStart = (warm.json as { pendingEmbeddings?: number }).pendingEmbeddings ?? 0;
+  // With an embedder the fill is embedded in the background: the load starts once it is (within 5 min).
+  const pending = async () => ((await post(url, '/v1/recall', { namespace: filled, query: 'charging port', k: 10 })).json as { pendingEmbeddings?: number }).pendingEmbeddings ?? 0;
+  const embedStarted = performance.now();
+  let pendingAtStart = await pending();
+  while (pendingAtStart > 0 && performance.now() - embedStarted < 300_000) {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    pendingAtStart = await pending();
+  }
+  const embedWaitS = (performance.now() - embedStarted) / 1000;
 
   const writes: number[] = [];
   const reads: number[] = [];
@@ -163,6 +171,7 @@ try {
     writerNamespaces: options.shared ? 'shared (the filled one)' : 'one per writer',
     fill: FILL,
     pendingEmbeddingsAtStart: pendingAtStart,
+    embedWaitS: round1(embedWaitS),
     seconds: round1(elapsedS),
     writes: stat(writes),
     reads: stat(reads),
