@@ -53,7 +53,7 @@ const WORDS = ['charging', 'port', 'battery', 'invoice', 'refund', 'callback', '
 const sentence = (random: () => number, words: number) => Array.from({ length: words }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ');
 
 const round1 = (x: number) => Math.round(x * 10) / 10;
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux; undefined elsewhere). */
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux, 100 clock ticks a second; undefined elsewhere). */
 function cpuSeconds(pid: number): number | undefined {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
