@@ -159,7 +159,9 @@ describe('the CPU budget per token subject', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
     }
     expect(statuses).toContain(429);
-    await until(() => reader.doc.getMap('records').size === 60, 'every update to arrive', 60_000);
+    // The subject's debt is paid back at 2 ms a second; on a loaded machine every update costs
+    // more of it (the handling is timed), so the wait is bounded generously, not tightly.
+    await until(() => reader.doc.getMap('records').size === 60, 'every update to arrive', 200_000);
     expect(closes).toEqual([]);
-  }, 90_000);
+  }, 240_000);
 });
