@@ -483,25 +483,25 @@ export class Memory {
   }
 
   /** Deletes one record (with its vector and index entries); true when a live one was forgotten. */
-  forget(namespace: Namespace, id: string, options?: WriteOptions): Promise<boolean> {
+  async forget(namespace: Namespace, id: string, options?: WriteOptions): Promise<boolean> {
     [namespace, id, options] = readInputs(namespace, id, options);
     return forget(this.#ctx, namespace, id, options);
   }
 
   /** Deletes the records that match a (non-empty) filter; returns their ids. */
-  forgetWhere(namespace: Namespace, filter: RecordFilter, options?: WriteOptions): Promise<string[]> {
+  async forgetWhere(namespace: Namespace, filter: RecordFilter, options?: WriteOptions): Promise<string[]> {
     [namespace, filter, options] = readInputs(namespace, filter, options);
     return forgetWhere(this.#ctx, namespace, filter, options);
   }
 
   /** Deletes every record of exactly this namespace; returns how many. */
-  forgetNamespace(namespace: Namespace, options?: WriteOptions): Promise<number> {
+  async forgetNamespace(namespace: Namespace, options?: WriteOptions): Promise<number> {
     [namespace, options] = readInputs(namespace, options);
     return forgetNamespace(this.#ctx, namespace, options);
   }
 
   /** Deletes every record of a user, in all of their namespaces; returns how many. */
-  forgetUser(userId: string, options?: WriteOptions): Promise<number> {
+  async forgetUser(userId: string, options?: WriteOptions): Promise<number> {
     [userId, options] = readInputs(userId, options);
     return forgetUser(this.#ctx, userId, options);
   }
@@ -513,7 +513,7 @@ export class Memory {
    * the union of tags and `mergedFrom`; the rest is forgotten. `dryRun: true` only plans.
    * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT
    */
-  consolidate(namespace: Namespace, options?: ConsolidateOptions): Promise<ConsolidateResult> {
+  async consolidate(namespace: Namespace, options?: ConsolidateOptions): Promise<ConsolidateResult> {
     [namespace, options] = readInputs(namespace, options);
     return consolidate(this.#ctx, namespace, options);
   }

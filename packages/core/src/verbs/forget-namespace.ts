@@ -11,7 +11,10 @@ export async function forgetNamespace(ctx: WriteContext, namespace: unknown, opt
   const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
   const actor = resolveActor(ctx, readOptions(options, ['actor']));
   const { db } = ctx;
-  const { live, expired } = await forgetRows(ctx, actor, () => db.records.where('[ns+id]').between([ns.key, Dexie.minKey], [ns.key, Dexie.maxKey]).toArray(),
+  const { live, expired } = await forgetRows(
+    ctx,
+    actor,
+    () => db.records.where('[ns+id]').between([ns.key, Dexie.minKey], [ns.key, Dexie.maxKey]).toArray(),
     () => (key) => key === ns.key,
   );
   return live.length + expired.length;

@@ -13,9 +13,15 @@ export async function forget(ctx: WriteContext, namespace: unknown, id: unknown,
   const recordId = requireId(ctx, id);
   const actor = resolveActor(ctx, readOptions(options, ['actor']));
   const { db } = ctx;
-  const { live } = await forgetRows(ctx, actor, async () => {
-    const row = await db.records.get([ns.key, recordId]);
-    return row ? [row] : [];
-  }, () => (key, id) => key === ns.key && (id === undefined || id === recordId));
+  const { live } = await forgetRows(
+    ctx,
+    actor,
+    async () => {
+      const row = await db.records.get([ns.key, recordId]);
+      return row ? [row] : [];
+    },
+    // Also a queued job of this id when the row was already gone (forgotten by another process).
+    () => (key, id) => key === ns.key && (id === undefined || id === recordId),
+  );
   return live.length > 0;
 }
