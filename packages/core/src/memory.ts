@@ -46,7 +46,6 @@ import type { ConversationTurn } from './rank/validate-recall.ts';
 import { remember, rememberMany } from './verbs/remember.ts';
 import { stats } from './verbs/stats.ts';
 import { sweep } from './verbs/sweep.ts';
-import { RecordCopies } from './write/record-copies.ts';
 import { update } from './verbs/update.ts';
 import { readOptions, type VerbContext } from './write/context.ts';
 import { watch, type WatchListener } from './verbs/watch.ts';
@@ -58,6 +57,7 @@ import type { ContextSource } from './context/source.ts';
 import { countAccess } from './verbs/count-access.ts';
 import { createTokenizer, isTokenizer, type Tokenizer } from './context/tokenizer.ts';
 import { HistoryCounts } from './context/history-counts.ts';
+import { RecordCopies } from './write/record-copies.ts';
 import { consolidate, type ConsolidateOptions, type ConsolidateResult } from './lifecycle/consolidate.ts';
 import type { LifecycleContext } from './lifecycle/lifecycle-context.ts';
 import { markUsed } from './lifecycle/mark-used.ts';
@@ -249,8 +249,6 @@ export class Memory {
   readonly #backfill: Promise<void> = Promise.resolve();
   #tokenizer: Promise<Tokenizer> | undefined;
   readonly #history: HistoryCounts;
-  /** What this process holds of records besides their rows, purged after each forget. */
-  readonly #copies: RecordCopies;
   #closed = false;
 
   /** @internal Use {@link openMemory}. */
@@ -292,11 +290,12 @@ export class Memory {
         report,
       );
     }
-    this.#ctx = { ...ctx, indexes, embedder, access: new AccessTracker(ctx.db, report), lifecycle: options.lifecycle };
-    memoryInternals.set(this, this.#ctx);
     this.#history = new HistoryCounts(ctx.db, ctx.clock);
     historyInternals.set(this, this.#history);
-    this.#copies = new RecordCopies({ queue: () => this.#queue, tokenizer: () => this.#tokenizer, history: this.#history, indexes });
+    // What this process holds of records besides their rows: every verb that deletes or replaces records purges it.
+    const copies = new RecordCopies({ queue: () => this.#queue, tokenizer: () => this.#tokenizer, history: this.#history, indexes });
+    this.#ctx = { ...ctx, indexes, embedder, access: new AccessTracker(ctx.db, report), copies, lifecycle: options.lifecycle };
+    memoryInternals.set(this, this.#ctx);
     registerReplica(this, {
       apply: (namespace, changes, replicaOptions) => this.#applyReplicated(namespace, changes, replicaOptions),
       onAuditWrites: (listener) => onAuditWrites(ctx.db, listener),
@@ -486,34 +485,25 @@ export class Memory {
   /** Deletes one record (with its vector and index entries); true when a live one was forgotten. */
   async forget(namespace: Namespace, id: string, options?: WriteOptions): Promise<boolean> {
     [namespace, id, options] = readInputs(namespace, id, options);
-    const forgotten = await forget(this.#ctx, namespace, id, options);
-    await this.#copies.purge((key, recordId) => key === namespaceKey(namespace) && (recordId === undefined || recordId === id));
-    return forgotten;
+    return forget(this.#ctx, namespace, id, options);
   }
 
   /** Deletes the records that match a (non-empty) filter; returns their ids. */
   async forgetWhere(namespace: Namespace, filter: RecordFilter, options?: WriteOptions): Promise<string[]> {
     [namespace, filter, options] = readInputs(namespace, filter, options);
-    const ids = await forgetWhere(this.#ctx, namespace, filter, options);
-    await this.#copies.purge((key, recordId) => key === namespaceKey(namespace) && (recordId === undefined || ids.includes(recordId)));
-    return ids;
+    return forgetWhere(this.#ctx, namespace, filter, options);
   }
 
   /** Deletes every record of exactly this namespace; returns how many. */
   async forgetNamespace(namespace: Namespace, options?: WriteOptions): Promise<number> {
     [namespace, options] = readInputs(namespace, options);
-    const count = await forgetNamespace(this.#ctx, namespace, options);
-    await this.#copies.purge((key) => key === namespaceKey(namespace));
-    return count;
+    return forgetNamespace(this.#ctx, namespace, options);
   }
 
   /** Deletes every record of a user, in all of their namespaces; returns how many. */
   async forgetUser(userId: string, options?: WriteOptions): Promise<number> {
     [userId, options] = readInputs(userId, options);
-    const count = await forgetUser(this.#ctx, userId, options);
-    const prefix = namespaceKey({ userId });
-    await this.#copies.purge((key) => key === prefix || key.startsWith(`${prefix};`));
-    return count;
+    return forgetUser(this.#ctx, userId, options);
   }
 
   /**
@@ -525,12 +515,7 @@ export class Memory {
    */
   async consolidate(namespace: Namespace, options?: ConsolidateOptions): Promise<ConsolidateResult> {
     [namespace, options] = readInputs(namespace, options);
-    const result = await consolidate(this.#ctx, namespace, options);
-    if (!result.dryRun && result.groups.length) {
-      const ns = namespaceKey(namespace);
-      await this.#copies.purgeRecords(result.groups.flatMap((group) => group.mergedIds.map((id) => ({ ns, id }))));
-    }
-    return result;
+    return consolidate(this.#ctx, namespace, options);
   }
 
   /**
@@ -579,17 +564,14 @@ export class Memory {
     options?: ImportOptions,
   ): Promise<ImportResult> {
     [source, options] = readInputs(source, options);
-    const { result, added, deleted } = await importJsonl(this.#ctx, source, options);
-    await this.#copies.purgeRecords(deleted); // expired rows in the way, before the added records are queued (an id may come back)
+    const { result, added } = await importJsonl(this.#ctx, source, options);
     this.#embedLater(added);
     return result;
   }
 
   /** Deletes every expired record now (purged as by a forget); returns how many. */
   async sweep(): Promise<number> {
-    const deleted = await sweep(this.#ctx);
-    await this.#copies.purgeRecords(deleted);
-    return deleted.length;
+    return (await sweep(this.#ctx)).length;
   }
 
   /** The namespace's audit log (no content), oldest first. */
@@ -602,10 +584,6 @@ export class Memory {
   async #applyReplicated(namespace: Namespace, changes: ReplicatedChange[], options: { after: number; actor?: string }): Promise<ApplyReplicatedResult> {
     [namespace, changes, options] = readInputs(namespace, changes, options);
     const result = await applyReplicated(this.#ctx, namespace, changes, options);
-    const ns = namespaceKey(namespace);
-    // A forget from another replica reaches this process's copies like a local one; content
-    // it replaced must not stay in a queued embedding either.
-    await this.#copies.purgeRecords([...result.deleted, ...result.written.map((record) => record.id)].map((id) => ({ ns, id })));
     this.#embedLater(result.written);
     return result;
   }

@@ -118,6 +118,6 @@ export async function consolidate(ctx: LifecycleContext, namespace: unknown, opt
       return { done, skipped };
     }),
   );
-  // The caller (Memory) purges the merged-away records from loaded indexes and the embedding queue.
+  await ctx.copies.purgeRecords(outcome.done.flatMap((group) => group.mergedIds.map((id) => ({ ns: ns.key, id }))));
   return { dryRun, threshold, groups: outcome.done, skipped: outcome.skipped };
 }

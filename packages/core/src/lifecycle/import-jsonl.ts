@@ -7,7 +7,6 @@ import type { AuditRow } from '../store/database.ts';
 import { deleteRows } from '../store/delete-rows.ts';
 import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
-import type { DeletedRecord } from '../write/deleted-record.ts';
 import { readOptions, resolveActor } from '../write/context.ts';
 import { raiseOnDuplicate } from '../write/duplicate.ts';
 import { enforceQuota } from '../write/quota.ts';
@@ -55,7 +54,7 @@ export async function importJsonl(
   ctx: LifecycleContext,
   source: unknown,
   options?: unknown,
-): Promise<{ result: ImportResult; added: MemoryRecord[]; deleted: DeletedRecord[] }> {
+): Promise<{ result: ImportResult; added: MemoryRecord[] }> {
   const opts = readOptions(options, ['skipInvalid', 'actor']);
   const actor = resolveActor(ctx, opts);
   if (opts.skipInvalid !== undefined && typeof opts.skipInvalid !== 'boolean') {
@@ -100,10 +99,12 @@ export async function importJsonl(
   const now = ctx.clock.now();
   const live = valid.filter((item) => !isExpired(item.record, now));
   const written = await write(ctx, header, live, actor, now, skipInvalid);
+  // The expired rows in the way, before the caller queues the added records (an id may come back).
+  await ctx.copies.purgeRecords(written.deleted);
   for (const conflict of written.conflicts) fail(conflict.line, conflict.issues, 'CONFLICT');
   failures.sort((a, b) => a.line - b.line);
   const result = { imported: written.added.length, deduplicated: written.deduplicated, expired: valid.length - live.length, failures, ids: written.added.map((r) => r.id) };
-  return { result, added: written.added, deleted: written.deleted };
+  return { result, added: written.added };
 }
 
 /**

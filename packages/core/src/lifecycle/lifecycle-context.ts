@@ -1,7 +1,7 @@
-import type { RecallContext } from '../write/context.ts';
+import type { RecallContext, WriteContext } from '../write/context.ts';
 import type { LifecyclePolicy } from './policy.ts';
 
-/** What the lifecycle verbs need: recall's context (store, indexes, embedder, access stats) and the policy. */
-export interface LifecycleContext extends RecallContext {
+/** What the lifecycle verbs need: recall's context (store, indexes, embedder, access stats), the record copies they purge, and the policy. */
+export interface LifecycleContext extends RecallContext, WriteContext {
   lifecycle: LifecyclePolicy;
 }

@@ -13,7 +13,7 @@ import { dropOrphanVectors } from '../store/delete-rows.ts';
 import { withHistory } from '../store/history.ts';
 import { fromRow, toRow, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
-import { readOptions, resolveActor, type VerbContext } from '../write/context.ts';
+import { readOptions, resolveActor, type WriteContext } from '../write/context.ts';
 
 type Checked = { index: number; put: ReplicatedRecord; hash: string } | { index: number; delete: string };
 
@@ -24,9 +24,10 @@ type Checked = { index: number; put: ReplicatedRecord; hash: string } | { index:
  * are audited with `replicated: true`, so the audit log still feeds the search index but
  * sync does not send them back. Compare-and-swap: when the namespace has a local (not
  * replicated) audit entry after `options.after`, nothing is applied and `stale` is true,
- * so a local change the caller has not shared yet is never overwritten unseen.
+ * so a local change the caller has not shared yet is never overwritten unseen. Once
+ * committed, this process's other copies of the deleted and written records are purged.
  */
-export async function applyReplicated(ctx: VerbContext, namespace: unknown, changes: unknown, options: unknown): Promise<ApplyReplicatedResult> {
+export async function applyReplicated(ctx: WriteContext, namespace: unknown, changes: unknown, options: unknown): Promise<ApplyReplicatedResult> {
   const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
   const opts = readOptions(options, ['after', 'actor']);
   const actor = resolveActor(ctx, opts);
@@ -54,8 +55,8 @@ export async function applyReplicated(ctx: VerbContext, namespace: unknown, chan
   }
   const now = ctx.clock.now();
   const { db } = ctx;
-  return withStorage(() =>
-    db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async () => {
+  const result = await withStorage(() =>
+    db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async (): Promise<ApplyReplicatedResult> => {
       const audited = db.audit.where('[ns+seq]').between([ns.key, after], [ns.key, Dexie.maxKey], false, true);
       const lastSeq = async () => (await db.audit.where('[ns+seq]').between([ns.key, Dexie.minKey], [ns.key, Dexie.maxKey]).last())?.seq ?? 0;
       if (await audited.clone().filter((row) => !row.replicated).first()) {
@@ -112,6 +113,10 @@ export async function applyReplicated(ctx: VerbContext, namespace: unknown, chan
       return { stale: false, written, deleted, rejected, lastSeq: await lastSeq() };
     }),
   );
+  // A forget from another replica reaches this process's copies like a local one; content
+  // it replaced must not stay in a queued embedding either.
+  await ctx.copies.purgeRecords([...result.deleted, ...result.written.map((record) => record.id)].map((id) => ({ ns: ns.key, id })));
+  return result;
 }
 
 

@@ -1,16 +1,21 @@
 import { Dexie } from 'dexie';
 import { requireNamespace } from '../model/namespace.ts';
-import { readOptions, resolveActor, type VerbContext } from '../write/context.ts';
+import { readOptions, resolveActor, type WriteContext } from '../write/context.ts';
 import { forgetRows } from '../write/forget-rows.ts';
 
 /**
  * Deletes every record of exactly this namespace (not the narrower ones under it:
  * `{ userId }` does not include `{ userId, agentId }`). Returns how many were deleted.
  */
-export async function forgetNamespace(ctx: VerbContext, namespace: unknown, options?: unknown): Promise<number> {
+export async function forgetNamespace(ctx: WriteContext, namespace: unknown, options?: unknown): Promise<number> {
   const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
   const actor = resolveActor(ctx, readOptions(options, ['actor']));
   const { db } = ctx;
-  const { live, expired } = await forgetRows(ctx, actor, () => db.records.where('[ns+id]').between([ns.key, Dexie.minKey], [ns.key, Dexie.maxKey]).toArray());
+  const { live, expired } = await forgetRows(
+    ctx,
+    actor,
+    () => db.records.where('[ns+id]').between([ns.key, Dexie.minKey], [ns.key, Dexie.maxKey]).toArray(),
+    () => (key) => key === ns.key,
+  );
   return live.length + expired.length;
 }

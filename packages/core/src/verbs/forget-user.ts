@@ -1,18 +1,25 @@
 import { IssueList, checkName } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
-import { readOptions, resolveActor, type VerbContext } from '../write/context.ts';
+import { namespaceKey } from '../model/namespace.ts';
+import { readOptions, resolveActor, type WriteContext } from '../write/context.ts';
 import { forgetRows } from '../write/forget-rows.ts';
 
 /**
  * Deletes everything of a user: every namespace with this `userId`, whatever its agent
  * or scope. Returns how many records were deleted.
  */
-export async function forgetUser(ctx: VerbContext, userId: unknown, options?: unknown): Promise<number> {
+export async function forgetUser(ctx: WriteContext, userId: unknown, options?: unknown): Promise<number> {
   const issues = new IssueList();
   const user = checkName(userId, 'userId', ctx.limits.maxNameLength, issues);
   if (user === undefined) throw invalidInput('userId', issues.items);
   const actor = resolveActor(ctx, readOptions(options, ['actor']));
   const { db } = ctx;
-  const { live, expired } = await forgetRows(ctx, actor, () => db.records.where('userId').equals(user).toArray());
+  const prefix = namespaceKey({ userId: user });
+  const { live, expired } = await forgetRows(
+    ctx,
+    actor,
+    () => db.records.where('userId').equals(user).toArray(),
+    () => (key) => key === prefix || key.startsWith(`${prefix};`),
+  );
   return live.length + expired.length;
 }

@@ -3,14 +3,14 @@ import { invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import { validateFilter } from '../model/validate-filter.ts';
 import { isEmptyFilter, matchesFilter } from '../store/match.ts';
-import { readOptions, resolveActor, type VerbContext } from '../write/context.ts';
+import { readOptions, resolveActor, type WriteContext } from '../write/context.ts';
 import { forgetRows } from '../write/forget-rows.ts';
 
 /**
  * Deletes every live record of the namespace that matches the filter, atomically, and
  * returns their ids. An empty filter is refused (use `forgetNamespace` to clear a namespace).
  */
-export async function forgetWhere(ctx: VerbContext, namespace: unknown, filter: unknown, options?: unknown): Promise<string[]> {
+export async function forgetWhere(ctx: WriteContext, namespace: unknown, filter: unknown, options?: unknown): Promise<string[]> {
   const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
   const prepared = validateFilter(filter, ctx.limits);
   if (isEmptyFilter(prepared)) {
@@ -25,6 +25,10 @@ export async function forgetWhere(ctx: VerbContext, namespace: unknown, filter: 
       .between([ns.key, Dexie.minKey], [ns.key, Dexie.maxKey])
       .filter((row) => matchesFilter(row, prepared, now))
       .toArray(),
+    (deleted) => {
+      const ids = new Set(deleted.live.map((row) => row.id));
+      return (key, id) => key === ns.key && (id === undefined || ids.has(id));
+    },
   );
   return live.map((row) => row.id);
 }

@@ -1,6 +1,6 @@
 import { requireNamespace } from '../model/namespace.ts';
 import { requireId } from './get.ts';
-import { readOptions, resolveActor, type VerbContext } from '../write/context.ts';
+import { readOptions, resolveActor, type WriteContext } from '../write/context.ts';
 import { forgetRows } from '../write/forget-rows.ts';
 
 /**
@@ -8,14 +8,20 @@ import { forgetRows } from '../write/forget-rows.ts';
  * Returns true when a live record was forgotten, false when there was none (an expired
  * record is deleted all the same).
  */
-export async function forget(ctx: VerbContext, namespace: unknown, id: unknown, options?: unknown): Promise<boolean> {
+export async function forget(ctx: WriteContext, namespace: unknown, id: unknown, options?: unknown): Promise<boolean> {
   const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
   const recordId = requireId(ctx, id);
   const actor = resolveActor(ctx, readOptions(options, ['actor']));
   const { db } = ctx;
-  const { live } = await forgetRows(ctx, actor, async () => {
-    const row = await db.records.get([ns.key, recordId]);
-    return row ? [row] : [];
-  });
+  const { live } = await forgetRows(
+    ctx,
+    actor,
+    async () => {
+      const row = await db.records.get([ns.key, recordId]);
+      return row ? [row] : [];
+    },
+    // Also a queued job of this id when the row was already gone (forgotten by another process).
+    () => (key, id) => key === ns.key && (id === undefined || id === recordId),
+  );
   return live.length > 0;
 }

@@ -1,17 +1,17 @@
 import { deleteRows } from '../store/delete-rows.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import type { DeletedRecord } from '../write/deleted-record.ts';
-import type { VerbContext } from '../write/context.ts';
+import type { WriteContext } from '../write/context.ts';
 
 /** Records deleted per sweep transaction, so a large sweep does not hold one huge transaction. */
 const SWEEP_BATCH = 5000;
 
 /**
  * Deletes every expired record in the database (all namespaces: this is maintenance,
- * not a read) and returns which, so the caller can purge what still holds their text.
+ * not a read), purges this process's other copies of them, and returns which.
  * Reads never return expired records, swept or not.
  */
-export async function sweep(ctx: VerbContext): Promise<DeletedRecord[]> {
+export async function sweep(ctx: WriteContext): Promise<DeletedRecord[]> {
   const now = ctx.clock.now();
   const { db } = ctx;
   const all: DeletedRecord[] = [];
@@ -24,6 +24,8 @@ export async function sweep(ctx: VerbContext): Promise<DeletedRecord[]> {
       }),
     );
     all.push(...deleted);
-    if (deleted.length < SWEEP_BATCH) return all;
+    if (deleted.length < SWEEP_BATCH) break;
   }
+  await ctx.copies.purgeRecords(all);
+  return all;
 }

@@ -7,6 +7,7 @@ import type { Limits } from '../model/limits.ts';
 import type { MemoryDatabase } from '../store/database.ts';
 import type { AccessTracker } from '../rank/access-tracker.ts';
 import type { Redactor } from '../redact/redactor.ts';
+import type { RecordCopies } from './record-copies.ts';
 
 /** What every verb needs: the database, the clock, the limits, the id generator. */
 export interface VerbContext {
@@ -20,6 +21,14 @@ export interface VerbContext {
   historyDepth?: number;
   /** Redaction of personal data on write (redact/), when configured. */
   redactor?: Redactor | undefined;
+}
+
+/**
+ * What a verb that deletes or replaces records needs beyond the store: every other copy
+ * of them this process holds, which it purges itself once its transaction committed.
+ */
+export interface WriteContext extends VerbContext {
+  copies: RecordCopies;
 }
 
 /** What recall (and the lifecycle verbs) need beyond the store: the search indexes, the embedder, access statistics. */

@@ -1,19 +1,26 @@
 import { deleteRows } from '../store/delete-rows.ts';
 import { isExpired, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
-import type { VerbContext } from './context.ts';
+import type { WriteContext } from './context.ts';
+import type { CopyMatch } from './record-copies.ts';
 
 /**
- * The one transaction of every forget verb: deletes the rows `select` picks (read inside
- * it, at `now`) with their audit rows, orphaned vectors and their namespaces' index
- * snapshots. Live rows are logged as forgotten by `actor`, expired ones as expiries, as
- * `sweep` logs them. What other copies of the records this process holds (embed queue,
- * caches, loaded indexes) is the purge's, after the commit.
+ * The whole contract of every forget verb. One transaction deletes the rows `select`
+ * picks (read inside it, at `now`) with their audit rows, orphaned vectors and their
+ * namespaces' index snapshots; live rows are logged as forgotten by `actor`, expired ones
+ * as expiries, as `sweep` logs them. Once it committed, the other copies of the records
+ * this process holds (embed queue, token-count cache, history counts, loaded indexes)
+ * that `reach` names for the deleted rows are purged (write/record-copies.ts).
  */
-export function forgetRows(ctx: VerbContext, actor: string, select: (now: number) => Promise<RecordRow[]>): Promise<{ live: RecordRow[]; expired: RecordRow[] }> {
+export async function forgetRows(
+  ctx: WriteContext,
+  actor: string,
+  select: (now: number) => Promise<RecordRow[]>,
+  reach: (deleted: { live: RecordRow[]; expired: RecordRow[] }) => CopyMatch,
+): Promise<{ live: RecordRow[]; expired: RecordRow[] }> {
   const now = ctx.clock.now();
   const { db } = ctx;
-  return withStorage(() =>
+  const deleted = await withStorage(() =>
     db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async () => {
       const rows = await select(now);
       const live = rows.filter((row) => !isExpired(row, now));
@@ -23,4 +30,6 @@ export function forgetRows(ctx: VerbContext, actor: string, select: (now: number
       return { live, expired };
     }),
   );
+  await ctx.copies.purge(reach(deleted));
+  return deleted;
 }

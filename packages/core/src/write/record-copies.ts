@@ -13,13 +13,17 @@ export interface CopyHolders {
   indexes: IndexManager;
 }
 
+/** Names the copies to purge: a namespace key, and a record id for per-record copies (queued jobs, history counts). */
+export type CopyMatch = (key: string, id?: string) => boolean;
+
 /**
  * Every copy of a record this process holds besides its rows, in one place: queued
  * embedding jobs (they hold its text), the token-count cache (keyed by counted lines), the
  * history counts, and the loaded search indexes. After a transaction that deleted or
  * replaced records commits (a forget, an expiry, a merge, an import or a replicated change
- * over them), {@link purge} makes their old content leave this process now, not at the
- * next recall. Other processes catch up through the audit log.
+ * over them), the verb that ran it calls {@link purge} itself (the forgets through
+ * forgetRows), so their old content leaves this process now, not at the next recall.
+ * Other processes catch up through the audit log.
  */
 export class RecordCopies {
   readonly #holders: CopyHolders;
@@ -28,8 +32,8 @@ export class RecordCopies {
     this.#holders = holders;
   }
 
-  /** Purges what `matches` names: a namespace key, and a record id for per-record copies (queued jobs, history counts). */
-  async purge(matches: (key: string, id?: string) => boolean): Promise<void> {
+  /** Purges what `matches` names. */
+  async purge(matches: CopyMatch): Promise<void> {
     const { queue, tokenizer, history, indexes } = this.#holders;
     queue()?.drop(matches);
     const loaded = await tokenizer()?.catch(() => undefined); // one that failed to load counted nothing
