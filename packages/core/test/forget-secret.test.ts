@@ -4,14 +4,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { diskIndexedDB } from '../src/node-store/disk-indexeddb.ts';
-import { createTokenizer, namespaceKey, type Embedder, type Namespace, type Tokenizer } from '../src/index.ts';
-import { cachedCount } from '../src/context/count-cache.ts';
+import { namespaceKey, type Embedder, type Namespace } from '../src/index.ts';
 import { historyInternals, memoryInternals } from '../src/internals.ts';
 import { replicaOf } from '../src/internal.ts';
 import { contentHash } from '../src/model/content-hash.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
 import { expectCode, openTestMemory, type TestMemory } from './helpers.ts';
-import { databaseTraces, indexTraces } from './traces.ts';
+import { databaseTraces, indexTraces, recordingTokenizer } from './traces.ts';
 
 const SECRET = 'The vault code is quokka-7731-xylophone';
 /** The secret, its distinctive words (what an index keeps) and its content hash (what identifies it). */
@@ -51,20 +50,6 @@ function blockedEmbedder(): { embedder: Embedder; started: Promise<void>; releas
   const inner = hashingEmbedder();
   const embedder: Embedder = { ...inner, embed: async (texts, kind) => (begin(), await gate, inner.embed(texts, kind)) };
   return { embedder, started, release };
-}
-
-/** A real tokenizer that records every text it is asked to count, so a test can tell a cache hit from a miss. */
-async function recordingTokenizer(): Promise<{ tokenizer: Tokenizer; counted: Set<string>; cached: (text: string) => boolean }> {
-  const real = await createTokenizer();
-  const counted = new Set<string>();
-  let calls = 0;
-  const tokenizer: Tokenizer = { id: real.id, count: (text) => (calls++, counted.add(text), real.count(text)), truncate: (text, max) => real.truncate(text, max) };
-  const cached = (text: string) => {
-    const before = calls;
-    cachedCount(tokenizer, text);
-    return calls === before;
-  };
-  return { tokenizer, counted, cached };
 }
 
 describe('a forgotten secret leaves no trace', () => {

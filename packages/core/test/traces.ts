@@ -1,5 +1,6 @@
 import type { IDBFactory } from 'fake-indexeddb';
-import type { Memory } from '../src/index.ts';
+import { createTokenizer, type Memory, type Tokenizer } from '../src/index.ts';
+import { cachedCount } from '../src/context/count-cache.ts';
 import { memoryInternals } from '../src/internals.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: false });
@@ -77,4 +78,18 @@ export function indexTraces(memory: Memory, needles: readonly string[], ids: rea
     for (const id of ids) if (index.vectors?.has(id) || index.records.has(id) || turnIds.has(id)) hits.push(`index ${key}: record ${id}`);
   }
   return hits;
+}
+
+/** A real tokenizer that records every text it is asked to count, so a test can tell a token-count cache hit (`cached`) from a miss. */
+export async function recordingTokenizer(): Promise<{ tokenizer: Tokenizer; counted: Set<string>; cached: (text: string) => boolean }> {
+  const real = await createTokenizer();
+  const counted = new Set<string>();
+  let calls = 0;
+  const tokenizer: Tokenizer = { id: real.id, count: (text) => (calls++, counted.add(text), real.count(text)), truncate: (text, max) => real.truncate(text, max) };
+  const cached = (text: string) => {
+    const before = calls;
+    cachedCount(tokenizer, text);
+    return calls === before;
+  };
+  return { tokenizer, counted, cached };
 }

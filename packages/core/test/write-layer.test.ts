@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createTokenizer, type Namespace, type Tokenizer } from '../src/index.ts';
-import { cachedCount } from '../src/context/count-cache.ts';
+import type { Namespace } from '../src/index.ts';
 import { memoryInternals } from '../src/internals.ts';
 import type { LifecycleContext } from '../src/lifecycle/lifecycle-context.ts';
 import { consolidate } from '../src/lifecycle/consolidate.ts';
@@ -12,24 +11,10 @@ import { forgetWhere } from '../src/verbs/forget-where.ts';
 import { forget } from '../src/verbs/forget.ts';
 import { sweep } from '../src/verbs/sweep.ts';
 import { openTestMemory, type TestMemory } from './helpers.ts';
-import { indexTraces } from './traces.ts';
+import { indexTraces, recordingTokenizer } from './traces.ts';
 
 const SECRET = 'The vault code is quokka-7731-xylophone';
 const ns: Namespace = { userId: 'u1', agentId: 'support' };
-
-/** A real tokenizer that tells whether the token-count cache still holds a text (a count call means it did not). */
-async function watchedTokenizer(): Promise<{ tokenizer: Tokenizer; cached: (text: string) => boolean; counted: Set<string> }> {
-  const real = await createTokenizer();
-  const counted = new Set<string>();
-  let calls = 0;
-  const tokenizer: Tokenizer = { id: real.id, count: (text) => (calls++, counted.add(text), real.count(text)), truncate: (text, max) => real.truncate(text, max) };
-  const cached = (text: string) => {
-    const before = calls;
-    cachedCount(tokenizer, text);
-    return calls === before;
-  };
-  return { tokenizer, cached, counted };
-}
 
 /** Each deleting verb, called through its own module (not through Memory) on the secret `id`; returns the ids it deleted. */
 const VERBS: Array<[string, (ctx: LifecycleContext, t: TestMemory, id: string) => Promise<string[]>]> = [
@@ -56,7 +41,7 @@ const VERBS: Array<[string, (ctx: LifecycleContext, t: TestMemory, id: string) =
 
 describe('the write layer: every deleting verb purges the copies itself', () => {
   it.each(VERBS)('%s, called without Memory, leaves the record in no loaded index and no line of it in the token-count cache', async (name, run) => {
-    const watched = await watchedTokenizer();
+    const watched = await recordingTokenizer();
     const t = await openTestMemory({ tokenizer: watched.tokenizer });
     const { id } = await t.memory.remember({ namespace: ns, content: SECRET, tags: ['secret'], ...(name === 'sweep' || name === 'importJsonl' ? { ttl: '1h' } : {}) });
     const ids = [id];
