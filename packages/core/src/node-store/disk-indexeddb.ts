@@ -7,7 +7,8 @@ import type { RawConnection, RawDatabase, RawObjectStore, RawObjectStoreHandle, 
 import { indexWithoutExceptions } from './index-keys.ts';
 import { encodeKey } from './key-codec.ts';
 import { buildTreesBefore, buildTreesOnFirstUse, committedToFile, forgetBuiltTrees } from './lazy-trees.ts';
-import { StorageFile, fileNameOf, nameOfFile, type KeyBounds, type RowChange, type StoreChanges, type StoredSchema } from './storage-file.ts';
+import { fileNameOf, nameOfFile } from './store-file.ts';
+import { StorageFile, type KeyBounds, type RowChange, type StoreChanges, type StoredSchema } from './storage-file.ts';
 import { StoredRecord, readStoredRecordsDirectly, type ReadValue } from './stored-record.ts';
 
 /** An IndexedDB whose databases live in files on disk, as {@link diskIndexedDB} returns it. */
