@@ -3,7 +3,7 @@ import { IssueList, describe } from '../model/checks.ts';
 import { probe } from '../model/read-input.ts';
 import { ZeromemError, type LineFailure } from '../model/errors.ts';
 import type { MemoryRecord } from '../model/types.ts';
-import type { AuditRow } from '../store/database.ts';
+import type { AuditRow } from '../store/port.ts';
 import { deleteRows } from '../store/delete-rows.ts';
 import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';

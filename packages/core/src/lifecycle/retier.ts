@@ -1,7 +1,7 @@
 import { Dexie } from 'dexie';
 import { requireNamespace } from '../model/namespace.ts';
 import type { Namespace } from '../model/types.ts';
-import type { AuditRow } from '../store/database.ts';
+import type { AuditRow } from '../store/port.ts';
 import { fromRow, isExpired, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import { readOptions } from '../write/context.ts';

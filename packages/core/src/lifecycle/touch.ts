@@ -1,4 +1,4 @@
-import type { AuditRow } from '../store/database.ts';
+import type { AuditRow } from '../store/port.ts';
 import { fromRow, isExpired, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import type { MemoryRecord, Namespace } from '../model/types.ts';

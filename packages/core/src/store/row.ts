@@ -14,6 +14,14 @@ export interface RecordRow extends MemoryRecord {
   decayedAt?: number;
   /** Earlier versions, oldest first (store/history.ts); absent until the record first changed. */
   history?: RecordVersion[];
+  /** Keyed facts (issue 24): the fact's key in its namespace; absent on every other record (indexed as `[ns, key]`, see `recordsByKey`). */
+  key?: string;
+  /** Keyed facts: the time this version of the fact became true. */
+  validFrom?: number;
+  /** Keyed facts: the time this version stopped being true; `null` while it is current. */
+  validUntil?: number | null;
+  /** Keyed facts: the id of the record that closed this version. */
+  closedBy?: string;
 }
 
 /** The row to store for a record. */

@@ -3,7 +3,7 @@ import { contentHash, contentHashes } from '../model/content-hash.ts';
 import { ZeromemError, invalidInput, type ItemFailure } from '../model/errors.ts';
 import type { MemoryRecord, RedactionCount, RememberManyResult, RememberResult } from '../model/types.ts';
 import { validateRemember, type PreparedRemember } from '../model/validate-remember.ts';
-import type { AuditRow } from '../store/database.ts';
+import type { AuditRow } from '../store/port.ts';
 import { keepHistory } from '../store/history.ts';
 import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
