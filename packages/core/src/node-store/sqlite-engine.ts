@@ -1,0 +1,187 @@
+/**
+ * The storage port (store/port.ts) on a SQLite file: Node's engine. One file per memory
+ * (`<directory>/<name>.sqlite`, WAL), shared by every process that opens it.
+ *
+ * Isolation. better-sqlite3 is synchronous and the port's transaction functions are
+ * async, so a transaction spans awaits while other work of this process runs:
+ * - Writes go through one writer connection, one at a time in this process (a queue),
+ *   each in `BEGIN IMMEDIATE` ... `COMMIT`: across processes SQLite's write lock orders
+ *   them; while another process holds it, the wait is asynchronous (sqlite-connection.ts).
+ * - Reads run on reader connections of their own (a small pool), each in a deferred
+ *   transaction whose snapshot is taken at its start: a read never sees a write that has
+ *   not committed (this process's running one included), and sees every write committed
+ *   before it began, of any process.
+ * - `synchronous=FULL` syncs every commit (durability `default`, `strict`); `relaxed` is
+ *   `NORMAL`: a process crash loses nothing acknowledged, a power cut may lose the last
+ *   commits.
+ *
+ * Many processes. Reads read the file, so another process's commit is seen by the next
+ * read. `observe` and `onAuditWrites` learn of other processes' commits by polling
+ * `PRAGMA data_version` (a read of shared memory) while anyone listens (sqlite-changes.ts).
+ */
+import { ZeromemError } from '../model/errors.ts';
+import type { ReadTransaction, StoragePort, WriteTransaction } from '../store/port.ts';
+import { ChangeFeed } from './sqlite-changes.ts';
+import { Connection, beginImmediate, type Synchronous } from './sqlite-connection.ts';
+import { checkFormat, checkHeader, openFormat } from './sqlite-format.ts';
+import { NEW_FILE } from './sqlite-schema.ts';
+import { SqliteReadTransaction, SqliteWriteTransaction } from './sqlite-transactions.ts';
+import { CHECKPOINT_WAIT_MS, prepareStoreFile, storageError } from './store-file.ts';
+import type BetterSqlite3 from 'better-sqlite3';
+
+/** Options of {@link openSqliteStore}. */
+export interface SqliteStoreOptions {
+  /** See {@link Synchronous}: `relaxed` does not sync commits; the others do. */
+  durability?: 'default' | 'strict' | 'relaxed';
+}
+
+/** Reader connections kept open when idle (more are opened while more reads run at once). */
+const IDLE_READERS = 4;
+/** How long a reader waits (blocking) for SQLite's brief locks (a WAL reset by another process's checkpoint). */
+const READER_BUSY_MS = 1000;
+
+/**
+ * Opens (creating, or migrating from an earlier release's format, as needed) the store
+ * `name` in `directory`.
+ * @throws ZeromemError INVALID_INPUT (a name too long for a file), STORAGE_FAILED (`corrupt`, `read-only`, `locked` for another format, `unavailable`), QUOTA_EXCEEDED, UNSUPPORTED_ENVIRONMENT
+ */
+export async function openSqliteStore(directory: string, name: string, options: SqliteStoreOptions = {}): Promise<SqliteStore> {
+  const { path, Database } = prepareStoreFile(directory, name, NEW_FILE);
+  const synchronous: Synchronous = options.durability === 'relaxed' ? 'NORMAL' : 'FULL';
+  let writer: Connection | undefined;
+  try {
+    checkHeader(path);
+    writer = new Connection(Database, path, synchronous, 0);
+    await openFormat(writer);
+    return new SqliteStore(name, Database, writer, synchronous);
+  } catch (err) {
+    writer?.close();
+    throw storageError(err, path, 'open');
+  }
+}
+
+/** A store on a SQLite file, see the module comment. */
+export class SqliteStore implements StoragePort {
+  readonly name: string;
+  readonly #Database: typeof BetterSqlite3;
+  readonly #writer: Connection;
+  readonly #synchronous: Synchronous;
+  readonly #idleReaders: Connection[] = [];
+  readonly #changes: ChangeFeed;
+  /** The end of the queue of this process's writes. */
+  #writes: Promise<unknown> = Promise.resolve();
+  /** Transactions running (reads and writes); the file closes when the last one ends after {@link close}. */
+  #running = 0;
+  #closed = false;
+
+  constructor(name: string, Database: typeof BetterSqlite3, writer: Connection, synchronous: Synchronous) {
+    this.name = name;
+    this.#Database = Database;
+    this.#writer = writer;
+    this.#synchronous = synchronous;
+    this.#changes = new ChangeFeed(writer);
+  }
+
+  /** The store file's path. */
+  get path(): string {
+    return this.#writer.path;
+  }
+
+  async read<T>(fn: (tx: ReadTransaction) => Promise<T>): Promise<T> {
+    if (this.#closed) throw closedError();
+    this.#running++;
+    let reader: Connection | undefined;
+    let tx: SqliteReadTransaction | undefined;
+    try {
+      reader = this.#idleReaders.pop() ?? new Connection(this.#Database, this.path, this.#synchronous, READER_BUSY_MS);
+      reader.db.exec('BEGIN');
+      // A deferred transaction takes its snapshot at its first read: now, not at the caller's first await.
+      reader.pluck("SELECT v FROM meta WHERE k = 'version'").get();
+      tx = new SqliteReadTransaction(reader);
+      return await fn(tx);
+    } catch (err) {
+      throw storageError(err, this.path, 'read');
+    } finally {
+      tx?.end();
+      if (reader?.db.inTransaction) reader.db.exec('COMMIT');
+      if (reader && !this.#closed && this.#idleReaders.length < IDLE_READERS) this.#idleReaders.push(reader);
+      else reader?.close();
+      this.#ended();
+    }
+  }
+
+  write<T>(fn: (tx: WriteTransaction) => Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(closedError());
+    this.#running++;
+    const run = this.#writes.then(() => this.#write(fn));
+    this.#writes = run.catch(() => undefined);
+    return run.finally(() => this.#ended());
+  }
+
+  async #write<T>(fn: (tx: WriteTransaction) => Promise<T>): Promise<T> {
+    const db = this.#writer.db;
+    let tx: SqliteWriteTransaction | undefined;
+    try {
+      await beginImmediate(this.#writer);
+      checkFormat(this.#writer);
+      tx = new SqliteWriteTransaction(this.#writer);
+      const result = await fn(tx);
+      tx.end();
+      db.exec('COMMIT');
+      if (tx.effects.deleted) this.#checkpoint();
+      this.#changes.committed(tx.effects.audited);
+      return result;
+    } catch (err) {
+      tx?.end();
+      if (db.inTransaction) db.exec('ROLLBACK');
+      throw storageError(err, this.path, 'write');
+    }
+  }
+
+  observe<T>(query: () => Promise<T>, observer: { next: (value: T) => void; error: (err: unknown) => void }): () => void {
+    return this.#changes.observe(query, observer);
+  }
+
+  onAuditWrites(listener: () => void): () => void {
+    return this.#changes.onAuditWrites(listener);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#changes.stop();
+    if (this.#running === 0) this.#closeFile();
+  }
+
+  #ended(): void {
+    this.#running--;
+    if (this.#closed && this.#running === 0) this.#closeFile();
+  }
+
+  #closeFile(): void {
+    for (const reader of this.#idleReaders.splice(0)) reader.close();
+    this.#writer.close();
+  }
+
+  /**
+   * After a commit that deleted rows: copies the WAL into the file and truncates it. The
+   * deleted bytes are zeroed in the file's pages (`secure_delete`), but older copies of
+   * those pages stay in the WAL until then. It waits briefly for other processes' readers;
+   * when they hold on, the next deletion (or the last close) does it.
+   */
+  #checkpoint(): void {
+    const db = this.#writer.db;
+    try {
+      db.pragma(`busy_timeout = ${CHECKPOINT_WAIT_MS}`);
+      db.pragma('wal_checkpoint(TRUNCATE)');
+    } catch {
+      // The commit itself is durable; only the WAL's truncation waits for a later checkpoint.
+    } finally {
+      db.pragma('busy_timeout = 0');
+    }
+  }
+}
+
+function closedError(): ZeromemError {
+  return new ZeromemError('CLOSED', 'This memory was closed; open it again with openMemory().');
+}

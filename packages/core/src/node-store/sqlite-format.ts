@@ -1,0 +1,90 @@
+/**
+ * What a store file holds, checked at open and at every write: a SQLite file whole, in
+ * this release's format (sqlite-schema.ts), or in the format of the releases before the
+ * SQLite engine, which is migrated once (sqlite-migration.ts).
+ */
+import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { ZeromemError } from '../model/errors.ts';
+import { beginImmediate, type Connection } from './sqlite-connection.ts';
+import { migrateLegacyFile } from './sqlite-migration.ts';
+import { FORMAT_VERSION, TABLES } from './sqlite-schema.ts';
+
+const HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/**
+ * The file is a SQLite database and not cut short: a file shorter than the page count its
+ * header gives would open and lose its last pages silently (unless a WAL holds them).
+ * Reads only; the file is left as it is.
+ * @throws ZeromemError STORAGE_FAILED (`corrupt`) saying what is wrong
+ */
+export function checkHeader(path: string): void {
+  const size = statSync(path).size;
+  const header = Buffer.alloc(100);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, header, 0, 100, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const corrupt = (why: string) =>
+    new ZeromemError('STORAGE_FAILED', `The memory file is damaged or not a zeromem store; it was left as it is. Restore it from a backup or an export, or move it away (${path}: ${why})`, {
+      storage: { reason: 'corrupt', path },
+    });
+  if (size < 100 || !header.subarray(0, 16).equals(HEADER)) throw corrupt(size < 100 ? `${size} bytes, shorter than a SQLite header` : 'not a SQLite file');
+  const pageSize = header.readUInt16BE(16) === 1 ? 65_536 : header.readUInt16BE(16);
+  const pages = header.readUInt32BE(28);
+  // The page count is valid when the change counter matches "version-valid-for" (SQLite's file format).
+  const valid = header.readUInt32BE(24) === header.readUInt32BE(92);
+  const wal = `${path}-wal`;
+  const walHoldsPages = existsSync(wal) && statSync(wal).size > 32;
+  if (valid && pages * pageSize > size && !walHoldsPages) throw corrupt(`truncated: ${size} bytes of ${pages * pageSize}`);
+}
+
+/**
+ * Makes the opened file ready to use: this release's format as it is, an earlier
+ * release's migrated (once, by whichever process comes first), anything else refused.
+ * Reading the tables' first pages also finds damage there now rather than at a later read.
+ * @throws ZeromemError STORAGE_FAILED (`locked` for another release's format, `corrupt`)
+ */
+export async function openFormat(writer: Connection): Promise<void> {
+  if (!hasTable(writer, 'records') && hasTable(writer, 'rows')) {
+    await beginImmediate(writer);
+    try {
+      // Another process may have migrated it while this one waited for the lock.
+      if (!hasTable(writer, 'records')) {
+        writer.db.exec(TABLES);
+        migrateLegacyFile(writer);
+      }
+      writer.db.exec('COMMIT');
+    } finally {
+      if (writer.db.inTransaction) writer.db.exec('ROLLBACK');
+    }
+  }
+  if (!hasTable(writer, 'records')) {
+    throw new ZeromemError('STORAGE_FAILED', `The file is a SQLite database but not a zeromem store; it was left as it is. Move it away or choose another name (${writer.path})`, {
+      storage: { reason: 'corrupt', path: writer.path },
+    });
+  }
+  checkFormat(writer);
+  // Their first pages: damage there is found at open.
+  for (const table of ['records', 'record_tags', 'audit', 'vectors', 'index_snapshots']) writer.pluck(`SELECT 1 FROM ${table} LIMIT 1`).get();
+}
+
+/**
+ * The file's format is still this release's (at open, and in every write transaction:
+ * another release may have changed it while this process had it open).
+ * @throws ZeromemError STORAGE_FAILED (`locked`) saying why
+ */
+export function checkFormat(connection: Connection): void {
+  const version = connection.pluck("SELECT v FROM meta WHERE k = 'version'").get() as number | undefined;
+  if (version === FORMAT_VERSION) return;
+  throw new ZeromemError(
+    'STORAGE_FAILED',
+    `Another process changed this memory's format (to version ${version ?? 'none'}, this process reads version ${FORMAT_VERSION}), probably a newer zeromem: this process cannot share it; use the same zeromem version in every process (${connection.path})`,
+    { storage: { reason: 'locked', path: connection.path } },
+  );
+}
+
+function hasTable(connection: Connection, name: string): boolean {
+  return connection.pluck("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}

@@ -1,0 +1,95 @@
+/**
+ * The tables of a Node store (one SQLite file per memory, see sqlite-engine.ts). Append a
+ * format version for a change, never edit one: a process of another version refuses the
+ * file (`STORAGE_FAILED`, `locked`, saying why) instead of writing rows it does not know.
+ *
+ * - `records`: one row per record. What is queried (namespace, id, user, layer, times,
+ *   expiry, content hash, the keyed-fact fields) are columns with SQL indexes; content is a
+ *   column, and so are the tags (a JSON array); what is only read back (namespace,
+ *   metadata, history, the small scalars) is one JSON text `rest`.
+ * - `record_tags`: one row per (record, tag) with both order times, so a tag-filtered
+ *   ordered page is an index range scan. Triggers on `records` keep it, so no write path
+ *   can leave a tag row behind.
+ * - `audit`: the audit log; `seq` is the row id (AUTOINCREMENT: never reused, also after
+ *   the newest entries were deleted), one sequence for every process.
+ * - `vectors`: embeddings by (model, content hash); `vector` NULL when the model could not embed the text.
+ * - `index_snapshots`: one search-index snapshot per namespace (node:v8 bytes).
+ * - `meta`: `version`, the format version.
+ */
+
+/**
+ * The format version of this schema in `meta`. Above every IndexedDB version the
+ * releases before this engine stored under the same key (Dexie's version times ten, 40 at
+ * the last of them), so those releases refuse a migrated file rather than write to it.
+ */
+export const FORMAT_VERSION = 1001;
+
+export const TABLES = `
+  CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS records (
+    ns TEXT NOT NULL,
+    id TEXT NOT NULL,
+    user_id TEXT NOT NULL,
+    layer TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    expires_at INTEGER,
+    content_hash TEXT NOT NULL,
+    fact_key TEXT,
+    valid_from INTEGER,
+    valid_until INTEGER,
+    closed_by TEXT,
+    content TEXT NOT NULL,
+    tags TEXT NOT NULL,
+    rest TEXT NOT NULL,
+    PRIMARY KEY (ns, id)
+  );
+  CREATE INDEX IF NOT EXISTS records_by_hash ON records (content_hash, ns);
+  CREATE INDEX IF NOT EXISTS records_by_user ON records (user_id);
+  CREATE INDEX IF NOT EXISTS records_by_created ON records (ns, created_at, id);
+  CREATE INDEX IF NOT EXISTS records_by_updated ON records (ns, updated_at, id);
+  CREATE INDEX IF NOT EXISTS records_by_layer_created ON records (ns, layer, created_at, id);
+  CREATE INDEX IF NOT EXISTS records_by_layer_updated ON records (ns, layer, updated_at, id);
+  CREATE INDEX IF NOT EXISTS records_by_expiry ON records (expires_at) WHERE expires_at IS NOT NULL;
+  CREATE INDEX IF NOT EXISTS records_by_key ON records (ns, fact_key) WHERE fact_key IS NOT NULL;
+  CREATE TABLE IF NOT EXISTS record_tags (
+    ns TEXT NOT NULL,
+    tag TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    id TEXT NOT NULL,
+    PRIMARY KEY (ns, tag, created_at, id)
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS record_tags_by_updated ON record_tags (ns, tag, updated_at, id);
+  CREATE TRIGGER IF NOT EXISTS record_tags_insert AFTER INSERT ON records BEGIN
+    INSERT OR IGNORE INTO record_tags SELECT NEW.ns, value, NEW.created_at, NEW.updated_at, NEW.id FROM json_each(NEW.tags);
+  END;
+  CREATE TRIGGER IF NOT EXISTS record_tags_update AFTER UPDATE OF tags, created_at, updated_at ON records BEGIN
+    DELETE FROM record_tags WHERE ns = OLD.ns AND tag IN (SELECT value FROM json_each(OLD.tags)) AND created_at = OLD.created_at AND id = OLD.id;
+    INSERT OR IGNORE INTO record_tags SELECT NEW.ns, value, NEW.created_at, NEW.updated_at, NEW.id FROM json_each(NEW.tags);
+  END;
+  CREATE TRIGGER IF NOT EXISTS record_tags_delete AFTER DELETE ON records BEGIN
+    DELETE FROM record_tags WHERE ns = OLD.ns AND tag IN (SELECT value FROM json_each(OLD.tags)) AND created_at = OLD.created_at AND id = OLD.id;
+  END;
+  CREATE TABLE IF NOT EXISTS audit (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    ns TEXT NOT NULL,
+    op TEXT NOT NULL,
+    id TEXT NOT NULL,
+    at INTEGER NOT NULL,
+    actor TEXT NOT NULL,
+    rest TEXT NOT NULL
+  );
+  CREATE INDEX IF NOT EXISTS audit_by_ns ON audit (ns, seq);
+  CREATE TABLE IF NOT EXISTS vectors (
+    model TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    vector BLOB,
+    PRIMARY KEY (model, hash)
+  ) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS vectors_by_hash ON vectors (hash);
+  CREATE TABLE IF NOT EXISTS index_snapshots (ns TEXT PRIMARY KEY, last_seq INTEGER NOT NULL, body BLOB NOT NULL);
+`;
+
+/** What a new file is created with: the tables and its format version. */
+export const NEW_FILE = `${TABLES} INSERT OR IGNORE INTO meta (k, v) VALUES ('version', ${FORMAT_VERSION});`;

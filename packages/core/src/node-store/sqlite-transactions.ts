@@ -1,0 +1,288 @@
+/**
+ * The port's transactions over one SQLite connection (sqlite-engine.ts opens and ends the
+ * SQLite transaction they run in). Every method is one or a few prepared statements on
+ * the tables of sqlite-schema.ts; pages of ordered rows are index range scans.
+ */
+import { ZeromemError } from '../model/errors.ts';
+import type { Namespace } from '../model/types.ts';
+import type { AuditRow, OrderedQuery, ReadTransaction, RecordKey, StoredSnapshot, VectorRow, WriteTransaction } from '../store/port.ts';
+import type { RecordRow } from '../store/row.ts';
+import type { Connection } from './sqlite-connection.ts';
+import { RECORD_COLUMNS, auditColumns, auditOf, recordColumns, recordOf, snapshotBody, snapshotOf, vectorBlob, vectorOf, type RecordColumns } from './sqlite-rows.ts';
+import { storageError } from './store-file.ts';
+
+const SELECT_RECORDS = `SELECT ${RECORD_COLUMNS} FROM records`;
+const AUDIT_COLUMNS = 'seq, ns, op, id, at, actor, rest';
+/** `LIMIT -1` is SQLite's "no limit". */
+const NO_LIMIT = -1;
+/** Rows read per page while `accept` filters an ordered query: the first page small (a short list), then larger. */
+const FIRST_PAGE = 32;
+const LARGEST_PAGE = 2048;
+
+type AuditColumns = [number, string, string, string, number, string, string];
+
+/** What a write transaction did, for what follows its commit (sqlite-engine.ts). */
+export interface WriteEffects {
+  /** It appended to the audit log. */
+  audited: boolean;
+  /** It deleted rows: their old bytes must leave the WAL too (a checkpoint). */
+  deleted: boolean;
+}
+
+/** The reads of a transaction on `connection`; usable only while the transaction runs. */
+export class SqliteReadTransaction implements ReadTransaction {
+  protected readonly connection: Connection;
+  #open = true;
+
+  constructor(connection: Connection) {
+    this.connection = connection;
+  }
+
+  /** Ends the transaction's use: later calls (a caller that kept the transaction) fail. */
+  end(): void {
+    this.#open = false;
+  }
+
+  /** Runs one storage step: a closed transaction or a SQLite failure is a coded error. */
+  protected run<T>(during: 'read' | 'write', step: () => T): Promise<T> {
+    if (!this.#open) return Promise.reject(new ZeromemError('STORAGE_FAILED', 'A transaction of this memory was used after it ended (a bug in the caller).', {}));
+    try {
+      return Promise.resolve(step());
+    } catch (err) {
+      return Promise.reject(storageError(err, this.connection.path, during));
+    }
+  }
+
+  protected records(sql: string, ...params: unknown[]): RecordRow[] {
+    return (this.connection.raw(sql).all(...params) as RecordColumns[]).map(recordOf);
+  }
+
+  getRecords(keys: readonly RecordKey[]): Promise<Array<RecordRow | undefined>> {
+    return this.run('read', () => {
+      const get = this.connection.raw(`${SELECT_RECORDS} WHERE ns = ? AND id = ?`);
+      return keys.map(([ns, id]) => {
+        const columns = get.get(ns, id) as RecordColumns | undefined;
+        return columns && recordOf(columns);
+      });
+    });
+  }
+
+  namespaceRecords(ns: string, page: { after?: string; limit?: number } = {}): Promise<RecordRow[]> {
+    return this.run('read', () =>
+      page.after === undefined
+        ? this.records(`${SELECT_RECORDS} WHERE ns = ? ORDER BY id LIMIT ?`, ns, page.limit ?? NO_LIMIT)
+        : this.records(`${SELECT_RECORDS} WHERE ns = ? AND id > ? ORDER BY id LIMIT ?`, ns, page.after, page.limit ?? NO_LIMIT),
+    );
+  }
+
+  allRecords(page: { after?: RecordKey; limit: number }): Promise<RecordRow[]> {
+    return this.run('read', () =>
+      page.after === undefined
+        ? this.records(`${SELECT_RECORDS} ORDER BY ns, id LIMIT ?`, page.limit)
+        : this.records(`${SELECT_RECORDS} WHERE (ns, id) > (?, ?) ORDER BY ns, id LIMIT ?`, page.after[0], page.after[1], page.limit),
+    );
+  }
+
+  userRecords(userId: string): Promise<RecordRow[]> {
+    return this.run('read', () => this.records(`${SELECT_RECORDS} WHERE user_id = ? ORDER BY ns, id`, userId));
+  }
+
+  recordsByContentHash(keys: readonly (readonly [ns: string, contentHash: string])[]): Promise<RecordRow[]> {
+    return this.run('read', () => {
+      const select = `${SELECT_RECORDS} WHERE content_hash = ? AND ns = ? ORDER BY id`;
+      return keys.flatMap(([ns, hash]) => this.records(select, hash, ns));
+    });
+  }
+
+  contentHashInUse(contentHash: string): Promise<boolean> {
+    return this.run('read', () => this.connection.pluck('SELECT 1 FROM records WHERE content_hash = ? LIMIT 1').get(contentHash) !== undefined);
+  }
+
+  recordHashes(): Promise<Array<{ ns: string; id: string; contentHash: string }>> {
+    return this.run('read', () =>
+      (this.connection.raw('SELECT ns, id, content_hash FROM records').all() as Array<[string, string, string]>).map(([ns, id, contentHash]) => ({ ns, id, contentHash })),
+    );
+  }
+
+  expiredRecords(now: number, limit: number): Promise<RecordRow[]> {
+    return this.run('read', () => this.records(`${SELECT_RECORDS} WHERE expires_at IS NOT NULL AND expires_at <= ? ORDER BY expires_at, ns, id LIMIT ?`, now, limit));
+  }
+
+  countRecords(ns?: string): Promise<number> {
+    return this.run('read', () =>
+      ns === undefined ? (this.connection.pluck('SELECT count(*) FROM records').get() as number) : (this.connection.pluck('SELECT count(*) FROM records WHERE ns = ?').get(ns) as number),
+    );
+  }
+
+  countExpired(ns: string, now: number): Promise<number> {
+    return this.run('read', () => this.connection.pluck('SELECT count(*) FROM records WHERE expires_at IS NOT NULL AND expires_at <= ? AND ns = ?').get(now, ns) as number);
+  }
+
+  orderedRecords(query: OrderedQuery, accept?: (row: RecordRow) => boolean, limit?: number): Promise<RecordRow[]> {
+    return this.run('read', () => {
+      const params = orderedParams(query);
+      const out: RecordRow[] = [];
+      const wanted = limit ?? Infinity;
+      let after = query.after;
+      // Without a filter one page holds the answer; with one, pages grow until enough rows were accepted.
+      for (let size = accept ? Math.min(Math.max(wanted * 2, FIRST_PAGE), LARGEST_PAGE) : Number.isFinite(wanted) ? wanted : NO_LIMIT; ; size = Math.min(size * 4, LARGEST_PAGE)) {
+        const statement = this.connection.raw(orderedSql(query, after !== undefined));
+        const page = (after ? statement.all(...params, after.time, after.id, size) : statement.all(...params, size)) as RecordColumns[];
+        for (const columns of page) {
+          const row = recordOf(columns);
+          if (accept && !accept(row)) continue;
+          out.push(row);
+          if (out.length >= wanted) return out;
+        }
+        if (!accept || page.length < size) return out;
+        const last = page.at(-1)!;
+        after = { time: query.orderBy === 'createdAt' ? last[4] : last[5], id: last[1] };
+      }
+    });
+  }
+
+  recordsByKey(ns: string, key: string): Promise<RecordRow[]> {
+    return this.run('read', () => this.records(`${SELECT_RECORDS} WHERE ns = ? AND fact_key = ? ORDER BY id`, ns, key));
+  }
+
+  firstNamespace(range: { from: string; fromExclusive?: boolean; to: string }): Promise<{ ns: string; namespace: Namespace } | undefined> {
+    return this.run('read', () => {
+      const row = this.connection
+        .raw(`SELECT ns, rest FROM records WHERE ns ${range.fromExclusive ? '>' : '>='} ? AND ns <= ? ORDER BY ns LIMIT 1`)
+        .get(range.from, range.to) as [string, string] | undefined;
+      return row && { ns: row[0], namespace: (JSON.parse(row[1]) as { namespace: Namespace }).namespace };
+    });
+  }
+
+  auditAfter(ns: string, after: number, options: { limit?: number; localOnly?: boolean } = {}): Promise<AuditRow[]> {
+    return this.run('read', () => {
+      const local = options.localOnly ? " AND json_extract(rest, '$.replicated') IS NULL" : '';
+      const sql = `SELECT ${AUDIT_COLUMNS} FROM audit WHERE ns = ? AND seq > ?${local} ORDER BY seq LIMIT ?`;
+      return (this.connection.raw(sql).all(ns, after, options.limit ?? NO_LIMIT) as AuditColumns[]).map(auditOf);
+    });
+  }
+
+  lastAuditSeq(ns: string): Promise<number> {
+    return this.run('read', () => (this.connection.pluck('SELECT max(seq) FROM audit WHERE ns = ?').get(ns) as number | null) ?? 0);
+  }
+
+  getVectors(model: string, hashes: readonly string[]): Promise<Array<VectorRow | undefined>> {
+    return this.run('read', () => {
+      const get = this.connection.pluck('SELECT vector FROM vectors WHERE model = ? AND hash = ?');
+      // `get` is undefined for no row and null for a stored "could not embed".
+      return hashes.map((hash) => {
+        const blob = get.get(model, hash) as Buffer | null | undefined;
+        return blob === undefined ? undefined : vectorOf(model, hash, blob);
+      });
+    });
+  }
+
+  countVectors(model: string): Promise<number> {
+    return this.run('read', () => this.connection.pluck('SELECT count(*) FROM vectors WHERE model = ?').get(model) as number);
+  }
+
+  vectorHashes(model: string): Promise<string[]> {
+    return this.run('read', () => this.connection.pluck('SELECT hash FROM vectors WHERE model = ?').all(model) as string[]);
+  }
+
+  getSnapshot(ns: string): Promise<StoredSnapshot | undefined> {
+    return this.run('read', () => {
+      const row = this.connection.raw('SELECT last_seq, body FROM index_snapshots WHERE ns = ?').get(ns) as [number, Buffer] | undefined;
+      return row && snapshotOf(ns, row[0], row[1]);
+    });
+  }
+}
+
+/** The reads and writes of a write transaction on the writer connection, noting what it did ({@link WriteEffects}). */
+export class SqliteWriteTransaction extends SqliteReadTransaction implements WriteTransaction {
+  readonly effects: WriteEffects = { audited: false, deleted: false };
+
+  putRecords(rows: readonly RecordRow[]): Promise<void> {
+    return this.run('write', () => {
+      const upsert = this.connection.statement(UPSERT_RECORD);
+      for (const row of rows) upsert.run(...recordColumns(row));
+    });
+  }
+
+  deleteRecords(keys: readonly RecordKey[]): Promise<void> {
+    return this.run('write', () => {
+      const remove = this.connection.statement('DELETE FROM records WHERE ns = ? AND id = ?');
+      for (const [ns, id] of keys) if (remove.run(ns, id).changes > 0) this.effects.deleted = true;
+    });
+  }
+
+  appendAudit(rows: readonly AuditRow[]): Promise<number[]> {
+    return this.run('write', () => {
+      const insert = this.connection.statement('INSERT INTO audit (ns, op, id, at, actor, rest) VALUES (?, ?, ?, ?, ?, ?)');
+      const seqs = rows.map((row) => Number(insert.run(...auditColumns(row)).lastInsertRowid));
+      if (seqs.length > 0) this.effects.audited = true;
+      return seqs;
+    });
+  }
+
+  putVectors(rows: readonly VectorRow[]): Promise<void> {
+    return this.run('write', () => {
+      const put = this.connection.statement('INSERT OR REPLACE INTO vectors (model, hash, vector) VALUES (?, ?, ?)');
+      for (const row of rows) put.run(row.model, row.hash, vectorBlob(row.vector));
+    });
+  }
+
+  deleteVectors(contentHash: string): Promise<void> {
+    return this.run('write', () => {
+      if (this.connection.statement('DELETE FROM vectors WHERE hash = ?').run(contentHash).changes > 0) this.effects.deleted = true;
+    });
+  }
+
+  putSnapshot(row: StoredSnapshot): Promise<void> {
+    return this.run('write', () => {
+      this.connection.statement('INSERT OR REPLACE INTO index_snapshots (ns, last_seq, body) VALUES (?, ?, ?)').run(row.ns, row.lastSeq, snapshotBody(row));
+    });
+  }
+
+  deleteSnapshots(namespaceKeys: Iterable<string>): Promise<void> {
+    return this.run('write', () => {
+      const remove = this.connection.statement('DELETE FROM index_snapshots WHERE ns = ?');
+      for (const ns of new Set(namespaceKeys)) if (remove.run(ns).changes > 0) this.effects.deleted = true;
+    });
+  }
+}
+
+const UPSERT_RECORD = `INSERT INTO records (${RECORD_COLUMNS}) VALUES (${RECORD_COLUMNS.split(',').map(() => '?').join(', ')})
+  ON CONFLICT (ns, id) DO UPDATE SET ${RECORD_COLUMNS.split(', ')
+    .filter((column) => column !== 'ns' && column !== 'id')
+    .map((column) => `${column} = excluded.${column}`)
+    .join(', ')}`;
+
+/**
+ * The SQL of an ordered query: one namespace's rows by (time, id) from the index of the
+ * stream asked for (every row, one layer's, or one tag's through `record_tags`), bound
+ * with {@link orderedParams}, then (`withCursor`) the time and id the page starts after,
+ * then the page size.
+ */
+function orderedSql(query: OrderedQuery, withCursor: boolean): string {
+  const time = query.orderBy === 'createdAt' ? 'created_at' : 'updated_at';
+  const table = query.tag !== undefined ? 't' : 'records';
+  const where = [`${table}.ns = ?`];
+  if (query.tag !== undefined) where.push('t.tag = ?');
+  else if (query.layer !== undefined) where.push('records.layer = ?');
+  if (query.from !== undefined) where.push(`${table}.${time} >= ?`);
+  if (query.to !== undefined) where.push(`${table}.${time} < ?`);
+  if (withCursor) where.push(`(${table}.${time}, ${table}.id) ${query.order === 'asc' ? '>' : '<'} (?, ?)`);
+  const direction = query.order === 'asc' ? 'ASC' : 'DESC';
+  const source = query.tag !== undefined ? 'record_tags t JOIN records ON records.ns = t.ns AND records.id = t.id' : 'records';
+  return `SELECT ${QUALIFIED_COLUMNS} FROM ${source} WHERE ${where.join(' AND ')} ORDER BY ${table}.${time} ${direction}, ${table}.id ${direction} LIMIT ?`;
+}
+
+const QUALIFIED_COLUMNS = RECORD_COLUMNS.split(', ')
+  .map((column) => `records.${column}`)
+  .join(', ');
+
+/** The parameters of {@link orderedSql} before the cursor, in its order. */
+function orderedParams(query: OrderedQuery): unknown[] {
+  const params: unknown[] = [query.ns];
+  if (query.tag !== undefined) params.push(query.tag);
+  else if (query.layer !== undefined) params.push(query.layer);
+  if (query.from !== undefined) params.push(query.from);
+  if (query.to !== undefined) params.push(query.to);
+  return params;
+}
