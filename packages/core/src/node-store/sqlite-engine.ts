@@ -4,9 +4,11 @@
  *
  * Isolation. better-sqlite3 is synchronous and the port's transaction functions are
  * async, so a transaction spans awaits while other work of this process runs:
- * - Writes go through one writer connection, one at a time in this process (a queue),
- *   each in `BEGIN IMMEDIATE` ... `COMMIT`: across processes SQLite's write lock orders
- *   them; while another process holds it, the wait is asynchronous (sqlite-connection.ts).
+ * - Writes go through one writer connection, one at a time in this process (a queue), in
+ *   `BEGIN IMMEDIATE` ... `COMMIT`: across processes SQLite's write lock orders them; while
+ *   another process holds it, the wait is asynchronous (sqlite-connection.ts). Writes that
+ *   queued up while one ran are committed together (group commit: a savepoint each, one
+ *   sync of the file for all; see {@link SqliteStore.write}).
  * - Reads run on reader connections of their own (a small pool), each in a deferred
  *   transaction whose snapshot is taken at its start: a read never sees a write that has
  *   not committed (this process's running one included), and sees every write committed
@@ -34,6 +36,16 @@ export interface SqliteStoreOptions {
   /** See {@link Synchronous}: `relaxed` does not sync commits; the others do. */
   durability?: 'default' | 'strict' | 'relaxed';
 }
+
+/** A write waiting its turn. */
+interface PendingWrite {
+  fn: (tx: WriteTransaction) => Promise<unknown>;
+  resolve: (value: unknown) => void;
+  reject: (err: unknown) => void;
+}
+
+/** Most writes committed together in one group ({@link SqliteStore.write}). */
+const MAX_GROUP = 64;
 
 /** Reader connections kept open when idle (more are opened while more reads run at once). */
 const IDLE_READERS = 4;
@@ -68,8 +80,9 @@ export class SqliteStore implements StoragePort {
   readonly #synchronous: Synchronous;
   readonly #idleReaders: Connection[] = [];
   readonly #changes: ChangeFeed;
-  /** The end of the queue of this process's writes. */
-  #writes: Promise<unknown> = Promise.resolve();
+  /** This process's writes waiting for the writer connection, in the order they were asked for. */
+  readonly #pending: PendingWrite[] = [];
+  #draining = false;
   /** Transactions running (reads and writes); the file closes when the last one ends after {@link close}. */
   #running = 0;
   #closed = false;
@@ -113,29 +126,77 @@ export class SqliteStore implements StoragePort {
   write<T>(fn: (tx: WriteTransaction) => Promise<T>): Promise<T> {
     if (this.#closed) return Promise.reject(closedError());
     this.#running++;
-    const run = this.#writes.then(() => this.#write(fn));
-    this.#writes = run.catch(() => undefined);
-    return run.finally(() => this.#ended());
+    return new Promise<T>((resolve, reject) => {
+      this.#pending.push({ fn: fn as PendingWrite['fn'], resolve: resolve as PendingWrite['resolve'], reject });
+      void this.#drain();
+    }).finally(() => this.#ended());
   }
 
-  async #write<T>(fn: (tx: WriteTransaction) => Promise<T>): Promise<T> {
+  /** Runs the waiting writes, group after group, until none is left. */
+  async #drain(): Promise<void> {
+    if (this.#draining) return;
+    this.#draining = true;
+    try {
+      while (this.#pending.length > 0) await this.#commitGroup(this.#pending.splice(0, MAX_GROUP));
+    } finally {
+      this.#draining = false;
+    }
+  }
+
+  /**
+   * Group commit: the writes that waited while the last group ran share one SQLite
+   * transaction (one sync of the file), each in a savepoint of its own, one after the other
+   * in the order they were asked for. A write whose function fails rolls back only its
+   * savepoint and gets its error; the others are acknowledged once the transaction is committed.
+   */
+  async #commitGroup(group: PendingWrite[]): Promise<void> {
     const db = this.#writer.db;
-    let tx: SqliteWriteTransaction | undefined;
+    const fail = (jobs: PendingWrite[], err: unknown) => {
+      for (const job of jobs) job.reject(storageError(err, this.path, 'write'));
+    };
     try {
       await beginImmediate(this.#writer);
       checkFormat(this.#writer);
-      tx = new SqliteWriteTransaction(this.#writer);
-      const result = await fn(tx);
-      tx.end();
-      db.exec('COMMIT');
-      if (tx.effects.deleted) this.#checkpoint();
-      this.#changes.committed(tx.effects.audited);
-      return result;
     } catch (err) {
-      tx?.end();
       if (db.inTransaction) db.exec('ROLLBACK');
-      throw storageError(err, this.path, 'write');
+      fail(group, err);
+      return;
     }
+    const alone = group.length === 1;
+    const done: Array<{ job: PendingWrite; result: unknown }> = [];
+    const effects = { audited: false, deleted: false };
+    for (const [i, job] of group.entries()) {
+      const tx = new SqliteWriteTransaction(this.#writer);
+      try {
+        if (!alone) db.exec('SAVEPOINT verb');
+        const result = await job.fn(tx);
+        tx.end();
+        if (!alone) db.exec('RELEASE verb');
+        done.push({ job, result });
+        effects.audited ||= tx.effects.audited;
+        effects.deleted ||= tx.effects.deleted;
+      } catch (err) {
+        tx.end();
+        job.reject(storageError(err, this.path, 'write'));
+        // SQLite ends the whole transaction on some failures (a full disk): then nothing of the group is written.
+        if (alone || !db.inTransaction) {
+          if (db.inTransaction) db.exec('ROLLBACK');
+          fail([...done.map((d) => d.job), ...group.slice(i + 1)], err);
+          return;
+        }
+        db.exec('ROLLBACK TO verb; RELEASE verb');
+      }
+    }
+    try {
+      db.exec('COMMIT');
+    } catch (err) {
+      if (db.inTransaction) db.exec('ROLLBACK');
+      fail(done.map((d) => d.job), err);
+      return;
+    }
+    if (effects.deleted) this.#checkpoint();
+    if (done.length > 0) this.#changes.committed(effects.audited);
+    for (const { job, result } of done) job.resolve(result);
   }
 
   observe<T>(query: () => Promise<T>, observer: { next: (value: T) => void; error: (err: unknown) => void }): () => void {

@@ -49,16 +49,19 @@ export function checkHeader(path: string): void {
 export async function openFormat(writer: Connection): Promise<void> {
   if (!hasTable(writer, 'records') && hasTable(writer, 'rows')) {
     await beginImmediate(writer);
+    let migrated = false;
     try {
       // Another process may have migrated it while this one waited for the lock.
       if (!hasTable(writer, 'records')) {
         writer.db.exec(TABLES);
         migrateLegacyFile(writer);
+        migrated = true;
       }
       writer.db.exec('COMMIT');
     } finally {
       if (writer.db.inTransaction) writer.db.exec('ROLLBACK');
     }
+    if (migrated) compact(writer);
   }
   if (!hasTable(writer, 'records')) {
     throw new ZeromemError('STORAGE_FAILED', `The file is a SQLite database but not a zeromem store; it was left as it is. Move it away or choose another name (${writer.path})`, {
@@ -83,6 +86,15 @@ export function checkFormat(connection: Connection): void {
     `Another process changed this memory's format (to version ${version ?? 'none'}, this process reads version ${FORMAT_VERSION}), probably a newer zeromem: this process cannot share it; use the same zeromem version in every process (${connection.path})`,
     { storage: { reason: 'locked', path: connection.path } },
   );
+}
+
+/** Gives the old tables' pages back to the file system (once, after the migration); when another process is writing, the file stays as large. */
+function compact(writer: Connection): void {
+  try {
+    writer.db.exec('VACUUM');
+  } catch {
+    // Only space: the free pages are zeroed (secure_delete) and reused by later writes.
+  }
 }
 
 function hasTable(connection: Connection, name: string): boolean {

@@ -296,6 +296,26 @@ describe.each(engines)('the storage port on %s', (_engine, open) => {
     expect(await store.write(async (tx) => (await tx.appendAudit([audit('u=a', 'next')])).length)).toBe(1);
   });
 
+  it('of writes asked for at once, a failing one stores nothing of itself and the others are all stored', async () => {
+    const store = await fresh();
+    const results = await Promise.allSettled(
+      ['w1', 'bad', 'w3', 'w4'].map((id) =>
+        store.write(async (tx) => {
+          await tx.putRecords([record('u=a', id)]);
+          const [seq] = await tx.appendAudit([audit('u=a', id)]);
+          if (id === 'bad') throw new ZeromemError('CONFLICT', 'refused');
+          return seq;
+        }),
+      ),
+    );
+    expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect(((results[1] as PromiseRejectedResult).reason as ZeromemError).code).toBe('CONFLICT');
+    await store.read(async (tx) => {
+      expect(ids(await tx.namespaceRecords('u=a'))).toEqual(['w1', 'w3', 'w4']);
+      expect((await tx.auditAfter('u=a', 0)).map((row) => row.seq)).toEqual(results.filter((r) => r.status === 'fulfilled').map((r) => (r as PromiseFulfilledResult<number>).value));
+    });
+  });
+
   it('a read never sees a write that has not committed, and sees it once it has', async () => {
     const store = await fresh();
     let release!: () => void;
