@@ -6,7 +6,6 @@ import type { MemoryRecord } from '../model/types.ts';
 import type { AuditRow } from '../store/port.ts';
 import { deleteRows } from '../store/delete-rows.ts';
 import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
-import { withStorage } from '../store/storage-errors.ts';
 import { readOptions, resolveActor } from '../write/context.ts';
 import { raiseOnDuplicate } from '../write/duplicate.ts';
 import { enforceQuota } from '../write/quota.ts';
@@ -113,9 +112,7 @@ export async function importJsonl(
  * enforce the quota, then add rows, raise duplicates, audit, and store carried vectors.
  */
 async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[], actor: string, now: number, skipInvalid: boolean) {
-  const { db } = ctx;
-  return withStorage(() =>
-    db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async () => {
+  return ctx.store.write(async (tx) => {
       const byId = new Map<string, RecordRow>();
       const byHash = new Map<string, RecordRow>();
       const added = new Map<string, RecordRow>();
@@ -126,12 +123,17 @@ async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[],
       let deduplicated = 0;
       // Everything the file could collide with, read up front in a few requests, not two per line.
       const idKeys = unique(items.map((item) => [item.record.namespaceKey, item.record.id]));
-      const stored = await db.records.bulkGet(idKeys);
+      const stored = await tx.getRecords(idKeys);
       const storedById = new Map(idKeys.map((k, i) => [key(...k), stored[i]]));
       const hashKeys = unique(items.map((item) => [item.record.namespaceKey, item.record.contentHash]));
-      const twins = await Promise.all(hashKeys.map((k) => db.records.where('[ns+contentHash]').equals(k).toArray()));
+      const twins = new Map<string, RecordRow[]>();
+      for (const row of await tx.recordsByContentHash(hashKeys)) {
+        const group = twins.get(key(row.ns, row.contentHash));
+        if (group) group.push(row);
+        else twins.set(key(row.ns, row.contentHash), [row]);
+      }
       // An expired twin may sit next to a live one: the live one wins.
-      const storedByHash = new Map(hashKeys.map((k, i) => [key(...k), twins[i]!.find((row) => !isExpired(row, now)) ?? twins[i]![0]]));
+      const storedByHash = new Map([...twins].map(([k, rows]) => [k, rows.find((row) => !isExpired(row, now)) ?? rows[0]]));
       for (const item of items) {
         const { record } = item;
         const ns = record.namespaceKey;
@@ -159,24 +161,22 @@ async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[],
       }
       if (conflicts.length && !skipInvalid) throw linesError(conflicts.map((c) => ({ ...c, code: 'CONFLICT' as const })), 'Import conflicts with stored memories', 'CONFLICT');
       // Expired rows found in the way are deleted first, as sweep() would.
-      await deleteRows(db, [...expired.values()], 'expire', 'sweep', now);
-      await enforceQuota(ctx, [...added.values()], now);
-      await db.records.bulkAdd([...added.values()]);
-      if (raised.size) await db.records.bulkPut([...raised.values()]);
+      await deleteRows(tx, [...expired.values()], 'expire', 'sweep', now);
+      await enforceQuota(ctx, tx, [...added.values()], now);
+      await tx.putRecords([...added.values(), ...raised.values()]);
       const audit: AuditRow[] = [];
       for (const row of added.values()) audit.push({ ns: row.ns, op: 'remember', id: row.id, namespace: row.namespace, at: now, actor });
       for (const row of raised.values()) audit.push({ ns: row.ns, op: 'update', id: row.id, namespace: row.namespace, at: now, actor });
-      if (audit.length) await db.audit.bulkAdd(audit);
+      await tx.appendAudit(audit);
       if (header.vectors && vectorHashes.size) {
         const model = header.vectors.model;
         const keys = [...vectorHashes.keys()];
-        const stored = await db.vectors.bulkGet(keys.map((hash) => [model, hash] as [string, string]));
-        await db.vectors.bulkAdd(keys.filter((_, i) => !stored[i]).map((hash) => ({ model, hash, vector: vectorHashes.get(hash)! })));
+        const stored = await tx.getVectors(model, keys);
+        await tx.putVectors(keys.filter((_, i) => !stored[i]).map((hash) => ({ model, hash, vector: vectorHashes.get(hash)! })));
       }
       const deleted = [...expired.values()].map((row) => ({ ns: row.ns, id: row.id }));
       return { added: [...added.values()].map(fromRow), deduplicated, conflicts, deleted };
-    }),
-  );
+  });
 }
 
 /** A record from the in-file map, or else the stored one; an expired one counts as absent and goes to `expired` (deleted before writing). */

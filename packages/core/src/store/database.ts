@@ -66,13 +66,3 @@ export class MemoryDatabase extends Dexie {
     });
   }
 }
-
-/**
- * Deletes the index snapshots of these namespaces, inside the caller's transaction (which
- * must include `indexSnapshots`). A snapshot holds contents and vectors: a forget, an
- * expiry or a content change must not leave the old text in it. The next search rebuilds
- * from the store and writes a fresh snapshot in the background.
- */
-export async function dropIndexSnapshots(db: MemoryDatabase, namespaceKeys: Iterable<string>): Promise<void> {
-  await db.indexSnapshots.bulkDelete([...new Set(namespaceKeys)]);
-}

@@ -58,12 +58,12 @@ export interface ReadTransaction {
    * Rows of one namespace in id order (code-unit order, as JavaScript compares strings),
    * starting after id `after` (all without it), at most `limit` (all without it).
    */
-  namespaceRecords(ns: string, page?: { after?: string; limit?: number }): Promise<RecordRow[]>;
+  namespaceRecords(ns: string, page?: { after?: string | undefined; limit?: number | undefined }): Promise<RecordRow[]>;
   /**
    * Rows of every namespace in key order (namespace key, then id), starting after the key
    * `after`, at most `limit`. Maintenance passes over the whole store page with it.
    */
-  allRecords(page: { after?: RecordKey; limit: number }): Promise<RecordRow[]>;
+  allRecords(page: { after?: RecordKey | undefined; limit: number }): Promise<RecordRow[]>;
   /** Every row of this user, in all of their namespaces (`row.userId`), in key order. */
   userRecords(userId: string): Promise<RecordRow[]>;
   /**
@@ -102,7 +102,7 @@ export interface ReadTransaction {
    * The namespace's audit rows with `seq` above `after`, in `seq` order, at most `limit` (all
    * without it); with `localOnly`, only rows not applied from another replica (`replicated` unset).
    */
-  auditAfter(ns: string, after: number, options?: { limit?: number; localOnly?: boolean }): Promise<AuditRow[]>;
+  auditAfter(ns: string, after: number, options?: { limit?: number | undefined; localOnly?: boolean | undefined }): Promise<AuditRow[]>;
   /** The highest audit `seq` of the namespace, 0 when it has none. */
   lastAuditSeq(ns: string): Promise<number>;
 
@@ -200,9 +200,3 @@ export interface StoredSnapshot {
   lastSeq: number;
 }
 
-/**
- * Opens the store a memory is kept in, by the memory's name (already validated by
- * `openMemory`). What an engine hands to `openMemoryOnStore` (memory.ts): the Dexie engine's
- * is `openDexieStore`, Node's SQLite engine its own.
- */
-export type OpenStore = (name: string) => Promise<StoragePort>;

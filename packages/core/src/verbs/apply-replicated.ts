@@ -1,4 +1,3 @@
-import { Dexie } from 'dexie';
 import { checkId, IssueList, isPlainObject, describe } from '../model/checks.ts';
 import { contentHash } from '../model/content-hash.ts';
 import { invalidInput, type ItemFailure } from '../model/errors.ts';
@@ -8,12 +7,10 @@ import { changesText } from '../model/changes-text.ts';
 import { canonicalJson } from '../model/canonical-json.ts';
 import { replicatedState } from '../model/replicated-state.ts';
 import { validateReplicated } from '../model/validate-replicated.ts';
-import { dropIndexSnapshots } from '../store/database.ts';
 import type { AuditRow } from '../store/port.ts';
 import { dropOrphanVectors } from '../store/delete-rows.ts';
 import { withHistory } from '../store/history.ts';
 import { fromRow, toRow, type RecordRow } from '../store/row.ts';
-import { withStorage } from '../store/storage-errors.ts';
 import { readOptions, resolveActor, type WriteContext } from '../write/context.ts';
 
 type Checked = { index: number; put: ReplicatedRecord; hash: string } | { index: number; delete: string };
@@ -55,17 +52,13 @@ export async function applyReplicated(ctx: WriteContext, namespace: unknown, cha
     if (!issues.ok) rejected.push({ index, code: 'INVALID_INPUT', issues: issues.items });
   }
   const now = ctx.clock.now();
-  const { db } = ctx;
-  const result = await withStorage(() =>
-    db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async (): Promise<ApplyReplicatedResult> => {
-      const audited = db.audit.where('[ns+seq]').between([ns.key, after], [ns.key, Dexie.maxKey], false, true);
-      const lastSeq = async () => (await db.audit.where('[ns+seq]').between([ns.key, Dexie.minKey], [ns.key, Dexie.maxKey]).last())?.seq ?? 0;
-      if (await audited.clone().filter((row) => !row.replicated).first()) {
-        return { stale: true, written: [], deleted: [], rejected, lastSeq: await lastSeq() };
+  const result = await ctx.store.write(async (tx): Promise<ApplyReplicatedResult> => {
+      if ((await tx.auditAfter(ns.key, after, { limit: 1, localOnly: true })).length) {
+        return { stale: true, written: [], deleted: [], rejected, lastSeq: await tx.lastAuditSeq(ns.key) };
       }
       // Bulk reads and writes: an initial sync applies thousands of records in one call.
       const ids = [...new Set(checked.map((change) => ('put' in change ? change.put.id : change.delete)))];
-      const stored = await db.records.bulkGet(ids.map((id) => [ns.key, id] as [string, string]));
+      const stored = await tx.getRecords(ids.map((id) => [ns.key, id] as const));
       const current = new Map<string, RecordRow | undefined>(ids.map((id, i) => [id, stored[i]]));
       const original = new Map(current);
       const audit: AuditRow[] = [];
@@ -105,15 +98,14 @@ export async function applyReplicated(ctx: WriteContext, namespace: unknown, cha
         if (before && (!row || row.contentHash !== before.contentHash)) oldHashes.push(before.contentHash);
         textGone ||= before !== undefined && (!row || changesText(row, before));
       }
-      if (deleted.length) await db.records.bulkDelete(deleted.map((id) => [ns.key, id] as [string, string]));
-      if (puts.length) await db.records.bulkPut(puts);
-      if (audit.length) await db.audit.bulkAdd(audit);
-      if (oldHashes.length) await dropOrphanVectors(db, oldHashes);
-      if (textGone) await dropIndexSnapshots(db, [ns.key]);
+      await tx.deleteRecords(deleted.map((id) => [ns.key, id] as const));
+      await tx.putRecords(puts);
+      await tx.appendAudit(audit);
+      if (oldHashes.length) await dropOrphanVectors(tx, oldHashes);
+      if (textGone) await tx.deleteSnapshots([ns.key]);
       const written = puts.map(fromRow);
-      return { stale: false, written, deleted, rejected, lastSeq: await lastSeq() };
-    }),
-  );
+      return { stale: false, written, deleted, rejected, lastSeq: await tx.lastAuditSeq(ns.key) };
+  });
   // A forget from another replica reaches this process's copies like a local one; content
   // it replaced must not stay in a queued embedding either.
   await ctx.copies.purgeRecords([...result.deleted, ...result.written.map((record) => record.id)].map((id) => ({ ns: ns.key, id })));

@@ -1,4 +1,3 @@
-import { Dexie } from 'dexie';
 import { contentHash, contentHashes } from '../model/content-hash.ts';
 import { ZeromemError, invalidInput, type ItemFailure } from '../model/errors.ts';
 import type { MemoryRecord, RedactionCount, RememberManyResult, RememberResult } from '../model/types.ts';
@@ -6,7 +5,6 @@ import { validateRemember, type PreparedRemember } from '../model/validate-remem
 import type { AuditRow } from '../store/port.ts';
 import { keepHistory } from '../store/history.ts';
 import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
-import { withStorage } from '../store/storage-errors.ts';
 import { readOptions, resolveActor, type VerbContext } from '../write/context.ts';
 import { raiseOnDuplicate } from '../write/duplicate.ts';
 import { enforceQuota } from '../write/quota.ts';
@@ -140,20 +138,18 @@ async function writeItems(
   onProgress: ((p: { done: number; total: number }) => void) | undefined,
   skipConflicts: boolean,
 ): Promise<{ results: Array<RememberResult & { index: number }>; failures: ItemFailure[] }> {
-  const { db } = ctx;
   const now = ctx.clock.now();
-  return withStorage(() =>
-    db.transaction('rw', db.records, db.audit, db.vectors, async () => {
+  return ctx.store.write(async (tx) => {
       const byHash = new Map<string, RecordRow>();
       const hashKeys = uniqueKeys(items.map((item) => [item.value.namespaceKey, item.hash]));
-      for (const row of await findByHash(db, hashKeys)) {
+      for (const row of await tx.recordsByContentHash(hashKeys)) {
         // An expired twin may still be stored next to a live one: the live one wins.
         const previous = byHash.get(key(row.ns, row.contentHash));
         if (!previous || isExpired(previous, now)) byHash.set(key(row.ns, row.contentHash), row);
       }
       const byId = new Map<string, RecordRow>();
       const idKeys = uniqueKeys(items.filter((item) => item.value.id !== undefined).map((item) => [item.value.namespaceKey, item.value.id!]));
-      const idRows = idKeys.length ? await db.records.bulkGet(idKeys as Array<[string, string]>) : [];
+      const idRows = idKeys.length ? await tx.getRecords(idKeys) : [];
       for (const row of idRows) if (row) byId.set(key(row.ns, row.id), row);
 
       const added = new Map<string, RecordRow>(); // key(ns, id) -> new row
@@ -240,7 +236,7 @@ async function writeItems(
       }
       if (failures.length && !skipConflicts) return { results: [], failures };
 
-      await enforceQuota(ctx, [...added.values()], now);
+      await enforceQuota(ctx, tx, [...added.values()], now);
       const audit: AuditRow[] = [];
       const log = (op: AuditRow['op'], row: RecordRow, by: string) =>
         audit.push(
@@ -249,18 +245,18 @@ async function writeItems(
             : { ns: row.ns, op, id: row.id, namespace: row.namespace, at: now, actor: by },
         );
       if (expired.size) {
-        await db.records.bulkDelete([...expired.values()].map((row) => [row.ns, row.id] as [string, string]));
+        await tx.deleteRecords([...expired.values()].map((row) => [row.ns, row.id] as const));
         for (const row of expired.values()) log('expire', row, 'sweep');
       }
       const rows = [...added.values()];
       for (let start = 0; start < rows.length; start += CHUNK) {
-        await db.records.bulkAdd(rows.slice(start, start + CHUNK));
+        await tx.putRecords(rows.slice(start, start + CHUNK));
         onProgress?.({ done: Math.min(start + CHUNK, rows.length), total: rows.length });
       }
-      if (changed.size) await db.records.bulkPut([...changed.values()]);
+      if (changed.size) await tx.putRecords([...changed.values()]);
       for (const row of rows) log('remember', row, actor);
       for (const row of changed.values()) log('update', row, actor);
-      if (audit.length) await db.audit.bulkAdd(audit);
+      await tx.appendAudit(audit);
       // Results of in-batch duplicates must show the final state of their record.
       if (raisedAny) {
         const finalRows = new Map([...added, ...changed]);
@@ -270,32 +266,7 @@ async function writeItems(
         });
       }
       return { results, failures }; // in input order, as the items are
-    }),
-  );
-}
-
-/**
- * The stored rows with these [ns+contentHash] keys. One `anyOf` cursor is fastest while a
- * namespace holds fewer rows than the batch has keys; against a large namespace a cursor
- * that jumps from key to key gets slower with every row (badly so in fake-indexeddb: a
- * 100k import took minutes per 10k), so then each key is looked up on its own.
- */
-async function findByHash(db: VerbContext['db'], keys: Array<[string, string]>): Promise<RecordRow[]> {
-  const perNamespace = new Map<string, Array<[string, string]>>();
-  for (const k of keys) {
-    const group = perNamespace.get(k[0]);
-    if (group) group.push(k);
-    else perNamespace.set(k[0], [k]);
-  }
-  const found: RecordRow[] = [];
-  for (const [ns, nsKeys] of perNamespace) {
-    // A few keys: look them up directly (counting the namespace would cost more).
-    const stored = nsKeys.length <= 16 ? Number.POSITIVE_INFINITY : await db.records.where('[ns+id]').between([ns, Dexie.minKey], [ns, Dexie.maxKey]).count();
-    if (stored === 0) continue;
-    if (stored < nsKeys.length) found.push(...(await db.records.where('[ns+contentHash]').anyOf(nsKeys).toArray()));
-    else for (const rows of await Promise.all(nsKeys.map((k) => db.records.where('[ns+contentHash]').equals(k).toArray()))) found.push(...rows);
-  }
-  return found;
+  });
 }
 
 function key(a: string, b: string): string {

@@ -1,6 +1,6 @@
 import { deleteRows } from '../store/delete-rows.ts';
+import type { ReadTransaction } from '../store/port.ts';
 import { isExpired, type RecordRow } from '../store/row.ts';
-import { withStorage } from '../store/storage-errors.ts';
 import type { WriteContext } from './context.ts';
 import type { CopyMatch } from './record-copies.ts';
 
@@ -15,21 +15,18 @@ import type { CopyMatch } from './record-copies.ts';
 export async function forgetRows(
   ctx: WriteContext,
   actor: string,
-  select: (now: number) => Promise<RecordRow[]>,
+  select: (tx: ReadTransaction, now: number) => Promise<RecordRow[]>,
   reach: (deleted: { live: RecordRow[]; expired: RecordRow[] }) => CopyMatch,
 ): Promise<{ live: RecordRow[]; expired: RecordRow[] }> {
   const now = ctx.clock.now();
-  const { db } = ctx;
-  const deleted = await withStorage(() =>
-    db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async () => {
-      const rows = await select(now);
-      const live = rows.filter((row) => !isExpired(row, now));
-      const expired = rows.filter((row) => isExpired(row, now));
-      await deleteRows(db, live, 'forget', actor, now);
-      await deleteRows(db, expired, 'expire', 'sweep', now);
-      return { live, expired };
-    }),
-  );
+  const deleted = await ctx.store.write(async (tx) => {
+    const rows = await select(tx, now);
+    const live = rows.filter((row) => !isExpired(row, now));
+    const expired = rows.filter((row) => isExpired(row, now));
+    await deleteRows(tx, live, 'forget', actor, now);
+    await deleteRows(tx, expired, 'expire', 'sweep', now);
+    return { live, expired };
+  });
   await ctx.copies.purge(reach(deleted));
   return deleted;
 }
