@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenizer, namespaceKey, openMemory, type Layer, type Memory, type MemoryRecord, type Namespace, type Tokenizer } from '../src/index.ts';
 import { HistoryCounts } from '../src/context/history-counts.ts';
 import { memoryInternals } from '../src/internals.ts';
-import { fakeClock, fcSeed, openTestMemory } from './helpers.ts';
+import { fakeClock, fcSeed, openMemoryAt, openTestMemory } from './helpers.ts';
 
 /**
  * Regression: buildContext slowed down with the namespace (1.4 s at 1,000 records, 11.4 s
@@ -150,7 +150,7 @@ describe('the full-history count stays exact', () => {
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 25 }), async (ops) => {
         const clock = fakeClock();
         const t = await openTestMemory({ clock, tokenizer, name: `history-${run++}` });
-        const other = await openMemory({ indexedDB: t.factory, IDBKeyRange: (await import('fake-indexeddb')).IDBKeyRange, name: t.name, clock, tokenizer });
+        const other = await openMemoryAt(t.factory, { name: t.name, clock, tokenizer });
         const ids: string[] = [];
         const check = async (session: number | undefined) => {
           const sessionId = session === undefined ? undefined : `s${session}`;

@@ -3,14 +3,13 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { diskIndexedDB } from '../src/node-store/disk-indexeddb.ts';
 import { namespaceKey, type Embedder, type Namespace } from '../src/index.ts';
 import { historyInternals, memoryInternals } from '../src/internals.ts';
 import { replicaOf } from '../src/internal.ts';
 import { contentHash } from '../src/model/content-hash.ts';
 import { MemoryDatabase } from '../src/store/database.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
-import { expectCode, openTestMemory, type TestMemory } from './helpers.ts';
+import { expectCode, openTestMemory, sqliteDirectory, type TestMemory } from './helpers.ts';
 import { databaseTraces, indexTraces, recordingTokenizer } from './traces.ts';
 
 const SECRET = 'The vault code is quokka-7731-xylophone';
@@ -241,9 +240,8 @@ function fileTraces(directory: string, look: string[]): string[] {
 describe('a forgotten secret leaves no trace in the files of a store on disk (Node)', () => {
   async function onDisk() {
     const directory = mkdtempSync(join(tmpdir(), 'zeromem-secret-'));
-    const { indexedDB, IDBKeyRange } = diskIndexedDB(directory);
     // Snapshots from the first record, at once: the secret's index snapshot is on disk too.
-    const t = await openTestMemory({ indexedDB, IDBKeyRange, embedder: hashingEmbedder(), indexSnapshots: { minRecords: 1, delayMs: 0 } });
+    const t = await openTestMemory({ indexedDB: sqliteDirectory(directory), embedder: hashingEmbedder(), indexSnapshots: { minRecords: 1, delayMs: 0 } });
     return { t, directory, cleanup: () => rmSync(directory, { recursive: true, force: true }) };
   }
 

@@ -3,6 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { diskIndexedDB } from '../src/node-store/disk-indexeddb.ts';
+import { openMemory as openNodeMemory } from '../src/node-store/open-memory.ts';
+import { readSqliteStore, readSqliteTable } from './sqlite-store-rows.ts';
+import { fileNameOf } from '../src/node-store/store-file.ts';
+import { openSqliteStore } from '../src/node-store/sqlite-engine.ts';
+import { openDexieStore } from '../src/store/dexie-store.ts';
+import type { StoragePort } from '../src/store/port.ts';
 import { afterAll, expect } from 'vitest';
 import { ERROR_CODES, ZeromemError, openMemory, type Clock, type ErrorCode, type Memory, type OpenMemoryOptions } from '../src/index.ts';
 
@@ -58,19 +64,53 @@ export interface TestMemory {
   dump: () => Promise<string>;
 }
 
+/**
+ * Where the core suite's second run keeps a test's databases: a directory of SQLite stores
+ * (Node's engine, sqlite-engine.ts). It stands in for the IndexedDB factory a test passes
+ * around to open the same database again ({@link TestMemory.factory}).
+ */
+class SqliteDirectory {
+  constructor(readonly directory: string) {}
+}
+
 /** Opens a memory on a fresh database (or the given one) with a fake clock. */
 export async function openTestMemory(options: OpenMemoryOptions = {}): Promise<TestMemory> {
   const clock = (options.clock as FakeClock | undefined) ?? fakeClock();
-  const factory = (options.indexedDB as IDBFactory | undefined) ?? freshIndexedDB().indexedDB;
+  const factory = (options.indexedDB as IDBFactory | undefined) ?? (onDisk ? sqliteDirectory(freshDirectory()) : freshIndexedDB().indexedDB);
   const name = options.name ?? 'test';
   // On disk the suite checks the semantics; durability (the sync of each commit) has tests of its own (test/node-store).
   const durability = options.durability ?? (onDisk ? 'relaxed' : undefined);
-  const memory = await openMemory({ IDBKeyRange, ...options, indexedDB: factory, name, clock, ...(durability ? { durability } : {}) });
+  const memory = await openMemoryAt(factory, { ...options, name, clock, ...(durability ? { durability } : {}) });
   return { memory, clock, factory, name, stores: () => readStores(factory, name), dump: () => dumpDatabase(factory, name) };
 }
 
-/** Every row of every object store of a database, by store name. */
+/** The stand-in factory of a directory of SQLite stores: what {@link openTestMemory} and {@link openMemoryAt} open on disk. */
+export function sqliteDirectory(directory: string): IDBFactory {
+  return new SqliteDirectory(directory) as unknown as IDBFactory;
+}
+
+/** The SQLite file of database `name` when `factory` is a {@link sqliteDirectory}; undefined for an IndexedDB. */
+export function sqliteFileOf(factory: IDBFactory, name: string): string | undefined {
+  return factory instanceof SqliteDirectory ? join(factory.directory, fileNameOf(name)) : undefined;
+}
+
+/** The storage port on the database `factory` holds, opened directly (no memory): for tests that change rows behind zeromem's back. */
+export function openStoreAt(factory: IDBFactory, name: string): Promise<StoragePort> {
+  if (factory instanceof SqliteDirectory) return openSqliteStore(factory.directory, name, { durability: 'relaxed' });
+  return openDexieStore(name, { indexedDB: factory, IDBKeyRange });
+}
+
+/** Opens a memory on the database `factory` holds (an IndexedDB factory, or a test's SQLite directory on disk). */
+export function openMemoryAt(factory: IDBFactory, options: OpenMemoryOptions): Promise<Memory> {
+  const { indexedDB: _factory, IDBKeyRange: _range, ...rest } = options;
+  if (factory instanceof SqliteDirectory) return openNodeMemory({ ...rest, directory: factory.directory });
+  return openMemory({ IDBKeyRange, ...rest, indexedDB: factory });
+}
+
+/** Every row of every object store of a database (on disk: of every table, as the port's rows), by store name. */
 export async function readStores(factory: IDBFactory, name: string): Promise<Record<string, unknown[]>> {
+  const file = sqliteFileOf(factory, name);
+  if (file) return readSqliteStore(file);
   const db = await new Promise<IDBDatabase>((resolve, reject) => {
     const request = factory.open(name);
     request.onsuccess = () => resolve(request.result);
@@ -94,6 +134,8 @@ export async function readStores(factory: IDBFactory, name: string): Promise<Rec
 /** Every string stored anywhere in the database, for "is it gone?" checks. */
 export async function dumpDatabase(factory: IDBFactory, name: string): Promise<string> {
   const stores = await readStores(factory, name);
+  const file = sqliteFileOf(factory, name);
+  if (file) stores['record_tags'] = readSqliteTable(file, 'record_tags');
   return Object.values(stores)
     .map((rows) => JSON.stringify(rows))
     .join('\n');

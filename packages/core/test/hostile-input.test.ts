@@ -2,7 +2,7 @@ import { IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
 import { EXPORT_FORMAT, EXPORT_VERSION, ZeromemError, openMemory, type Memory } from '../src/index.ts';
 import { replicaOf, type ApplyReplicatedResult } from '../src/internal.ts';
-import { fakeClock, openTestMemory } from './helpers.ts';
+import { fakeClock, freshIndexedDB, openTestMemory } from './helpers.ts';
 
 /**
  * Regression: a Proxy whose traps throw, or an input with a throwing getter, escaped the
@@ -151,7 +151,7 @@ describe('hostile objects are INVALID_INPUT for every public verb (regression: a
   });
 
   it('openMemory', async () => {
-    const valid = { name: 'hostile', clock: fakeClock(), limits: { maxTags: 4 }, lifecycle: { coldAfter: '1d' }, indexSnapshots: { minRecords: 10 }, IDBKeyRange, indexedDB: (await openTestMemory()).factory };
+    const valid = { name: 'hostile', clock: fakeClock(), limits: { maxTags: 4 }, lifecycle: { coldAfter: '1d' }, indexSnapshots: { minRecords: 10 }, ...freshIndexedDB() };
     const escaped: string[] = [];
     for (const [variant, hostile] of hostileVariants(valid)) {
       if (variant.endsWith('indexedDB') || variant.endsWith('IDBKeyRange')) continue; // host objects, used as given

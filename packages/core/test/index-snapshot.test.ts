@@ -1,13 +1,12 @@
 import fc from 'fast-check';
-import { IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import { openMemory, type Memory, type RecallResult } from '../src/index.ts';
+import type { Memory, RecallResult } from '../src/index.ts';
 import { fromColumns, toColumns } from '../src/index/record-columns.ts';
 import { memoryInternals } from '../src/internals.ts';
 import type { IndexSnapshotRow } from '../src/index/index-snapshot.ts';
-import { MemoryDatabase } from '../src/store/database.ts';
+import type { StoredSnapshot } from '../src/store/port.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
-import { expectCode, fakeClock, openTestMemory, readStores, type FakeClock } from './helpers.ts';
+import { expectCode, fakeClock, openMemoryAt, openStoreAt, openTestMemory, readStores, type FakeClock } from './helpers.ts';
 
 const ns = { userId: 'u1' };
 const nsKey = 'u=u1';
@@ -37,7 +36,7 @@ async function snapshotsWritten(memory: Memory): Promise<void> {
 }
 
 async function reopen(factory: IDBFactory, clock: FakeClock, snapshots: false | object = eager): Promise<Memory> {
-  return openMemory({ indexedDB: factory, IDBKeyRange, name: 'test', clock, embedder: hashingEmbedder(), indexSnapshots: snapshots });
+  return openMemoryAt(factory, { name: 'test', clock, embedder: hashingEmbedder(), indexSnapshots: snapshots });
 }
 
 describe('index snapshots', () => {
@@ -52,9 +51,8 @@ describe('index snapshots', () => {
     expect(JSON.parse(row!.records.ids)).toHaveLength(50);
 
     // Rows deleted behind zeromem's back (no audit entry): only a restored snapshot still knows them.
-    const raw = new MemoryDatabase('test', { indexedDB: test.factory, IDBKeyRange });
-    await raw.open();
-    await raw.records.clear();
+    const raw = await openStoreAt(test.factory, 'test');
+    await raw.write(async (tx) => tx.deleteRecords((await tx.namespaceRecords(nsKey)).map((row) => [row.ns, row.id] as const)));
     raw.close();
     const next = await reopen(test.factory, test.clock);
     expect(answer(await next.recall(ns, 'loose charging port', { trackAccess: false }))).toEqual(before);
@@ -174,9 +172,7 @@ describe('index snapshots', () => {
     await test.memory.close();
 
     const embedded: string[] = [];
-    const next = await openMemory({
-      indexedDB: test.factory,
-      IDBKeyRange,
+    const next = await openMemoryAt(test.factory, {
       name: 'test',
       clock: test.clock,
       embedder: hashingEmbedder({ dimension: 48, onEmbed: (texts) => embedded.push(...texts) }),
@@ -196,9 +192,8 @@ describe('index snapshots', () => {
     await test.memory.whenEmbedded();
     const expected = answer(await test.memory.recall(ns, 'refund warranty', { trackAccess: false }));
     await test.memory.close();
-    const raw = new MemoryDatabase('test', { indexedDB: test.factory, IDBKeyRange });
-    await raw.open();
-    const row = (await raw.indexSnapshots.get(nsKey)) as IndexSnapshotRow; // the table's rows are the index's format
+    const raw = await openStoreAt(test.factory, 'test');
+    const row = (await raw.read((tx) => tx.getSnapshot(nsKey))) as unknown as IndexSnapshotRow; // the table's rows are the index's format
     // The best hit's id swapped for one no record has, the counts unchanged.
     const renamed = (ids: string) => JSON.stringify((JSON.parse(ids) as string[]).map((id) => (id === expected.hits[0]![0] ? 'not-a-record' : id)));
     for (const damaged of [
@@ -209,11 +204,11 @@ describe('index snapshots', () => {
       { ...row, records: { ...row.records, contents: row.records.contents.slice(0, -5) } },
       { ...row, records: { ...row.records, restOf: row.records.restOf.map(() => 7) } },
     ]) {
-      await raw.indexSnapshots.put(damaged);
+      await raw.write((tx) => tx.putSnapshot(damaged as unknown as StoredSnapshot));
       const next = await reopen(test.factory, test.clock, { minRecords: 1, delayMs: 60_000 });
       expect(answer(await next.recall(ns, 'refund warranty', { trackAccess: false }))).toEqual(expected);
       await next.close(); // writes a good snapshot again
-      expect(((await raw.indexSnapshots.get(nsKey)) as IndexSnapshotRow).format).toBe(row.format);
+      expect(((await raw.read((tx) => tx.getSnapshot(nsKey))) as unknown as IndexSnapshotRow).format).toBe(row.format);
     }
     raw.close();
   });

@@ -2,6 +2,8 @@ import type { IDBFactory } from 'fake-indexeddb';
 import { createTokenizer, type Memory, type Tokenizer } from '../src/index.ts';
 import { cachedCount } from '../src/context/count-cache.ts';
 import { memoryInternals } from '../src/internals.ts';
+import { sqliteFileOf } from './helpers.ts';
+import { readSqliteStore, readSqliteTable } from './sqlite-store-rows.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: false });
 
@@ -36,6 +38,20 @@ function strings(value: unknown, out: string[], seen = new Set<unknown>()): void
  * (so stores added later are searched too), keys and values. Returns "store: needle" hits.
  */
 export async function databaseTraces(factory: IDBFactory, name: string, needles: readonly string[]): Promise<string[]> {
+  const file = sqliteFileOf(factory, name);
+  if (file) {
+    // A SQLite store: its tables as the port's rows (the tag table's rows count as the records').
+    const stores = readSqliteStore(file);
+    stores['records']!.push(...readSqliteTable(file, 'record_tags'));
+    const hits: string[] = [];
+    for (const [store, rows] of Object.entries(stores)) {
+      const found: string[] = [];
+      strings(rows, found);
+      const text = found.join('\n');
+      for (const needle of needles) if (text.includes(needle)) hits.push(`${store}: ${needle}`);
+    }
+    return hits;
+  }
   const db = await new Promise<IDBDatabase>((resolve, reject) => {
     const request = factory.open(name);
     request.onsuccess = () => resolve(request.result);

@@ -1,8 +1,8 @@
-import { openMemory as openIndexedDBMemory, type Memory, type OpenMemoryOptions as BaseOpenMemoryOptions } from '../memory.ts';
+import { openMemory as openIndexedDBMemory, openMemoryOnStore, type Memory, type OpenMemoryOptions as BaseOpenMemoryOptions } from '../memory.ts';
 import { describe } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
 import { defaultDirectory } from './default-directory.ts';
-import { diskIndexedDB } from './disk-indexeddb.ts';
+import { openSqliteStore } from './sqlite-engine.ts';
 
 /** Options of {@link openMemory} in Node: those of every platform, plus where the memories are stored. */
 export interface OpenMemoryOptions extends BaseOpenMemoryOptions {
@@ -37,7 +37,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
   if (directory === undefined) {
     // An IndexedDB given or installed globally is used as on every other platform.
     if (rest.indexedDB !== undefined || typeof indexedDB !== 'undefined') return openIndexedDBMemory(rest);
-    return openIndexedDBMemory({ ...rest, ...onDisk(defaultDirectory()) });
+    return onDisk(rest, defaultDirectory());
   }
   if (typeof directory !== 'string' || directory.trim() === '') {
     throw invalidInput('openMemory options', [{ path: 'directory', message: `must be a path to a directory, got ${describe(directory)}` }]);
@@ -45,9 +45,10 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
   if (rest.indexedDB !== undefined || rest.IDBKeyRange !== undefined) {
     throw invalidInput('openMemory options', [{ path: 'directory', message: 'give either a directory (stored on disk) or an indexedDB, not both' }]);
   }
-  return openIndexedDBMemory({ ...rest, ...onDisk(directory) });
+  return onDisk(rest, directory);
 }
 
-function onDisk(directory: string): Pick<BaseOpenMemoryOptions, 'indexedDB' | 'IDBKeyRange'> {
-  return diskIndexedDB(directory);
+/** A memory on the SQLite engine (sqlite-engine.ts): its file in `directory`. */
+function onDisk(options: BaseOpenMemoryOptions, directory: string): Promise<Memory> {
+  return openMemoryOnStore(options, (name, checked) => openSqliteStore(directory, name, { durability: checked.durability ?? 'default' }));
 }
