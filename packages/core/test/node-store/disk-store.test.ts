@@ -133,6 +133,30 @@ describe('memories on disk in Node', { timeout: 120_000 }, () => {
     await memory.close();
   });
 
+  it('watch() and recall in one process see another process\'s acknowledged writes', async () => {
+    const dir = tempDir();
+    const memory = await openMemory({ name: 'agent', directory: dir });
+    const pages: string[][] = [];
+    let seen: (ids: string[]) => void = () => {};
+    const stop = memory.watch(NS, undefined, (page) => {
+      const ids = page.items.map((record) => record.id);
+      pages.push(ids);
+      seen(ids);
+    });
+    const writer = startStoreProcess(['remember', dir, 'agent', '1']);
+    expect((await writer.exited).code).toBe(0);
+    const [theirs] = writer.lines.filter((line) => line.startsWith('ack ')).map((line) => line.slice(4));
+    // Delivered once the poll sees the other process's commit (a tenth of a second), without any call of this process.
+    await new Promise<void>((resolve) => {
+      seen = (ids) => ids.includes(theirs!) && resolve();
+      if (pages.some((ids) => ids.includes(theirs!))) resolve();
+    });
+    expect(pages[0]).toEqual([]);
+    expect((await memory.recall(NS, `Memory number 0 of process ${writer.child.pid}`)).hits[0]?.id).toBe(theirs);
+    stop();
+    await memory.close();
+  });
+
   it('a process whose store another release changed the format of gets STORAGE_FAILED (locked) saying why, and writes nothing', async () => {
     const dir = tempDir();
     const memory = await openMemory({ name: 'agent', directory: dir });

@@ -90,7 +90,7 @@ describe('the migration of a store of the releases before the SQLite engine', { 
   });
 
   it('a process killed during the migration leaves the old store as it was, and the next open migrates everything once', async () => {
-    const dir = oldStore(40_000);
+    const dir = oldStore(20_000);
     const wal = join(dir, 'u1.sqlite-wal');
     const opener = startStoreProcess(['open', dir, 'u1']);
     // The migration writes its copy into the WAL: kill the process once a few MB of it are there.
@@ -103,11 +103,11 @@ describe('the migration of a store of the releases before the SQLite engine', { 
     expect(tables(dir)).toEqual(['entries', 'meta', 'rows', 'stores']); // killed mid-way: nothing of it committed
     const memory = await openMemory({ name: 'u1', directory: dir });
     expect(tables(dir)).not.toContain('rows');
-    expect(await memory.count(ns)).toBe(40_019);
+    expect(await memory.count(ns)).toBe(20_019);
     const seqs = await auditSeqs(memory);
-    expect(seqs.length).toBe(40_022);
+    expect(seqs.length).toBe(20_022);
     expect(new Set(seqs).size).toBe(seqs.length);
-    expect((await memory.get(ns, 'OLD00039999'))?.content).toBe('Old memory 39999 with a few more words in it');
+    expect((await memory.get(ns, 'OLD00019999'))?.content).toBe('Old memory 19999 with a few more words in it');
     await memory.close();
   });
 });
