@@ -171,18 +171,18 @@ export class HistoryCounts {
   async #build(ns: string, now: number, tokenizer: Tokenizer): Promise<NamespaceCounts> {
     const counts = new NamespaceCounts();
     await this.#store.read(async (tx) => {
-        counts.lastSeq = await tx.lastAuditSeq(ns);
-        // Pages by primary key (one getAll each), not a cursor: a cursor step per row is slow in fake-indexeddb.
-        let after: string | undefined;
-        for (;;) {
-          const rows = await tx.namespaceRecords(ns, { after, limit: BUILD_PAGE });
-          for (const row of rows) {
-            const entry = entryOf(row, now, tokenizer);
-            if (entry) counts.set(row.id, entry);
-          }
-          if (rows.length < BUILD_PAGE) break;
-          after = rows[rows.length - 1]!.id;
+      counts.lastSeq = await tx.lastAuditSeq(ns);
+      // Pages by primary key (one getAll each), not a cursor: a cursor step per row is slow in fake-indexeddb.
+      let after: string | undefined;
+      for (;;) {
+        const rows = await tx.namespaceRecords(ns, { after, limit: BUILD_PAGE });
+        for (const row of rows) {
+          const entry = entryOf(row, now, tokenizer);
+          if (entry) counts.set(row.id, entry);
         }
+        if (rows.length < BUILD_PAGE) break;
+        after = rows[rows.length - 1]!.id;
+      }
     });
     counts.expire(now);
     return counts;

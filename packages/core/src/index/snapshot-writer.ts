@@ -101,11 +101,11 @@ export class SnapshotWriter {
     const counted = index.changesSinceSnapshot;
     const row = captureSnapshot(ns, index, this.#modelId());
     const written = await this.#store.write(async (tx) => {
-        // Only a snapshot of the current state: a forget after the capture has deleted the
-        // stored snapshot in its own transaction and must not be undone by this one.
-        if ((await tx.lastAuditSeq(ns)) !== row.lastSeq) return false;
-        await tx.putSnapshot(row);
-        return true;
+      // Only a snapshot of the current state: a forget after the capture has deleted the
+      // stored snapshot in its own transaction and must not be undone by this one.
+      if ((await tx.lastAuditSeq(ns)) !== row.lastSeq) return false;
+      await tx.putSnapshot(row);
+      return true;
     });
     if (written) index.changesSinceSnapshot -= counted; // what changed during the write still counts
     else this.consider(ns, index, true); // changed meanwhile: again, later

@@ -91,25 +91,25 @@ export async function consolidate(ctx: LifecycleContext, namespace: unknown, opt
   if (dryRun || planned.length === 0) return { dryRun, threshold, groups: planned.map(strip), skipped: [] };
 
   const outcome = await ctx.store.write(async (tx) => {
-      const done: ConsolidationGroup[] = [];
-      const skipped: ConsolidationGroup[] = [];
-      for (const group of planned) {
-        const ids = [...group.versions.keys()];
-        const rows = await tx.getRecords(ids.map((id) => [ns.key, id] as const));
-        // Planned outside this transaction: a member edited or gone since is not merged blindly.
-        if (rows.some((row, i) => !row || isExpired(row, now) || row.version !== group.versions.get(ids[i]!))) {
-          skipped.push(strip(group));
-          continue;
-        }
-        // Merged again from the rows as they are now: access statistics, use and tier may have moved since planning.
-        const { record } = mergeRecords(rows.map((row) => fromRow(row!)), now, ctx.limits.maxTags);
-        const kept = rows.find((row) => row!.id === group.keepId)!;
-        await tx.putRecords([withHistory(toRow(record), kept, actor, now, ctx.historyDepth)]);
-        await tx.appendAudit([{ ns: ns.key, op: 'update', id: group.keepId, namespace: ns.namespace, at: now, actor }]);
-        await deleteRows(tx, rows.filter((row) => row!.id !== group.keepId).map((row) => row!), 'merge', actor, now);
-        done.push({ ...strip(group), record });
+    const done: ConsolidationGroup[] = [];
+    const skipped: ConsolidationGroup[] = [];
+    for (const group of planned) {
+      const ids = [...group.versions.keys()];
+      const rows = await tx.getRecords(ids.map((id) => [ns.key, id] as const));
+      // Planned outside this transaction: a member edited or gone since is not merged blindly.
+      if (rows.some((row, i) => !row || isExpired(row, now) || row.version !== group.versions.get(ids[i]!))) {
+        skipped.push(strip(group));
+        continue;
       }
-      return { done, skipped };
+      // Merged again from the rows as they are now: access statistics, use and tier may have moved since planning.
+      const { record } = mergeRecords(rows.map((row) => fromRow(row!)), now, ctx.limits.maxTags);
+      const kept = rows.find((row) => row!.id === group.keepId)!;
+      await tx.putRecords([withHistory(toRow(record), kept, actor, now, ctx.historyDepth)]);
+      await tx.appendAudit([{ ns: ns.key, op: 'update', id: group.keepId, namespace: ns.namespace, at: now, actor }]);
+      await deleteRows(tx, rows.filter((row) => row!.id !== group.keepId).map((row) => row!), 'merge', actor, now);
+      done.push({ ...strip(group), record });
+    }
+    return { done, skipped };
   });
   await ctx.copies.purgeRecords(outcome.done.flatMap((group) => group.mergedIds.map((id) => ({ ns: ns.key, id }))));
   return { dryRun, threshold, groups: outcome.done, skipped: outcome.skipped };

@@ -113,69 +113,69 @@ export async function importJsonl(
  */
 async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[], actor: string, now: number, skipInvalid: boolean) {
   return ctx.store.write(async (tx) => {
-      const byId = new Map<string, RecordRow>();
-      const byHash = new Map<string, RecordRow>();
-      const added = new Map<string, RecordRow>();
-      const raised = new Map<string, RecordRow>();
-      const conflicts: Array<{ line: number; issues: LineFailure['issues'] }> = [];
-      const vectorHashes = new Map<string, Float32Array | null>();
-      const expired = new Map<string, RecordRow>();
-      let deduplicated = 0;
-      // Everything the file could collide with, read up front in a few requests, not two per line.
-      const idKeys = unique(items.map((item) => [item.record.namespaceKey, item.record.id]));
-      const stored = await tx.getRecords(idKeys);
-      const storedById = new Map(idKeys.map((k, i) => [key(...k), stored[i]]));
-      const hashKeys = unique(items.map((item) => [item.record.namespaceKey, item.record.contentHash]));
-      const twins = new Map<string, RecordRow[]>();
-      for (const row of await tx.recordsByContentHash(hashKeys)) {
-        const group = twins.get(key(row.ns, row.contentHash));
-        if (group) group.push(row);
-        else twins.set(key(row.ns, row.contentHash), [row]);
+    const byId = new Map<string, RecordRow>();
+    const byHash = new Map<string, RecordRow>();
+    const added = new Map<string, RecordRow>();
+    const raised = new Map<string, RecordRow>();
+    const conflicts: Array<{ line: number; issues: LineFailure['issues'] }> = [];
+    const vectorHashes = new Map<string, Float32Array | null>();
+    const expired = new Map<string, RecordRow>();
+    let deduplicated = 0;
+    // Everything the file could collide with, read up front in a few requests, not two per line.
+    const idKeys = unique(items.map((item) => [item.record.namespaceKey, item.record.id]));
+    const stored = await tx.getRecords(idKeys);
+    const storedById = new Map(idKeys.map((k, i) => [key(...k), stored[i]]));
+    const hashKeys = unique(items.map((item) => [item.record.namespaceKey, item.record.contentHash]));
+    const twins = new Map<string, RecordRow[]>();
+    for (const row of await tx.recordsByContentHash(hashKeys)) {
+      const group = twins.get(key(row.ns, row.contentHash));
+      if (group) group.push(row);
+      else twins.set(key(row.ns, row.contentHash), [row]);
+    }
+    // An expired twin may sit next to a live one: the live one wins.
+    const storedByHash = new Map([...twins].map(([k, rows]) => [k, rows.find((row) => !isExpired(row, now)) ?? rows[0]]));
+    for (const item of items) {
+      const { record } = item;
+      const ns = record.namespaceKey;
+      const holder = lookup(byId, key(ns, record.id), storedById, now, expired);
+      if (holder && holder.contentHash !== record.contentHash) {
+        conflicts.push({ line: item.line, issues: [{ path: 'record.id', message: `a different memory already has id "${record.id}" in this namespace` }] });
+        continue;
       }
-      // An expired twin may sit next to a live one: the live one wins.
-      const storedByHash = new Map([...twins].map(([k, rows]) => [k, rows.find((row) => !isExpired(row, now)) ?? rows[0]]));
-      for (const item of items) {
-        const { record } = item;
-        const ns = record.namespaceKey;
-        const holder = lookup(byId, key(ns, record.id), storedById, now, expired);
-        if (holder && holder.contentHash !== record.contentHash) {
-          conflicts.push({ line: item.line, issues: [{ path: 'record.id', message: `a different memory already has id "${record.id}" in this namespace` }] });
-          continue;
+      const twin = holder ?? lookup(byHash, key(ns, record.contentHash), storedByHash, now, expired);
+      if (item.vector !== undefined) vectorHashes.set(record.contentHash, item.vector);
+      if (twin) {
+        deduplicated++;
+        const kept = raiseOnDuplicate(twin, record, now);
+        if (kept !== twin) {
+          byId.set(key(ns, kept.id), kept);
+          byHash.set(key(ns, kept.contentHash), kept);
+          (added.has(key(ns, kept.id)) ? added : raised).set(key(ns, kept.id), kept);
         }
-        const twin = holder ?? lookup(byHash, key(ns, record.contentHash), storedByHash, now, expired);
-        if (item.vector !== undefined) vectorHashes.set(record.contentHash, item.vector);
-        if (twin) {
-          deduplicated++;
-          const kept = raiseOnDuplicate(twin, record, now);
-          if (kept !== twin) {
-            byId.set(key(ns, kept.id), kept);
-            byHash.set(key(ns, kept.contentHash), kept);
-            (added.has(key(ns, kept.id)) ? added : raised).set(key(ns, kept.id), kept);
-          }
-          continue;
-        }
-        const row = toRow(record);
-        added.set(key(ns, record.id), row);
-        byId.set(key(ns, record.id), row);
-        byHash.set(key(ns, record.contentHash), row);
+        continue;
       }
-      if (conflicts.length && !skipInvalid) throw linesError(conflicts.map((c) => ({ ...c, code: 'CONFLICT' as const })), 'Import conflicts with stored memories', 'CONFLICT');
-      // Expired rows found in the way are deleted first, as sweep() would.
-      await deleteRows(tx, [...expired.values()], 'expire', 'sweep', now);
-      await enforceQuota(ctx, tx, [...added.values()], now);
-      await tx.putRecords([...added.values(), ...raised.values()]);
-      const audit: AuditRow[] = [];
-      for (const row of added.values()) audit.push({ ns: row.ns, op: 'remember', id: row.id, namespace: row.namespace, at: now, actor });
-      for (const row of raised.values()) audit.push({ ns: row.ns, op: 'update', id: row.id, namespace: row.namespace, at: now, actor });
-      await tx.appendAudit(audit);
-      if (header.vectors && vectorHashes.size) {
-        const model = header.vectors.model;
-        const keys = [...vectorHashes.keys()];
-        const stored = await tx.getVectors(model, keys);
-        await tx.putVectors(keys.filter((_, i) => !stored[i]).map((hash) => ({ model, hash, vector: vectorHashes.get(hash)! })));
-      }
-      const deleted = [...expired.values()].map((row) => ({ ns: row.ns, id: row.id }));
-      return { added: [...added.values()].map(fromRow), deduplicated, conflicts, deleted };
+      const row = toRow(record);
+      added.set(key(ns, record.id), row);
+      byId.set(key(ns, record.id), row);
+      byHash.set(key(ns, record.contentHash), row);
+    }
+    if (conflicts.length && !skipInvalid) throw linesError(conflicts.map((c) => ({ ...c, code: 'CONFLICT' as const })), 'Import conflicts with stored memories', 'CONFLICT');
+    // Expired rows found in the way are deleted first, as sweep() would.
+    await deleteRows(tx, [...expired.values()], 'expire', 'sweep', now);
+    await enforceQuota(ctx, tx, [...added.values()], now);
+    await tx.putRecords([...added.values(), ...raised.values()]);
+    const audit: AuditRow[] = [];
+    for (const row of added.values()) audit.push({ ns: row.ns, op: 'remember', id: row.id, namespace: row.namespace, at: now, actor });
+    for (const row of raised.values()) audit.push({ ns: row.ns, op: 'update', id: row.id, namespace: row.namespace, at: now, actor });
+    await tx.appendAudit(audit);
+    if (header.vectors && vectorHashes.size) {
+      const model = header.vectors.model;
+      const keys = [...vectorHashes.keys()];
+      const stored = await tx.getVectors(model, keys);
+      await tx.putVectors(keys.filter((_, i) => !stored[i]).map((hash) => ({ model, hash, vector: vectorHashes.get(hash)! })));
+    }
+    const deleted = [...expired.values()].map((row) => ({ ns: row.ns, id: row.id }));
+    return { added: [...added.values()].map(fromRow), deduplicated, conflicts, deleted };
   });
 }
 

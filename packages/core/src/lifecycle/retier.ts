@@ -44,25 +44,25 @@ export async function retier(ctx: LifecycleContext, options?: unknown): Promise<
   let after: readonly [string, string] | undefined;
   for (;;) {
     const { batch: rows, changed } = await ctx.store.write(async (tx) => {
-        const batch = ns ? await tx.namespaceRecords(ns.key, { after: after?.[1], limit: BATCH }) : await tx.allRecords({ after, limit: BATCH });
-        const changed: RecordRow[] = [];
-        const audit: AuditRow[] = [];
-        for (const row of batch) {
-          if (isExpired(row, now)) continue;
-          result.scanned++;
-          const aged = age(row, now, ctx.lifecycle);
-          if (aged.importance !== row.importance) result.decayed++;
-          if (aged.tier !== row.tier && aged.tier === 'cold') {
-            result.cooled++;
-            audit.push({ ns: row.ns, op: 'retier', id: row.id, namespace: row.namespace, at: now, actor: 'retier' });
-          }
-          // Unchanged rows are not rewritten: a pass over a settled store writes nothing.
-          if (aged.importance !== row.importance || aged.tier !== (row.tier ?? 'hot')) changed.push({ ...row, ...aged });
+      const batch = ns ? await tx.namespaceRecords(ns.key, { after: after?.[1], limit: BATCH }) : await tx.allRecords({ after, limit: BATCH });
+      const changed: RecordRow[] = [];
+      const audit: AuditRow[] = [];
+      for (const row of batch) {
+        if (isExpired(row, now)) continue;
+        result.scanned++;
+        const aged = age(row, now, ctx.lifecycle);
+        if (aged.importance !== row.importance) result.decayed++;
+        if (aged.tier !== row.tier && aged.tier === 'cold') {
+          result.cooled++;
+          audit.push({ ns: row.ns, op: 'retier', id: row.id, namespace: row.namespace, at: now, actor: 'retier' });
         }
-        await tx.putRecords(changed);
-        await tx.appendAudit(audit);
-        await dropUnloadedSnapshots(ctx, tx, changed);
-        return { batch, changed };
+        // Unchanged rows are not rewritten: a pass over a settled store writes nothing.
+        if (aged.importance !== row.importance || aged.tier !== (row.tier ?? 'hot')) changed.push({ ...row, ...aged });
+      }
+      await tx.putRecords(changed);
+      await tx.appendAudit(audit);
+      await dropUnloadedSnapshots(ctx, tx, changed);
+      return { batch, changed };
     });
     ctx.indexes.refresh(changed.map(fromRow));
     if (rows.length < BATCH) return result;

@@ -19,23 +19,23 @@ export async function touchRecords(
 ): Promise<MemoryRecord[]> {
   const now = ctx.clock.now();
   const records = await ctx.store.write(async (tx) => {
-      const rows = await tx.getRecords(ids.map((id) => [ns.key, id] as const));
-      const changed: RecordRow[] = [];
-      const audit: AuditRow[] = [];
-      for (const row of rows) {
-        if (!row || isExpired(row, now) || changed.some((c) => c.id === row.id)) continue;
-        if (row.tier === 'cold') audit.push({ ns: row.ns, op: 'retier', id: row.id, namespace: row.namespace, at: now, actor: ctx.actor });
-        changed.push({
-          ...row,
-          tier: 'hot',
-          importance: gain ? gainImportance(row.importance, ctx.lifecycle) : row.importance,
-          lastAccessedAt: Math.max(row.lastAccessedAt ?? 0, now),
-        });
-      }
-      await tx.putRecords(changed);
-      await tx.appendAudit(audit);
-      await dropUnloadedSnapshots(ctx, tx, changed);
-      return changed.map(fromRow);
+    const rows = await tx.getRecords(ids.map((id) => [ns.key, id] as const));
+    const changed: RecordRow[] = [];
+    const audit: AuditRow[] = [];
+    for (const row of rows) {
+      if (!row || isExpired(row, now) || changed.some((c) => c.id === row.id)) continue;
+      if (row.tier === 'cold') audit.push({ ns: row.ns, op: 'retier', id: row.id, namespace: row.namespace, at: now, actor: ctx.actor });
+      changed.push({
+        ...row,
+        tier: 'hot',
+        importance: gain ? gainImportance(row.importance, ctx.lifecycle) : row.importance,
+        lastAccessedAt: Math.max(row.lastAccessedAt ?? 0, now),
+      });
+    }
+    await tx.putRecords(changed);
+    await tx.appendAudit(audit);
+    await dropUnloadedSnapshots(ctx, tx, changed);
+    return changed.map(fromRow);
   });
   ctx.indexes.refresh(records); // after the commit: an aborted write must not reach the index
   return records;

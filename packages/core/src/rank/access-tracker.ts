@@ -47,16 +47,16 @@ export class AccessTracker {
     const entries = [...this.#buffer.values()];
     this.#buffer.clear();
     await this.#store.write(async (tx) => {
-        const rows = await tx.getRecords(entries.map((e) => [e.ns, e.id] as const));
-        const updated: RecordRow[] = [];
-        for (let i = 0; i < rows.length; i++) {
-          const row = rows[i];
-          if (!row) continue; // forgotten since it was recalled
-          row.accessCount += entries[i]!.count;
-          row.lastAccessedAt = Math.max(row.lastAccessedAt ?? 0, entries[i]!.last);
-          updated.push(row);
-        }
-        await tx.putRecords(updated);
+      const rows = await tx.getRecords(entries.map((e) => [e.ns, e.id] as const));
+      const updated: RecordRow[] = [];
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i];
+        if (!row) continue; // forgotten since it was recalled
+        row.accessCount += entries[i]!.count;
+        row.lastAccessedAt = Math.max(row.lastAccessedAt ?? 0, entries[i]!.last);
+        updated.push(row);
+      }
+      await tx.putRecords(updated);
     });
   }
 }

@@ -105,11 +105,7 @@ class DexieTransaction implements WriteTransaction {
    * every row (badly so in fake-indexeddb: a 100k import took minutes per 10k), so then
    * each key is looked up on its own.
    */
-  recordsByContentHash(keys: readonly (readonly [ns: string, contentHash: string])[]): Promise<RecordRow[]> {
-    return keys.length ? this.#byContentHash(keys) : Dexie.Promise.resolve([]);
-  }
-
-  async #byContentHash(keys: readonly (readonly [ns: string, contentHash: string])[]): Promise<RecordRow[]> {
+  async recordsByContentHash(keys: readonly (readonly [ns: string, contentHash: string])[]): Promise<RecordRow[]> {
     const perNamespace = new Map<string, Array<[string, string]>>();
     for (const k of keys) {
       const group = perNamespace.get(k[0]);
@@ -207,36 +203,36 @@ class DexieTransaction implements WriteTransaction {
     return this.#snapshots.get(ns);
   }
 
-  putRecords(rows: readonly RecordRow[]): Promise<void> {
-    return rows.length ? this.#records.bulkPut(rows as RecordRow[]).then(done) : nothing();
+  async putRecords(rows: readonly RecordRow[]): Promise<void> {
+    if (rows.length) await this.#records.bulkPut(rows as RecordRow[]);
   }
 
-  deleteRecords(keys: readonly RecordKey[]): Promise<void> {
-    return keys.length ? this.#records.bulkDelete(keys as Array<[string, string]>) : nothing();
+  async deleteRecords(keys: readonly RecordKey[]): Promise<void> {
+    if (keys.length) await this.#records.bulkDelete(keys as Array<[string, string]>);
   }
 
-  appendAudit(rows: readonly AuditRow[]): Promise<number[]> {
-    if (rows.length === 0) return Dexie.Promise.resolve([]);
+  async appendAudit(rows: readonly AuditRow[]): Promise<number[]> {
+    if (rows.length === 0) return [];
     // A given `seq` would be taken as the key: the store numbers the rows.
     const fresh = rows.map((row) => (row.seq === undefined ? row : withoutSeq(row)));
     return this.#audit.bulkAdd(fresh, { allKeys: true });
   }
 
-  putVectors(rows: readonly VectorRow[]): Promise<void> {
-    return rows.length ? this.#vectors.bulkPut(rows as VectorRow[]).then(done) : nothing();
+  async putVectors(rows: readonly VectorRow[]): Promise<void> {
+    if (rows.length) await this.#vectors.bulkPut(rows as VectorRow[]);
   }
 
-  deleteVectors(contentHash: string): Promise<void> {
-    return this.#vectors.where('hash').equals(contentHash).delete().then(done);
+  async deleteVectors(contentHash: string): Promise<void> {
+    await this.#vectors.where('hash').equals(contentHash).delete();
   }
 
-  putSnapshot(row: StoredSnapshot): Promise<void> {
-    return this.#snapshots.put(row).then(done);
+  async putSnapshot(row: StoredSnapshot): Promise<void> {
+    await this.#snapshots.put(row);
   }
 
-  deleteSnapshots(namespaceKeys: Iterable<string>): Promise<void> {
+  async deleteSnapshots(namespaceKeys: Iterable<string>): Promise<void> {
     const keys = [...new Set(namespaceKeys)];
-    return keys.length ? this.#snapshots.bulkDelete(keys) : nothing();
+    if (keys.length) await this.#snapshots.bulkDelete(keys);
   }
 
   #ofNamespace(ns: string, after?: string): Collection<RecordRow, [string, string]> {
@@ -247,17 +243,6 @@ class DexieTransaction implements WriteTransaction {
     return this.#vectors.where('[model+hash]').between([model, Dexie.minKey], [model, Dexie.maxKey]);
   }
 }
-
-/*
- * Every method hands back Dexie's own promise, also when there is nothing to do: awaiting
- * a native promise inside a Dexie transaction before its first request lets IndexedDB
- * commit it early ("Transaction committed too early").
- */
-function nothing(): Promise<void> {
-  return Dexie.Promise.resolve();
-}
-
-function done(): void {}
 
 function withoutSeq({ seq: _seq, ...row }: AuditRow): AuditRow {
   return row;

@@ -53,58 +53,58 @@ export async function applyReplicated(ctx: WriteContext, namespace: unknown, cha
   }
   const now = ctx.clock.now();
   const result = await ctx.store.write(async (tx): Promise<ApplyReplicatedResult> => {
-      if ((await tx.auditAfter(ns.key, after, { limit: 1, localOnly: true })).length) {
-        return { stale: true, written: [], deleted: [], rejected, lastSeq: await tx.lastAuditSeq(ns.key) };
+    if ((await tx.auditAfter(ns.key, after, { limit: 1, localOnly: true })).length) {
+      return { stale: true, written: [], deleted: [], rejected, lastSeq: await tx.lastAuditSeq(ns.key) };
+    }
+    // Bulk reads and writes: an initial sync applies thousands of records in one call.
+    const ids = [...new Set(checked.map((change) => ('put' in change ? change.put.id : change.delete)))];
+    const stored = await tx.getRecords(ids.map((id) => [ns.key, id] as const));
+    const current = new Map<string, RecordRow | undefined>(ids.map((id, i) => [id, stored[i]]));
+    const original = new Map(current);
+    const audit: AuditRow[] = [];
+    const log = (op: 'remember' | 'update' | 'forget', id: string) => audit.push({ ns: ns.key, op, id, namespace: ns.namespace, at: now, actor, replicated: true });
+    for (const change of checked) {
+      const id = 'put' in change ? change.put.id : change.delete;
+      const existing = current.get(id);
+      if ('delete' in change) {
+        if (!existing) continue;
+        current.set(id, undefined);
+        log('forget', id);
+        continue;
       }
-      // Bulk reads and writes: an initial sync applies thousands of records in one call.
-      const ids = [...new Set(checked.map((change) => ('put' in change ? change.put.id : change.delete)))];
-      const stored = await tx.getRecords(ids.map((id) => [ns.key, id] as const));
-      const current = new Map<string, RecordRow | undefined>(ids.map((id, i) => [id, stored[i]]));
-      const original = new Map(current);
-      const audit: AuditRow[] = [];
-      const log = (op: 'remember' | 'update' | 'forget', id: string) => audit.push({ ns: ns.key, op, id, namespace: ns.namespace, at: now, actor, replicated: true });
-      for (const change of checked) {
-        const id = 'put' in change ? change.put.id : change.delete;
-        const existing = current.get(id);
-        if ('delete' in change) {
-          if (!existing) continue;
-          current.set(id, undefined);
-          log('forget', id);
-          continue;
-        }
-        if (existing && sameState(existing, change.put)) continue;
-        const record: MemoryRecord = {
-          ...change.put,
-          namespace: ns.namespace,
-          namespaceKey: ns.key,
-          contentHash: change.hash,
-          // Access statistics and the hot/cold tier are this device's own; they do not travel.
-          accessCount: existing?.accessCount ?? 0,
-          lastAccessedAt: existing?.lastAccessedAt ?? null,
-          tier: existing?.tier ?? 'hot',
-        };
-        current.set(id, existing ? withHistory(toRow(record), existing, actor, now, ctx.historyDepth) : toRow(record));
-        log(existing ? 'update' : 'remember', id);
-      }
-      const puts: RecordRow[] = [];
-      const deleted: string[] = [];
-      const oldHashes: string[] = [];
-      let textGone = false; // a forget or a change of content, tags or metadata: the old text must not outlive it in a snapshot
-      for (const [id, row] of current) {
-        const before = original.get(id);
-        if (row === before) continue;
-        if (row) puts.push(row);
-        else deleted.push(id);
-        if (before && (!row || row.contentHash !== before.contentHash)) oldHashes.push(before.contentHash);
-        textGone ||= before !== undefined && (!row || changesText(row, before));
-      }
-      await tx.deleteRecords(deleted.map((id) => [ns.key, id] as const));
-      await tx.putRecords(puts);
-      await tx.appendAudit(audit);
-      if (oldHashes.length) await dropOrphanVectors(tx, oldHashes);
-      if (textGone) await tx.deleteSnapshots([ns.key]);
-      const written = puts.map(fromRow);
-      return { stale: false, written, deleted, rejected, lastSeq: await tx.lastAuditSeq(ns.key) };
+      if (existing && sameState(existing, change.put)) continue;
+      const record: MemoryRecord = {
+        ...change.put,
+        namespace: ns.namespace,
+        namespaceKey: ns.key,
+        contentHash: change.hash,
+        // Access statistics and the hot/cold tier are this device's own; they do not travel.
+        accessCount: existing?.accessCount ?? 0,
+        lastAccessedAt: existing?.lastAccessedAt ?? null,
+        tier: existing?.tier ?? 'hot',
+      };
+      current.set(id, existing ? withHistory(toRow(record), existing, actor, now, ctx.historyDepth) : toRow(record));
+      log(existing ? 'update' : 'remember', id);
+    }
+    const puts: RecordRow[] = [];
+    const deleted: string[] = [];
+    const oldHashes: string[] = [];
+    let textGone = false; // a forget or a change of content, tags or metadata: the old text must not outlive it in a snapshot
+    for (const [id, row] of current) {
+      const before = original.get(id);
+      if (row === before) continue;
+      if (row) puts.push(row);
+      else deleted.push(id);
+      if (before && (!row || row.contentHash !== before.contentHash)) oldHashes.push(before.contentHash);
+      textGone ||= before !== undefined && (!row || changesText(row, before));
+    }
+    await tx.deleteRecords(deleted.map((id) => [ns.key, id] as const));
+    await tx.putRecords(puts);
+    await tx.appendAudit(audit);
+    if (oldHashes.length) await dropOrphanVectors(tx, oldHashes);
+    if (textGone) await tx.deleteSnapshots([ns.key]);
+    const written = puts.map(fromRow);
+    return { stale: false, written, deleted, rejected, lastSeq: await tx.lastAuditSeq(ns.key) };
   });
   // A forget from another replica reaches this process's copies like a local one; content
   // it replaced must not stay in a queued embedding either.

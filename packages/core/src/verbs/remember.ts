@@ -140,132 +140,132 @@ async function writeItems(
 ): Promise<{ results: Array<RememberResult & { index: number }>; failures: ItemFailure[] }> {
   const now = ctx.clock.now();
   return ctx.store.write(async (tx) => {
-      const byHash = new Map<string, RecordRow>();
-      const hashKeys = uniqueKeys(items.map((item) => [item.value.namespaceKey, item.hash]));
-      for (const row of await tx.recordsByContentHash(hashKeys)) {
-        // An expired twin may still be stored next to a live one: the live one wins.
-        const previous = byHash.get(key(row.ns, row.contentHash));
-        if (!previous || isExpired(previous, now)) byHash.set(key(row.ns, row.contentHash), row);
+    const byHash = new Map<string, RecordRow>();
+    const hashKeys = uniqueKeys(items.map((item) => [item.value.namespaceKey, item.hash]));
+    for (const row of await tx.recordsByContentHash(hashKeys)) {
+      // An expired twin may still be stored next to a live one: the live one wins.
+      const previous = byHash.get(key(row.ns, row.contentHash));
+      if (!previous || isExpired(previous, now)) byHash.set(key(row.ns, row.contentHash), row);
+    }
+    const byId = new Map<string, RecordRow>();
+    const idKeys = uniqueKeys(items.filter((item) => item.value.id !== undefined).map((item) => [item.value.namespaceKey, item.value.id!]));
+    const idRows = idKeys.length ? await tx.getRecords(idKeys) : [];
+    for (const row of idRows) if (row) byId.set(key(row.ns, row.id), row);
+
+    const added = new Map<string, RecordRow>(); // key(ns, id) -> new row
+    const changed = new Map<string, RecordRow>(); // key(ns, id) -> existing row with raised importance/expiry
+    const expired = new Map<string, RecordRow>(); // key(ns, id) -> expired row to delete
+    const results: Array<RememberResult & { index: number }> = [];
+    const failures: ItemFailure[] = [];
+    const redactedRows = new Map<string, RedactionCount[]>(); // key(ns, id) -> what redaction did to a new row
+    const retire = (row: RecordRow) => {
+      expired.set(key(row.ns, row.id), row);
+      byHash.delete(key(row.ns, row.contentHash));
+      byId.delete(key(row.ns, row.id));
+    };
+
+    // The row each result's record was made from: a later in-batch duplicate may raise it.
+    const resultRows: RecordRow[] = [];
+    let raisedAny = false;
+    for (const item of items) {
+      const { value } = item;
+      const hashKey = key(value.namespaceKey, item.hash);
+      let existing = byHash.get(hashKey);
+      if (existing && isExpired(existing, now) && !added.has(key(existing.ns, existing.id))) {
+        retire(existing);
+        existing = undefined;
       }
-      const byId = new Map<string, RecordRow>();
-      const idKeys = uniqueKeys(items.filter((item) => item.value.id !== undefined).map((item) => [item.value.namespaceKey, item.value.id!]));
-      const idRows = idKeys.length ? await tx.getRecords(idKeys) : [];
-      for (const row of idRows) if (row) byId.set(key(row.ns, row.id), row);
-
-      const added = new Map<string, RecordRow>(); // key(ns, id) -> new row
-      const changed = new Map<string, RecordRow>(); // key(ns, id) -> existing row with raised importance/expiry
-      const expired = new Map<string, RecordRow>(); // key(ns, id) -> expired row to delete
-      const results: Array<RememberResult & { index: number }> = [];
-      const failures: ItemFailure[] = [];
-      const redactedRows = new Map<string, RedactionCount[]>(); // key(ns, id) -> what redaction did to a new row
-      const retire = (row: RecordRow) => {
-        expired.set(key(row.ns, row.id), row);
-        byHash.delete(key(row.ns, row.contentHash));
-        byId.delete(key(row.ns, row.id));
-      };
-
-      // The row each result's record was made from: a later in-batch duplicate may raise it.
-      const resultRows: RecordRow[] = [];
-      let raisedAny = false;
-      for (const item of items) {
-        const { value } = item;
-        const hashKey = key(value.namespaceKey, item.hash);
-        let existing = byHash.get(hashKey);
-        if (existing && isExpired(existing, now) && !added.has(key(existing.ns, existing.id))) {
-          retire(existing);
-          existing = undefined;
+      if (value.id !== undefined) {
+        let holder = byId.get(key(value.namespaceKey, value.id));
+        if (holder && isExpired(holder, now) && !added.has(key(holder.ns, holder.id))) {
+          retire(holder);
+          holder = undefined;
         }
-        if (value.id !== undefined) {
-          let holder = byId.get(key(value.namespaceKey, value.id));
-          if (holder && isExpired(holder, now) && !added.has(key(holder.ns, holder.id))) {
-            retire(holder);
-            holder = undefined;
-          }
-          if (holder && holder.contentHash !== item.hash) {
-            failures.push({
-              index: item.index,
-              code: 'CONFLICT',
-              issues: [{ path: 'id', message: `a different memory already has id "${value.id}" in this namespace` }],
-            });
-            continue;
-          }
-          existing = holder ?? existing;
-        }
-        if (existing) {
-          const raised = raiseOnDuplicate(existing, value, now);
-          if (raised !== existing) {
-            raisedAny = true;
-            const idKey = key(raised.ns, raised.id);
-            byHash.set(hashKey, raised);
-            byId.set(idKey, raised);
-            if (added.has(idKey)) added.set(idKey, raised);
-            else changed.set(idKey, raised);
-          }
-          results.push({ index: item.index, id: raised.id, deduplicated: true, record: fromRow(raised), ...withCounts(item.redacted ?? []) });
-          resultRows.push(raised);
+        if (holder && holder.contentHash !== item.hash) {
+          failures.push({
+            index: item.index,
+            code: 'CONFLICT',
+            issues: [{ path: 'id', message: `a different memory already has id "${value.id}" in this namespace` }],
+          });
           continue;
         }
-        const record: MemoryRecord = {
-          id: value.id ?? ctx.newId(value.createdAt),
-          namespace: value.namespace,
-          namespaceKey: value.namespaceKey,
-          content: value.content,
-          source: value.source,
-          layer: value.layer,
-          tags: value.tags,
-          metadata: value.metadata,
-          importance: value.importance,
-          createdAt: value.createdAt,
-          updatedAt: value.createdAt,
-          expiresAt: value.expiresAt,
-          accessCount: 0,
-          lastAccessedAt: null,
-          contentHash: item.hash,
-          version: 1,
-          tier: 'hot',
-          mergedFrom: [],
-        };
-        const row = toRow(record);
-        const idKey = key(row.ns, row.id);
-        added.set(idKey, row);
-        byHash.set(hashKey, row);
-        byId.set(idKey, row);
-        results.push(item.redacted ? { index: item.index, id: row.id, deduplicated: false, record, redacted: item.redacted } : { index: item.index, id: row.id, deduplicated: false, record });
-        resultRows.push(row);
-        if (item.redacted) redactedRows.set(idKey, item.redacted);
+        existing = holder ?? existing;
       }
-      if (failures.length && !skipConflicts) return { results: [], failures };
+      if (existing) {
+        const raised = raiseOnDuplicate(existing, value, now);
+        if (raised !== existing) {
+          raisedAny = true;
+          const idKey = key(raised.ns, raised.id);
+          byHash.set(hashKey, raised);
+          byId.set(idKey, raised);
+          if (added.has(idKey)) added.set(idKey, raised);
+          else changed.set(idKey, raised);
+        }
+        results.push({ index: item.index, id: raised.id, deduplicated: true, record: fromRow(raised), ...withCounts(item.redacted ?? []) });
+        resultRows.push(raised);
+        continue;
+      }
+      const record: MemoryRecord = {
+        id: value.id ?? ctx.newId(value.createdAt),
+        namespace: value.namespace,
+        namespaceKey: value.namespaceKey,
+        content: value.content,
+        source: value.source,
+        layer: value.layer,
+        tags: value.tags,
+        metadata: value.metadata,
+        importance: value.importance,
+        createdAt: value.createdAt,
+        updatedAt: value.createdAt,
+        expiresAt: value.expiresAt,
+        accessCount: 0,
+        lastAccessedAt: null,
+        contentHash: item.hash,
+        version: 1,
+        tier: 'hot',
+        mergedFrom: [],
+      };
+      const row = toRow(record);
+      const idKey = key(row.ns, row.id);
+      added.set(idKey, row);
+      byHash.set(hashKey, row);
+      byId.set(idKey, row);
+      results.push(item.redacted ? { index: item.index, id: row.id, deduplicated: false, record, redacted: item.redacted } : { index: item.index, id: row.id, deduplicated: false, record });
+      resultRows.push(row);
+      if (item.redacted) redactedRows.set(idKey, item.redacted);
+    }
+    if (failures.length && !skipConflicts) return { results: [], failures };
 
-      await enforceQuota(ctx, tx, [...added.values()], now);
-      const audit: AuditRow[] = [];
-      const log = (op: AuditRow['op'], row: RecordRow, by: string) =>
-        audit.push(
-          op === 'remember' && redactedRows.size
-            ? { ns: row.ns, op, id: row.id, namespace: row.namespace, at: now, actor: by, ...auditCounts(redactedRows.get(key(row.ns, row.id))) }
-            : { ns: row.ns, op, id: row.id, namespace: row.namespace, at: now, actor: by },
-        );
-      if (expired.size) {
-        await tx.deleteRecords([...expired.values()].map((row) => [row.ns, row.id] as const));
-        for (const row of expired.values()) log('expire', row, 'sweep');
-      }
-      const rows = [...added.values()];
-      for (let start = 0; start < rows.length; start += CHUNK) {
-        await tx.putRecords(rows.slice(start, start + CHUNK));
-        onProgress?.({ done: Math.min(start + CHUNK, rows.length), total: rows.length });
-      }
-      if (changed.size) await tx.putRecords([...changed.values()]);
-      for (const row of rows) log('remember', row, actor);
-      for (const row of changed.values()) log('update', row, actor);
-      await tx.appendAudit(audit);
-      // Results of in-batch duplicates must show the final state of their record.
-      if (raisedAny) {
-        const finalRows = new Map([...added, ...changed]);
-        results.forEach((result, i) => {
-          const row = finalRows.get(key(result.record.namespaceKey, result.id));
-          if (row && row !== resultRows[i]) result.record = fromRow(row);
-        });
-      }
-      return { results, failures }; // in input order, as the items are
+    await enforceQuota(ctx, tx, [...added.values()], now);
+    const audit: AuditRow[] = [];
+    const log = (op: AuditRow['op'], row: RecordRow, by: string) =>
+      audit.push(
+        op === 'remember' && redactedRows.size
+          ? { ns: row.ns, op, id: row.id, namespace: row.namespace, at: now, actor: by, ...auditCounts(redactedRows.get(key(row.ns, row.id))) }
+          : { ns: row.ns, op, id: row.id, namespace: row.namespace, at: now, actor: by },
+      );
+    if (expired.size) {
+      await tx.deleteRecords([...expired.values()].map((row) => [row.ns, row.id] as const));
+      for (const row of expired.values()) log('expire', row, 'sweep');
+    }
+    const rows = [...added.values()];
+    for (let start = 0; start < rows.length; start += CHUNK) {
+      await tx.putRecords(rows.slice(start, start + CHUNK));
+      onProgress?.({ done: Math.min(start + CHUNK, rows.length), total: rows.length });
+    }
+    if (changed.size) await tx.putRecords([...changed.values()]);
+    for (const row of rows) log('remember', row, actor);
+    for (const row of changed.values()) log('update', row, actor);
+    await tx.appendAudit(audit);
+    // Results of in-batch duplicates must show the final state of their record.
+    if (raisedAny) {
+      const finalRows = new Map([...added, ...changed]);
+      results.forEach((result, i) => {
+        const row = finalRows.get(key(result.record.namespaceKey, result.id));
+        if (row && row !== resultRows[i]) result.record = fromRow(row);
+      });
+    }
+    return { results, failures }; // in input order, as the items are
   });
 }
 
