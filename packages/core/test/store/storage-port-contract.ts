@@ -95,7 +95,7 @@ export function describeStoragePort(engine: string, openStore: () => Promise<Sto
         expect((await store.read((tx) => tx.recordsByContentHash([[ns, 'h1']]))).map((r) => r.id)).toEqual(['a', 'b']);
         expect(await store.read((tx) => tx.recordsByContentHash([]))).toEqual([]);
         // More pairs than the namespace has rows (an engine may read them another way).
-        const many = Array.from({ length: 40 }, (_, i) => [ns, `x${i}`] as const).concat([[ns, 'h2'], [ns, 'h1']]);
+        const many: Array<readonly [string, string]> = [...Array.from({ length: 40 }, (_, i) => [ns, `x${i}`] as const), [ns, 'h2'], [ns, 'h1']];
         const found = await store.read((tx) => tx.recordsByContentHash(many));
         expect(found.filter((r) => r.contentHash === 'h1').map((r) => r.id)).toEqual(['a', 'b']);
         expect(found.map((r) => r.id).sort()).toEqual(['a', 'b', 'c']);
