@@ -89,7 +89,8 @@ export class SqliteReadTransaction implements ReadTransaction {
 
   recordsByContentHash(keys: readonly (readonly [ns: string, contentHash: string])[]): Promise<RecordRow[]> {
     return this.run('read', () => {
-      const select = `${SELECT_RECORDS} WHERE content_hash = ? AND ns = ? ORDER BY id`;
+      // INDEXED BY: without statistics SQLite would rather walk the namespace in id order (no sort), row by row.
+      const select = `${SELECT_RECORDS} INDEXED BY records_by_hash WHERE content_hash = ? AND ns = ? ORDER BY id`;
       return keys.flatMap(([ns, hash]) => this.records(select, hash, ns));
     });
   }
@@ -115,7 +116,7 @@ export class SqliteReadTransaction implements ReadTransaction {
   }
 
   countExpired(ns: string, now: number): Promise<number> {
-    return this.run('read', () => this.connection.pluck('SELECT count(*) FROM records WHERE expires_at IS NOT NULL AND expires_at <= ? AND ns = ?').get(now, ns) as number);
+    return this.run('read', () => this.connection.pluck('SELECT count(*) FROM records INDEXED BY records_by_expiry WHERE expires_at IS NOT NULL AND expires_at <= ? AND ns = ?').get(now, ns) as number);
   }
 
   orderedRecords(query: OrderedQuery, accept?: (row: RecordRow) => boolean, limit?: number): Promise<RecordRow[]> {
@@ -142,7 +143,7 @@ export class SqliteReadTransaction implements ReadTransaction {
   }
 
   recordsByKey(ns: string, key: string): Promise<RecordRow[]> {
-    return this.run('read', () => this.records(`${SELECT_RECORDS} WHERE ns = ? AND fact_key = ? ORDER BY id`, ns, key));
+    return this.run('read', () => this.records(`${SELECT_RECORDS} INDEXED BY records_by_key WHERE ns = ? AND fact_key = ? ORDER BY id`, ns, key));
   }
 
   firstNamespace(range: { from: string; fromExclusive?: boolean; to: string }): Promise<{ ns: string; namespace: Namespace } | undefined> {
