@@ -9,7 +9,8 @@
  *   metadata, history, the small scalars) is one JSON text `rest`.
  * - `record_tags`: one row per (record, tag) with both order times, so a tag-filtered
  *   ordered page is an index range scan. Triggers on `records` keep it, so no write path
- *   can leave a tag row behind.
+ *   can leave a tag row behind (they run only for rows with tags: a trigger program costs
+ *   about as much as the insert itself).
  * - `audit`: the audit log; `seq` is the row id (AUTOINCREMENT: never reused, also after
  *   the newest entries were deleted), one sequence for every process.
  * - `vectors`: embeddings by (model, content hash); `vector` NULL when the model could not embed the text.
@@ -61,14 +62,14 @@ export const TABLES = `
     PRIMARY KEY (ns, tag, created_at, id)
   ) WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS record_tags_by_updated ON record_tags (ns, tag, updated_at, id);
-  CREATE TRIGGER IF NOT EXISTS record_tags_insert AFTER INSERT ON records BEGIN
+  CREATE TRIGGER IF NOT EXISTS record_tags_insert AFTER INSERT ON records WHEN NEW.tags <> '[]' BEGIN
     INSERT OR IGNORE INTO record_tags SELECT NEW.ns, value, NEW.created_at, NEW.updated_at, NEW.id FROM json_each(NEW.tags);
   END;
-  CREATE TRIGGER IF NOT EXISTS record_tags_update AFTER UPDATE OF tags, created_at, updated_at ON records BEGIN
+  CREATE TRIGGER IF NOT EXISTS record_tags_update AFTER UPDATE OF tags, created_at, updated_at ON records WHEN OLD.tags <> '[]' OR NEW.tags <> '[]' BEGIN
     DELETE FROM record_tags WHERE ns = OLD.ns AND tag IN (SELECT value FROM json_each(OLD.tags)) AND created_at = OLD.created_at AND id = OLD.id;
     INSERT OR IGNORE INTO record_tags SELECT NEW.ns, value, NEW.created_at, NEW.updated_at, NEW.id FROM json_each(NEW.tags);
   END;
-  CREATE TRIGGER IF NOT EXISTS record_tags_delete AFTER DELETE ON records BEGIN
+  CREATE TRIGGER IF NOT EXISTS record_tags_delete AFTER DELETE ON records WHEN OLD.tags <> '[]' BEGIN
     DELETE FROM record_tags WHERE ns = OLD.ns AND tag IN (SELECT value FROM json_each(OLD.tags)) AND created_at = OLD.created_at AND id = OLD.id;
   END;
   CREATE TABLE IF NOT EXISTS audit (
