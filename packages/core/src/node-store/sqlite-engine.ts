@@ -47,8 +47,8 @@ interface PendingWrite {
 /** Most writes committed together in one group ({@link SqliteStore.write}). */
 const MAX_GROUP = 64;
 
-/** Reader connections kept open when idle (more are opened while more reads run at once). */
-const IDLE_READERS = 4;
+/** Reader connections kept open when idle (more are opened while more reads run at once): enough for a busy `zeromem serve`, so reads do not open and close connections under load. */
+const IDLE_READERS = 32;
 /** How long a reader waits (blocking) for SQLite's brief locks (a WAL reset by another process's checkpoint). */
 const READER_BUSY_MS = 1000;
 
