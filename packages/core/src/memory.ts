@@ -623,7 +623,7 @@ export class Memory {
       await this.#ctx.access.flush();
       await this.#ctx.indexes.close();
     } finally {
-      this.#ctx.store.close();
+      await this.#ctx.store.close();
     }
   }
 }

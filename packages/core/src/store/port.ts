@@ -41,8 +41,11 @@ export interface StoragePort {
    * function that stops it.
    */
   onAuditWrites(listener: () => void): () => void;
-  /** Closes the store. Later calls fail with CLOSED; a transaction running now finishes first. */
-  close(): void;
+  /**
+   * Closes the store. Later calls fail with CLOSED; a transaction running now finishes
+   * first. An engine whose close has to wait (a connection pool) returns a promise.
+   */
+  close(): void | Promise<void>;
 }
 
 /** A record's primary key: namespace key and id (ids are unique per namespace). */

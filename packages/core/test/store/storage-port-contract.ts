@@ -51,7 +51,7 @@ export function describeStoragePort(engine: string, openStore: () => Promise<Sto
     try {
       await fn(store);
     } finally {
-      store.close();
+      await store.close();
     }
   }
 
@@ -262,7 +262,7 @@ export function describeStoragePort(engine: string, openStore: () => Promise<Sto
 
     it('fails with CLOSED after close', async () => {
       const store = await openStore();
-      store.close();
+      await store.close();
       await expectCode(store.read((tx) => tx.countRecords()), 'CLOSED');
       await expectCode(store.write((tx) => tx.putRecords([row(U1, 'a')])), 'CLOSED');
     });
