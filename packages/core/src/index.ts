@@ -40,7 +40,12 @@ export {
   type AuditOp,
   type AuditEntry,
   type RecordVersion,
+  type ValidityOptions,
+  type ProfileEntry,
+  type SuggestedUpdate,
 } from './model/types.ts';
+export type { ProfileOptions } from './verbs/profile.ts';
+export { FACT_KEY_RULE, MAX_FACT_KEY_BYTES, isFactKey } from './model/validity.ts';
 export { MAX_IN_VALUES, MAX_QUERY_DEPTH, MAX_QUERY_NODES, type MetadataCondition, type MetadataQuery } from './model/metadata-query.ts';
 export type { GetOptions } from './verbs/get.ts';
 export type { AuditOptions } from './verbs/audit.ts';

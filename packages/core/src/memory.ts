@@ -18,6 +18,8 @@ import type {
   RecordVersion,
   NamespaceStats,
   RecordFilter,
+  ProfileEntry,
+  ValidityOptions,
   RememberInput,
   RememberManyOptions,
   RememberManyResult,
@@ -39,6 +41,7 @@ import { forgetWhere } from './verbs/forget-where.ts';
 import { forget } from './verbs/forget.ts';
 import { get, type GetOptions } from './verbs/get.ts';
 import { list } from './verbs/list.ts';
+import { profile, type ProfileOptions } from './verbs/profile.ts';
 import { listNamespaces } from './verbs/list-namespaces.ts';
 import { history } from './verbs/history.ts';
 import { recall, type RecallOptions, type RecallResult } from './verbs/recall.ts';
@@ -470,10 +473,20 @@ export class Memory {
     return history(this.#ctx, namespace, id);
   }
 
-  /** How many live records match (all without a filter). */
-  count(namespace: Namespace, filter?: RecordFilter): Promise<number> {
+  /** How many live records match (all without a filter); keyed facts that hold now, or at `asOf` (every version with `includeClosed`). */
+  count(namespace: Namespace, filter?: RecordFilter & ValidityOptions): Promise<number> {
     [namespace, filter] = readInputs(namespace, filter);
     return count(this.#ctx, namespace, filter);
+  }
+
+  /**
+   * The namespace's current keyed facts (or those that held at `asOf`), one per key,
+   * sorted by key: what the user's profile says now.
+   * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT
+   */
+  profile(namespace: Namespace, options?: ProfileOptions): Promise<ProfileEntry[]> {
+    [namespace, options] = readInputs(namespace, options);
+    return profile(this.#ctx, namespace, options);
   }
 
   /** Counts, sizes and time span of the namespace. */

@@ -45,6 +45,11 @@ export const RecordSchema = z
     version: z.number().int(),
     tier: z.enum(['hot', 'cold']),
     mergedFrom: z.array(z.string()),
+    key: z.string().nullable().openapi({ description: 'The fact key of a keyed fact (e.g. contact.channel), null for other memories.' }),
+    validFrom: z.number().nullable().openapi({ description: 'Keyed facts: from when the fact holds (epoch ms).' }),
+    validUntil: z.number().nullable().openapi({ description: 'Keyed facts: until when it held (exclusive), null while it holds.' }),
+    closedBy: z.string().nullable().openapi({ description: 'Keyed facts: the id of the version that closed this one.' }),
+    statedUntil: z.number().nullable().openapi({ description: 'Keyed facts: the end its writer stated (validUntil on remember), or null.' }),
   })
   .strict()
   .openapi('Record');
@@ -62,6 +67,9 @@ export const RememberInputSchema = z
     createdAt: Time.optional(),
     expiresAt: Time.optional(),
     ttl: Duration.optional(),
+    key: z.string().optional().openapi({ description: 'Makes it a keyed fact: a dotted key (a-z, 0-9, _ and - segments joined by "."); closes the version that held until now.' }),
+    validFrom: Time.optional().openapi({ description: 'Keyed facts: from when it holds (default createdAt).' }),
+    validUntil: Time.optional().openapi({ description: 'Keyed facts: when it stopped holding, for facts learned late.' }),
   })
   .strict()
   .openapi('RememberInput');
@@ -74,14 +82,26 @@ export const RememberBatchSchema = z
   .strict()
   .openapi('RememberBatch');
 
-export const RememberResultSchema = z.object({ id: z.string(), deduplicated: z.boolean(), record: RecordSchema }).strict().openapi('RememberResult');
+const SuggestedUpdateSchema = z
+  .object({ id: z.string(), reason: z.string(), differs: z.array(z.enum(['number', 'date', 'name', 'negation'])) })
+  .strict()
+  .openapi('SuggestedUpdate');
+const RememberResultFields = {
+  id: z.string(),
+  deduplicated: z.boolean(),
+  record: RecordSchema,
+  closed: z.array(z.string()).openapi({ description: 'Keyed facts: the versions this write closed.' }),
+  suggestedUpdates: z.array(SuggestedUpdateSchema).openapi({ description: 'Live memories this one may be a new value of (never closed on a guess).' }),
+};
+
+export const RememberResultSchema = z.object(RememberResultFields).strict().openapi('RememberResult');
 
 const IssueSchema = z.object({ path: z.string(), message: z.string() }).strict().openapi('Issue');
 const ItemFailureSchema = z.object({ index: z.number().int(), code: z.string(), issues: z.array(IssueSchema) }).strict();
 
 export const RememberBatchResultSchema = z
   .object({
-    results: z.array(z.object({ id: z.string(), deduplicated: z.boolean(), record: RecordSchema, index: z.number().int() }).strict()),
+    results: z.array(z.object({ ...RememberResultFields, index: z.number().int() }).strict()),
     failures: z.array(ItemFailureSchema),
   })
   .strict()
@@ -99,6 +119,7 @@ export const RecordFilterSchema = z
     layer: z.union([Layer, z.array(Layer)]).optional(),
     createdAt: z.object({ from: Time.optional(), to: Time.optional() }).strict().optional(),
     updatedAt: z.object({ from: Time.optional(), to: Time.optional() }).strict().optional(),
+    key: z.string().optional().openapi({ description: 'Only the versions of this fact key.' }),
   })
   .strict()
   .openapi('RecordFilter');
@@ -170,6 +191,8 @@ export const RecallBodySchema = z
     trackAccess: z.boolean().optional(),
     includeCold: z.boolean().optional(),
     minScore: z.number().optional(),
+    asOf: Time.optional().openapi({ description: 'Keyed facts that held at this time (default now).' }),
+    includeClosed: z.boolean().optional().openapi({ description: 'Every version of keyed facts, closed ones too.' }),
   })
   .strict()
   .openapi('RecallBody');

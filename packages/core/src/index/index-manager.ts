@@ -1,6 +1,7 @@
 import { Dexie } from 'dexie';
 import type { EmbedJob } from '../embed/embed-queue.ts';
 import type { MemoryDatabase } from '../store/database.ts';
+import { versionsOfKey } from '../store/keyed-rows.ts';
 import { fromRow, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import { changesText } from '../model/changes-text.ts';
@@ -146,14 +147,24 @@ export class IndexManager {
     if (entries.length === 0) return index;
     const ids = [...new Set(entries.map((entry) => entry.id))];
     const model = this.#modelId();
-    const { rows, live, vectors } = await withStorage(() =>
+    const { rows, live, vectors, siblings } = await withStorage(() =>
       db.transaction('r', db.records, db.vectors, async () => {
         const rows = await db.records.bulkGet(ids.map((id) => [ns, id] as [string, string]));
         const live = rows.filter((row): row is RecordRow => row !== undefined);
         const vectors = model ? await db.vectors.bulkGet(live.map((row) => [model, row.contentHash] as [string, string])) : [];
-        return { rows, live, vectors };
+        // A version of a fact key came or went: the other versions' intervals were derived
+        // again without an audit entry of their own (write/settle-keys.ts).
+        const keys = new Set<string>();
+        rows.forEach((row, i) => {
+          const factKey = row ? row.key : index.records.get(ids[i]!)?.key;
+          if (factKey) keys.add(factKey);
+        });
+        const siblings: RecordRow[] = [];
+        for (const factKey of keys) siblings.push(...(await versionsOfKey(db, ns, factKey)));
+        return { rows, live, vectors, siblings };
       }),
     );
+    for (const row of siblings) if (index.records.has(row.id)) index.upsert(fromRow(row));
     const changedIds = new Set<string>();
     let snapshotDropped = false; // a forget, expiry or content change deletes the stored snapshot
     rows.forEach((row, i) => {

@@ -20,6 +20,8 @@ export class NamespaceIndex {
   changesSinceSnapshot = 0;
   /** Records in the cold tier. */
   #cold = 0;
+  /** Keyed facts (their validity is checked per hit). */
+  #keyed = 0;
   /** No record expires before this (epoch ms): the earliest `expiresAt` ever indexed, a lower bound; Infinity while none had one. */
   #expiresNotBefore = Number.POSITIVE_INFINITY;
 
@@ -116,9 +118,15 @@ export class NamespaceIndex {
     return (includeCold || this.#cold === 0) && now < this.#expiresNotBefore;
   }
 
-  /** Keeps the cold count and the expiry bound of {@link allLive} as a record comes (+1) or goes (−1). */
+  /** True when the index holds a keyed fact: then recall checks each hit's validity. */
+  hasKeyedFacts(): boolean {
+    return this.#keyed > 0;
+  }
+
+  /** Keeps the cold and keyed counts and the expiry bound of {@link allLive} as a record comes (+1) or goes (−1). */
   #count(record: MemoryRecord, delta: 1 | -1): void {
     if (record.tier === 'cold') this.#cold += delta;
+    if (record.key) this.#keyed += delta;
     if (delta > 0 && record.expiresAt !== null && record.expiresAt < this.#expiresNotBefore) this.#expiresNotBefore = record.expiresAt;
   }
 

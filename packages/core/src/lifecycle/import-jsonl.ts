@@ -6,6 +6,7 @@ import type { MemoryRecord } from '../model/types.ts';
 import type { AuditRow } from '../store/database.ts';
 import { deleteRows } from '../store/delete-rows.ts';
 import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
+import { factKeysOf, settleKeys } from '../write/settle-keys.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import { readOptions, resolveActor } from '../write/context.ts';
 import { raiseOnDuplicate } from '../write/duplicate.ts';
@@ -131,7 +132,9 @@ async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[],
       const hashKeys = unique(items.map((item) => [item.record.namespaceKey, item.record.contentHash]));
       const twins = await Promise.all(hashKeys.map((k) => db.records.where('[ns+contentHash]').equals(k).toArray()));
       // An expired twin may sit next to a live one: the live one wins.
-      const storedByHash = new Map(hashKeys.map((k, i) => [key(...k), twins[i]!.find((row) => !isExpired(row, now)) ?? twins[i]![0]]));
+      // Versions of a fact key are one by id only (a key may come back to an earlier value).
+      const unkeyedTwins = twins.map((rows) => rows.filter((row) => !row.key));
+      const storedByHash = new Map(hashKeys.map((k, i) => [key(...k), unkeyedTwins[i]!.find((row) => !isExpired(row, now)) ?? unkeyedTwins[i]![0]]));
       for (const item of items) {
         const { record } = item;
         const ns = record.namespaceKey;
@@ -140,7 +143,7 @@ async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[],
           conflicts.push({ line: item.line, issues: [{ path: 'record.id', message: `a different memory already has id "${record.id}" in this namespace` }] });
           continue;
         }
-        const twin = holder ?? lookup(byHash, key(ns, record.contentHash), storedByHash, now, expired);
+        const twin = holder ?? (record.key === null ? lookup(byHash, key(ns, record.contentHash), storedByHash, now, expired) : undefined);
         if (item.vector !== undefined) vectorHashes.set(record.contentHash, item.vector);
         if (twin) {
           deduplicated++;
@@ -155,7 +158,7 @@ async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[],
         const row = toRow(record);
         added.set(key(ns, record.id), row);
         byId.set(key(ns, record.id), row);
-        byHash.set(key(ns, record.contentHash), row);
+        if (record.key === null) byHash.set(key(ns, record.contentHash), row);
       }
       if (conflicts.length && !skipInvalid) throw linesError(conflicts.map((c) => ({ ...c, code: 'CONFLICT' as const })), 'Import conflicts with stored memories', 'CONFLICT');
       // Expired rows found in the way are deleted first, as sweep() would.
@@ -167,6 +170,7 @@ async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[],
       for (const row of added.values()) audit.push({ ns: row.ns, op: 'remember', id: row.id, namespace: row.namespace, at: now, actor });
       for (const row of raised.values()) audit.push({ ns: row.ns, op: 'update', id: row.id, namespace: row.namespace, at: now, actor });
       if (audit.length) await db.audit.bulkAdd(audit);
+      const settled = new Map((await settleKeys(db, factKeysOf([...added.values(), ...expired.values()]))).map((row) => [row.id, row]));
       if (header.vectors && vectorHashes.size) {
         const model = header.vectors.model;
         const keys = [...vectorHashes.keys()];
@@ -174,7 +178,7 @@ async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[],
         await db.vectors.bulkAdd(keys.filter((_, i) => !stored[i]).map((hash) => ({ model, hash, vector: vectorHashes.get(hash)! })));
       }
       const deleted = [...expired.values()].map((row) => ({ ns: row.ns, id: row.id }));
-      return { added: [...added.values()].map(fromRow), deduplicated, conflicts, deleted };
+      return { added: [...added.values()].map((row) => fromRow(settled.get(row.id) ?? row)), deduplicated, conflicts, deleted };
     }),
   );
 }

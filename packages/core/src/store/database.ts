@@ -60,6 +60,8 @@ export interface DatabaseOptions {
  * - v3: one search-index snapshot per namespace, so an open restores instead of rebuilding.
  * - v4: records indexed by [ns+layer+time+id] for both order fields, so a list of one
  *   layer (the context's session turns) reads only that layer's rows.
+ * - v5: records indexed by [ns+key]: the versions of a keyed fact (unkeyed rows hold no
+ *   key and are not in it).
  */
 export class MemoryDatabase extends Dexie {
   records!: Table<RecordRow, [string, string]>;
@@ -92,6 +94,10 @@ export class MemoryDatabase extends Dexie {
     this.version(4).stores({
       records:
         '[ns+id], [ns+contentHash], contentHash, userId, expiresAt, [ns+expiresAt], *byCreated, *byUpdated, [ns+layer+createdAt+id], [ns+layer+updatedAt+id]',
+    });
+    this.version(5).stores({
+      records:
+        '[ns+id], [ns+contentHash], contentHash, userId, expiresAt, [ns+expiresAt], *byCreated, *byUpdated, [ns+layer+createdAt+id], [ns+layer+updatedAt+id], [ns+key]',
     });
   }
 }

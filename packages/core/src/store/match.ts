@@ -1,6 +1,7 @@
 import { canonicalJson } from '../model/canonical-json.ts';
 import type { PreparedFilter } from '../model/validate-filter.ts';
 import type { MemoryRecord } from '../model/types.ts';
+import { isValidAt } from '../model/validity.ts';
 import { isExpired } from './row.ts';
 
 /** True when a live (unexpired) row passes every part of the filter. */
@@ -18,10 +19,22 @@ export function matchesFilter(row: MemoryRecord, filter: PreparedFilter, now: nu
     }
   }
   if (filter.where && !filter.where(row.metadata)) return false;
+  if (filter.key !== undefined && row.key !== filter.key) return false;
+  if (filter.validAt !== undefined && !isValidAt(row, filter.validAt)) return false;
   return true;
 }
 
-/** True when the filter has no condition at all. */
+/** True when the filter has no condition on the records themselves (the time keyed facts must hold at is no condition here). */
 export function isEmptyFilter(filter: PreparedFilter): boolean {
-  return !(filter.sources || filter.layers || filter.created || filter.updated || filter.tagsAny || filter.tagsAll || filter.metadata || filter.where);
+  return !(
+    filter.sources ||
+    filter.layers ||
+    filter.created ||
+    filter.updated ||
+    filter.tagsAny ||
+    filter.tagsAll ||
+    filter.metadata ||
+    filter.where ||
+    filter.key !== undefined
+  );
 }

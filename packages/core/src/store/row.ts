@@ -49,6 +49,12 @@ export function fromRow(row: RecordRow): MemoryRecord {
     // Rows written before tiers and consolidation existed have neither field.
     tier: row.tier ?? 'hot',
     mergedFrom: row.mergedFrom ?? [],
+    // Rows written before keyed facts existed are unkeyed.
+    key: row.key ?? null,
+    validFrom: row.validFrom ?? null,
+    validUntil: row.validUntil ?? null,
+    closedBy: row.closedBy ?? null,
+    statedUntil: row.statedUntil ?? null,
   };
 }
 

@@ -11,6 +11,7 @@ import { validateReplicated } from '../model/validate-replicated.ts';
 import { dropIndexSnapshots, type AuditRow } from '../store/database.ts';
 import { dropOrphanVectors } from '../store/delete-rows.ts';
 import { withHistory } from '../store/history.ts';
+import { factKeysOf, settleKeys } from '../write/settle-keys.ts';
 import { fromRow, toRow, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import { readOptions, resolveActor, type WriteContext } from '../write/context.ts';
@@ -81,6 +82,9 @@ export async function applyReplicated(ctx: WriteContext, namespace: unknown, cha
         if (existing && sameState(existing, change.put)) continue;
         const record: MemoryRecord = {
           ...change.put,
+          // Derived again below from the versions of the key this replica holds.
+          validUntil: change.put.statedUntil,
+          closedBy: null,
           namespace: ns.namespace,
           namespaceKey: ns.key,
           contentHash: change.hash,
@@ -109,7 +113,9 @@ export async function applyReplicated(ctx: WriteContext, namespace: unknown, cha
       if (audit.length) await db.audit.bulkAdd(audit);
       if (oldHashes.length) await dropOrphanVectors(db, oldHashes);
       if (textGone) await dropIndexSnapshots(db, [ns.key]);
-      const written = puts.map(fromRow);
+      // Versions of fact keys came or went: every replica derives the intervals the same way.
+      const settled = new Map((await settleKeys(db, factKeysOf([...puts, ...[...original.values()].filter((row) => row !== undefined)]))).map((row) => [row.id, row]));
+      const written = puts.map((row) => fromRow(settled.get(row.id) ?? row));
       return { stale: false, written, deleted, rejected, lastSeq: await lastSeq() };
     }),
   );

@@ -16,8 +16,8 @@ import type { VerbContext } from '../write/context.ts';
  */
 export async function list(ctx: VerbContext, namespace: unknown, options?: unknown): Promise<ListPage> {
   const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
-  const query = validateListOptions(options, ctx.limits, ns.key);
   const now = ctx.clock.now();
+  const query = validateListOptions(options, ctx.limits, ns.key, now);
   return withStorage(async () => {
     const streams = await Promise.all(
       scanStreams(query).map((stream) => orderedRows(ctx.db, ns.key, stream, query, query).filter((row) => matchesFilter(row, query, now)).limit(query.limit + 1).toArray()),

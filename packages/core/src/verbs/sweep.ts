@@ -2,6 +2,7 @@ import { deleteRows } from '../store/delete-rows.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import type { DeletedRecord } from '../write/deleted-record.ts';
 import type { WriteContext } from '../write/context.ts';
+import { factKeysOf, settleKeys } from '../write/settle-keys.ts';
 
 /** Records deleted per sweep transaction, so a large sweep does not hold one huge transaction. */
 const SWEEP_BATCH = 5000;
@@ -20,6 +21,7 @@ export async function sweep(ctx: WriteContext): Promise<DeletedRecord[]> {
       db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async () => {
         const rows = await db.records.where('expiresAt').belowOrEqual(now).limit(SWEEP_BATCH).toArray();
         await deleteRows(db, rows, 'expire', 'sweep', now);
+        await settleKeys(db, factKeysOf(rows));
         return rows.map((row) => ({ ns: row.ns, id: row.id }));
       }),
     );

@@ -20,7 +20,7 @@ export interface WatchListener {
  */
 export function watch(ctx: VerbContext, namespace: unknown, options: unknown, listener: WatchListener | ((page: ListPage) => void)): () => void {
   requireNamespace(namespace, ctx.limits.maxNameLength);
-  validateListOptions(options, ctx.limits);
+  validateListOptions(options, ctx.limits, '', ctx.clock.now());
   const target = checkListener(listener);
   const subscription = liveQuery(() => list(ctx, namespace, options)).subscribe({
     // Called as methods, so a listener object keeps its `this`.

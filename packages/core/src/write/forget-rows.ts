@@ -2,6 +2,7 @@ import { deleteRows } from '../store/delete-rows.ts';
 import { isExpired, type RecordRow } from '../store/row.ts';
 import { withStorage } from '../store/storage-errors.ts';
 import type { WriteContext } from './context.ts';
+import { factKeysOf, settleKeys } from './settle-keys.ts';
 import type { CopyMatch } from './record-copies.ts';
 
 /**
@@ -27,6 +28,8 @@ export async function forgetRows(
       const expired = rows.filter((row) => isExpired(row, now));
       await deleteRows(db, live, 'forget', actor, now);
       await deleteRows(db, expired, 'expire', 'sweep', now);
+      // The versions left of a fact key follow each other anew (forgetting every version leaves none).
+      await settleKeys(db, factKeysOf(rows));
       return { live, expired };
     }),
   );
