@@ -12,11 +12,30 @@ const Time = z.union([z.number(), z.string()]).openapi({ description: 'Epoch mil
 const Duration = z.union([z.number(), z.string()]).openapi({ description: 'Milliseconds, or e.g. "90s", "30m", "2d".' });
 const Source = z.enum(['user', 'assistant', 'tool', 'system', 'memory']);
 const Layer = z.enum(['session', 'long_term', 'knowledge']);
+const FactKey = z.string().openapi({ description: 'A fact key: dotted lower-case words (a-z, 0-9, _, -), at most 128 bytes, e.g. "contact.channel".', example: 'contact.channel' });
 
 export const NamespaceSchema = z
   .object({ userId: z.string(), agentId: z.string().optional(), scope: z.string().optional() })
   .strict()
   .openapi('Namespace', { description: 'Where a record lives. Every request names its namespace.' });
+
+/** A time as a query parameter: epoch milliseconds (digits only) or an ISO 8601 string. */
+function TimeParam(name: string, description: string) {
+  return z
+    .string()
+    .transform((text) => (/^\d+$/.test(text) ? Number(text) : text))
+    .optional()
+    .openapi({ param: { name, in: 'query' }, description: `${description}: epoch milliseconds or an ISO 8601 string.`, example: '2026-03-04' });
+}
+
+/** A boolean query parameter: `true` or `false`. */
+function BooleanParam(name: string, description: string) {
+  return z
+    .enum(['true', 'false'])
+    .transform((text) => text === 'true')
+    .optional()
+    .openapi({ param: { name, in: 'query' }, description: `${description} (default false).` });
+}
 
 /** Namespace fields as query parameters (GET and DELETE requests). */
 export const NamespaceQuery = z.object({
@@ -45,11 +64,11 @@ export const RecordSchema = z
     version: z.number().int(),
     tier: z.enum(['hot', 'cold']),
     mergedFrom: z.array(z.string()),
-    key: z.string().nullable().openapi({ description: 'The fact key of a keyed fact (e.g. contact.channel), null for other memories.' }),
-    validFrom: z.number().nullable().openapi({ description: 'Keyed facts: from when the fact holds (epoch ms).' }),
-    validUntil: z.number().nullable().openapi({ description: 'Keyed facts: until when it held (exclusive), null while it holds.' }),
-    closedBy: z.string().nullable().openapi({ description: 'Keyed facts: the id of the version that closed this one.' }),
-    statedUntil: z.number().nullable().openapi({ description: 'Keyed facts: the end its writer stated (validUntil on remember), or null.' }),
+    key: z.string().nullable().openapi({ description: 'The fact key of a keyed fact; null for a plain memory.' }),
+    validFrom: z.number().nullable().openapi({ description: 'A keyed fact: since when it holds (epoch ms).' }),
+    validUntil: z.number().nullable().openapi({ description: 'A keyed fact a later one replaced: until when it held (epoch ms); null while it holds.' }),
+    closedBy: z.string().nullable().openapi({ description: 'The id of the fact that replaced it.' }),
+    statedUntil: z.number().nullable().openapi({ description: 'A keyed fact: the end its writer stated (validUntil on remember), or null.' }),
   })
   .strict()
   .openapi('Record');
@@ -67,9 +86,9 @@ export const RememberInputSchema = z
     createdAt: Time.optional(),
     expiresAt: Time.optional(),
     ttl: Duration.optional(),
-    key: z.string().optional().openapi({ description: 'Makes it a keyed fact: a dotted key (a-z, 0-9, _ and - segments joined by "."); closes the version that held until now.' }),
-    validFrom: Time.optional().openapi({ description: 'Keyed facts: from when it holds (default createdAt).' }),
-    validUntil: Time.optional().openapi({ description: 'Keyed facts: when it stopped holding, for facts learned late.' }),
+    key: FactKey.optional().openapi({ description: 'Remember a keyed fact: it replaces (closes) the live fact of the same key in the namespace.' }),
+    validFrom: Time.optional().openapi({ description: 'With key: since when the fact holds (default: createdAt). Earlier than the live one: stored as a closed, earlier version.' }),
+    validUntil: Time.optional().openapi({ description: 'With key: a fact that already stopped holding (after validFrom).' }),
   })
   .strict()
   .openapi('RememberInput');
@@ -85,23 +104,25 @@ export const RememberBatchSchema = z
 const SuggestedUpdateSchema = z
   .object({ id: z.string(), reason: z.string(), differs: z.array(z.enum(['number', 'date', 'name', 'negation'])) })
   .strict()
-  .openapi('SuggestedUpdate');
-const RememberResultFields = {
+  .openapi('SuggestedUpdate', { description: 'A live memory this write may update (near-duplicate, a value differs): for an agent or a person to confirm; nothing was closed.' });
+const RedactionCountSchema = z.object({ detector: z.string(), action: z.enum(['mask', 'hash']), count: z.number().int() }).strict().openapi('RedactionCount');
+const RememberFields = {
   id: z.string(),
   deduplicated: z.boolean(),
   record: RecordSchema,
-  closed: z.array(z.string()).openapi({ description: 'Keyed facts: the versions this write closed.' }),
-  suggestedUpdates: z.array(SuggestedUpdateSchema).openapi({ description: 'Live memories this one may be a new value of (never closed on a guess).' }),
+  redacted: z.array(RedactionCountSchema).optional().openapi({ description: 'With redaction on: what was masked or hashed before storing (counts, never values).' }),
+  closed: z.array(z.string()).openapi({ description: 'Ids of the facts this keyed write closed.' }),
+  suggestedUpdates: z.array(SuggestedUpdateSchema),
 };
 
-export const RememberResultSchema = z.object(RememberResultFields).strict().openapi('RememberResult');
+export const RememberResultSchema = z.object(RememberFields).strict().openapi('RememberResult');
 
 const IssueSchema = z.object({ path: z.string(), message: z.string() }).strict().openapi('Issue');
 const ItemFailureSchema = z.object({ index: z.number().int(), code: z.string(), issues: z.array(IssueSchema) }).strict();
 
 export const RememberBatchResultSchema = z
   .object({
-    results: z.array(z.object({ ...RememberResultFields, index: z.number().int() }).strict()),
+    results: z.array(z.object({ ...RememberFields, index: z.number().int() }).strict()),
     failures: z.array(ItemFailureSchema),
   })
   .strict()
@@ -119,7 +140,7 @@ export const RecordFilterSchema = z
     layer: z.union([Layer, z.array(Layer)]).optional(),
     createdAt: z.object({ from: Time.optional(), to: Time.optional() }).strict().optional(),
     updatedAt: z.object({ from: Time.optional(), to: Time.optional() }).strict().optional(),
-    key: z.string().optional().openapi({ description: 'Only the versions of this fact key.' }),
+    key: FactKey.optional().openapi({ description: 'Only the versions of this fact key.' }),
   })
   .strict()
   .openapi('RecordFilter');
@@ -153,6 +174,9 @@ export const ListQuery = NamespaceQuery.extend({
   source: Source.optional().openapi({ param: { name: 'source', in: 'query' } }),
   layer: Layer.optional().openapi({ param: { name: 'layer', in: 'query' } }),
   where: z.string().optional().openapi({ param: { name: 'where', in: 'query' }, description: 'A metadata query as JSON (see RecordFilter.where).' }),
+  key: z.string().optional().openapi({ param: { name: 'key', in: 'query' }, description: 'Only the versions of this fact key.', example: 'contact.channel' }),
+  asOf: TimeParam('asOf', 'Facts valid at this time instead of now'),
+  includeClosed: BooleanParam('includeClosed', 'Closed (replaced) facts too, with their validUntil'),
 });
 
 export const ListPageSchema = z.object({ items: z.array(RecordSchema), nextCursor: z.string().nullable() }).strict().openapi('ListPage');
@@ -191,8 +215,8 @@ export const RecallBodySchema = z
     trackAccess: z.boolean().optional(),
     includeCold: z.boolean().optional(),
     minScore: z.number().optional(),
-    asOf: Time.optional().openapi({ description: 'Keyed facts that held at this time (default now).' }),
-    includeClosed: z.boolean().optional().openapi({ description: 'Every version of keyed facts, closed ones too.' }),
+    asOf: Time.optional().openapi({ description: 'Facts valid at this time instead of now (plain memories always count as valid).' }),
+    includeClosed: z.boolean().optional().openapi({ description: 'Closed (replaced) facts too; explain shows each interval.' }),
   })
   .strict()
   .openapi('RecallBody');
@@ -248,7 +272,12 @@ export const ContextBodySchema = z
     system: z.union([z.string(), z.array(z.string())]).optional(),
     sessionId: z.string().optional(),
     layers: z
-      .object({ system: z.object({ maxTokens: z.number().int().optional() }).strict().optional(), session: LayerQuota.optional(), long_term: LayerQuota.optional(), knowledge: LayerQuota.optional() })
+      .object({
+        system: z.object({ maxTokens: z.number().int().optional() }).strict().optional(),
+        session: LayerQuota.optional(),
+        long_term: LayerQuota.optional(),
+        knowledge: LayerQuota.optional(),
+      })
       .strict()
       .optional(),
     maxItemTokens: z.number().int().optional(),
@@ -285,6 +314,15 @@ export const BuiltContextSchema = z
   })
   .strict()
   .openapi('BuiltContext');
+
+export const ProfileEntrySchema = z
+  .object({ key: z.string(), content: z.string(), id: z.string(), validFrom: z.number().openapi({ description: 'Since when it holds (epoch ms).' }) })
+  .strict()
+  .openapi('ProfileEntry');
+
+export const ProfileSchema = z.object({ profile: z.array(ProfileEntrySchema).openapi({ description: 'The current keyed facts, sorted by key.' }) }).strict().openapi('Profile');
+
+export const ProfileQuery = NamespaceQuery.extend({ asOf: TimeParam('asOf', 'The profile as it was at this time') });
 
 export const ForgetWhereBodySchema = z.object({ namespace: NamespaceSchema, filter: RecordFilterSchema }).strict().openapi('ForgetWhereBody');
 
