@@ -212,6 +212,11 @@ const ExplainSchema = z
     time: z.number(),
     focus: z.number(),
     contributions: z.object({ text: z.number(), vector: z.number() }).strict(),
+    validity: z
+      .object({ key: z.string(), validFrom: z.number(), validUntil: z.number().nullable(), closedBy: z.string().nullable() })
+      .strict()
+      .nullable()
+      .openapi({ description: "A keyed fact's interval (null for other memories)." }),
   })
   .strict()
   .openapi('Explain');
@@ -248,17 +253,25 @@ export const ContextBodySchema = z
     system: z.union([z.string(), z.array(z.string())]).optional(),
     sessionId: z.string().optional(),
     layers: z
-      .object({ system: z.object({ maxTokens: z.number().int().optional() }).strict().optional(), session: LayerQuota.optional(), long_term: LayerQuota.optional(), knowledge: LayerQuota.optional() })
+      .object({
+        system: z.object({ maxTokens: z.number().int().optional() }).strict().optional(),
+        profile: LayerQuota.optional(),
+        session: LayerQuota.optional(),
+        long_term: LayerQuota.optional(),
+        knowledge: LayerQuota.optional(),
+      })
       .strict()
       .optional(),
     maxItemTokens: z.number().int().optional(),
     fullHistory: z.boolean().optional(),
     trackAccess: z.boolean().optional(),
+    asOf: Time.optional().openapi({ description: 'Keyed facts as they held at this time (default now).' }),
+    includeClosed: z.boolean().optional().openapi({ description: 'Closed versions of keyed facts may be recalled too.' }),
   })
   .strict()
   .openapi('ContextBody');
 
-const LayerName = z.enum(['system', 'session', 'long_term', 'knowledge']);
+const LayerName = z.enum(['system', 'profile', 'session', 'long_term', 'knowledge']);
 const LayerUsage = z.object({ tokens: z.number().int(), items: z.number().int(), maxItems: z.number(), maxTokens: z.number() }).strict();
 
 export const BuiltContextSchema = z
