@@ -64,6 +64,7 @@ export { Session, type SessionOptions, type SessionEndReport, type TurnOptions }
 export type { LlmHook, LlmSpend, LlmUsage } from './context/llm-hook.ts';
 export { DEFAULT_LIFECYCLE, type LifecycleOptions, type LifecyclePolicy } from './lifecycle/policy.ts';
 export { DEFAULT_CONSOLIDATE_THRESHOLD, type ConsolidateOptions, type ConsolidateResult, type ConsolidationGroup } from './lifecycle/consolidate.ts';
+export type { ConsolidateSuggestion } from './lifecycle/suggest-updates.ts';
 export type { RetierOptions, RetierResult } from './lifecycle/retier.ts';
 export type { ExportOptions } from './lifecycle/export-jsonl.ts';
 export { EXPORT_FORMAT, EXPORT_VERSION, type ExportHeader, type ExportLine, type ExportScope } from './lifecycle/jsonl-format.ts';

@@ -64,6 +64,7 @@ import { RecordCopies } from './write/record-copies.ts';
 import { consolidate, type ConsolidateOptions, type ConsolidateResult } from './lifecycle/consolidate.ts';
 import type { LifecycleContext } from './lifecycle/lifecycle-context.ts';
 import { markUsed } from './lifecycle/mark-used.ts';
+import { suggestUpdates } from './lifecycle/suggest-updates.ts';
 import { exportJsonl, type ExportOptions } from './lifecycle/export-jsonl.ts';
 import { importJsonl, type ImportOptions, type ImportResult } from './lifecycle/import-jsonl.ts';
 import type { ExportScope } from './lifecycle/jsonl-format.ts';
@@ -325,13 +326,18 @@ export class Memory {
   /**
    * Stores a memory; resolves once its transaction committed. An exact duplicate in the namespace
    * returns the existing id with `deduplicated: true` (keeping the higher importance).
+   * With `key`, a keyed fact: it closes the version of the key that held (`closed`). Without,
+   * live memories it may be a new value of come back as `suggestedUpdates` (nothing is closed).
    * @throws ZeromemError INVALID_INPUT, NAMESPACE_REQUIRED, CONFLICT (your `id` holds other content), QUOTA_EXCEEDED
    */
   async remember(input: RememberInput, options?: WriteOptions): Promise<RememberResult> {
     [input, options] = readInputs(input, options);
     const result = await remember(this.#ctx, input, options);
-    if (!result.deduplicated) this.#embedLater([result.record]);
-    return result;
+    if (result.deduplicated) return result;
+    this.#embedLater([result.record]);
+    // Unkeyed only: a keyed fact already says what it replaces.
+    const suggestedUpdates = await suggestUpdates(this.#ctx, result.record);
+    return suggestedUpdates.length ? { ...result, suggestedUpdates } : result;
   }
 
   /**
@@ -410,6 +416,7 @@ export class Memory {
     const source: ContextSource = {
       recall: (namespace, query, recallOptions) => this.recall(namespace, query, recallOptions),
       list: (namespace, listOptions) => this.list(namespace, listOptions),
+      profile: (namespace, profileOptions) => this.profile(namespace, profileOptions),
       countAccess: (namespace, ids) => countAccess(this.#ctx, namespace, ids),
       history: (namespace) => this.#history.read(namespaceKey(namespace), tokenizer),
     };

@@ -102,4 +102,114 @@ describe('keyed facts', () => {
     }
     expect(await memory.count(ns, { includeClosed: true })).toBe(0);
   });
+
+  it('buildContext puts the current facts first in a compact profile layer, never repeated lower', async () => {
+    const { memory, clock } = await openTestMemory();
+    clock.set(Date.UTC(2026, 2, 1));
+    await memory.remember({ namespace: ns, content: 'Prefers phone calls', key: 'contact.channel' });
+    await memory.remember({ namespace: ns, content: 'Asked about the phone plan upgrade' });
+    clock.set(Date.UTC(2026, 2, 4, 9));
+    const mail = await memory.remember({ namespace: ns, content: 'Prefers e-mail', key: 'contact.channel' });
+    const built = await memory.buildContext({ namespace: ns, query: 'how does the user prefer to be contacted: phone or e-mail?' });
+    expect(built.text).toContain('## Profile\n- contact.channel: Prefers e-mail (since 2026-03-04)');
+    expect(built.text).not.toContain('Prefers phone calls');
+    expect(built.text.indexOf('## Profile')).toBeLessThan(built.text.indexOf('## Long-term memory'));
+    expect(built.report.included.filter((item) => item.id === mail.id).map((item) => item.layer)).toEqual(['profile']);
+    expect(built.report.dropped).toContainEqual(expect.objectContaining({ id: mail.id, layer: 'long_term', reason: 'duplicate', duplicateOf: mail.id }));
+    expect(built.report.layers.profile.items).toBe(1);
+    const then = await memory.buildContext({ namespace: ns, query: 'contact', asOf: Date.UTC(2026, 2, 2) });
+    expect(then.text).toContain('- contact.channel: Prefers phone calls (since 2026-03-01)');
+    const small = await memory.buildContext({ namespace: ns, query: 'contact', layers: { profile: { maxTokens: 5 } } });
+    expect(small.report.layers.profile.items).toBe(0);
+    expect(small.report.dropped).toContainEqual(expect.objectContaining({ id: mail.id, layer: 'profile', reason: 'quota' }));
+  });
+
+  it('explain shows a fact\'s interval; includeClosed recalls every version', async () => {
+    const { memory, clock } = await openTestMemory();
+    const t0 = clock.now();
+    const lyon = await memory.remember({ namespace: ns, content: 'Lives in Lyon', key: 'home.city' });
+    clock.advance(DAY);
+    const paris = await memory.remember({ namespace: ns, content: 'Lives in Paris', key: 'home.city' });
+    const { hits } = await memory.recall(ns, 'lives in', { includeClosed: true });
+    const byId = new Map(hits.map((hit) => [hit.id, hit.explain.validity]));
+    expect(byId.get(lyon.id)).toEqual({ key: 'home.city', validFrom: t0, validUntil: t0 + DAY, closedBy: paris.id });
+    expect(byId.get(paris.id)).toEqual({ key: 'home.city', validFrom: t0 + DAY, validUntil: null, closedBy: null });
+    const error = await memory.recall(ns, 'x', { includeClosed: true, asOf: t0 }).catch((e: unknown) => e);
+    expect((error as ZeromemError).code).toBe('INVALID_INPUT');
+  });
+
+  it('forgetting the current version makes the previous one current again', async () => {
+    const { memory, clock } = await openTestMemory();
+    const phone = await memory.remember({ namespace: ns, content: 'Prefers phone calls', key: 'contact.channel' });
+    clock.advance(DAY);
+    const mail = await memory.remember({ namespace: ns, content: 'Prefers e-mail', key: 'contact.channel' });
+    expect((await memory.recall(ns, 'prefers')).hits.map((h) => h.id)).toEqual([mail.id]);
+    await memory.forget(ns, mail.id);
+    expect(await memory.get(ns, phone.id)).toMatchObject({ validUntil: null, closedBy: null });
+    expect((await memory.recall(ns, 'prefers')).hits.map((h) => h.id)).toEqual([phone.id]);
+  });
+
+  it('a key may come back to an earlier value: a new version, not a duplicate of the closed one', async () => {
+    const { memory, clock } = await openTestMemory();
+    const phone = await memory.remember({ namespace: ns, content: 'Prefers phone calls', key: 'contact.channel' });
+    clock.advance(DAY);
+    await memory.remember({ namespace: ns, content: 'Prefers e-mail', key: 'contact.channel' });
+    clock.advance(DAY);
+    const again = await memory.remember({ namespace: ns, content: 'Prefers phone calls', key: 'contact.channel' });
+    expect(again.deduplicated).toBe(false);
+    expect(again.id).not.toBe(phone.id);
+    const same = await memory.remember({ namespace: ns, content: 'Prefers phone calls', key: 'contact.channel' });
+    expect(same).toMatchObject({ deduplicated: true, id: again.id, closed: [] });
+    const unkeyed = await memory.remember({ namespace: ns, content: 'Prefers phone calls' });
+    expect(unkeyed.deduplicated).toBe(false);
+    expect(unkeyed.record.key).toBeNull();
+  });
+
+  it('export and import carry every version with its interval', async () => {
+    const { memory, clock } = await openTestMemory();
+    const t0 = clock.now();
+    await memory.remember({ namespace: ns, content: 'Plan: 1 GB', key: 'phone.plan', validFrom: t0 - 10 * DAY, validUntil: t0 - 5 * DAY });
+    await memory.remember({ namespace: ns, content: 'Plan: 5 GB', key: 'phone.plan' });
+    clock.advance(DAY);
+    await memory.remember({ namespace: ns, content: 'Plan: 20 GB', key: 'phone.plan' });
+    await memory.remember({ namespace: ns, content: 'Likes jazz' });
+    const exported = await memory.exportJsonl({ namespace: ns });
+    const before = (await memory.list(ns, { includeClosed: true, order: 'asc' })).items;
+    const other = await openTestMemory();
+    other.clock.set(clock.now());
+    expect((await other.memory.importJsonl(exported)).imported).toBe(4);
+    const after = (await other.memory.list(ns, { includeClosed: true, order: 'asc' })).items;
+    const facts = (records: typeof before) => records.map(({ id, key, validFrom, validUntil, closedBy, statedUntil, content }) => ({ id, key, validFrom, validUntil, closedBy, statedUntil, content }));
+    expect(facts(after)).toEqual(facts(before));
+    expect(await other.memory.profile(ns)).toEqual(await memory.profile(ns));
+  });
+
+  it('an unkeyed write that restates a live memory with another value is suggested as an update, nothing closed', async () => {
+    const { memory } = await openTestMemory();
+    const plan = await memory.remember({ namespace: ns, content: 'The phone plan is 5 GB a month' });
+    const city = await memory.remember({ namespace: ns, content: 'Lives in Lyon', key: 'home.city' });
+    const bigger = await memory.remember({ namespace: ns, content: 'The phone plan is 20 GB a month' });
+    expect(bigger.suggestedUpdates).toEqual([{ id: plan.id, reason: expect.stringContaining('different number'), differs: ['number'] }]);
+    expect(bigger.closed).toEqual([]);
+    const moved = await memory.remember({ namespace: ns, content: 'Lives in Paris' });
+    expect(moved.suggestedUpdates.map((s) => [s.id, s.differs])).toEqual([[city.id, ['name']]]);
+    const unrelated = await memory.remember({ namespace: ns, content: 'Likes jazz records' });
+    expect(unrelated.suggestedUpdates).toEqual([]);
+    expect(await memory.count(ns)).toBe(5);
+    expect((await memory.get(ns, city.id))?.validUntil).toBeNull();
+  });
+
+  it('consolidate() reports suggested updates and never merges memories that state different values', async () => {
+    const { memory, clock } = await openTestMemory();
+    const old = await memory.remember({ namespace: ns, content: '用户喜欢咖啡' });
+    clock.advance(DAY);
+    const newer = await memory.remember({ namespace: ns, content: '用户不喜欢咖啡' });
+    await memory.remember({ namespace: ns, content: 'Prefers phone calls', key: 'contact.channel' });
+    clock.advance(DAY);
+    await memory.remember({ namespace: ns, content: 'Prefers e-mail', key: 'contact.channel' });
+    const report = await memory.consolidate(ns);
+    expect(report.groups).toEqual([]);
+    expect(report.suggestedUpdates).toEqual([{ id: old.id, by: newer.id, reason: expect.stringContaining('negation'), differs: ['negation'] }]);
+    expect(await memory.count(ns, { includeClosed: true })).toBe(4);
+  });
 });

@@ -236,6 +236,11 @@ const ExplainSchema = z
     time: z.number(),
     focus: z.number(),
     contributions: z.object({ text: z.number(), vector: z.number() }).strict(),
+    validity: z
+      .object({ key: z.string(), validFrom: z.number(), validUntil: z.number().nullable(), closedBy: z.string().nullable() })
+      .strict()
+      .nullable()
+      .openapi({ description: "A keyed fact's interval (null for other memories)." }),
   })
   .strict()
   .openapi('Explain');
@@ -274,6 +279,7 @@ export const ContextBodySchema = z
     layers: z
       .object({
         system: z.object({ maxTokens: z.number().int().optional() }).strict().optional(),
+        profile: LayerQuota.optional().openapi({ description: 'The current keyed facts, first and compact ("key: content (since date)"), within their own quota; false leaves them out.' }),
         session: LayerQuota.optional(),
         long_term: LayerQuota.optional(),
         knowledge: LayerQuota.optional(),
@@ -283,11 +289,13 @@ export const ContextBodySchema = z
     maxItemTokens: z.number().int().optional(),
     fullHistory: z.boolean().optional(),
     trackAccess: z.boolean().optional(),
+    asOf: Time.optional().openapi({ description: 'Keyed facts as they held at this time (default now).' }),
+    includeClosed: z.boolean().optional().openapi({ description: 'Closed versions of keyed facts may be recalled too.' }),
   })
   .strict()
   .openapi('ContextBody');
 
-const LayerName = z.enum(['system', 'session', 'long_term', 'knowledge']);
+const LayerName = z.enum(['system', 'profile', 'session', 'long_term', 'knowledge']);
 const LayerUsage = z.object({ tokens: z.number().int(), items: z.number().int(), maxItems: z.number(), maxTokens: z.number() }).strict();
 
 export const BuiltContextSchema = z

@@ -11,6 +11,7 @@ import { readOptions, resolveActor } from '../write/context.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
 import { mergeRecords } from './merge-records.ts';
 import { groupNearDuplicates, type Candidate } from './near-duplicates.ts';
+import { suggestAmong, type ConsolidateSuggestion } from './suggest-updates.ts';
 
 /**
  * Default cosine threshold. Measured with the bundled `zeromem-static-en` model
@@ -50,6 +51,12 @@ export interface ConsolidateResult {
   groups: ConsolidationGroup[];
   /** Groups not merged because a member changed or went away while planning (merge again to retry). */
   skipped: ConsolidationGroup[];
+  /**
+   * Pairs that read as one statement with another value (a number, date, name or
+   * negation): never merged, only reported; `by` may be a new value of `id`. Confirm by
+   * writing it as a keyed fact, or update or forget the old one.
+   */
+  suggestedUpdates: ConsolidateSuggestion[];
 }
 
 /**
@@ -77,7 +84,8 @@ export async function consolidate(ctx: LifecycleContext, namespace: unknown, opt
   const { db } = ctx;
   const candidates = await withStorage(() =>
     db.transaction('r', db.records, db.vectors, async () => {
-      const rows = (await db.records.where('[ns+id]').between([ns.key, Dexie.minKey], [ns.key, Dexie.maxKey]).toArray()).filter((row) => !isExpired(row, now));
+      // Keyed facts are versions of a key, not duplicates: they are never merged.
+      const rows = (await db.records.where('[ns+id]').between([ns.key, Dexie.minKey], [ns.key, Dexie.maxKey]).toArray()).filter((row) => !isExpired(row, now) && !row.key);
       const vectors = model ? await db.vectors.bulkGet(rows.map((row) => [model, row.contentHash] as [string, string])) : [];
       return rows.map((row, i): Candidate => ({ record: fromRow(row), vector: vectors[i]?.vector }));
     }),
@@ -93,7 +101,12 @@ export async function consolidate(ctx: LifecycleContext, namespace: unknown, opt
     };
   });
   const strip = ({ versions: _versions, ...group }: ConsolidationGroup & { versions: Map<string, number> }): ConsolidationGroup => group;
-  if (dryRun || planned.length === 0) return { dryRun, threshold, groups: planned.map(strip), skipped: [] };
+  const suggestedUpdates = suggestAmong(
+    candidates.map((c) => c.record),
+    (i) => candidates[i]!.vector,
+    threshold,
+  );
+  if (dryRun || planned.length === 0) return { dryRun, threshold, groups: planned.map(strip), skipped: [], suggestedUpdates };
 
   const outcome = await withStorage(() =>
     db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async () => {
@@ -119,5 +132,5 @@ export async function consolidate(ctx: LifecycleContext, namespace: unknown, opt
     }),
   );
   await ctx.copies.purgeRecords(outcome.done.flatMap((group) => group.mergedIds.map((id) => ({ ns: ns.key, id }))));
-  return { dryRun, threshold, groups: outcome.done, skipped: outcome.skipped };
+  return { dryRun, threshold, groups: outcome.done, skipped: outcome.skipped, suggestedUpdates };
 }

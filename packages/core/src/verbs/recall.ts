@@ -220,6 +220,7 @@ function fuse(
         ...c.factors,
         ...c.boosts,
         contributions: { text: c.text, vector: c.vector },
+        validity: c.record.key === null ? null : { key: c.record.key, validFrom: c.record.validFrom!, validUntil: c.record.validUntil, closedBy: c.record.closedBy },
       },
     });
   }
