@@ -106,7 +106,7 @@ describe('facts that change', () => {
     const found = await call<{ results: Array<{ content: string }> }>(client, 'search_memories', { query: 'phone calls or e-mail' });
     expect(found.results.map((hit) => hit.content)).not.toContain('Alice prefers phone calls.');
     const context = await call<{ text: string }>(client, 'build_context', { query: 'how do we contact Alice' });
-    expect(context.text).toContain('Alice prefers e-mail, no more calls.');
+    expect(context.text).toContain('contact.channel: Alice prefers e-mail, no more calls. (since 2026-03-04)');
     expect(context.text).not.toContain('phone calls.');
   });
 

@@ -161,8 +161,13 @@ describe('facts that change', () => {
     expect(listedThen.body.items.map((r: { id: string }) => r.id)).toEqual([phone.body.id]);
 
     const context = await api.call('post', '/v1/context', { body: { namespace: user, query: 'how should we contact Mei', budget: 300 } });
-    expect(context.body.text).toContain('Mei prefers e-mail, no more calls.');
+    expect(context.body.text).toContain('contact.channel: Mei prefers e-mail, no more calls. (since 2026-03-04)');
     expect(context.body.text).not.toContain('phone calls.');
+    expect(context.body.report.included.filter((item: { layer: string }) => item.layer === 'profile').map((item: { id: string }) => item.id)).toEqual([email.body.id]);
+    const earlier = await api.call('post', '/v1/context', { body: { namespace: user, query: 'how should we contact Mei', budget: 300, asOf: DAY2 + 1 } });
+    expect(earlier.body.text).toContain('Mei prefers phone calls.');
+    const noProfile = await api.call('post', '/v1/context', { body: { namespace: user, query: 'how should we contact Mei', budget: 300, layers: { profile: false } } });
+    expect(noProfile.body.report.included.some((item: { layer: string }) => item.layer === 'profile')).toBe(false);
   });
 
   it('forget where { key } forgets every version of the key', async () => {
@@ -248,6 +253,7 @@ describe('errors: every one is { error: { code, message, details } } with its st
     ['post', '/v1/recall', { body: { namespace: ns, query: 'x', minScore: -1 } }, 400, 'INVALID_INPUT', 'minScore'],
     ['post', '/v1/recall', { body: { namespace: ns } }, 400, 'INVALID_INPUT', 'query'],
     ['post', '/v1/context', { body: { namespace: ns, budget: -5 } }, 400, 'INVALID_INPUT', 'budget'],
+    ['post', '/v1/context', { body: { namespace: ns, asOf: 'someday' } }, 400, 'INVALID_INPUT', 'asOf'],
     ['post', '/v1/memories', { body: { namespace: ns, content: 'x', key: 'Contact Channel' } }, 400, 'INVALID_INPUT', 'key'],
     ['post', '/v1/memories', { body: { namespace: ns, content: 'x', key: 'a.'.repeat(70) + 'b' } }, 400, 'INVALID_INPUT', 'key'],
     ['post', '/v1/memories', { body: { namespace: ns, content: 'x', validFrom: '2026-03-04' } }, 400, 'INVALID_INPUT', 'validFrom'],

@@ -109,6 +109,7 @@ describe('the service schemas and core types', () => {
       expect(RecordSchema.parse(await memory.get(namespace, phone.id))).toMatchObject({ closedBy: email.id });
       expect((await memory.profile(namespace)).map((entry) => ProfileEntrySchema.parse(entry))).toHaveLength(1);
       expect(RecallResultSchema.parse(JSON.parse(JSON.stringify(await memory.recall(namespace, 'phone', { includeClosed: true }))))).toBeDefined();
+      expect(BuiltContextSchema.parse(await memory.buildContext({ namespace, query: 'how to reach Mr Wang' })).report.included.map((item) => item.layer)).toContain('profile');
       expect(RecordSchema.shape.source.options).toEqual([...SOURCES]);
       expect(RecordSchema.shape.layer.options).toEqual([...LAYERS]);
     } finally {

@@ -62,8 +62,9 @@ describe('an agent turn', () => {
     const turn = await runTurn({ memory, session, agent, llm, online: true, text: 'How should we contact this user?', seq: 1 });
     const prompt = llm.prompts[0]!;
     expect(prompt).toEqual(turn.prompt);
-    // Only the current way to reach the user: the phone preference was replaced on day three.
-    expect(prompt[0]!.content).toContain('The user prefers e-mail; no phone calls any more.');
+    // Only the current way to reach the user (the phone preference was replaced on day three), first, from the user's profile.
+    expect(prompt[0]!.content).toContain('- contact.channel: The user prefers e-mail; no phone calls any more. (since');
+    expect(turn.context.report.included.filter((item) => item.layer === 'profile').map((item) => item.id)).toEqual(['channel-email']);
     expect(prompt[0]!.content).not.toContain('prefers phone calls');
     expect(prompt[0]!.content).not.toContain('Checked warranty'); // after-sales' private note
     expect(prompt.at(-1)).toEqual({ role: 'user', content: 'How should we contact this user?' });
