@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { FACT_KEY_RULE } from '@zeromem/core';
 
 // The request and response shapes of the service. They validate requests (the
 // openapi route definitions use them) and generate /openapi.json; core's own
@@ -12,7 +13,7 @@ const Time = z.union([z.number(), z.string()]).openapi({ description: 'Epoch mil
 const Duration = z.union([z.number(), z.string()]).openapi({ description: 'Milliseconds, or e.g. "90s", "30m", "2d".' });
 const Source = z.enum(['user', 'assistant', 'tool', 'system', 'memory']);
 const Layer = z.enum(['session', 'long_term', 'knowledge']);
-const FactKey = z.string().openapi({ description: 'A fact key: dotted lower-case words (a-z, 0-9, _, -), at most 128 bytes, e.g. "contact.channel".', example: 'contact.channel' });
+const FactKey = z.string().openapi({ description: `A fact key: it ${FACT_KEY_RULE}.`, example: 'contact.channel' });
 
 export const NamespaceSchema = z
   .object({ userId: z.string(), agentId: z.string().optional(), scope: z.string().optional() })
@@ -64,11 +65,11 @@ export const RecordSchema = z
     version: z.number().int(),
     tier: z.enum(['hot', 'cold']),
     mergedFrom: z.array(z.string()),
-    key: z.string().nullable().openapi({ description: 'The fact key of a keyed fact; null for a plain memory.' }),
-    validFrom: z.number().nullable().openapi({ description: 'A keyed fact: since when it holds (epoch ms).' }),
-    validUntil: z.number().nullable().openapi({ description: 'A keyed fact a later one replaced: until when it held (epoch ms); null while it holds.' }),
-    closedBy: z.string().nullable().openapi({ description: 'The id of the fact that replaced it.' }),
-    statedUntil: z.number().nullable().openapi({ description: 'A keyed fact: the end its writer stated (validUntil on remember), or null.' }),
+    key: z.string().nullable().openapi({ description: 'The fact key of a keyed fact (e.g. contact.channel), null for other memories.' }),
+    validFrom: z.number().nullable().openapi({ description: 'Keyed facts: from when the fact holds (epoch ms).' }),
+    validUntil: z.number().nullable().openapi({ description: 'Keyed facts: until when it held (exclusive), null while it holds.' }),
+    closedBy: z.string().nullable().openapi({ description: 'Keyed facts: the id of the version that closed this one.' }),
+    statedUntil: z.number().nullable().openapi({ description: 'Keyed facts: the end its writer stated (validUntil on remember), or null.' }),
   })
   .strict()
   .openapi('Record');
@@ -86,9 +87,9 @@ export const RememberInputSchema = z
     createdAt: Time.optional(),
     expiresAt: Time.optional(),
     ttl: Duration.optional(),
-    key: FactKey.optional().openapi({ description: 'Remember a keyed fact: it replaces (closes) the live fact of the same key in the namespace.' }),
-    validFrom: Time.optional().openapi({ description: 'With key: since when the fact holds (default: createdAt). Earlier than the live one: stored as a closed, earlier version.' }),
-    validUntil: Time.optional().openapi({ description: 'With key: a fact that already stopped holding (after validFrom).' }),
+    key: FactKey.optional().openapi({ description: 'Makes it a keyed fact: it closes the version of the key that held until now.' }),
+    validFrom: Time.optional().openapi({ description: 'Keyed facts: from when it holds (default createdAt).' }),
+    validUntil: Time.optional().openapi({ description: 'Keyed facts: when it stopped holding, for facts learned late.' }),
   })
   .strict()
   .openapi('RememberInput');
@@ -104,25 +105,25 @@ export const RememberBatchSchema = z
 const SuggestedUpdateSchema = z
   .object({ id: z.string(), reason: z.string(), differs: z.array(z.enum(['number', 'date', 'name', 'negation'])) })
   .strict()
-  .openapi('SuggestedUpdate', { description: 'A live memory this write may update (near-duplicate, a value differs): for an agent or a person to confirm; nothing was closed.' });
+  .openapi('SuggestedUpdate');
 const RedactionCountSchema = z.object({ detector: z.string(), action: z.enum(['mask', 'hash']), count: z.number().int() }).strict().openapi('RedactionCount');
-const RememberFields = {
+const RememberResultFields = {
   id: z.string(),
   deduplicated: z.boolean(),
   record: RecordSchema,
   redacted: z.array(RedactionCountSchema).optional().openapi({ description: 'With redaction on: what was masked or hashed before storing (counts, never values).' }),
-  closed: z.array(z.string()).openapi({ description: 'Ids of the facts this keyed write closed.' }),
-  suggestedUpdates: z.array(SuggestedUpdateSchema),
+  closed: z.array(z.string()).openapi({ description: 'Keyed facts: the versions this write closed.' }),
+  suggestedUpdates: z.array(SuggestedUpdateSchema).openapi({ description: 'Live memories this one may be a new value of (never closed on a guess).' }),
 };
 
-export const RememberResultSchema = z.object(RememberFields).strict().openapi('RememberResult');
+export const RememberResultSchema = z.object(RememberResultFields).strict().openapi('RememberResult');
 
 const IssueSchema = z.object({ path: z.string(), message: z.string() }).strict().openapi('Issue');
 const ItemFailureSchema = z.object({ index: z.number().int(), code: z.string(), issues: z.array(IssueSchema) }).strict();
 
 export const RememberBatchResultSchema = z
   .object({
-    results: z.array(z.object({ ...RememberFields, index: z.number().int() }).strict()),
+    results: z.array(z.object({ ...RememberResultFields, index: z.number().int() }).strict()),
     failures: z.array(ItemFailureSchema),
   })
   .strict()
@@ -215,8 +216,8 @@ export const RecallBodySchema = z
     trackAccess: z.boolean().optional(),
     includeCold: z.boolean().optional(),
     minScore: z.number().optional(),
-    asOf: Time.optional().openapi({ description: 'Facts valid at this time instead of now (plain memories always count as valid).' }),
-    includeClosed: z.boolean().optional().openapi({ description: 'Closed (replaced) facts too; explain shows each interval.' }),
+    asOf: Time.optional().openapi({ description: 'Keyed facts that held at this time (default now).' }),
+    includeClosed: z.boolean().optional().openapi({ description: 'Every version of keyed facts, closed ones too.' }),
   })
   .strict()
   .openapi('RecallBody');

@@ -205,22 +205,26 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
     await page.locator('.record', { hasText: 'The user usually shops on Saturday mornings.' }).waitFor();
     const countShown = async () => Number((await page.locator('[data-testid=list-count]').textContent())!.match(/^(\d+)/)![1]);
     const before = await countShown();
+    // The list holds the facts that hold now; the export also every replaced version (the time line's closed rows).
+    await page.locator('[data-testid=profile] .fact-timeline[data-key="contact.channel"]').waitFor();
+    const replaced = await page.locator('[data-testid=profile] li.version.closed').count();
+    expect(replaced).toBe(1); // the phone preference the seed story replaced by e-mail
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:has-text("Export")')]);
     const exported = await readFile((await download.path())!, 'utf8');
     const header = JSON.parse(exported.split('\n')[0]!) as { format: string; records: number };
-    expect(header.records).toBe(before);
-    expect(exported.trim().split('\n')).toHaveLength(before + 1);
+    expect(header.records).toBe(before + replaced);
+    expect(exported.trim().split('\n')).toHaveLength(before + replaced + 1);
 
-    // Edit one memory into a near-duplicate of another: content, tags and importance change.
+    // Edit one memory into a near-duplicate of another (a plain memory: keyed facts are never merged): content, tags and importance change.
     const row = page.locator('.record', { hasText: 'The user usually shops on Saturday mornings.' });
     await row.locator('button', { hasText: 'Edit' }).click();
     const form = page.locator('form.edit');
-    await form.locator('textarea').fill('The user prefers phone calls over e-mails.');
+    await form.locator('textarea').fill('The user prefers a black phone cases.');
     await form.locator('input[id$="-tags"]').fill('preference, edited');
     await form.locator('input[id$="-importance"]').fill('0.6');
     await form.locator('button[type=submit]').click();
-    const edited = page.locator('.record', { hasText: 'The user prefers phone calls over e-mails.' });
+    const edited = page.locator('.record', { hasText: 'The user prefers a black phone cases.' });
     await expect(edited.locator('.meta').textContent()).resolves.toContain('#edited');
     await expect(edited.locator('.meta').textContent()).resolves.toContain('importance 0.60');
 
@@ -234,7 +238,7 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
       await page.click('.plan button:has-text("Close")');
       await page.waitForTimeout(250);
     }
-    await expect(plan.textContent()).resolves.toContain('phone calls');
+    await expect(plan.textContent()).resolves.toContain('black phone case');
     expect(await countShown()).toBe(before); // a dry run writes nothing
     await page.click('.plan button:has-text("Merge")');
     await expect.poll(countShown).toBe(before - 1);
@@ -243,7 +247,9 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
     const other = await app.newDevice(WIDE);
     await go(other.page, 'inspector');
     await other.page.setInputFiles('input[type=file]', { name: 'export.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(exported) });
-    await other.page.locator('.statusline', { hasText: `Imported ${before} memories (0 already here, 0 expired).` }).waitFor();
+    await other.page.locator('.statusline', { hasText: `Imported ${before + replaced} memories (0 already here, 0 expired).` }).waitFor();
+    // The import kept the versions and their intervals: the same time line.
+    await expect.poll(() => other.page.locator('.fact-timeline[data-key="contact.channel"] li.version').count(), { timeout: 10_000 }).toBe(2);
     await other.page.locator('.record', { hasText: 'The user usually shops on Saturday mornings.' }).waitFor();
     await other.context.close();
   }, 90_000);

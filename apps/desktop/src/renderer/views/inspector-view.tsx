@@ -134,7 +134,8 @@ export function InspectorView() {
     link.download = `zeromem-${scope.startsWith('ns:') ? namespaceLabel(ns).replace(/[^\w-]+/g, '-') : scope}-${new Date().toISOString().slice(0, 10)}.jsonl`;
     link.click();
     setTimeout(() => URL.revokeObjectURL(url), 1000);
-    app.announce(`Exported ${items.length} memories.`);
+    const header = JSON.parse(text.slice(0, text.indexOf('\n'))) as { records: number }; // every record, replaced versions of facts too
+    app.announce(`Exported ${header.records} memories.`);
   };
 
   const importFile = async (file: File | undefined) => {
