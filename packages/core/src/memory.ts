@@ -29,9 +29,10 @@ import type {
   UpdatePatch,
   WriteOptions,
 } from './model/types.ts';
-import { MemoryDatabase, type DatabaseOptions } from './store/database.ts';
+import type { DatabaseOptions } from './store/database.ts';
+import { openDexieStore } from './store/dexie-store.ts';
+import type { StoragePort } from './store/port.ts';
 import { AccessTracker } from './rank/access-tracker.ts';
-import { withStorage } from './store/storage-errors.ts';
 import { applyReplicated } from './verbs/apply-replicated.ts';
 import { audit, type AuditOptions } from './verbs/audit.ts';
 import { count } from './verbs/count.ts';
@@ -77,7 +78,6 @@ import { DEFAULT_HISTORY_DEPTH, MAX_HISTORY_DEPTH } from './store/history.ts';
 import { checkRedaction, type RedactionOptions } from './redact/redactor.ts';
 import { maskingSource } from './context/mask-context.ts';
 import { registerReplica } from './replica.ts';
-import { onAuditWrites } from './store/audit-writes.ts';
 
 /** Options of {@link openMemory}. Everything is optional. */
 export interface OpenMemoryOptions extends DatabaseOptions {
@@ -141,6 +141,26 @@ const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBa
  * await memory.close();
  */
 export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memory> {
+  return openMemoryOnStore(options, (name, checked) => {
+    if (!checked.indexedDB && typeof indexedDB === 'undefined') {
+      throw new ZeromemError('STORAGE_FAILED', 'No IndexedDB here. In Node, import "fake-indexeddb/auto" first or pass { indexedDB, IDBKeyRange }.');
+    }
+    return openDexieStore(name, checked);
+  });
+}
+
+/**
+ * Opens the store a memory is kept in: given the memory's name and its options, both
+ * validated. Each storage engine has one (the Dexie engine's is in {@link openMemory}).
+ */
+export type StoreOpener = (name: string, options: OpenMemoryOptions) => Promise<StoragePort>;
+
+/**
+ * @internal {@link openMemory} over any storage engine: validates the options (bad ones
+ * are INVALID_INPUT and nothing is opened), then opens the store with `openStore` and the
+ * memory on it. For core's own entries (the Node entry's `openMemory`), not applications.
+ */
+export async function openMemoryOnStore(options: OpenMemoryOptions, openStore: StoreOpener): Promise<Memory> {
   options = readInput(options, PROVIDER_FIELDS);
   const issues = new IssueList();
   const raw: unknown = options;
@@ -189,16 +209,12 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
     issues.add('tokenizer', 'must be a Tokenizer: { id: string, count(text), truncate(text, maxTokens) }');
   }
   if (!issues.ok) throw invalidInput('openMemory options', issues.items);
-  if (!options.indexedDB && typeof indexedDB === 'undefined') {
-    throw new ZeromemError('STORAGE_FAILED', 'No IndexedDB here. In Node, import "fake-indexeddb/auto" first or pass { indexedDB, IDBKeyRange }.');
-  }
   if (!globalThis.crypto?.subtle) {
     // Content hashes use WebCrypto, which browsers only expose in secure contexts.
     throw new ZeromemError('UNSUPPORTED_ENVIRONMENT', 'zeromem needs WebCrypto (crypto.subtle): serve the page over https or from localhost.');
   }
-  const db = new MemoryDatabase(name!, options);
-  await withStorage(() => db.open());
-  const ctx: VerbContext = { db, clock: options.clock ?? systemClock, limits, actor: actor!, newId: createUlidGenerator(), historyDepth, redactor };
+  const store = await openStore(name!, options);
+  const ctx: VerbContext = { store, clock: options.clock ?? systemClock, limits, actor: actor!, newId: createUlidGenerator(), historyDepth, redactor };
   return new Memory(ctx, {
     lifecycle,
     sweepEveryMs: options.sweepEveryMs,
@@ -274,13 +290,13 @@ export class Memory {
       else throw err; // nobody listens: surface it as an uncaught error rather than lose it
     };
     const embedder = options.embedder;
-    const indexes = new IndexManager(ctx.db, () => embedder?.modelId, (jobs) => this.#queue?.enqueue(jobs), {
+    const indexes = new IndexManager(ctx.store, () => embedder?.modelId, (jobs) => this.#queue?.enqueue(jobs), {
       snapshots: options.indexSnapshots ?? {},
       onError: report,
     });
     if (embedder) {
       this.#queue = new EmbedQueue(
-        ctx.db,
+        ctx.store,
         embedder,
         (done) => {
           indexes.vectorsStored(done);
@@ -289,20 +305,20 @@ export class Memory {
       );
       // Records stored without this model's vector (new model, earlier close) get one in the background.
       const queue = this.#queue;
-      this.#backfill = backfillVectors(ctx.db, embedder.modelId, (jobs) => queue.enqueue(jobs), () => this.#closed).then(
+      this.#backfill = backfillVectors(ctx.store, embedder.modelId, (jobs) => queue.enqueue(jobs), () => this.#closed).then(
         () => undefined,
         report,
       );
     }
-    this.#history = new HistoryCounts(ctx.db, ctx.clock);
+    this.#history = new HistoryCounts(ctx.store, ctx.clock);
     historyInternals.set(this, this.#history);
     // What this process holds of records besides their rows: every verb that deletes or replaces records purges it.
     const copies = new RecordCopies({ queue: () => this.#queue, tokenizer: () => this.#tokenizer, history: this.#history, indexes });
-    this.#ctx = { ...ctx, indexes, embedder, access: new AccessTracker(ctx.db, report), copies, lifecycle: options.lifecycle };
+    this.#ctx = { ...ctx, indexes, embedder, access: new AccessTracker(ctx.store, report), copies, lifecycle: options.lifecycle };
     memoryInternals.set(this, this.#ctx);
     registerReplica(this, {
       apply: (namespace, changes, replicaOptions) => this.#applyReplicated(namespace, changes, replicaOptions),
-      onAuditWrites: (listener) => onAuditWrites(ctx.db, listener),
+      onAuditWrites: (listener) => ctx.store.onAuditWrites(listener),
     });
     if (options.sweepEveryMs !== undefined) {
       this.#timer = setInterval(() => void this.sweep().catch(report), options.sweepEveryMs);
@@ -318,9 +334,9 @@ export class Memory {
     this.#queue.enqueue(jobs);
   }
 
-  /** The IndexedDB database name. */
+  /** The store's name (the `name` it was opened with). */
   get name(): string {
-    return this.#ctx.db.name;
+    return this.#ctx.store.name;
   }
 
   /**
@@ -627,7 +643,7 @@ export class Memory {
       await this.#ctx.access.flush();
       await this.#ctx.indexes.close();
     } finally {
-      this.#ctx.db.close();
+      this.#ctx.store.close();
     }
   }
 }

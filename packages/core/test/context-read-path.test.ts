@@ -88,7 +88,7 @@ describe('the full-history counts are bounded', () => {
     const t = await openTestMemory();
     const namespaces = ['a', 'b', 'c'].map((userId) => ({ userId }));
     for (const namespace of namespaces) await t.memory.remember({ namespace, content: `Prefers phone calls (${namespace.userId})` });
-    const counts = new HistoryCounts(memoryInternals.get(t.memory)!.db, t.clock, 2);
+    const counts = new HistoryCounts(memoryInternals.get(t.memory)!.store, t.clock, 2);
     const tokenizer = await t.memory.tokenizer();
     const tallies = [];
     for (const namespace of namespaces) tallies.push((await counts.read(namespaceKey(namespace), tokenizer))('long_term'));

@@ -212,4 +212,12 @@ describe('keyed facts', () => {
     expect(report.suggestedUpdates).toEqual([{ id: old.id, by: newer.id, reason: expect.stringContaining('negation'), differs: ['negation'] }]);
     expect(await memory.count(ns, { includeClosed: true })).toBe(4);
   });
+
+  it('recall finds a keyed fact by the words of its key too', async () => {
+    const { memory } = await openTestMemory();
+    const cats = await memory.remember({ namespace: ns, content: 'Has two cats, Miso and Tofu', key: 'pets' });
+    await memory.remember({ namespace: ns, content: 'Complained that the app logs them out too often' });
+    const { hits } = await memory.recall(ns, 'What pets does the user have?');
+    expect(hits[0]?.id).toBe(cats.id);
+  });
 });

@@ -8,6 +8,7 @@ import { namespaceKey, type Embedder, type Namespace } from '../src/index.ts';
 import { historyInternals, memoryInternals } from '../src/internals.ts';
 import { replicaOf } from '../src/internal.ts';
 import { contentHash } from '../src/model/content-hash.ts';
+import { MemoryDatabase } from '../src/store/database.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
 import { expectCode, openTestMemory, type TestMemory } from './helpers.ts';
 import { databaseTraces, indexTraces, recordingTokenizer } from './traces.ts';
@@ -87,8 +88,8 @@ describe('a forgotten secret leaves no trace', () => {
     const turns = () => [...memoryInternals.get(t.memory)!.indexes.loaded(memoryInternals.get(t.memory)!.indexes.loadedKeys()[0]!)!.turns.entries()].map(([, turn]) => turn);
     expect(turns()).toContain(id); // control: the turn order holds the secret's turn
 
-    // The search covers every table Dexie knows (today records, audit, vectors; any added later too).
-    const tables = memoryInternals.get(t.memory)!.db.tables.map((table) => table.name).sort();
+    // The search covers every table of the schema (today records, audit, vectors, snapshots; any added later too).
+    const tables = new MemoryDatabase(t.name).tables.map((table) => table.name).sort();
     expect(tables.length).toBeGreaterThanOrEqual(3);
     expect(Object.keys(await t.stores()).sort()).toEqual(tables); // ...and they are the object stores searched
 

@@ -1,9 +1,7 @@
-import { Dexie } from 'dexie';
 import type { Clock } from '../model/clock.ts';
 import type { Layer } from '../model/types.ts';
-import type { MemoryDatabase } from '../store/database.ts';
+import type { StoragePort } from '../store/port.ts';
 import { isExpired, type RecordRow } from '../store/row.ts';
-import { withStorage } from '../store/storage-errors.ts';
 import { cachedCount } from './count-cache.ts';
 import { itemLine, turnRole } from './render.ts';
 import type { Tokenizer } from './tokenizer.ts';
@@ -86,7 +84,7 @@ class NamespaceCounts {
  * forget drops the forgotten records' entries at once ({@link HistoryCounts.purge}).
  */
 export class HistoryCounts {
-  readonly #db: MemoryDatabase;
+  readonly #store: StoragePort;
   readonly #clock: Clock;
   #tokenizer: Tokenizer | undefined;
   /** In order of last use, oldest first. */
@@ -96,8 +94,8 @@ export class HistoryCounts {
 
   readonly #maxEntries: number;
 
-  constructor(db: MemoryDatabase, clock: Clock, maxEntries = MAX_ENTRIES) {
-    this.#db = db;
+  constructor(store: StoragePort, clock: Clock, maxEntries = MAX_ENTRIES) {
+    this.#store = store;
     this.#clock = clock;
     this.#maxEntries = maxEntries;
   }
@@ -157,14 +155,11 @@ export class HistoryCounts {
     const now = this.#clock.now();
     // A clock that went back can make expired records live again: count from the store.
     if (!counts || now < counts.seenAt) return this.#build(ns, now, tokenizer);
-    const db = this.#db;
-    const changes = await withStorage(() =>
-      db.audit.where('[ns+seq]').between([ns, counts.lastSeq], [ns, Dexie.maxKey], false, true).limit(REBUILD_AFTER + 1).toArray(),
-    );
+    const changes = await this.#store.read((tx) => tx.auditAfter(ns, counts.lastSeq, { limit: REBUILD_AFTER + 1 }));
     if (changes.length > REBUILD_AFTER) return this.#build(ns, now, tokenizer);
     const ids = [...new Set([...counts.dirty, ...changes.map((entry) => entry.id)])];
     if (ids.length) {
-      const rows = await withStorage(() => db.records.bulkGet(ids.map((id) => [ns, id] as [string, string])));
+      const rows = await this.#store.read((tx) => tx.getRecords(ids.map((id) => [ns, id] as const)));
       ids.forEach((id, i) => counts.set(id, entryOf(rows[i], now, tokenizer)));
       counts.dirty.clear();
     }
@@ -175,23 +170,20 @@ export class HistoryCounts {
 
   async #build(ns: string, now: number, tokenizer: Tokenizer): Promise<NamespaceCounts> {
     const counts = new NamespaceCounts();
-    const db = this.#db;
-    await withStorage(() =>
-      db.transaction('r', db.records, db.audit, async () => {
-        counts.lastSeq = (await db.audit.where('[ns+seq]').between([ns, Dexie.minKey], [ns, Dexie.maxKey]).last())?.seq ?? 0;
-        // Pages by primary key (one getAll each), not a cursor: a cursor step per row is slow in fake-indexeddb.
-        let after: string | undefined;
-        for (;;) {
-          const rows = await db.records.where('[ns+id]').between([ns, after ?? Dexie.minKey], [ns, Dexie.maxKey], after === undefined, true).limit(BUILD_PAGE).toArray();
-          for (const row of rows) {
-            const entry = entryOf(row, now, tokenizer);
-            if (entry) counts.set(row.id, entry);
-          }
-          if (rows.length < BUILD_PAGE) break;
-          after = rows[rows.length - 1]!.id;
+    await this.#store.read(async (tx) => {
+      counts.lastSeq = await tx.lastAuditSeq(ns);
+      // Pages by primary key (one getAll each), not a cursor: a cursor step per row is slow in fake-indexeddb.
+      let after: string | undefined;
+      for (;;) {
+        const rows = await tx.namespaceRecords(ns, { after, limit: BUILD_PAGE });
+        for (const row of rows) {
+          const entry = entryOf(row, now, tokenizer);
+          if (entry) counts.set(row.id, entry);
         }
-      }),
-    );
+        if (rows.length < BUILD_PAGE) break;
+        after = rows[rows.length - 1]!.id;
+      }
+    });
     counts.expire(now);
     return counts;
   }

@@ -1,6 +1,4 @@
-import { Dexie } from 'dexie';
-import type { MemoryDatabase } from '../store/database.ts';
-import { withStorage } from '../store/storage-errors.ts';
+import type { RecordKey, StoragePort } from '../store/port.ts';
 import type { EmbedJob } from './embed-queue.ts';
 
 /** Records read per backfill step (one read transaction each, so writes interleave). */
@@ -14,25 +12,17 @@ const STEP = 1000;
  * them (the model's stored hashes, the records' content hashes): reading every row on
  * each open took seconds at 100k records. Returns how many records were queued.
  */
-export async function backfillVectors(db: MemoryDatabase, model: string, enqueue: (jobs: EmbedJob[]) => void, stopped: () => boolean): Promise<number> {
-  const missing = await withStorage(() =>
-    db.transaction('r', db.records, db.vectors, async () => {
-      const ofModel = db.vectors.where('[model+hash]').between([model, Dexie.minKey], [model, Dexie.maxKey]);
-      // Vectors exist only for hashes some record holds (they go with the last such record):
-      // as many as there are records means every record has its vector. The usual reopen.
-      if ((await ofModel.count()) >= (await db.records.count())) return [];
-      const stored = await ofModel.primaryKeys();
-      const embedded = new Set(stored.map(([, hash]) => hash));
-      const keys: Array<[string, string]> = [];
-      await db.records.orderBy('contentHash').eachKey((hash, cursor) => {
-        if (!embedded.has(hash as string)) keys.push(cursor.primaryKey as [string, string]);
-      });
-      return keys;
-    }),
-  );
+export async function backfillVectors(store: StoragePort, model: string, enqueue: (jobs: EmbedJob[]) => void, stopped: () => boolean): Promise<number> {
+  const missing = await store.read(async (tx): Promise<RecordKey[]> => {
+    // Vectors exist only for hashes some record holds (they go with the last such record):
+    // as many as there are records means every record has its vector. The usual reopen.
+    if ((await tx.countVectors(model)) >= (await tx.countRecords())) return [];
+    const embedded = new Set(await tx.vectorHashes(model));
+    return (await tx.recordHashes()).filter((row) => !embedded.has(row.contentHash)).map((row) => [row.ns, row.id] as const);
+  });
   let queued = 0;
   for (let i = 0; i < missing.length && !stopped(); i += STEP) {
-    const rows = await withStorage(() => db.records.bulkGet(missing.slice(i, i + STEP)));
+    const rows = await store.read((tx) => tx.getRecords(missing.slice(i, i + STEP)));
     const jobs: EmbedJob[] = [];
     for (const row of rows) if (row) jobs.push({ ns: row.ns, id: row.id, hash: row.contentHash, content: row.content });
     if (jobs.length) enqueue(jobs);

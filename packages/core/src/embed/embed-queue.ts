@@ -1,6 +1,5 @@
 import { ZeromemError } from '../model/errors.ts';
-import type { MemoryDatabase } from '../store/database.ts';
-import { withStorage } from '../store/storage-errors.ts';
+import type { StoragePort } from '../store/port.ts';
 import { toUnitVector, type Embedder } from './embedder.ts';
 
 /** A record waiting for its embedding. */
@@ -26,7 +25,7 @@ const MAX_BACKOFF_MS = 30_000;
  * errors go to `onError`, jobs are kept.
  */
 export class EmbedQueue {
-  readonly #db: MemoryDatabase;
+  readonly #store: StoragePort;
   readonly #embedder: Embedder;
   readonly #onEmbedded: EmbeddedListener;
   readonly #onError: (err: ZeromemError) => void;
@@ -36,8 +35,8 @@ export class EmbedQueue {
   #backoff = 0;
   #closed = false;
 
-  constructor(db: MemoryDatabase, embedder: Embedder, onEmbedded: EmbeddedListener, onError: (err: ZeromemError) => void) {
-    this.#db = db;
+  constructor(store: StoragePort, embedder: Embedder, onEmbedded: EmbeddedListener, onError: (err: ZeromemError) => void) {
+    this.#store = store;
     this.#embedder = embedder;
     this.#onEmbedded = onEmbedded;
     this.#onError = onError;
@@ -102,7 +101,7 @@ export class EmbedQueue {
   async #embedBatch(batch: EmbedJob[]): Promise<void> {
     const model = this.#embedder.modelId;
     const hashes = [...new Set(batch.map((job) => job.hash))];
-    const stored = await withStorage(() => this.#db.vectors.bulkGet(hashes.map((hash) => [model, hash] as [string, string])));
+    const stored = await this.#store.read((tx) => tx.getVectors(model, hashes));
     const vectors = new Map<string, Float32Array | null>();
     const missing: string[] = [];
     stored.forEach((row, i) => (row ? vectors.set(row.hash, row.vector) : missing.push(hashes[i]!)));
@@ -113,13 +112,11 @@ export class EmbedQueue {
         'document',
       );
       const rows = missing.map((hash, i) => ({ model, hash, vector: toUnitVector(raw[i], this.#embedder.dimension) }));
-      await withStorage(() =>
-        this.#db.transaction('rw', this.#db.records, this.#db.vectors, async () => {
-          // A record forgotten while its text was being embedded must not leave its vector behind.
-          const live = await Promise.all(rows.map((row) => this.#db.records.where('contentHash').equals(row.hash).count()));
-          await this.#db.vectors.bulkPut(rows.filter((_, i) => live[i]! > 0));
-        }),
-      );
+      await this.#store.write(async (tx) => {
+        // A record forgotten while its text was being embedded must not leave its vector behind.
+        const live = await Promise.all(rows.map((row) => tx.contentHashInUse(row.hash)));
+        await tx.putVectors(rows.filter((_, i) => live[i]));
+      });
       for (const row of rows) vectors.set(row.hash, row.vector);
     }
     const done: Array<EmbedJob & { vector: Float32Array | null }> = [];

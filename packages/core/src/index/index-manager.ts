@@ -1,9 +1,6 @@
-import { Dexie } from 'dexie';
 import type { EmbedJob } from '../embed/embed-queue.ts';
-import type { MemoryDatabase } from '../store/database.ts';
-import { versionsOfKey } from '../store/keyed-rows.ts';
+import type { StoragePort } from '../store/port.ts';
 import { fromRow, type RecordRow } from '../store/row.ts';
-import { withStorage } from '../store/storage-errors.ts';
 import { changesText } from '../model/changes-text.ts';
 import type { MemoryRecord } from '../model/types.ts';
 import { restoreSnapshot, type IndexSnapshotRow } from './index-snapshot.ts';
@@ -27,7 +24,7 @@ const DEFAULT_MAX_INDEXED_RECORDS = 250_000;
  * and vector back (100k memories: about 2 s instead of 12-30 s).
  */
 export class IndexManager {
-  readonly #db: MemoryDatabase;
+  readonly #store: StoragePort;
   readonly #modelId: () => string | undefined;
   readonly #needsVectors: (jobs: EmbedJob[]) => void;
   readonly #indexes = new Map<string, NamespaceIndex>();
@@ -41,18 +38,18 @@ export class IndexManager {
    * @param options `snapshots: false` turns index snapshots off; `onError` receives failures of background snapshot writes
    */
   constructor(
-    db: MemoryDatabase,
+    store: StoragePort,
     modelId: () => string | undefined,
     needsVectors: (jobs: EmbedJob[]) => void,
     options: { maxIndexedRecords?: number; snapshots?: IndexSnapshotOptions | false; onError: (err: unknown) => void },
   ) {
-    this.#db = db;
+    this.#store = store;
     this.#maxIndexedRecords = options.maxIndexedRecords ?? DEFAULT_MAX_INDEXED_RECORDS;
     this.#modelId = modelId;
     this.#needsVectors = needsVectors;
     if (options.snapshots !== false) {
       const current = async (ns: string) => (this.#indexes.has(ns) ? this.ready(ns) : undefined);
-      this.#snapshots = new SnapshotWriter(db, modelId, current, options.snapshots ?? {}, options.onError);
+      this.#snapshots = new SnapshotWriter(store, modelId, current, options.snapshots ?? {}, options.onError);
     }
   }
 
@@ -102,9 +99,8 @@ export class IndexManager {
 
   /** The namespace's snapshot, restored and caught up; undefined when there is none (or it is unusable). */
   async #restore(ns: string): Promise<NamespaceIndex | undefined> {
-    const db = this.#db;
-    // The table holds the rows captureSnapshot made (the store knows only their key).
-    const row = (await withStorage(() => db.indexSnapshots.get(ns))) as IndexSnapshotRow | undefined;
+    // The store holds the rows captureSnapshot made (it knows only their key).
+    const row = (await this.#store.read((tx) => tx.getSnapshot(ns))) as IndexSnapshotRow | undefined;
     if (!row) return undefined;
     const model = this.#modelId();
     const restored = restoreSnapshot(row, model);
@@ -112,7 +108,7 @@ export class IndexManager {
     const { index, withoutVector } = restored;
     if (model && withoutVector.length) {
       // Embedded after the snapshot was taken (or another model): stored vectors or the queue.
-      const vectors = await withStorage(() => db.vectors.bulkGet(withoutVector.map((record) => [model, record.contentHash] as [string, string])));
+      const vectors = await this.#store.read((tx) => tx.getVectors(model, withoutVector.map((record) => record.contentHash)));
       this.#applyVectors(index, withoutVector, vectors);
       index.changesSinceSnapshot += withoutVector.length;
     }
@@ -124,15 +120,12 @@ export class IndexManager {
   /** Reads every row (and vector) of the namespace and indexes them. */
   async #build(ns: string): Promise<NamespaceIndex> {
     const model = this.#modelId();
-    const db = this.#db;
-    const { rows, lastSeq, vectors } = await withStorage(() =>
-      db.transaction('r', db.records, db.audit, db.vectors, async () => {
-        const last = await db.audit.where('[ns+seq]').between([ns, Dexie.minKey], [ns, Dexie.maxKey]).last();
-        const rows = await db.records.where('[ns+id]').between([ns, Dexie.minKey], [ns, Dexie.maxKey]).toArray();
-        const vectors = model ? await db.vectors.bulkGet(rows.map((row) => [model, row.contentHash] as [string, string])) : [];
-        return { rows, lastSeq: last?.seq ?? 0, vectors };
-      }),
-    );
+    const { rows, lastSeq, vectors } = await this.#store.read(async (tx) => {
+      const lastSeq = await tx.lastAuditSeq(ns);
+      const rows = await tx.namespaceRecords(ns);
+      const vectors = model ? await tx.getVectors(model, rows.map((row) => row.contentHash)) : [];
+      return { rows, lastSeq, vectors };
+    });
     const index = new NamespaceIndex();
     index.lastSeq = lastSeq;
     const records = rows.map(fromRow);
@@ -142,28 +135,25 @@ export class IndexManager {
   }
 
   async #catchUp(ns: string, index: NamespaceIndex): Promise<NamespaceIndex> {
-    const db = this.#db;
-    const entries = await withStorage(() => db.audit.where('[ns+seq]').between([ns, index.lastSeq], [ns, Dexie.maxKey], false, true).toArray());
+    const entries = await this.#store.read((tx) => tx.auditAfter(ns, index.lastSeq));
     if (entries.length === 0) return index;
     const ids = [...new Set(entries.map((entry) => entry.id))];
     const model = this.#modelId();
-    const { rows, live, vectors, siblings } = await withStorage(() =>
-      db.transaction('r', db.records, db.vectors, async () => {
-        const rows = await db.records.bulkGet(ids.map((id) => [ns, id] as [string, string]));
-        const live = rows.filter((row): row is RecordRow => row !== undefined);
-        const vectors = model ? await db.vectors.bulkGet(live.map((row) => [model, row.contentHash] as [string, string])) : [];
-        // A version of a fact key came or went: the other versions' intervals were derived
-        // again without an audit entry of their own (write/settle-keys.ts).
-        const keys = new Set<string>();
-        rows.forEach((row, i) => {
-          const factKey = row ? row.key : index.records.get(ids[i]!)?.key;
-          if (factKey) keys.add(factKey);
-        });
-        const siblings: RecordRow[] = [];
-        for (const factKey of keys) siblings.push(...(await versionsOfKey(db, ns, factKey)));
-        return { rows, live, vectors, siblings };
-      }),
-    );
+    const { rows, live, vectors, siblings } = await this.#store.read(async (tx) => {
+      const rows = await tx.getRecords(ids.map((id) => [ns, id] as const));
+      const live = rows.filter((row): row is RecordRow => row !== undefined);
+      const vectors = model ? await tx.getVectors(model, live.map((row) => row.contentHash)) : [];
+      // A version of a fact key came or went: the other versions' intervals were derived
+      // again without an audit entry of their own (write/settle-keys.ts).
+      const keys = new Set<string>();
+      rows.forEach((row, i) => {
+        const factKey = row ? row.key : index.records.get(ids[i]!)?.key;
+        if (factKey) keys.add(factKey);
+      });
+      const siblings: RecordRow[] = [];
+      for (const factKey of keys) siblings.push(...(await tx.recordsByKey(ns, factKey)));
+      return { rows, live, vectors, siblings };
+    });
     for (const row of siblings) if (index.records.has(row.id)) index.upsert(fromRow(row));
     const changedIds = new Set<string>();
     let snapshotDropped = false; // a forget, expiry or content change deletes the stored snapshot

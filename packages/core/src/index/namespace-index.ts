@@ -72,7 +72,7 @@ export class NamespaceIndex {
       this.text.remove(record.id);
       this.vectors?.remove(record.id);
     }
-    this.text.addMany([{ id: record.id, content: record.content }]);
+    this.text.addMany([{ id: record.id, content: searchText(record) }]);
     return true;
   }
 
@@ -83,7 +83,7 @@ export class NamespaceIndex {
       this.turns.add(record);
       this.#count(record, 1);
     }
-    this.text.addMany(records.map((record) => ({ id: record.id, content: record.content })));
+    this.text.addMany(records.map((record) => ({ id: record.id, content: searchText(record) })));
   }
 
   /**
@@ -142,4 +142,13 @@ export class NamespaceIndex {
     this.vectors ??= new VectorIndex(vector.length, Math.max(64, this.records.size));
     this.vectors.set(id, vector);
   }
+}
+
+/**
+ * What BM25 indexes of a record: its content, and a keyed fact's key as words
+ * (`work.employer` -> "work employer"): the key names what the fact is about, the words a
+ * question uses ("Where does the user work?") when the fact only states the value.
+ */
+export function searchText(record: Pick<MemoryRecord, 'content' | 'key'>): string {
+  return record.key ? `${record.content}\n${record.key.replace(/[._-]+/g, ' ')}` : record.content;
 }

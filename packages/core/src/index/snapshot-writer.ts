@@ -1,6 +1,4 @@
-import { Dexie } from 'dexie';
-import type { MemoryDatabase } from '../store/database.ts';
-import { withStorage } from '../store/storage-errors.ts';
+import type { StoragePort } from '../store/port.ts';
 import { captureSnapshot } from './index-snapshot.ts';
 import type { NamespaceIndex } from './namespace-index.ts';
 
@@ -23,7 +21,7 @@ const DEFAULTS = { minRecords: 2000, delayMs: 5000 };
 export class SnapshotWriter {
   readonly minRecords: number;
   readonly #delayMs: number;
-  readonly #db: MemoryDatabase;
+  readonly #store: StoragePort;
   readonly #modelId: () => string | undefined;
   readonly #current: (ns: string) => Promise<NamespaceIndex | undefined>;
   readonly #onError: (err: unknown) => void;
@@ -37,13 +35,13 @@ export class SnapshotWriter {
    * @param onError receives failures of background writes
    */
   constructor(
-    db: MemoryDatabase,
+    store: StoragePort,
     modelId: () => string | undefined,
     current: (ns: string) => Promise<NamespaceIndex | undefined>,
     options: IndexSnapshotOptions,
     onError: (err: unknown) => void,
   ) {
-    this.#db = db;
+    this.#store = store;
     this.#modelId = modelId;
     this.#current = current;
     this.minRecords = options.minRecords ?? DEFAULTS.minRecords;
@@ -102,17 +100,13 @@ export class SnapshotWriter {
     if (!index) return; // dropped meanwhile: its next load rebuilds and snapshots
     const counted = index.changesSinceSnapshot;
     const row = captureSnapshot(ns, index, this.#modelId());
-    const db = this.#db;
-    const written = await withStorage(() =>
-      db.transaction('rw', db.indexSnapshots, db.audit, async () => {
-        // Only a snapshot of the current state: a forget after the capture has deleted the
-        // stored snapshot in its own transaction and must not be undone by this one.
-        const last = await db.audit.where('[ns+seq]').between([ns, Dexie.minKey], [ns, Dexie.maxKey]).last();
-        if ((last?.seq ?? 0) !== row.lastSeq) return false;
-        await db.indexSnapshots.put(row);
-        return true;
-      }),
-    );
+    const written = await this.#store.write(async (tx) => {
+      // Only a snapshot of the current state: a forget after the capture has deleted the
+      // stored snapshot in its own transaction and must not be undone by this one.
+      if ((await tx.lastAuditSeq(ns)) !== row.lastSeq) return false;
+      await tx.putSnapshot(row);
+      return true;
+    });
     if (written) index.changesSinceSnapshot -= counted; // what changed during the write still counts
     else this.consider(ns, index, true); // changed meanwhile: again, later
   }

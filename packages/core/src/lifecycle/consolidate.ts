@@ -1,4 +1,3 @@
-import { Dexie } from 'dexie';
 import { IssueList, describe } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
@@ -6,7 +5,6 @@ import type { MemoryRecord } from '../model/types.ts';
 import { deleteRows } from '../store/delete-rows.ts';
 import { withHistory } from '../store/history.ts';
 import { fromRow, isExpired, toRow } from '../store/row.ts';
-import { withStorage } from '../store/storage-errors.ts';
 import { readOptions, resolveActor } from '../write/context.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
 import { mergeRecords } from './merge-records.ts';
@@ -81,15 +79,12 @@ export async function consolidate(ctx: LifecycleContext, namespace: unknown, opt
 
   const now = ctx.clock.now();
   const model = ctx.embedder?.modelId;
-  const { db } = ctx;
-  const candidates = await withStorage(() =>
-    db.transaction('r', db.records, db.vectors, async () => {
-      // Keyed facts are versions of a key, not duplicates: they are never merged.
-      const rows = (await db.records.where('[ns+id]').between([ns.key, Dexie.minKey], [ns.key, Dexie.maxKey]).toArray()).filter((row) => !isExpired(row, now) && !row.key);
-      const vectors = model ? await db.vectors.bulkGet(rows.map((row) => [model, row.contentHash] as [string, string])) : [];
-      return rows.map((row, i): Candidate => ({ record: fromRow(row), vector: vectors[i]?.vector }));
-    }),
-  );
+  const candidates = await ctx.store.read(async (tx) => {
+    // Keyed facts are versions of a key, not duplicates: they are never merged.
+    const rows = (await tx.namespaceRecords(ns.key)).filter((row) => !isExpired(row, now) && !row.key);
+    const vectors = model ? await tx.getVectors(model, rows.map((row) => row.contentHash)) : [];
+    return rows.map((row, i): Candidate => ({ record: fromRow(row), vector: vectors[i]?.vector }));
+  });
   const planned = groupNearDuplicates(candidates, threshold).map((group): ConsolidationGroup & { versions: Map<string, number> } => {
     const { keep, merged, record } = mergeRecords(group.members, now, ctx.limits.maxTags);
     return {
@@ -108,29 +103,27 @@ export async function consolidate(ctx: LifecycleContext, namespace: unknown, opt
   );
   if (dryRun || planned.length === 0) return { dryRun, threshold, groups: planned.map(strip), skipped: [], suggestedUpdates };
 
-  const outcome = await withStorage(() =>
-    db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async () => {
-      const done: ConsolidationGroup[] = [];
-      const skipped: ConsolidationGroup[] = [];
-      for (const group of planned) {
-        const ids = [...group.versions.keys()];
-        const rows = await db.records.bulkGet(ids.map((id) => [ns.key, id] as [string, string]));
-        // Planned outside this transaction: a member edited or gone since is not merged blindly.
-        if (rows.some((row, i) => !row || isExpired(row, now) || row.version !== group.versions.get(ids[i]!))) {
-          skipped.push(strip(group));
-          continue;
-        }
-        // Merged again from the rows as they are now: access statistics, use and tier may have moved since planning.
-        const { record } = mergeRecords(rows.map((row) => fromRow(row!)), now, ctx.limits.maxTags);
-        const kept = rows.find((row) => row!.id === group.keepId)!;
-        await db.records.put(withHistory(toRow(record), kept, actor, now, ctx.historyDepth));
-        await db.audit.add({ ns: ns.key, op: 'update', id: group.keepId, namespace: ns.namespace, at: now, actor });
-        await deleteRows(db, rows.filter((row) => row!.id !== group.keepId).map((row) => row!), 'merge', actor, now);
-        done.push({ ...strip(group), record });
+  const outcome = await ctx.store.write(async (tx) => {
+    const done: ConsolidationGroup[] = [];
+    const skipped: ConsolidationGroup[] = [];
+    for (const group of planned) {
+      const ids = [...group.versions.keys()];
+      const rows = await tx.getRecords(ids.map((id) => [ns.key, id] as const));
+      // Planned outside this transaction: a member edited or gone since is not merged blindly.
+      if (rows.some((row, i) => !row || isExpired(row, now) || row.version !== group.versions.get(ids[i]!))) {
+        skipped.push(strip(group));
+        continue;
       }
-      return { done, skipped };
-    }),
-  );
+      // Merged again from the rows as they are now: access statistics, use and tier may have moved since planning.
+      const { record } = mergeRecords(rows.map((row) => fromRow(row!)), now, ctx.limits.maxTags);
+      const kept = rows.find((row) => row!.id === group.keepId)!;
+      await tx.putRecords([withHistory(toRow(record), kept, actor, now, ctx.historyDepth)]);
+      await tx.appendAudit([{ ns: ns.key, op: 'update', id: group.keepId, namespace: ns.namespace, at: now, actor }]);
+      await deleteRows(tx, rows.filter((row) => row!.id !== group.keepId).map((row) => row!), 'merge', actor, now);
+      done.push({ ...strip(group), record });
+    }
+    return { done, skipped };
+  });
   await ctx.copies.purgeRecords(outcome.done.flatMap((group) => group.mergedIds.map((id) => ({ ns: ns.key, id }))));
   return { dryRun, threshold, groups: outcome.done, skipped: outcome.skipped, suggestedUpdates };
 }

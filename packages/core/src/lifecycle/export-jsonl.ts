@@ -1,9 +1,7 @@
-import { Dexie } from 'dexie';
 import { IssueList, checkKnownKeys, checkName, describe, isPlainObject } from '../model/checks.ts';
 import { ZeromemError, invalidInput } from '../model/errors.ts';
 import { requireNamespace, type ResolvedNamespace } from '../model/namespace.ts';
 import { fromRow, isExpired, type RecordRow } from '../store/row.ts';
-import { withStorage } from '../store/storage-errors.ts';
 import { readOptions } from '../write/context.ts';
 import { EXPORT_FORMAT, EXPORT_VERSION, encodeVector, type ExportHeader, type ExportLine } from './jsonl-format.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
@@ -30,18 +28,12 @@ export async function exportJsonl(ctx: LifecycleContext, scope: unknown, options
     throw invalidInput('export options', [{ path: 'vectors', message: 'needs an embedder: open the memory with the embedder whose vectors to export' }]);
   }
   const now = ctx.clock.now();
-  const { db } = ctx;
-  const { rows, vectors } = await withStorage(() =>
-    db.transaction('r', db.records, db.vectors, async () => {
-      const all =
-        'namespace' in target
-          ? await db.records.where('[ns+id]').between([target.key, Dexie.minKey], [target.key, Dexie.maxKey]).toArray()
-          : await db.records.where('userId').equals(target.userId).toArray();
-      const rows = all.filter((row) => !isExpired(row, now)).sort(byKey);
-      const vectors = embedder ? await db.vectors.bulkGet(rows.map((row) => [embedder.modelId, row.contentHash] as [string, string])) : [];
-      return { rows, vectors };
-    }),
-  );
+  const { rows, vectors } = await ctx.store.read(async (tx) => {
+    const all = 'namespace' in target ? await tx.namespaceRecords(target.key) : await tx.userRecords(target.userId);
+    const rows = all.filter((row) => !isExpired(row, now)).sort(byKey);
+    const vectors = embedder ? await tx.getVectors(embedder.modelId, rows.map((row) => row.contentHash)) : [];
+    return { rows, vectors };
+  });
   const header: ExportHeader = {
     format: EXPORT_FORMAT,
     version: EXPORT_VERSION,

@@ -3,14 +3,13 @@ import { IssueList, describe } from '../model/checks.ts';
 import { probe } from '../model/read-input.ts';
 import { ZeromemError, type LineFailure } from '../model/errors.ts';
 import type { MemoryRecord } from '../model/types.ts';
-import type { AuditRow } from '../store/database.ts';
+import type { AuditRow } from '../store/port.ts';
 import { deleteRows } from '../store/delete-rows.ts';
 import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
-import { factKeysOf, settleKeys } from '../write/settle-keys.ts';
-import { withStorage } from '../store/storage-errors.ts';
 import { readOptions, resolveActor } from '../write/context.ts';
 import { raiseOnDuplicate } from '../write/duplicate.ts';
 import { enforceQuota } from '../write/quota.ts';
+import { factKeysOf, settleKeys } from '../write/settle-keys.ts';
 import type { ExportHeader } from './jsonl-format.ts';
 import { parseHeader, parseRecordLine, type ParsedLine } from './import-line.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
@@ -114,73 +113,74 @@ export async function importJsonl(
  * enforce the quota, then add rows, raise duplicates, audit, and store carried vectors.
  */
 async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[], actor: string, now: number, skipInvalid: boolean) {
-  const { db } = ctx;
-  return withStorage(() =>
-    db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async () => {
-      const byId = new Map<string, RecordRow>();
-      const byHash = new Map<string, RecordRow>();
-      const added = new Map<string, RecordRow>();
-      const raised = new Map<string, RecordRow>();
-      const conflicts: Array<{ line: number; issues: LineFailure['issues'] }> = [];
-      const vectorHashes = new Map<string, Float32Array | null>();
-      const expired = new Map<string, RecordRow>();
-      let deduplicated = 0;
-      // Everything the file could collide with, read up front in a few requests, not two per line.
-      const idKeys = unique(items.map((item) => [item.record.namespaceKey, item.record.id]));
-      const stored = await db.records.bulkGet(idKeys);
-      const storedById = new Map(idKeys.map((k, i) => [key(...k), stored[i]]));
-      const hashKeys = unique(items.map((item) => [item.record.namespaceKey, item.record.contentHash]));
-      const twins = await Promise.all(hashKeys.map((k) => db.records.where('[ns+contentHash]').equals(k).toArray()));
-      // An expired twin may sit next to a live one: the live one wins.
+  return ctx.store.write(async (tx) => {
+    const byId = new Map<string, RecordRow>();
+    const byHash = new Map<string, RecordRow>();
+    const added = new Map<string, RecordRow>();
+    const raised = new Map<string, RecordRow>();
+    const conflicts: Array<{ line: number; issues: LineFailure['issues'] }> = [];
+    const vectorHashes = new Map<string, Float32Array | null>();
+    const expired = new Map<string, RecordRow>();
+    let deduplicated = 0;
+    // Everything the file could collide with, read up front in a few requests, not two per line.
+    const idKeys = unique(items.map((item) => [item.record.namespaceKey, item.record.id]));
+    const stored = await tx.getRecords(idKeys);
+    const storedById = new Map(idKeys.map((k, i) => [key(...k), stored[i]]));
+    const hashKeys = unique(items.map((item) => [item.record.namespaceKey, item.record.contentHash]));
+    const twins = new Map<string, RecordRow[]>();
+    for (const row of await tx.recordsByContentHash(hashKeys)) {
       // Versions of a fact key are one by id only (a key may come back to an earlier value).
-      const unkeyedTwins = twins.map((rows) => rows.filter((row) => !row.key));
-      const storedByHash = new Map(hashKeys.map((k, i) => [key(...k), unkeyedTwins[i]!.find((row) => !isExpired(row, now)) ?? unkeyedTwins[i]![0]]));
-      for (const item of items) {
-        const { record } = item;
-        const ns = record.namespaceKey;
-        const holder = lookup(byId, key(ns, record.id), storedById, now, expired);
-        if (holder && holder.contentHash !== record.contentHash) {
-          conflicts.push({ line: item.line, issues: [{ path: 'record.id', message: `a different memory already has id "${record.id}" in this namespace` }] });
-          continue;
-        }
-        const twin = holder ?? (record.key === null ? lookup(byHash, key(ns, record.contentHash), storedByHash, now, expired) : undefined);
-        if (item.vector !== undefined) vectorHashes.set(record.contentHash, item.vector);
-        if (twin) {
-          deduplicated++;
-          const kept = raiseOnDuplicate(twin, record, now);
-          if (kept !== twin) {
-            byId.set(key(ns, kept.id), kept);
-            byHash.set(key(ns, kept.contentHash), kept);
-            (added.has(key(ns, kept.id)) ? added : raised).set(key(ns, kept.id), kept);
-          }
-          continue;
-        }
-        const row = toRow(record);
-        added.set(key(ns, record.id), row);
-        byId.set(key(ns, record.id), row);
-        if (record.key === null) byHash.set(key(ns, record.contentHash), row);
+      if (row.key) continue;
+      const group = twins.get(key(row.ns, row.contentHash));
+      if (group) group.push(row);
+      else twins.set(key(row.ns, row.contentHash), [row]);
+    }
+    // An expired twin may sit next to a live one: the live one wins.
+    const storedByHash = new Map([...twins].map(([k, rows]) => [k, rows.find((row) => !isExpired(row, now)) ?? rows[0]]));
+    for (const item of items) {
+      const { record } = item;
+      const ns = record.namespaceKey;
+      const holder = lookup(byId, key(ns, record.id), storedById, now, expired);
+      if (holder && holder.contentHash !== record.contentHash) {
+        conflicts.push({ line: item.line, issues: [{ path: 'record.id', message: `a different memory already has id "${record.id}" in this namespace` }] });
+        continue;
       }
-      if (conflicts.length && !skipInvalid) throw linesError(conflicts.map((c) => ({ ...c, code: 'CONFLICT' as const })), 'Import conflicts with stored memories', 'CONFLICT');
-      // Expired rows found in the way are deleted first, as sweep() would.
-      await deleteRows(db, [...expired.values()], 'expire', 'sweep', now);
-      await enforceQuota(ctx, [...added.values()], now);
-      await db.records.bulkAdd([...added.values()]);
-      if (raised.size) await db.records.bulkPut([...raised.values()]);
-      const audit: AuditRow[] = [];
-      for (const row of added.values()) audit.push({ ns: row.ns, op: 'remember', id: row.id, namespace: row.namespace, at: now, actor });
-      for (const row of raised.values()) audit.push({ ns: row.ns, op: 'update', id: row.id, namespace: row.namespace, at: now, actor });
-      if (audit.length) await db.audit.bulkAdd(audit);
-      const settled = new Map((await settleKeys(db, factKeysOf([...added.values(), ...expired.values()]))).map((row) => [row.id, row]));
-      if (header.vectors && vectorHashes.size) {
-        const model = header.vectors.model;
-        const keys = [...vectorHashes.keys()];
-        const stored = await db.vectors.bulkGet(keys.map((hash) => [model, hash] as [string, string]));
-        await db.vectors.bulkAdd(keys.filter((_, i) => !stored[i]).map((hash) => ({ model, hash, vector: vectorHashes.get(hash)! })));
+      const twin = holder ?? (record.key === null ? lookup(byHash, key(ns, record.contentHash), storedByHash, now, expired) : undefined);
+      if (item.vector !== undefined) vectorHashes.set(record.contentHash, item.vector);
+      if (twin) {
+        deduplicated++;
+        const kept = raiseOnDuplicate(twin, record, now);
+        if (kept !== twin) {
+          byId.set(key(ns, kept.id), kept);
+          byHash.set(key(ns, kept.contentHash), kept);
+          (added.has(key(ns, kept.id)) ? added : raised).set(key(ns, kept.id), kept);
+        }
+        continue;
       }
-      const deleted = [...expired.values()].map((row) => ({ ns: row.ns, id: row.id }));
-      return { added: [...added.values()].map((row) => fromRow(settled.get(row.id) ?? row)), deduplicated, conflicts, deleted };
-    }),
-  );
+      const row = toRow(record);
+      added.set(key(ns, record.id), row);
+      byId.set(key(ns, record.id), row);
+      if (record.key === null) byHash.set(key(ns, record.contentHash), row);
+    }
+    if (conflicts.length && !skipInvalid) throw linesError(conflicts.map((c) => ({ ...c, code: 'CONFLICT' as const })), 'Import conflicts with stored memories', 'CONFLICT');
+    // Expired rows found in the way are deleted first, as sweep() would.
+    await deleteRows(tx, [...expired.values()], 'expire', 'sweep', now);
+    await enforceQuota(ctx, tx, [...added.values()], now);
+    await tx.putRecords([...added.values(), ...raised.values()]);
+    const audit: AuditRow[] = [];
+    for (const row of added.values()) audit.push({ ns: row.ns, op: 'remember', id: row.id, namespace: row.namespace, at: now, actor });
+    for (const row of raised.values()) audit.push({ ns: row.ns, op: 'update', id: row.id, namespace: row.namespace, at: now, actor });
+    await tx.appendAudit(audit);
+    const settled = new Map((await settleKeys(tx, factKeysOf([...added.values(), ...expired.values()]))).map((row) => [row.id, row]));
+    if (header.vectors && vectorHashes.size) {
+      const model = header.vectors.model;
+      const keys = [...vectorHashes.keys()];
+      const stored = await tx.getVectors(model, keys);
+      await tx.putVectors(keys.filter((_, i) => !stored[i]).map((hash) => ({ model, hash, vector: vectorHashes.get(hash)! })));
+    }
+    const deleted = [...expired.values()].map((row) => ({ ns: row.ns, id: row.id }));
+    return { added: [...added.values()].map((row) => fromRow(settled.get(row.id) ?? row)), deduplicated, conflicts, deleted };
+  });
 }
 
 /** A record from the in-file map, or else the stored one; an expired one counts as absent and goes to `expired` (deleted before writing). */

@@ -1,9 +1,7 @@
-import { Dexie } from 'dexie';
 import { requireNamespace } from '../model/namespace.ts';
 import type { Namespace } from '../model/types.ts';
-import type { AuditRow } from '../store/database.ts';
+import type { AuditRow } from '../store/port.ts';
 import { fromRow, isExpired, type RecordRow } from '../store/row.ts';
-import { withStorage } from '../store/storage-errors.ts';
 import { readOptions } from '../write/context.ts';
 import { decayImportance, lastTouch } from './importance.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
@@ -42,38 +40,30 @@ export async function retier(ctx: LifecycleContext, options?: unknown): Promise<
   // Recalls noted but not yet written are touches: they count before anything ages.
   await ctx.access.flush();
   const now = ctx.clock.now();
-  const { db } = ctx;
   const result: RetierResult = { scanned: 0, decayed: 0, cooled: 0 };
-  let after: [string, string] | undefined;
+  let after: readonly [string, string] | undefined;
   for (;;) {
-    const { batch: rows, changed } = await withStorage(() =>
-      db.transaction('rw', db.records, db.audit, db.indexSnapshots, async () => {
-        const range = ns
-          ? db.records.where('[ns+id]').between([ns.key, after?.[1] ?? Dexie.minKey], [ns.key, Dexie.maxKey], after === undefined, true)
-          : after
-            ? db.records.where('[ns+id]').above(after)
-            : db.records.orderBy('[ns+id]');
-        const batch = await range.limit(BATCH).toArray();
-        const changed: RecordRow[] = [];
-        const audit: AuditRow[] = [];
-        for (const row of batch) {
-          if (isExpired(row, now)) continue;
-          result.scanned++;
-          const aged = age(row, now, ctx.lifecycle);
-          if (aged.importance !== row.importance) result.decayed++;
-          if (aged.tier !== row.tier && aged.tier === 'cold') {
-            result.cooled++;
-            audit.push({ ns: row.ns, op: 'retier', id: row.id, namespace: row.namespace, at: now, actor: 'retier' });
-          }
-          // Unchanged rows are not rewritten: a pass over a settled store writes nothing.
-          if (aged.importance !== row.importance || aged.tier !== (row.tier ?? 'hot')) changed.push({ ...row, ...aged });
+    const { batch: rows, changed } = await ctx.store.write(async (tx) => {
+      const batch = ns ? await tx.namespaceRecords(ns.key, { after: after?.[1], limit: BATCH }) : await tx.allRecords({ after, limit: BATCH });
+      const changed: RecordRow[] = [];
+      const audit: AuditRow[] = [];
+      for (const row of batch) {
+        if (isExpired(row, now)) continue;
+        result.scanned++;
+        const aged = age(row, now, ctx.lifecycle);
+        if (aged.importance !== row.importance) result.decayed++;
+        if (aged.tier !== row.tier && aged.tier === 'cold') {
+          result.cooled++;
+          audit.push({ ns: row.ns, op: 'retier', id: row.id, namespace: row.namespace, at: now, actor: 'retier' });
         }
-        if (changed.length) await db.records.bulkPut(changed);
-        if (audit.length) await db.audit.bulkAdd(audit);
-        await dropUnloadedSnapshots(ctx, changed);
-        return { batch, changed };
-      }),
-    );
+        // Unchanged rows are not rewritten: a pass over a settled store writes nothing.
+        if (aged.importance !== row.importance || aged.tier !== (row.tier ?? 'hot')) changed.push({ ...row, ...aged });
+      }
+      await tx.putRecords(changed);
+      await tx.appendAudit(audit);
+      await dropUnloadedSnapshots(ctx, tx, changed);
+      return { batch, changed };
+    });
     ctx.indexes.refresh(changed.map(fromRow));
     if (rows.length < BATCH) return result;
     const last = rows[rows.length - 1]!;

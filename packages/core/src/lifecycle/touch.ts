@@ -1,6 +1,5 @@
-import type { AuditRow } from '../store/database.ts';
+import type { AuditRow } from '../store/port.ts';
 import { fromRow, isExpired, type RecordRow } from '../store/row.ts';
-import { withStorage } from '../store/storage-errors.ts';
 import type { MemoryRecord, Namespace } from '../model/types.ts';
 import { gainImportance } from './importance.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
@@ -19,28 +18,25 @@ export async function touchRecords(
   gain: boolean,
 ): Promise<MemoryRecord[]> {
   const now = ctx.clock.now();
-  const { db } = ctx;
-  const records = await withStorage(() =>
-    db.transaction('rw', db.records, db.audit, db.indexSnapshots, async () => {
-      const rows = await db.records.bulkGet(ids.map((id) => [ns.key, id] as [string, string]));
-      const changed: RecordRow[] = [];
-      const audit: AuditRow[] = [];
-      for (const row of rows) {
-        if (!row || isExpired(row, now) || changed.some((c) => c.id === row.id)) continue;
-        if (row.tier === 'cold') audit.push({ ns: row.ns, op: 'retier', id: row.id, namespace: row.namespace, at: now, actor: ctx.actor });
-        changed.push({
-          ...row,
-          tier: 'hot',
-          importance: gain ? gainImportance(row.importance, ctx.lifecycle) : row.importance,
-          lastAccessedAt: Math.max(row.lastAccessedAt ?? 0, now),
-        });
-      }
-      if (changed.length) await db.records.bulkPut(changed);
-      if (audit.length) await db.audit.bulkAdd(audit);
-      await dropUnloadedSnapshots(ctx, changed);
-      return changed.map(fromRow);
-    }),
-  );
+  const records = await ctx.store.write(async (tx) => {
+    const rows = await tx.getRecords(ids.map((id) => [ns.key, id] as const));
+    const changed: RecordRow[] = [];
+    const audit: AuditRow[] = [];
+    for (const row of rows) {
+      if (!row || isExpired(row, now) || changed.some((c) => c.id === row.id)) continue;
+      if (row.tier === 'cold') audit.push({ ns: row.ns, op: 'retier', id: row.id, namespace: row.namespace, at: now, actor: ctx.actor });
+      changed.push({
+        ...row,
+        tier: 'hot',
+        importance: gain ? gainImportance(row.importance, ctx.lifecycle) : row.importance,
+        lastAccessedAt: Math.max(row.lastAccessedAt ?? 0, now),
+      });
+    }
+    await tx.putRecords(changed);
+    await tx.appendAudit(audit);
+    await dropUnloadedSnapshots(ctx, tx, changed);
+    return changed.map(fromRow);
+  });
   ctx.indexes.refresh(records); // after the commit: an aborted write must not reach the index
   return records;
 }

@@ -1,5 +1,5 @@
-import type { MemoryDatabase } from '../store/database.ts';
-import { withStorage } from '../store/storage-errors.ts';
+import type { StoragePort } from '../store/port.ts';
+import type { RecordRow } from '../store/row.ts';
 
 /** How long recall hits wait before their access statistics are written. */
 const FLUSH_MS = 1000;
@@ -10,13 +10,13 @@ const FLUSH_MS = 1000;
  * are not audited and do not move `updatedAt` or `version`.
  */
 export class AccessTracker {
-  readonly #db: MemoryDatabase;
+  readonly #store: StoragePort;
   readonly #onError: (err: Error) => void;
   readonly #buffer = new Map<string, { ns: string; id: string; count: number; last: number }>();
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(db: MemoryDatabase, onError: (err: Error) => void) {
-    this.#db = db;
+  constructor(store: StoragePort, onError: (err: Error) => void) {
+    this.#store = store;
     this.#onError = onError;
   }
 
@@ -46,20 +46,17 @@ export class AccessTracker {
     if (this.#buffer.size === 0) return;
     const entries = [...this.#buffer.values()];
     this.#buffer.clear();
-    const { records } = this.#db;
-    await withStorage(() =>
-      this.#db.transaction('rw', records, async () => {
-        const rows = await records.bulkGet(entries.map((e) => [e.ns, e.id] as [string, string]));
-        const updated = [];
-        for (let i = 0; i < rows.length; i++) {
-          const row = rows[i];
-          if (!row) continue; // forgotten since it was recalled
-          row.accessCount += entries[i]!.count;
-          row.lastAccessedAt = Math.max(row.lastAccessedAt ?? 0, entries[i]!.last);
-          updated.push(row);
-        }
-        await records.bulkPut(updated);
-      }),
-    );
+    await this.#store.write(async (tx) => {
+      const rows = await tx.getRecords(entries.map((e) => [e.ns, e.id] as const));
+      const updated: RecordRow[] = [];
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i];
+        if (!row) continue; // forgotten since it was recalled
+        row.accessCount += entries[i]!.count;
+        row.lastAccessedAt = Math.max(row.lastAccessedAt ?? 0, entries[i]!.last);
+        updated.push(row);
+      }
+      await tx.putRecords(updated);
+    });
   }
 }

@@ -1,41 +1,6 @@
 import { Dexie, type Table } from 'dexie';
-import type { AuditOp, Namespace } from '../model/types.ts';
+import type { AuditRow, StoredSnapshot, VectorRow } from './port.ts';
 import type { RecordRow } from './row.ts';
-
-/** An audit row. It never holds content or its hash. */
-export interface AuditRow {
-  seq?: number;
-  ns: string;
-  op: AuditOp;
-  id: string;
-  namespace: Namespace;
-  at: number;
-  actor: string;
-  /** Set on changes applied from another replica, so sync does not send them back. */
-  replicated?: true;
-  /** Values redaction masked or hashed in this write, per detector (counts only). */
-  redacted?: Record<string, number>;
-}
-
-/** A stored embedding, shared by every record with the same content hash. */
-export interface VectorRow {
-  /** The embedder's model id. */
-  model: string;
-  /** Content hash of the embedded text. */
-  hash: string;
-  /** Unit vector, or `null` when the model could not embed the text (found lexically only). */
-  vector: Float32Array | null;
-}
-
-/**
- * A namespace's search-index snapshot as the store holds it: keyed by namespace, up to an
- * audit sequence number. Its other fields are the index's own format (`IndexSnapshotRow`,
- * index/index-snapshot.ts), which the store never reads.
- */
-export interface StoredSnapshot {
-  ns: string;
-  lastSeq: number;
-}
 
 /** Options to open the IndexedDB database. */
 export interface DatabaseOptions {
@@ -60,8 +25,8 @@ export interface DatabaseOptions {
  * - v3: one search-index snapshot per namespace, so an open restores instead of rebuilding.
  * - v4: records indexed by [ns+layer+time+id] for both order fields, so a list of one
  *   layer (the context's session turns) reads only that layer's rows.
- * - v5: records indexed by [ns+key]: the versions of a keyed fact (unkeyed rows hold no
- *   key and are not in it).
+ * - v5: records indexed by [ns+key], so the versions of a keyed fact (issue 24) are one
+ *   lookup; rows without a key are not in it.
  */
 export class MemoryDatabase extends Dexie {
   records!: Table<RecordRow, [string, string]>;
@@ -100,14 +65,4 @@ export class MemoryDatabase extends Dexie {
         '[ns+id], [ns+contentHash], contentHash, userId, expiresAt, [ns+expiresAt], *byCreated, *byUpdated, [ns+layer+createdAt+id], [ns+layer+updatedAt+id], [ns+key]',
     });
   }
-}
-
-/**
- * Deletes the index snapshots of these namespaces, inside the caller's transaction (which
- * must include `indexSnapshots`). A snapshot holds contents and vectors: a forget, an
- * expiry or a content change must not leave the old text in it. The next search rebuilds
- * from the store and writes a fresh snapshot in the background.
- */
-export async function dropIndexSnapshots(db: MemoryDatabase, namespaceKeys: Iterable<string>): Promise<void> {
-  await db.indexSnapshots.bulkDelete([...new Set(namespaceKeys)]);
 }

@@ -1,8 +1,11 @@
 import type { MemoryRecord, RecordVersion } from '../model/types.ts';
 import { sortKeys } from './sort-keys.ts';
 
+/** The keyed-fact fields of a record: absent from the rows of unkeyed records (see {@link toRow}). */
+type FactFields = 'key' | 'validFrom' | 'validUntil' | 'closedBy' | 'statedUntil';
+
 /** A record as stored: the record plus the fields its indexes need. */
-export interface RecordRow extends MemoryRecord {
+export interface RecordRow extends Omit<MemoryRecord, FactFields>, Partial<Pick<MemoryRecord, FactFields>> {
   /** Namespace key (duplicated from `namespaceKey` for a short index name). */
   ns: string;
   userId: string;
@@ -16,10 +19,17 @@ export interface RecordRow extends MemoryRecord {
   history?: RecordVersion[];
 }
 
-/** The row to store for a record. */
+/**
+ * The row to store for a record. An unkeyed record's row holds none of the keyed-fact
+ * fields (`key`, `validFrom`, `validUntil`, `closedBy`, `statedUntil`; {@link fromRow}
+ * reads them as null), so it is in no `[ns, key]` index (see `recordsByKey`).
+ */
 export function toRow(record: MemoryRecord): RecordRow {
+  const { key, validFrom, validUntil, closedBy, statedUntil, ...rest } = record;
+  const fact = key === null ? {} : { key, validFrom, validUntil, closedBy, statedUntil };
   return {
-    ...record,
+    ...rest,
+    ...fact,
     ns: record.namespaceKey,
     userId: record.namespace.userId,
     byCreated: sortKeys(record.namespaceKey, record.tags, record.createdAt, record.id),

@@ -1,4 +1,3 @@
-import { Dexie } from 'dexie';
 import { checkId, IssueList, isPlainObject, describe } from '../model/checks.ts';
 import { contentHash } from '../model/content-hash.ts';
 import { invalidInput, type ItemFailure } from '../model/errors.ts';
@@ -8,12 +7,11 @@ import { changesText } from '../model/changes-text.ts';
 import { canonicalJson } from '../model/canonical-json.ts';
 import { replicatedState } from '../model/replicated-state.ts';
 import { validateReplicated } from '../model/validate-replicated.ts';
-import { dropIndexSnapshots, type AuditRow } from '../store/database.ts';
+import type { AuditRow } from '../store/port.ts';
 import { dropOrphanVectors } from '../store/delete-rows.ts';
 import { withHistory } from '../store/history.ts';
 import { factKeysOf, settleKeys } from '../write/settle-keys.ts';
 import { fromRow, toRow, type RecordRow } from '../store/row.ts';
-import { withStorage } from '../store/storage-errors.ts';
 import { readOptions, resolveActor, type WriteContext } from '../write/context.ts';
 
 type Checked = { index: number; put: ReplicatedRecord; hash: string } | { index: number; delete: string };
@@ -55,70 +53,65 @@ export async function applyReplicated(ctx: WriteContext, namespace: unknown, cha
     if (!issues.ok) rejected.push({ index, code: 'INVALID_INPUT', issues: issues.items });
   }
   const now = ctx.clock.now();
-  const { db } = ctx;
-  const result = await withStorage(() =>
-    db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async (): Promise<ApplyReplicatedResult> => {
-      const audited = db.audit.where('[ns+seq]').between([ns.key, after], [ns.key, Dexie.maxKey], false, true);
-      const lastSeq = async () => (await db.audit.where('[ns+seq]').between([ns.key, Dexie.minKey], [ns.key, Dexie.maxKey]).last())?.seq ?? 0;
-      if (await audited.clone().filter((row) => !row.replicated).first()) {
-        return { stale: true, written: [], deleted: [], rejected, lastSeq: await lastSeq() };
+  const result = await ctx.store.write(async (tx): Promise<ApplyReplicatedResult> => {
+    if ((await tx.auditAfter(ns.key, after, { limit: 1, localOnly: true })).length) {
+      return { stale: true, written: [], deleted: [], rejected, lastSeq: await tx.lastAuditSeq(ns.key) };
+    }
+    // Bulk reads and writes: an initial sync applies thousands of records in one call.
+    const ids = [...new Set(checked.map((change) => ('put' in change ? change.put.id : change.delete)))];
+    const stored = await tx.getRecords(ids.map((id) => [ns.key, id] as const));
+    const current = new Map<string, RecordRow | undefined>(ids.map((id, i) => [id, stored[i]]));
+    const original = new Map(current);
+    const audit: AuditRow[] = [];
+    const log = (op: 'remember' | 'update' | 'forget', id: string) => audit.push({ ns: ns.key, op, id, namespace: ns.namespace, at: now, actor, replicated: true });
+    for (const change of checked) {
+      const id = 'put' in change ? change.put.id : change.delete;
+      const existing = current.get(id);
+      if ('delete' in change) {
+        if (!existing) continue;
+        current.set(id, undefined);
+        log('forget', id);
+        continue;
       }
-      // Bulk reads and writes: an initial sync applies thousands of records in one call.
-      const ids = [...new Set(checked.map((change) => ('put' in change ? change.put.id : change.delete)))];
-      const stored = await db.records.bulkGet(ids.map((id) => [ns.key, id] as [string, string]));
-      const current = new Map<string, RecordRow | undefined>(ids.map((id, i) => [id, stored[i]]));
-      const original = new Map(current);
-      const audit: AuditRow[] = [];
-      const log = (op: 'remember' | 'update' | 'forget', id: string) => audit.push({ ns: ns.key, op, id, namespace: ns.namespace, at: now, actor, replicated: true });
-      for (const change of checked) {
-        const id = 'put' in change ? change.put.id : change.delete;
-        const existing = current.get(id);
-        if ('delete' in change) {
-          if (!existing) continue;
-          current.set(id, undefined);
-          log('forget', id);
-          continue;
-        }
-        if (existing && sameState(existing, change.put)) continue;
-        const record: MemoryRecord = {
-          ...change.put,
-          // Derived again below from the versions of the key this replica holds.
-          validUntil: change.put.statedUntil,
-          closedBy: null,
-          namespace: ns.namespace,
-          namespaceKey: ns.key,
-          contentHash: change.hash,
-          // Access statistics and the hot/cold tier are this device's own; they do not travel.
-          accessCount: existing?.accessCount ?? 0,
-          lastAccessedAt: existing?.lastAccessedAt ?? null,
-          tier: existing?.tier ?? 'hot',
-        };
-        current.set(id, existing ? withHistory(toRow(record), existing, actor, now, ctx.historyDepth) : toRow(record));
-        log(existing ? 'update' : 'remember', id);
-      }
-      const puts: RecordRow[] = [];
-      const deleted: string[] = [];
-      const oldHashes: string[] = [];
-      let textGone = false; // a forget or a change of content, tags or metadata: the old text must not outlive it in a snapshot
-      for (const [id, row] of current) {
-        const before = original.get(id);
-        if (row === before) continue;
-        if (row) puts.push(row);
-        else deleted.push(id);
-        if (before && (!row || row.contentHash !== before.contentHash)) oldHashes.push(before.contentHash);
-        textGone ||= before !== undefined && (!row || changesText(row, before));
-      }
-      if (deleted.length) await db.records.bulkDelete(deleted.map((id) => [ns.key, id] as [string, string]));
-      if (puts.length) await db.records.bulkPut(puts);
-      if (audit.length) await db.audit.bulkAdd(audit);
-      if (oldHashes.length) await dropOrphanVectors(db, oldHashes);
-      if (textGone) await dropIndexSnapshots(db, [ns.key]);
-      // Versions of fact keys came or went: every replica derives the intervals the same way.
-      const settled = new Map((await settleKeys(db, factKeysOf([...puts, ...[...original.values()].filter((row) => row !== undefined)]))).map((row) => [row.id, row]));
-      const written = puts.map((row) => fromRow(settled.get(row.id) ?? row));
-      return { stale: false, written, deleted, rejected, lastSeq: await lastSeq() };
-    }),
-  );
+      if (existing && sameState(existing, change.put)) continue;
+      const record: MemoryRecord = {
+        ...change.put,
+        // Derived again below from the versions of the key this replica holds.
+        validUntil: change.put.statedUntil,
+        closedBy: null,
+        namespace: ns.namespace,
+        namespaceKey: ns.key,
+        contentHash: change.hash,
+        // Access statistics and the hot/cold tier are this device's own; they do not travel.
+        accessCount: existing?.accessCount ?? 0,
+        lastAccessedAt: existing?.lastAccessedAt ?? null,
+        tier: existing?.tier ?? 'hot',
+      };
+      current.set(id, existing ? withHistory(toRow(record), existing, actor, now, ctx.historyDepth) : toRow(record));
+      log(existing ? 'update' : 'remember', id);
+    }
+    const puts: RecordRow[] = [];
+    const deleted: string[] = [];
+    const oldHashes: string[] = [];
+    let textGone = false; // a forget or a change of content, tags or metadata: the old text must not outlive it in a snapshot
+    for (const [id, row] of current) {
+      const before = original.get(id);
+      if (row === before) continue;
+      if (row) puts.push(row);
+      else deleted.push(id);
+      if (before && (!row || row.contentHash !== before.contentHash)) oldHashes.push(before.contentHash);
+      textGone ||= before !== undefined && (!row || changesText(row, before));
+    }
+    await tx.deleteRecords(deleted.map((id) => [ns.key, id] as const));
+    await tx.putRecords(puts);
+    await tx.appendAudit(audit);
+    if (oldHashes.length) await dropOrphanVectors(tx, oldHashes);
+    if (textGone) await tx.deleteSnapshots([ns.key]);
+    // Versions of fact keys came or went: every replica derives the intervals the same way.
+    const settled = new Map((await settleKeys(tx, factKeysOf([...puts, ...[...original.values()].filter((row) => row !== undefined)]))).map((row) => [row.id, row]));
+    const written = puts.map((row) => fromRow(settled.get(row.id) ?? row));
+    return { stale: false, written, deleted, rejected, lastSeq: await tx.lastAuditSeq(ns.key) };
+  });
   // A forget from another replica reaches this process's copies like a local one; content
   // it replaced must not stay in a queued embedding either.
   await ctx.copies.purgeRecords([...result.deleted, ...result.written.map((record) => record.id)].map((id) => ({ ns: ns.key, id })));

@@ -1,8 +1,6 @@
-import { Dexie } from 'dexie';
 import { invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { AuditEntry } from '../model/types.ts';
-import { withStorage } from '../store/storage-errors.ts';
 import { readOptions, type VerbContext } from '../write/context.ts';
 
 /** Options of `audit(namespace, options)`. */
@@ -28,8 +26,6 @@ export async function audit(ctx: VerbContext, namespace: unknown, options?: unkn
   if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > 10_000) {
     throw invalidInput('options', [{ path: 'limit', message: 'must be a whole number from 1 to 10000' }]);
   }
-  const rows = await withStorage(() =>
-    ctx.db.audit.where('[ns+seq]').between([ns.key, after], [ns.key, Dexie.maxKey], false, true).limit(limit).toArray(),
-  );
+  const rows = await ctx.store.read((tx) => tx.auditAfter(ns.key, after, { limit }));
   return rows.map((row) => ({ seq: row.seq!, op: row.op, id: row.id, namespace: row.namespace, at: row.at, actor: row.actor, ...(row.replicated ? { replicated: true as const } : {}), ...(row.redacted ? { redacted: row.redacted } : {}) }));
 }

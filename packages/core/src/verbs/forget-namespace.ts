@@ -1,4 +1,3 @@
-import { Dexie } from 'dexie';
 import { requireNamespace } from '../model/namespace.ts';
 import { readOptions, resolveActor, type WriteContext } from '../write/context.ts';
 import { forgetRows } from '../write/forget-rows.ts';
@@ -10,11 +9,10 @@ import { forgetRows } from '../write/forget-rows.ts';
 export async function forgetNamespace(ctx: WriteContext, namespace: unknown, options?: unknown): Promise<number> {
   const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
   const actor = resolveActor(ctx, readOptions(options, ['actor']));
-  const { db } = ctx;
   const { live, expired } = await forgetRows(
     ctx,
     actor,
-    () => db.records.where('[ns+id]').between([ns.key, Dexie.minKey], [ns.key, Dexie.maxKey]).toArray(),
+    (tx) => tx.namespaceRecords(ns.key),
     () => (key) => key === ns.key,
   );
   return live.length + expired.length;

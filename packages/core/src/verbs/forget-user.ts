@@ -13,12 +13,11 @@ export async function forgetUser(ctx: WriteContext, userId: unknown, options?: u
   const user = checkName(userId, 'userId', ctx.limits.maxNameLength, issues);
   if (user === undefined) throw invalidInput('userId', issues.items);
   const actor = resolveActor(ctx, readOptions(options, ['actor']));
-  const { db } = ctx;
   const prefix = namespaceKey({ userId: user });
   const { live, expired } = await forgetRows(
     ctx,
     actor,
-    () => db.records.where('userId').equals(user).toArray(),
+    (tx) => tx.userRecords(user),
     () => (key) => key === prefix || key.startsWith(`${prefix};`),
   );
   return live.length + expired.length;

@@ -1,4 +1,3 @@
-import { Dexie } from 'dexie';
 import { invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import { validateFilter } from '../model/validate-filter.ts';
@@ -17,14 +16,11 @@ export async function forgetWhere(ctx: WriteContext, namespace: unknown, filter:
     throw invalidInput('filter', [{ path: '', message: 'is empty; name what to forget, or call forgetNamespace() to forget everything in the namespace' }]);
   }
   const actor = resolveActor(ctx, readOptions(options, ['actor']));
-  const { db } = ctx;
   // Only live records match a filter.
-  const { live } = await forgetRows(ctx, actor, (now) =>
-    db.records
-      .where('[ns+id]')
-      .between([ns.key, Dexie.minKey], [ns.key, Dexie.maxKey])
-      .filter((row) => matchesFilter(row, prepared, now))
-      .toArray(),
+  const { live } = await forgetRows(
+    ctx,
+    actor,
+    async (tx, now) => (await tx.namespaceRecords(ns.key)).filter((row) => matchesFilter(row, prepared, now)),
     (deleted) => {
       const ids = new Set(deleted.live.map((row) => row.id));
       return (key, id) => key === ns.key && (id === undefined || ids.has(id));

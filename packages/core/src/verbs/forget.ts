@@ -12,12 +12,11 @@ export async function forget(ctx: WriteContext, namespace: unknown, id: unknown,
   const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
   const recordId = requireId(ctx, id);
   const actor = resolveActor(ctx, readOptions(options, ['actor']));
-  const { db } = ctx;
   const { live } = await forgetRows(
     ctx,
     actor,
-    async () => {
-      const row = await db.records.get([ns.key, recordId]);
+    async (tx) => {
+      const [row] = await tx.getRecords([[ns.key, recordId]]);
       return row ? [row] : [];
     },
     // Also a queued job of this id when the row was already gone (forgotten by another process).

@@ -3,7 +3,6 @@ import { invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { MemoryRecord } from '../model/types.ts';
 import { fromRow, isExpired } from '../store/row.ts';
-import { withStorage } from '../store/storage-errors.ts';
 import type { VerbContext } from '../write/context.ts';
 
 /** Options of `get(namespace, id, options)`. */
@@ -24,6 +23,6 @@ export function requireId(ctx: VerbContext, id: unknown): string {
 export async function get(ctx: VerbContext, namespace: unknown, id: unknown): Promise<MemoryRecord | undefined> {
   const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
   const recordId = requireId(ctx, id);
-  const row = await withStorage(() => ctx.db.records.get([ns.key, recordId]));
+  const [row] = await ctx.store.read((tx) => tx.getRecords([[ns.key, recordId]]));
   return row && !isExpired(row, ctx.clock.now()) ? fromRow(row) : undefined;
 }

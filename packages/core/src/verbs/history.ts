@@ -2,7 +2,6 @@ import { ZeromemError } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { RecordVersion } from '../model/types.ts';
 import { isExpired } from '../store/row.ts';
-import { withStorage } from '../store/storage-errors.ts';
 import { requireId } from './get.ts';
 import type { VerbContext } from '../write/context.ts';
 
@@ -15,7 +14,7 @@ import type { VerbContext } from '../write/context.ts';
 export async function history(ctx: VerbContext, namespace: unknown, id: unknown): Promise<RecordVersion[]> {
   const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
   const recordId = requireId(ctx, id);
-  const row = await withStorage(() => ctx.db.records.get([ns.key, recordId]));
+  const [row] = await ctx.store.read((tx) => tx.getRecords([[ns.key, recordId]]));
   if (!row || isExpired(row, ctx.clock.now())) {
     throw new ZeromemError('NOT_FOUND', `No memory "${recordId}" in namespace ${ns.key} (it may have been forgotten or expired).`);
   }

@@ -1,10 +1,8 @@
-import { Dexie } from 'dexie';
 import { IssueList, checkName } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
 import { namespaceKey } from '../model/namespace.ts';
 import type { Namespace } from '../model/types.ts';
-import type { MemoryDatabase } from '../store/database.ts';
-import { withStorage } from '../store/storage-errors.ts';
+import type { ReadTransaction } from '../store/port.ts';
 import { readOptions, type VerbContext } from '../write/context.ts';
 
 /**
@@ -14,22 +12,22 @@ import { readOptions, type VerbContext } from '../write/context.ts';
  */
 export async function listNamespaces(ctx: VerbContext, options?: unknown): Promise<Namespace[]> {
   const opts = readOptions(options, ['userId']);
-  if (opts.userId === undefined) return withStorage(() => scan(ctx.db, '', '\uffff'));
+  if (opts.userId === undefined) return ctx.store.read((tx) => scan(tx, '', '\uffff'));
   const issues = new IssueList();
   const userId = checkName(opts.userId, 'userId', ctx.limits.maxNameLength, issues);
   if (userId === undefined) throw invalidInput('options', issues.items);
   // A user's keys are `u=<id>` and `u=<id>;...`; keys of other users sort between them (`u=<id>%20`), so two ranges.
   const own = namespaceKey({ userId });
-  return withStorage(async () => [...(await scan(ctx.db, own, own)), ...(await scan(ctx.db, `${own};`, `${own};\uffff`))]);
+  return ctx.store.read(async (tx) => [...(await scan(tx, own, own)), ...(await scan(tx, `${own};`, `${own};\uffff`))]);
 }
 
-async function scan(db: MemoryDatabase, from: string, to: string): Promise<Namespace[]> {
+async function scan(tx: ReadTransaction, from: string, to: string): Promise<Namespace[]> {
   const found: Namespace[] = [];
-  let lower: [string, unknown] = [from, Dexie.minKey];
+  let range = { from, fromExclusive: false, to };
   for (;;) {
-    const row = await db.records.where('[ns+id]').between(lower, [to, Dexie.maxKey], true, true).first();
-    if (!row) return found;
-    found.push(row.namespace);
-    lower = [row.ns, Dexie.maxKey];
+    const next = await tx.firstNamespace(range);
+    if (!next) return found;
+    found.push(next.namespace);
+    range = { from: next.ns, fromExclusive: true, to };
   }
 }

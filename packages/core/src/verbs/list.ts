@@ -1,13 +1,11 @@
-import { Dexie, type Collection } from 'dexie';
 import { requireNamespace } from '../model/namespace.ts';
 import type { Layer, ListPage } from '../model/types.ts';
 import type { PreparedFilter } from '../model/validate-filter.ts';
 import { encodeCursor, validateListOptions, type PreparedList } from '../model/validate-filter.ts';
-import type { MemoryDatabase } from '../store/database.ts';
 import { matchesFilter } from '../store/match.ts';
+import type { OrderedQuery } from '../store/port.ts';
 import { fromRow, type RecordRow } from '../store/row.ts';
-import { parsePosition, position, streamPrefix, streamRange } from '../store/sort-keys.ts';
-import { withStorage } from '../store/storage-errors.ts';
+import { parsePosition, position } from '../store/sort-keys.ts';
 import type { VerbContext } from '../write/context.ts';
 
 /**
@@ -18,10 +16,9 @@ export async function list(ctx: VerbContext, namespace: unknown, options?: unkno
   const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
   const now = ctx.clock.now();
   const query = validateListOptions(options, ctx.limits, ns.key, now);
-  return withStorage(async () => {
-    const streams = await Promise.all(
-      scanStreams(query).map((stream) => orderedRows(ctx.db, ns.key, stream, query, query).filter((row) => matchesFilter(row, query, now)).limit(query.limit + 1).toArray()),
-    );
+  return ctx.store.read(async (tx) => {
+    const accept = (row: RecordRow) => matchesFilter(row, query, now);
+    const streams = await Promise.all(scanStreams(query).map((stream) => tx.orderedRecords(streamQuery(ns.key, stream, query, query), accept, query.limit + 1)));
     const field = query.orderBy;
     const merged = mergeStreams(streams, (row) => position(row[field], row.id), query.order);
     const page = merged.slice(0, query.limit);
@@ -49,48 +46,23 @@ export function scanStreams(filter: PreparedFilter): Stream[] {
   return [{ tag: '' }];
 }
 
-/** The rows of one stream in order, from the cursor on, bounded by the time range of the order field. */
-export function orderedRows(
-  db: MemoryDatabase,
+/** The ordered query of one stream: its rows from the cursor on, bounded by the time range of the order field. */
+export function streamQuery(
   namespaceKey: string,
   stream: Stream,
   filter: PreparedFilter,
   order: Pick<PreparedList, 'orderBy' | 'order' | 'after'>,
-): Collection<RecordRow> {
+): OrderedQuery {
   const range = order.orderBy === 'createdAt' ? filter.created : filter.updated;
-  const from = range?.from ?? 0;
-  const to = range?.to ?? Number.POSITIVE_INFINITY;
-  let collection: Collection<RecordRow>;
-  if ('layer' in stream) {
-    const bounds = layerRange(namespaceKey, stream.layer, from, to, order.order, order.after);
-    const index = order.orderBy === 'createdAt' ? '[ns+layer+createdAt+id]' : '[ns+layer+updatedAt+id]';
-    collection = db.records.where(index).between(bounds.lower, bounds.upper, bounds.includeLower, bounds.includeUpper);
-  } else {
-    const bounds = streamRange(streamPrefix(namespaceKey, stream.tag), from, to, order.order, order.after);
-    const index = order.orderBy === 'createdAt' ? 'byCreated' : 'byUpdated';
-    collection = db.records.where(index).between(bounds.lower, bounds.upper, bounds.includeLower, bounds.includeUpper);
-  }
-  return order.order === 'desc' ? collection.reverse() : collection;
-}
-
-/** The key range of one layer's index between two times (`to` exclusive), excluding the position `after`. */
-function layerRange(namespaceKey: string, layer: Layer, from: number, to: number, order: 'asc' | 'desc', after: string | undefined) {
-  let lower: unknown[] = [namespaceKey, layer, from, Dexie.minKey];
-  let upper: unknown[] = Number.isFinite(to) ? [namespaceKey, layer, to, Dexie.minKey] : [namespaceKey, layer, Dexie.maxKey];
-  let includeLower = true;
-  let includeUpper = false;
-  if (after !== undefined) {
-    const { time, id } = parsePosition(after);
-    if (order === 'asc' && time >= from) {
-      lower = [namespaceKey, layer, time, id];
-      includeLower = false;
-    }
-    if (order === 'desc' && time < to) {
-      upper = [namespaceKey, layer, time, id];
-      includeUpper = false;
-    }
-  }
-  return { lower, upper, includeLower, includeUpper };
+  return {
+    ns: namespaceKey,
+    orderBy: order.orderBy,
+    order: order.order,
+    ...('layer' in stream ? { layer: stream.layer } : stream.tag === '' ? {} : { tag: stream.tag }),
+    ...(range?.from === undefined ? {} : { from: range.from }),
+    ...(range?.to === undefined ? {} : { to: range.to }),
+    ...(order.after === undefined ? {} : { after: parsePosition(order.after) }),
+  };
 }
 
 /** Merges ordered streams into one ordered list without duplicates (a row may be in several tag streams). */

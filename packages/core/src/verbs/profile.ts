@@ -3,9 +3,7 @@ import { invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { ProfileEntry } from '../model/types.ts';
 import { isValidAt } from '../model/validity.ts';
-import { keyedRows } from '../store/keyed-rows.ts';
 import { isExpired } from '../store/row.ts';
-import { withStorage } from '../store/storage-errors.ts';
 import { readOptions, type VerbContext } from '../write/context.ts';
 
 /** Options of `profile(namespace, options)`. */
@@ -25,7 +23,7 @@ export async function profile(ctx: VerbContext, namespace: unknown, options?: un
   const issues = new IssueList();
   const at = opts.asOf === undefined ? now : checkTime(opts.asOf, 'asOf', issues);
   if (at === undefined) throw invalidInput('options', issues.items);
-  const rows = await withStorage(() => keyedRows(ctx.db, ns.key));
+  const rows = await ctx.store.read((tx) => tx.keyedRecords(ns.key));
   return rows
     .filter((row) => !isExpired(row, now) && isValidAt(row, at))
     .map((row) => ({ key: row.key!, content: row.content, id: row.id, validFrom: row.validFrom! }))

@@ -1,18 +1,15 @@
-import { Dexie } from 'dexie';
 import { contentHash, contentHashes } from '../model/content-hash.ts';
 import { ZeromemError, invalidInput, type ItemFailure } from '../model/errors.ts';
 import type { MemoryRecord, RedactionCount, RememberManyResult, RememberResult } from '../model/types.ts';
 import { validateRemember, type PreparedRemember } from '../model/validate-remember.ts';
-import type { AuditRow } from '../store/database.ts';
+import type { AuditRow } from '../store/port.ts';
 import { keepHistory } from '../store/history.ts';
 import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
-import { withStorage } from '../store/storage-errors.ts';
-import { versionsOfKey } from '../store/keyed-rows.ts';
-import { compareVersions } from '../model/validity.ts';
-import { factKeysOf, settleKeys } from '../write/settle-keys.ts';
 import { readOptions, resolveActor, type VerbContext } from '../write/context.ts';
 import { raiseOnDuplicate } from '../write/duplicate.ts';
 import { enforceQuota } from '../write/quota.ts';
+import { compareVersions } from '../model/validity.ts';
+import { factKeysOf, settleKeys } from '../write/settle-keys.ts';
 import type { RedactionOutcome } from '../redact/redactor.ts';
 
 /** Rows written per bulk call; `onProgress` fires after each. */
@@ -144,190 +141,163 @@ async function writeItems(
   onProgress: ((p: { done: number; total: number }) => void) | undefined,
   skipConflicts: boolean,
 ): Promise<{ results: Array<RememberResult & { index: number }>; failures: ItemFailure[] }> {
-  const { db } = ctx;
   const now = ctx.clock.now();
-  return withStorage(() =>
-    db.transaction('rw', db.records, db.audit, db.vectors, async () => {
-      const byHash = new Map<string, RecordRow>();
-      const hashKeys = uniqueKeys(items.map((item) => [item.value.namespaceKey, item.hash]));
-      for (const row of await findByHash(db, hashKeys)) {
-        // A keyed fact is a duplicate only of its own key's current version (below).
-        if (row.key) continue;
-        // An expired twin may still be stored next to a live one: the live one wins.
-        const previous = byHash.get(key(row.ns, row.contentHash));
-        if (!previous || isExpired(previous, now)) byHash.set(key(row.ns, row.contentHash), row);
-      }
-      const byId = new Map<string, RecordRow>();
-      const idKeys = uniqueKeys(items.filter((item) => item.value.id !== undefined).map((item) => [item.value.namespaceKey, item.value.id!]));
-      const idRows = idKeys.length ? await db.records.bulkGet(idKeys as Array<[string, string]>) : [];
-      for (const row of idRows) if (row) byId.set(key(row.ns, row.id), row);
-      // The stored versions of every fact key written (new ones join them as they are made).
-      const versions = new Map<string, RecordRow[]>();
-      for (const [ns, factKey] of factKeysOf(items.map((item) => ({ ns: item.value.namespaceKey, key: item.value.key })))) {
-        versions.set(key(ns, factKey), await versionsOfKey(db, ns, factKey));
-      }
+  return ctx.store.write(async (tx) => {
+    const byHash = new Map<string, RecordRow>();
+    const hashKeys = uniqueKeys(items.map((item) => [item.value.namespaceKey, item.hash]));
+    for (const row of await tx.recordsByContentHash(hashKeys)) {
+      // A keyed fact is a duplicate only of its own key's current version (below).
+      if (row.key) continue;
+      // An expired twin may still be stored next to a live one: the live one wins.
+      const previous = byHash.get(key(row.ns, row.contentHash));
+      if (!previous || isExpired(previous, now)) byHash.set(key(row.ns, row.contentHash), row);
+    }
+    const byId = new Map<string, RecordRow>();
+    const idKeys = uniqueKeys(items.filter((item) => item.value.id !== undefined).map((item) => [item.value.namespaceKey, item.value.id!]));
+    const idRows = idKeys.length ? await tx.getRecords(idKeys) : [];
+    for (const row of idRows) if (row) byId.set(key(row.ns, row.id), row);
+    // The stored versions of every fact key written (new ones join them as they are made).
+    const versions = new Map<string, RecordRow[]>();
+    for (const [ns, factKey] of factKeysOf(items.map((item) => ({ ns: item.value.namespaceKey, key: item.value.key })))) {
+      versions.set(key(ns, factKey), await tx.recordsByKey(ns, factKey));
+    }
 
-      const added = new Map<string, RecordRow>(); // key(ns, id) -> new row
-      const changed = new Map<string, RecordRow>(); // key(ns, id) -> existing row with raised importance/expiry
-      const expired = new Map<string, RecordRow>(); // key(ns, id) -> expired row to delete
-      const results: Array<RememberResult & { index: number }> = [];
-      const failures: ItemFailure[] = [];
-      const redactedRows = new Map<string, RedactionCount[]>(); // key(ns, id) -> what redaction did to a new row
-      const retire = (row: RecordRow) => {
-        expired.set(key(row.ns, row.id), row);
-        byHash.delete(key(row.ns, row.contentHash));
-        byId.delete(key(row.ns, row.id));
-      };
+    const added = new Map<string, RecordRow>(); // key(ns, id) -> new row
+    const changed = new Map<string, RecordRow>(); // key(ns, id) -> existing row with raised importance/expiry
+    const expired = new Map<string, RecordRow>(); // key(ns, id) -> expired row to delete
+    const results: Array<RememberResult & { index: number }> = [];
+    const failures: ItemFailure[] = [];
+    const redactedRows = new Map<string, RedactionCount[]>(); // key(ns, id) -> what redaction did to a new row
+    const retire = (row: RecordRow) => {
+      expired.set(key(row.ns, row.id), row);
+      byHash.delete(key(row.ns, row.contentHash));
+      byId.delete(key(row.ns, row.id));
+    };
 
-      // The row each result's record was made from: a later in-batch duplicate may raise it.
-      const resultRows: RecordRow[] = [];
-      let raisedAny = false;
-      for (const item of items) {
-        const { value } = item;
-        const hashKey = key(value.namespaceKey, item.hash);
-        const siblings = value.key === null ? undefined : versions.get(key(value.namespaceKey, value.key))!;
-        let existing = siblings ? sameCurrentFact(siblings, value, item.hash, now) : byHash.get(hashKey);
-        if (existing && isExpired(existing, now) && !added.has(key(existing.ns, existing.id))) {
-          retire(existing);
-          existing = undefined;
+    // The row each result's record was made from: a later in-batch duplicate may raise it.
+    const resultRows: RecordRow[] = [];
+    let raisedAny = false;
+    for (const item of items) {
+      const { value } = item;
+      const hashKey = key(value.namespaceKey, item.hash);
+      const siblings = value.key === null ? undefined : versions.get(key(value.namespaceKey, value.key))!;
+      let existing = siblings ? sameCurrentFact(siblings, value, item.hash, now) : byHash.get(hashKey);
+      if (existing && isExpired(existing, now) && !added.has(key(existing.ns, existing.id))) {
+        retire(existing);
+        existing = undefined;
+      }
+      if (value.id !== undefined) {
+        let holder = byId.get(key(value.namespaceKey, value.id));
+        if (holder && isExpired(holder, now) && !added.has(key(holder.ns, holder.id))) {
+          retire(holder);
+          holder = undefined;
         }
-        if (value.id !== undefined) {
-          let holder = byId.get(key(value.namespaceKey, value.id));
-          if (holder && isExpired(holder, now) && !added.has(key(holder.ns, holder.id))) {
-            retire(holder);
-            holder = undefined;
-          }
-          if (holder && holder.contentHash !== item.hash) {
-            failures.push({
-              index: item.index,
-              code: 'CONFLICT',
-              issues: [{ path: 'id', message: `a different memory already has id "${value.id}" in this namespace` }],
-            });
-            continue;
-          }
-          existing = holder ?? existing;
-        }
-        if (existing) {
-          const raised = raiseOnDuplicate(existing, value, now);
-          if (raised !== existing) {
-            raisedAny = true;
-            const idKey = key(raised.ns, raised.id);
-            byHash.set(hashKey, raised);
-            byId.set(idKey, raised);
-            if (added.has(idKey)) added.set(idKey, raised);
-            else changed.set(idKey, raised);
-          }
-          if (siblings?.includes(existing)) siblings.splice(siblings.indexOf(existing), 1, raised);
-          results.push({ index: item.index, id: raised.id, deduplicated: true, record: fromRow(raised), closed: [], suggestedUpdates: [], ...withCounts(item.redacted ?? []) });
-          resultRows.push(raised);
+        if (holder && holder.contentHash !== item.hash) {
+          failures.push({
+            index: item.index,
+            code: 'CONFLICT',
+            issues: [{ path: 'id', message: `a different memory already has id "${value.id}" in this namespace` }],
+          });
           continue;
         }
-        const record: MemoryRecord = {
-          id: value.id ?? ctx.newId(value.createdAt),
-          namespace: value.namespace,
-          namespaceKey: value.namespaceKey,
-          content: value.content,
-          source: value.source,
-          layer: value.layer,
-          tags: value.tags,
-          metadata: value.metadata,
-          importance: value.importance,
-          createdAt: value.createdAt,
-          updatedAt: value.createdAt,
-          expiresAt: value.expiresAt,
-          accessCount: 0,
-          lastAccessedAt: null,
-          contentHash: item.hash,
-          version: 1,
-          tier: 'hot',
-          mergedFrom: [],
-          key: value.key,
-          validFrom: value.validFrom,
-          validUntil: value.statedUntil,
-          closedBy: null,
-          statedUntil: value.statedUntil,
-        };
-        const row = toRow(record);
-        const idKey = key(row.ns, row.id);
-        added.set(idKey, row);
-        if (siblings) siblings.push(row);
-        else byHash.set(hashKey, row);
-        byId.set(idKey, row);
-        const result = { index: item.index, id: row.id, deduplicated: false, record, closed: [], suggestedUpdates: [] };
-        results.push(item.redacted ? { ...result, redacted: item.redacted } : result);
-        resultRows.push(row);
-        if (item.redacted) redactedRows.set(idKey, item.redacted);
+        existing = holder ?? existing;
       }
-      if (failures.length && !skipConflicts) return { results: [], failures };
-
-      await enforceQuota(ctx, [...added.values()], now);
-      const audit: AuditRow[] = [];
-      const log = (op: AuditRow['op'], row: RecordRow, by: string) =>
-        audit.push(
-          op === 'remember' && redactedRows.size
-            ? { ns: row.ns, op, id: row.id, namespace: row.namespace, at: now, actor: by, ...auditCounts(redactedRows.get(key(row.ns, row.id))) }
-            : { ns: row.ns, op, id: row.id, namespace: row.namespace, at: now, actor: by },
-        );
-      if (expired.size) {
-        await db.records.bulkDelete([...expired.values()].map((row) => [row.ns, row.id] as [string, string]));
-        for (const row of expired.values()) log('expire', row, 'sweep');
-      }
-      const rows = [...added.values()];
-      for (let start = 0; start < rows.length; start += CHUNK) {
-        await db.records.bulkAdd(rows.slice(start, start + CHUNK));
-        onProgress?.({ done: Math.min(start + CHUNK, rows.length), total: rows.length });
-      }
-      if (changed.size) await db.records.bulkPut([...changed.values()]);
-      for (const row of rows) log('remember', row, actor);
-      for (const row of changed.values()) log('update', row, actor);
-      if (audit.length) await db.audit.bulkAdd(audit);
-      // New versions of fact keys: every version's interval derived again (write/settle-keys.ts).
-      const settled = versions.size ? await settleKeys(db, factKeysOf(rows)) : [];
-      if (settled.length) {
-        for (const row of settled) {
-          const idKey = key(row.ns, row.id);
-          if (added.has(idKey)) added.set(idKey, row);
-          else if (changed.has(idKey)) changed.set(idKey, row);
+      if (existing) {
+        const raised = raiseOnDuplicate(existing, value, now);
+        if (raised !== existing) {
+          raisedAny = true;
+          const idKey = key(raised.ns, raised.id);
+          byHash.set(hashKey, raised);
+          byId.set(idKey, raised);
+          if (added.has(idKey)) added.set(idKey, raised);
+          else changed.set(idKey, raised);
         }
-        const closedBy = new Map<string, string[]>();
-        for (const row of settled) if (row.closedBy && added.has(key(row.ns, row.closedBy))) closedBy.set(row.closedBy, [...(closedBy.get(row.closedBy) ?? []), row.id]);
-        for (const result of results) if (!result.deduplicated) result.closed = closedBy.get(result.id) ?? [];
+        if (siblings?.includes(existing)) siblings.splice(siblings.indexOf(existing), 1, raised);
+        results.push({ index: item.index, id: raised.id, deduplicated: true, record: fromRow(raised), closed: [], suggestedUpdates: [], ...withCounts(item.redacted ?? []) });
+        resultRows.push(raised);
+        continue;
       }
-      // Results of in-batch duplicates (and settled versions) must show the final state of their record.
-      if (raisedAny || settled.length) {
-        const finalRows = new Map([...added, ...changed]);
-        results.forEach((result, i) => {
-          const row = finalRows.get(key(result.record.namespaceKey, result.id));
-          if (row && row !== resultRows[i]) result.record = fromRow(row);
-        });
-      }
-      return { results, failures }; // in input order, as the items are
-    }),
-  );
-}
+      const record: MemoryRecord = {
+        id: value.id ?? ctx.newId(value.createdAt),
+        namespace: value.namespace,
+        namespaceKey: value.namespaceKey,
+        content: value.content,
+        source: value.source,
+        layer: value.layer,
+        tags: value.tags,
+        metadata: value.metadata,
+        importance: value.importance,
+        createdAt: value.createdAt,
+        updatedAt: value.createdAt,
+        expiresAt: value.expiresAt,
+        accessCount: 0,
+        lastAccessedAt: null,
+        contentHash: item.hash,
+        version: 1,
+        tier: 'hot',
+        mergedFrom: [],
+        key: value.key,
+        validFrom: value.validFrom,
+        validUntil: value.statedUntil,
+        closedBy: null,
+        statedUntil: value.statedUntil,
+      };
+      const row = toRow(record);
+      const idKey = key(row.ns, row.id);
+      added.set(idKey, row);
+      if (siblings) siblings.push(row);
+      else byHash.set(hashKey, row);
+      byId.set(idKey, row);
+      const result = { index: item.index, id: row.id, deduplicated: false, record, closed: [], suggestedUpdates: [] };
+      results.push(item.redacted ? { ...result, redacted: item.redacted } : result);
+      resultRows.push(row);
+      if (item.redacted) redactedRows.set(idKey, item.redacted);
+    }
+    if (failures.length && !skipConflicts) return { results: [], failures };
 
-/**
- * The stored rows with these [ns+contentHash] keys. One `anyOf` cursor is fastest while a
- * namespace holds fewer rows than the batch has keys; against a large namespace a cursor
- * that jumps from key to key gets slower with every row (badly so in fake-indexeddb: a
- * 100k import took minutes per 10k), so then each key is looked up on its own.
- */
-async function findByHash(db: VerbContext['db'], keys: Array<[string, string]>): Promise<RecordRow[]> {
-  const perNamespace = new Map<string, Array<[string, string]>>();
-  for (const k of keys) {
-    const group = perNamespace.get(k[0]);
-    if (group) group.push(k);
-    else perNamespace.set(k[0], [k]);
-  }
-  const found: RecordRow[] = [];
-  for (const [ns, nsKeys] of perNamespace) {
-    // A few keys: look them up directly (counting the namespace would cost more).
-    const stored = nsKeys.length <= 16 ? Number.POSITIVE_INFINITY : await db.records.where('[ns+id]').between([ns, Dexie.minKey], [ns, Dexie.maxKey]).count();
-    if (stored === 0) continue;
-    if (stored < nsKeys.length) found.push(...(await db.records.where('[ns+contentHash]').anyOf(nsKeys).toArray()));
-    else for (const rows of await Promise.all(nsKeys.map((k) => db.records.where('[ns+contentHash]').equals(k).toArray()))) found.push(...rows);
-  }
-  return found;
+    await enforceQuota(ctx, tx, [...added.values()], now);
+    const audit: AuditRow[] = [];
+    const log = (op: AuditRow['op'], row: RecordRow, by: string) =>
+      audit.push(
+        op === 'remember' && redactedRows.size
+          ? { ns: row.ns, op, id: row.id, namespace: row.namespace, at: now, actor: by, ...auditCounts(redactedRows.get(key(row.ns, row.id))) }
+          : { ns: row.ns, op, id: row.id, namespace: row.namespace, at: now, actor: by },
+      );
+    if (expired.size) {
+      await tx.deleteRecords([...expired.values()].map((row) => [row.ns, row.id] as const));
+      for (const row of expired.values()) log('expire', row, 'sweep');
+    }
+    const rows = [...added.values()];
+    for (let start = 0; start < rows.length; start += CHUNK) {
+      await tx.putRecords(rows.slice(start, start + CHUNK));
+      onProgress?.({ done: Math.min(start + CHUNK, rows.length), total: rows.length });
+    }
+    if (changed.size) await tx.putRecords([...changed.values()]);
+    for (const row of rows) log('remember', row, actor);
+    for (const row of changed.values()) log('update', row, actor);
+    await tx.appendAudit(audit);
+    // New versions of fact keys: every version's interval derived again (write/settle-keys.ts).
+    const settled = versions.size ? await settleKeys(tx, factKeysOf(rows)) : [];
+    if (settled.length) {
+      for (const row of settled) {
+        const idKey = key(row.ns, row.id);
+        if (added.has(idKey)) added.set(idKey, row);
+        else if (changed.has(idKey)) changed.set(idKey, row);
+      }
+      const closedBy = new Map<string, string[]>();
+      for (const row of settled) if (row.closedBy && added.has(key(row.ns, row.closedBy))) closedBy.set(row.closedBy, [...(closedBy.get(row.closedBy) ?? []), row.id]);
+      for (const result of results) if (!result.deduplicated) result.closed = closedBy.get(result.id) ?? [];
+    }
+    // Results of in-batch duplicates (and settled versions) must show the final state of their record.
+    if (raisedAny || settled.length) {
+      const finalRows = new Map([...added, ...changed]);
+      results.forEach((result, i) => {
+        const row = finalRows.get(key(result.record.namespaceKey, result.id));
+        if (row && row !== resultRows[i]) result.record = fromRow(row);
+      });
+    }
+    return { results, failures }; // in input order, as the items are
+  });
 }
 
 /**

@@ -1,5 +1,4 @@
 import { deleteRows } from '../store/delete-rows.ts';
-import { withStorage } from '../store/storage-errors.ts';
 import type { DeletedRecord } from '../write/deleted-record.ts';
 import type { WriteContext } from '../write/context.ts';
 import { factKeysOf, settleKeys } from '../write/settle-keys.ts';
@@ -14,17 +13,14 @@ const SWEEP_BATCH = 5000;
  */
 export async function sweep(ctx: WriteContext): Promise<DeletedRecord[]> {
   const now = ctx.clock.now();
-  const { db } = ctx;
   const all: DeletedRecord[] = [];
   for (;;) {
-    const deleted = await withStorage(() =>
-      db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async () => {
-        const rows = await db.records.where('expiresAt').belowOrEqual(now).limit(SWEEP_BATCH).toArray();
-        await deleteRows(db, rows, 'expire', 'sweep', now);
-        await settleKeys(db, factKeysOf(rows));
-        return rows.map((row) => ({ ns: row.ns, id: row.id }));
-      }),
-    );
+    const deleted = await ctx.store.write(async (tx) => {
+      const rows = await tx.expiredRecords(now, SWEEP_BATCH);
+      await deleteRows(tx, rows, 'expire', 'sweep', now);
+      await settleKeys(tx, factKeysOf(rows));
+      return rows.map((row) => ({ ns: row.ns, id: row.id }));
+    });
     all.push(...deleted);
     if (deleted.length < SWEEP_BATCH) break;
   }

@@ -5,11 +5,9 @@ import type { MemoryRecord } from '../model/types.ts';
 import { canonicalJson } from '../model/canonical-json.ts';
 import { validatePatch, type PreparedPatch } from '../model/validate-patch.ts';
 import { changesText } from '../model/changes-text.ts';
-import { dropIndexSnapshots } from '../store/database.ts';
 import { dropOrphanVectors } from '../store/delete-rows.ts';
 import { withHistory } from '../store/history.ts';
 import { fromRow, isExpired, toRow } from '../store/row.ts';
-import { withStorage } from '../store/storage-errors.ts';
 import { requireId } from './get.ts';
 import { auditCounts } from './remember.ts';
 import { readOptions, resolveActor, type VerbContext } from '../write/context.ts';
@@ -34,47 +32,44 @@ export async function update(ctx: VerbContext, namespace: unknown, id: unknown, 
   if (!redacted.ok) throw invalidInput('patch', redacted.issues);
   const changes = redacted.value;
   const hash = changes.content === undefined ? undefined : await contentHash(changes.content);
-  const { db } = ctx;
-  return withStorage(() =>
-    db.transaction('rw', db.records, db.audit, db.vectors, db.indexSnapshots, async () => {
-      const row = await db.records.get([ns.key, recordId]);
-      if (!row || isExpired(row, now)) {
-        throw new ZeromemError('NOT_FOUND', `No memory "${recordId}" in namespace ${ns.key} (it may have been forgotten or expired).`);
-      }
-      if (opts.ifVersion !== undefined && row.version !== opts.ifVersion) {
-        throw new ZeromemError('CONFLICT', `Memory "${recordId}" is at version ${row.version}, not ${opts.ifVersion}: it changed since you read it. Read it again and retry.`, {
-          currentVersion: row.version,
+  return ctx.store.write(async (tx) => {
+    const [row] = await tx.getRecords([[ns.key, recordId]]);
+    if (!row || isExpired(row, now)) {
+      throw new ZeromemError('NOT_FOUND', `No memory "${recordId}" in namespace ${ns.key} (it may have been forgotten or expired).`);
+    }
+    if (opts.ifVersion !== undefined && row.version !== opts.ifVersion) {
+      throw new ZeromemError('CONFLICT', `Memory "${recordId}" is at version ${row.version}, not ${opts.ifVersion}: it changed since you read it. Read it again and retry.`, {
+        currentVersion: row.version,
+      });
+    }
+    if (hash !== undefined && hash !== row.contentHash) {
+      const [twin] = await tx.recordsByContentHash([[ns.key, hash]]);
+      if (twin && isExpired(twin, now)) {
+        await tx.deleteRecords([[twin.ns, twin.id]]);
+        await tx.appendAudit([{ ns: ns.key, op: 'expire', id: twin.id, namespace: ns.namespace, at: now, actor: 'sweep' }]);
+        await tx.deleteSnapshots([ns.key]);
+      } else if (twin) {
+        throw new ZeromemError('CONFLICT', `Memory "${twin.id}" in this namespace already has this content; forget one of them instead.`, {
+          existingId: twin.id,
         });
       }
-      if (hash !== undefined && hash !== row.contentHash) {
-        const twin = await db.records.where('[ns+contentHash]').equals([ns.key, hash]).first();
-        if (twin && isExpired(twin, now)) {
-          await db.records.delete([twin.ns, twin.id]);
-          await db.audit.add({ ns: ns.key, op: 'expire', id: twin.id, namespace: ns.namespace, at: now, actor: 'sweep' });
-          await dropIndexSnapshots(db, [ns.key]);
-        } else if (twin) {
-          throw new ZeromemError('CONFLICT', `Memory "${twin.id}" in this namespace already has this content; forget one of them instead.`, {
-            existingId: twin.id,
-          });
-        }
-      }
-      const current = fromRow(row);
-      if (changesNothing(current, changes, hash)) return current; // no version, no audit entry for a no-op
-      const record: MemoryRecord = {
-        ...current,
-        ...changes,
-        contentHash: hash ?? row.contentHash,
-        updatedAt: Math.max(now, row.updatedAt),
-        version: row.version + 1,
-      };
-      await db.records.put(withHistory(toRow(record), row, actor, now, ctx.historyDepth));
-      if (record.contentHash !== row.contentHash) await dropOrphanVectors(db, [row.contentHash]);
-      // The old text (content, tags, metadata) must not outlive the change in a stored snapshot.
-      if (changesText(record, row)) await dropIndexSnapshots(db, [ns.key]);
-      await db.audit.add({ ns: ns.key, op: 'update', id: recordId, namespace: ns.namespace, at: now, actor, ...auditCounts(redacted.counts) });
-      return record;
-    }),
-  );
+    }
+    const current = fromRow(row);
+    if (changesNothing(current, changes, hash)) return current; // no version, no audit entry for a no-op
+    const record: MemoryRecord = {
+      ...current,
+      ...changes,
+      contentHash: hash ?? row.contentHash,
+      updatedAt: Math.max(now, row.updatedAt),
+      version: row.version + 1,
+    };
+    await tx.putRecords([withHistory(toRow(record), row, actor, now, ctx.historyDepth)]);
+    if (record.contentHash !== row.contentHash) await dropOrphanVectors(tx, [row.contentHash]);
+    // The old text (content, tags, metadata) must not outlive the change in a stored snapshot.
+    if (changesText(record, row)) await tx.deleteSnapshots([ns.key]);
+    await tx.appendAudit([{ ns: ns.key, op: 'update', id: recordId, namespace: ns.namespace, at: now, actor, ...auditCounts(redacted.counts) }]);
+    return record;
+  });
 }
 
 /** True when applying the patch would leave the record as it is. */

@@ -1,4 +1,3 @@
-import { liveQuery } from 'dexie';
 import { requireNamespace } from '../model/namespace.ts';
 import type { ListPage } from '../model/types.ts';
 import { validateListOptions } from '../model/validate-filter.ts';
@@ -22,15 +21,14 @@ export function watch(ctx: VerbContext, namespace: unknown, options: unknown, li
   requireNamespace(namespace, ctx.limits.maxNameLength);
   validateListOptions(options, ctx.limits, '', ctx.clock.now());
   const target = checkListener(listener);
-  const subscription = liveQuery(() => list(ctx, namespace, options)).subscribe({
+  return ctx.store.observe(() => list(ctx, namespace, options), {
     // Called as methods, so a listener object keeps its `this`.
     next: (page) => target.next(page),
-    error: (err: ZeromemError) => {
-      if (target.error) target.error(err);
+    error: (err) => {
+      if (target.error) target.error(err as ZeromemError);
       else throw err; // nobody listens for errors: surface it rather than lose it
     },
   });
-  return () => subscription.unsubscribe();
 }
 
 /** A listener is a function or `{ next, error? }`; anything else would fail later, far from the call. */

@@ -4,14 +4,14 @@ import type { Clock } from '../model/clock.ts';
 import { IssueList, checkKnownKeys, checkName, describe, isPlainObject } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
 import type { Limits } from '../model/limits.ts';
-import type { MemoryDatabase } from '../store/database.ts';
+import type { StoragePort } from '../store/port.ts';
 import type { AccessTracker } from '../rank/access-tracker.ts';
 import type { Redactor } from '../redact/redactor.ts';
 import type { RecordCopies } from './record-copies.ts';
 
-/** What every verb needs: the database, the clock, the limits, the id generator. */
+/** What every verb needs: the store, the clock, the limits, the id generator. */
 export interface VerbContext {
-  db: MemoryDatabase;
+  store: StoragePort;
   clock: Clock;
   limits: Limits;
   /** Default actor for the audit log. */

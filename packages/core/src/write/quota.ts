@@ -1,17 +1,17 @@
-import { Dexie } from 'dexie';
 import { ZeromemError } from '../model/errors.ts';
+import type { ReadTransaction } from '../store/port.ts';
 import type { RecordRow } from '../store/row.ts';
 import type { VerbContext } from './context.ts';
 
 /** QUOTA_EXCEEDED when adding these rows would take a namespace over `maxRecordsPerNamespace` (inside the caller's transaction). */
-export async function enforceQuota(ctx: VerbContext, added: RecordRow[], now: number): Promise<void> {
+export async function enforceQuota(ctx: VerbContext, tx: ReadTransaction, added: RecordRow[], now: number): Promise<void> {
   const max = ctx.limits.maxRecordsPerNamespace;
   if (!Number.isFinite(max) || added.length === 0) return;
   const perNamespace = new Map<string, number>();
   for (const row of added) perNamespace.set(row.ns, (perNamespace.get(row.ns) ?? 0) + 1);
   for (const [ns, adding] of perNamespace) {
-    const stored = await ctx.db.records.where('[ns+id]').between([ns, Dexie.minKey], [ns, Dexie.maxKey]).count();
-    const expired = await ctx.db.records.where('[ns+expiresAt]').between([ns, 0], [ns, now], true, true).count();
+    const stored = await tx.countRecords(ns);
+    const expired = await tx.countExpired(ns, now);
     if (stored - expired + adding > max) {
       throw new ZeromemError(
         'QUOTA_EXCEEDED',

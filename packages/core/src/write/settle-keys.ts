@@ -1,6 +1,5 @@
 import { deriveIntervals } from '../model/validity.ts';
-import type { MemoryDatabase } from '../store/database.ts';
-import { versionsOfKey } from '../store/keyed-rows.ts';
+import type { WriteTransaction } from '../store/port.ts';
 import type { RecordRow } from '../store/row.ts';
 
 /** A namespace key and a fact key. */
@@ -15,17 +14,17 @@ export function factKeysOf(rows: Iterable<{ ns: string; key?: string | null }>):
 
 /**
  * Re-derives `validUntil` and `closedBy` of every version of these keys from the versions
- * stored now (model/validity.ts), inside the caller's read-write transaction, and writes
+ * stored now (model/validity.ts), inside the caller's write transaction, and writes
  * the rows whose interval changed. Every write that adds or removes a version calls it,
  * so what is stored is always the derivation of what is stored. Deriving is not a change
  * of the record: its version, `updatedAt` and audit log stay as they are (the write that
  * added or removed a version has its own audit entry). Returns every version, settled.
  */
-export async function settleKeys(db: MemoryDatabase, keys: readonly FactKeyRef[]): Promise<RecordRow[]> {
+export async function settleKeys(tx: WriteTransaction, keys: readonly FactKeyRef[]): Promise<RecordRow[]> {
   const settled: RecordRow[] = [];
   const changed: RecordRow[] = [];
   for (const [ns, key] of keys) {
-    const versions = await versionsOfKey(db, ns, key);
+    const versions = await tx.recordsByKey(ns, key);
     const derived = deriveIntervals(versions.map((row) => ({ id: row.id, validFrom: row.validFrom ?? row.createdAt, statedUntil: row.statedUntil ?? null })));
     for (const row of versions) {
       const interval = derived.get(row.id)!;
@@ -38,6 +37,6 @@ export async function settleKeys(db: MemoryDatabase, keys: readonly FactKeyRef[]
       settled.push(next);
     }
   }
-  if (changed.length) await db.records.bulkPut(changed);
+  if (changed.length) await tx.putRecords(changed);
   return settled;
 }
