@@ -179,7 +179,8 @@ const factKey = z
   .max(MAX_FACT_KEY_BYTES)
   .refine(isFactKey, `key ${FACT_KEY_RULE}`)
   .describe(`What the fact is about, the same key every time the same thing changes, e.g. "contact.channel", "home.city", "phone.plan"; it ${FACT_KEY_RULE}`);
-const since = z.string().min(1).max(64);
+/** A time a model sends: an ISO 8601 date or date-time (core reads it as it reads createdAt). */
+const isoTime = z.string().min(1).max(64);
 
 const setFact = memoryTool({
   name: 'set_fact',
@@ -193,7 +194,7 @@ const setFact = memoryTool({
     .object({
       key: factKey,
       content: z.string().min(1).describe('The fact as it holds now, as one self-contained sentence, e.g. "The user prefers e-mail over phone calls."'),
-      validFrom: since.optional().describe('When it became true, ISO 8601 (e.g. "2026-03-04"), if not now: for something learned late'),
+      validFrom: isoTime.optional().describe('When it became true, ISO 8601 (e.g. "2026-03-04"), if not now: for something learned late'),
       tags: tags.optional(),
       importance: importance.optional(),
     })
@@ -218,7 +219,7 @@ const getProfile = memoryTool({
   description:
     "The user's current profile: every fact recorded with set_fact, the one that holds now for each key, with the date it holds since. " +
     'Read it before acting on how to reach the user, where they live or anything else that changes; earlier values are not in it. With asOf, the profile as it was then.',
-  inputSchema: z.object({ asOf: since.optional().describe('A past time, ISO 8601: the facts that held then') }).strict(),
+  inputSchema: z.object({ asOf: isoTime.optional().describe('A past time, ISO 8601: the facts that held then') }).strict(),
   outputSchema: z.object({
     facts: z.array(z.object({ key: z.string(), content: z.string(), id: z.string(), validFrom: z.string().describe('ISO 8601: since when it holds') })).describe('Sorted by key'),
   }),
