@@ -47,6 +47,7 @@ function rows(n: number): RecordRow[] {
     return toRow({
       id, namespace, namespaceKey: ns, content: `memory ${i}: the customer prefers phone calls after six, order ${i * 31} shipped late`, source: 'user', layer: 'long_term', tags, metadata: { i },
       importance: 0.5, createdAt: now, updatedAt: now, expiresAt: null, accessCount: 0, lastAccessedAt: null, contentHash: i.toString(16).padStart(64, '0'), version: 1, tier: 'hot', mergedFrom: [],
+      key: null, validFrom: null, validUntil: null, closedBy: null, statedUntil: null,
     });
   });
 }

@@ -50,8 +50,8 @@ afterAll(async () => {
 });
 
 describe('one tool catalog, three adapters', () => {
-  it('the catalog holds the eight tools with one set of limits', () => {
-    expect(catalog.map((tool) => tool.name)).toEqual(['add_memory', 'search_memories', 'get_memory', 'list_memories', 'update_memory', 'delete_memory', 'delete_all_memories', 'build_context']);
+  it('the catalog holds the ten tools with one set of limits', () => {
+    expect(catalog.map((tool) => tool.name)).toEqual(['add_memory', 'search_memories', 'get_memory', 'list_memories', 'update_memory', 'delete_memory', 'delete_all_memories', 'build_context', 'set_fact', 'get_profile']);
     const search = catalog.find((tool) => tool.name === 'search_memories')!.input as { properties: Record<string, { maximum?: number; maxLength?: number }> };
     expect(search.properties.limit!.maximum).toBe(100);
     expect(search.properties.query!.maxLength).toBe(32_768);

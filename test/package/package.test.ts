@@ -274,7 +274,7 @@ describe('in a fresh npm project', () => {
     const readme = readFileSync(join(repoRoot, 'packages', 'mcp', 'README.md'), 'utf8');
     const config = /^```json\n([\s\S]*?)^```$/m.exec(readme)![1]!;
     const printed = JSON.parse(await sh(process.execPath, ['mcp-client.mjs', config], { cwd: project, env: userEnv() }));
-    const tools = ['add_memory', 'build_context', 'delete_all_memories', 'delete_memory', 'get_memory', 'list_memories', 'search_memories', 'update_memory'];
+    const tools = ['add_memory', 'build_context', 'delete_all_memories', 'delete_memory', 'get_memory', 'get_profile', 'list_memories', 'search_memories', 'set_fact', 'update_memory'];
     for (const label of ['stdio', 'http']) {
       expect(printed[label]).toMatchObject({ tools, added: `Alice takes the train (${label})`, found: [`Alice takes the train (${label})`], badIsError: true });
       expect(printed[label].badSays).toContain('namespace');

@@ -12,13 +12,20 @@ function storyClock(start: number): Clock & { advance(ms: number): void } {
   return { now: () => now, advance: (ms) => void (now += ms) };
 }
 
+/** A day as the story prints it. */
+const day = (time: number) => new Date(time).toISOString().slice(0, 10);
+
 /**
  * Seed story 004: an after-sales agent records, over three simulated days, what it learns
  * about a user; a marketing agent of the same user then lists what it may know.
  * The user's facts live in the user's namespace; each agent's working notes in its own.
+ * How to reach the user is a keyed fact (`contact.channel`): phone calls on day 2, e-mail
+ * from day 3, and the marketing agent uses only the current one.
  */
 export async function runStory(print: Print, options: { indexedDB?: IDBFactory; IDBKeyRange?: typeof IDBKeyRange } = {}): Promise<{
   userFacts: MemoryRecord[];
+  /** Every version of `contact.channel`, oldest first. */
+  channelVersions: MemoryRecord[];
   marketingPrivate: number;
   marketingContext: BuiltContext;
   /** Tokens of every turn of the after-sales calls, resent as one prompt. */
@@ -45,14 +52,18 @@ export async function runStory(print: Print, options: { indexedDB?: IDBFactory; 
 
     clock.advance(DAY);
     print('Day 2 (Tuesday): the user calls back.');
-    await memory.remember({ namespace: user, content: 'The user prefers phone calls over e-mail.', tags: ['preference', 'contact'], importance: 0.9, source: 'user' }, as);
+    const phone = await memory.remember({ namespace: user, key: 'contact.channel', content: 'The user prefers phone calls over e-mail.', tags: ['preference', 'contact'], importance: 0.9, source: 'user' }, as);
+    print(`  fact contact.channel: "${phone.record.content}" (since ${day(phone.record.validFrom!)})`);
     const again = await memory.remember({ namespace: user, content: "The charging port of the user's phone is loose.", tags: ['device', 'issue'], source: 'user' }, as);
     print(`  the user repeats the charging-port problem: deduplicated=${again.deduplicated}, still one record (${again.id})`);
     transcript.push(...(await afterSalesCall(memory, afterSales, 2, print)));
 
     clock.advance(DAY);
-    print('Day 3 (Wednesday): after-sales schedules the callback.');
-    await memory.remember({ namespace: user, content: 'Callback scheduled for Wednesday at 15:00, by phone.', tags: ['contact', 'appointment'], importance: 0.8, source: 'assistant' }, as);
+    print('Day 3 (Wednesday): the user writes in: no more calls, e-mail from now on; after-sales books the repair update.');
+    const email = await memory.remember({ namespace: user, key: 'contact.channel', content: 'The user prefers e-mail; no phone calls any more.', tags: ['preference', 'contact'], importance: 0.9, source: 'user' }, as);
+    const closed = await memory.get(user, phone.id);
+    print(`  fact contact.channel: "${email.record.content}" (since ${day(email.record.validFrom!)}); it closed ${email.closed.length} earlier fact, kept as history: "${closed!.content}" ${day(closed!.validFrom!)} .. ${day(closed!.validUntil!)}`);
+    await memory.remember({ namespace: user, content: 'Repair status update due Wednesday at 15:00, by e-mail.', tags: ['contact', 'appointment'], importance: 0.8, source: 'assistant' }, as);
     const updated = await memory.update(user, 'TS20240315', { metadata: { status: 'parts-ordered' } }, as);
     print(`  work order ${updated.id} is now "${String(updated.metadata.status)}" (version ${updated.version})`);
     const swept = await memory.sweep();
@@ -60,6 +71,11 @@ export async function runStory(print: Print, options: { indexedDB?: IDBFactory; 
 
     print('');
     print('The marketing agent asks what it may know about user-1042:');
+    print('  the profile (the current fact of every key):');
+    for (const entry of await memory.profile(user)) print(`    ${entry.key}: ${entry.content} (since ${day(entry.validFrom)})`);
+    const { items: channelVersions } = await memory.list(user, { key: 'contact.channel', includeClosed: true, order: 'asc' });
+    print(`  contact.channel over time: ${channelVersions.map((v) => `"${v.content}" ${day(v.validFrom!)} .. ${v.validUntil === null ? 'now' : day(v.validUntil)}`).join(', then ')}`);
+    print('  the facts that hold now:');
     const { items: userFacts } = await memory.list(user, { order: 'asc' });
     for (const fact of userFacts) print(`  - ${fact.content}  [${fact.tags.join(', ')}]`);
     const contact = await memory.list(user, { tags: { any: ['preference', 'contact'] }, order: 'asc' });
@@ -77,16 +93,16 @@ export async function runStory(print: Print, options: { indexedDB?: IDBFactory; 
       query: question,
       system: 'You are the marketing agent. Use only the facts given. Respect how the user wants to be contacted.',
       budget: 300,
-      layers: { long_term: { namespace: user, maxItems: 5 }, knowledge: false },
+      layers: { profile: { namespace: user }, long_term: { namespace: user, maxItems: 5 }, knowledge: false },
     });
     print('  the context it would send (chat messages):');
     for (const message of marketingContext.messages) for (const line of `[${message.role}] ${message.content}`.split('\n')) print(`    ${line}`);
     const { report } = marketingContext;
     print(`  token report (${report.tokenizer}): ${report.tokens} of a ${report.budget}-token budget ` +
       `(text ${report.textTokens}, as chat messages ${report.messageTokens}); per layer: ` +
-      (['system', 'session', 'long_term', 'knowledge'] as const).map((layer) => `${layer} ${report.layers[layer].tokens} (${report.layers[layer].items} items)`).join(', '));
-    for (const item of report.included.filter((i) => i.layer === 'long_term')) {
-      print(`    included ${item.id} score ${item.score!.toFixed(3)}, ${item.tokens} tokens`);
+      (['system', 'profile', 'session', 'long_term', 'knowledge'] as const).map((layer) => `${layer} ${report.layers[layer].tokens} (${report.layers[layer].items} items)`).join(', '));
+    for (const item of report.included.filter((i) => i.layer === 'profile' || i.layer === 'long_term')) {
+      print(`    included ${item.id} (${item.layer})${item.score === null ? '' : ` score ${item.score.toFixed(3)}`}, ${item.tokens} tokens`);
     }
     for (const item of report.dropped) print(`    dropped ${item.id} (${item.layer}): ${item.reason}`);
     const tokenizer = await memory.tokenizer();
@@ -94,7 +110,7 @@ export async function runStory(print: Print, options: { indexedDB?: IDBFactory; 
     print(`  full history this context replaces (every memory of the namespaces it reads): ${report.fullHistoryTokens} tokens`);
     print(`  resending the after-sales calls word for word instead would cost ${transcriptTokens} tokens, ` +
       `${(transcriptTokens / report.tokens).toFixed(1)}x this context, and grow with every call; memory operations spent 0 LLM tokens.`);
-    return { userFacts, marketingPrivate, marketingContext, transcriptTokens };
+    return { userFacts, channelVersions, marketingPrivate, marketingContext, transcriptTokens };
   } finally {
     memory.close();
   }

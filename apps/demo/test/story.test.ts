@@ -4,13 +4,18 @@ import { runStory } from '../src/story.ts';
 
 it('the marketing agent sees the user facts the after-sales agent recorded, and nothing private', async () => {
   const lines: string[] = [];
-  const { userFacts, marketingPrivate, marketingContext, transcriptTokens } = await runStory((line) => lines.push(line), { indexedDB: new IDBFactory(), IDBKeyRange });
+  const { userFacts, channelVersions, marketingPrivate, marketingContext, transcriptTokens } = await runStory((line) => lines.push(line), { indexedDB: new IDBFactory(), IDBKeyRange });
   expect(userFacts.map((r) => r.content)).toEqual([
     "The charging port of the user's phone is loose.",
     'Repair work order TS20240315 is open for the charging port.',
-    'The user prefers phone calls over e-mail.',
-    'Callback scheduled for Wednesday at 15:00, by phone.',
+    'The user prefers e-mail; no phone calls any more.',
+    'Repair status update due Wednesday at 15:00, by e-mail.',
   ]);
+  // The user switched from phone to e-mail on day 3: one key, two versions, the first closed by the second.
+  const [phone, email] = channelVersions;
+  expect(channelVersions.map((r) => r.content)).toEqual(['The user prefers phone calls over e-mail.', 'The user prefers e-mail; no phone calls any more.']);
+  expect(phone).toMatchObject({ validFrom: Date.UTC(2026, 2, 17, 9), validUntil: Date.UTC(2026, 2, 18, 9), closedBy: email!.id });
+  expect(email).toMatchObject({ validFrom: Date.UTC(2026, 2, 18, 9), validUntil: null, closedBy: null });
   expect(userFacts.find((r) => r.id === 'TS20240315')?.metadata).toEqual({ status: 'parts-ordered' });
   expect(marketingPrivate).toBe(0);
   const output = lines.join('\n');
@@ -25,7 +30,12 @@ it('the marketing agent sees the user facts the after-sales agent recorded, and 
   expect(report.tokens).toBeLessThanOrEqual(300);
   expect(messages).toHaveLength(1);
   expect(messages[0]!.role).toBe('system');
-  expect(text).toContain('- The user prefers phone calls over e-mail.');
+  // It reaches the user only the current way: the profile comes first, the closed phone fact is nowhere.
+  expect(text).toContain('contact.channel: The user prefers e-mail; no phone calls any more. (since 2026-03-18)');
+  expect(text).not.toContain('prefers phone calls');
+  expect(report.included.filter((i) => i.layer === 'profile').map((i) => i.id)).toEqual([email!.id]);
+  expect(output).toContain('    contact.channel: The user prefers e-mail; no phone calls any more. (since 2026-03-18)');
+  expect(output).toContain('contact.channel over time: "The user prefers phone calls over e-mail." 2026-03-17 .. 2026-03-18, then "The user prefers e-mail; no phone calls any more." 2026-03-18 .. now');
   expect(text).not.toMatch(/warranty|wobbles|rarely read/); // after-sales' private notes and call turns stay out
   expect(report.included.filter((i) => i.layer === 'long_term').length).toBeGreaterThan(0);
   expect(report.fullHistoryTokens).toBeGreaterThanOrEqual(report.layers.long_term.tokens);

@@ -27,7 +27,8 @@ export type MemoryTools = { [Name in MemoryToolName]: Tool<MemoryToolInput<Name>
 /**
  * Memory tools for the Vercel AI SDK, zeromem's tool catalog (`@zeromem/tools`), named as
  * mem0's: `add_memory`, `search_memories`, `get_memory`, `list_memories`, `update_memory`,
- * `delete_memory`, `delete_all_memories`, and `build_context`. Every tool works in the
+ * `delete_memory`, `delete_all_memories`, `build_context`, and for facts that change,
+ * `set_fact` (a fact under a key, replacing the key's earlier one) and `get_profile`. Every tool works in the
  * namespace you bind here; inputs are strict objects, so a model that sends a namespace,
  * a user id or any unknown field gets a validation error and nothing runs. The forgetting
  * tools need approval by default. No tool calls an LLM.

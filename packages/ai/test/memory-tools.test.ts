@@ -123,6 +123,35 @@ describe('memoryTools in an AI SDK tool loop', () => {
     expect(await memory.count(alice)).toBe(0);
   });
 
+  it('set_fact replaces a fact by key: the model reads only the current one, the earlier one stays as history', async () => {
+    const tools = memoryTools({ memory, namespace: alice });
+    const script = [
+      { tool: 'set_fact', input: { key: 'contact.channel', content: 'Alice prefers phone calls.', validFrom: '2026-03-03T09:00:00.000Z' } },
+      { tool: 'set_fact', input: { key: 'contact.channel', content: 'Alice prefers e-mail, no more calls.', validFrom: '2026-03-04T09:00:00.000Z' } },
+      { tool: 'set_fact', input: { key: 'contact.channel', content: 'Alice prefers e-mail, no more calls.', validFrom: '2026-03-04T09:00:00.000Z' } },
+      { tool: 'set_fact', input: { key: 'Contact Channel', content: 'planted' } },
+      { tool: 'get_profile', input: {} },
+      { tool: 'get_profile', input: { asOf: '2026-03-03T12:00:00.000Z' } },
+      { tool: 'search_memories', input: { query: 'how does Alice like to be contacted, phone calls or e-mail' } },
+      { text: 'done' },
+    ];
+    const model = scriptedModel((_p, step) => script[step]!);
+    const result = await generateText({ model, tools, stopWhen: stepCountIs(script.length + 1), prompt: 'From now on, e-mail me instead of calling.' });
+    const outputs = result.steps.flatMap((step) => step.toolResults.map((r) => r.output as Record<string, any>));
+    const [phone, email, again, profile, before, found] = outputs;
+    expect(phone).toMatchObject({ closed: [], memory: { key: 'contact.channel', content: 'Alice prefers phone calls.', validFrom: '2026-03-03T09:00:00.000Z' } });
+    expect(email).toMatchObject({ closed: [phone!.id], memory: { key: 'contact.channel', validFrom: '2026-03-04T09:00:00.000Z' } });
+    expect(again).toMatchObject({ id: email!.id, closed: [] }); // the same fact again changes nothing
+    expect(profile).toEqual({ facts: [{ key: 'contact.channel', content: 'Alice prefers e-mail, no more calls.', id: email!.id, validFrom: '2026-03-04T09:00:00.000Z' }] });
+    expect(before).toEqual({ facts: [{ key: 'contact.channel', content: 'Alice prefers phone calls.', id: phone!.id, validFrom: '2026-03-03T09:00:00.000Z' }] });
+    expect(found!.results.map((hit: { content: string }) => hit.content)).toEqual(['Alice prefers e-mail, no more calls.']);
+    // The bad key was refused by the schema, nothing written; the phone fact is closed, not gone.
+    expect(result.steps.flatMap((step) => step.content.filter((part) => part.type === 'tool-error'))).toHaveLength(1);
+    expect(await memory.get(alice, phone!.id)).toMatchObject({ validUntil: Date.parse('2026-03-04T09:00:00.000Z'), closedBy: email!.id });
+    expect(await memory.count(alice)).toBe(1);
+    expect(await memory.count(alice, { includeClosed: true })).toBe(2);
+  });
+
   it('refuses to be built without a namespace', () => {
     expect(() => memoryTools({ memory, namespace: undefined as never })).toThrow(expect.objectContaining({ code: 'NAMESPACE_REQUIRED' }));
   });

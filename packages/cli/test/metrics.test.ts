@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { allAt, hitAt, metricsTable, ndcgAt, queryMetrics, recallAt, reciprocalRank, scoreRun } from '../src/eval/metrics.ts';
+import { allAt, hitAt, metricsTable, ndcgAt, queryMetrics, recallAt, reciprocalRank, scoreRun, staleAbove } from '../src/eval/metrics.ts';
 
 const log2 = Math.log2;
 
@@ -84,5 +84,31 @@ describe('metrics on hand-computed examples', () => {
     expect(table[0]).toBe('| queries | n | R@5 | R@10 | Hit@10 | All@10 | NDCG@10 | MRR |');
     expect(table[2]).toBe(`| all | 3 | 0.667 | 0.667 | 0.667 | 0.667 | ${((q1.ndcg + q2.ndcg) / 3).toFixed(3)} | 0.417 |`);
     expect(table[3]).toBe('| one | 1 | 1.000 | 1.000 | 1.000 | 1.000 | 0.920 | 1.000 |');
+  });
+});
+
+describe('facts that changed (stale_ids)', () => {
+  it('counts queries whose current value is first and those with a stale value above it', () => {
+    expect(staleAbove(['s', 'g'], ['g'], ['s'])).toBe(1);
+    expect(staleAbove(['g', 's'], ['g'], ['s'])).toBe(0);
+    expect(staleAbove(['x', 's'], ['g'], ['s'])).toBe(1); // the current value not returned at all
+    expect(staleAbove(['x'], ['g'], ['s'])).toBe(0);
+    const run = new Map([
+      ['q1', ['g1', 's1']],
+      ['q2', ['s2', 'g2']],
+      ['q3', ['x', 'g3']],
+    ]);
+    const metrics = scoreRun(
+      [
+        { qid: 'q1', gold: ['g1'], category: 'c', stale: ['s1'] },
+        { qid: 'q2', gold: ['g2'], category: 'c', stale: ['s2'] },
+        { qid: 'q3', gold: ['g3'], category: 'c', stale: ['s3'] },
+        { qid: 'q4', gold: ['g4'], category: 'c' },
+      ],
+      run,
+    );
+    expect(metrics.factChanges).toEqual({ queries: 3, currentFirst: 1 / 3, staleAbove: 1 / 3 });
+    expect(metricsTable(metrics)).toContain('facts that changed (3 queries with stale_ids): current value first 0.333, a stale value above it 0.333');
+    expect(scoreRun([{ qid: 'q4', gold: ['g4'], category: 'c' }], run).factChanges).toBeUndefined();
   });
 });

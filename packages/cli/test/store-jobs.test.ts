@@ -92,6 +92,49 @@ describe('zeromem export, inspect, forget-user', () => {
     expect(lines.at(-1)).toBe('zeromem inspect --json prints all of it as one JSON line.');
   });
 
+  it('inspect shows each namespace\'s profile, the current fact per key with its day; the export keeps every version and its interval', { timeout: 180_000 }, async () => {
+    const dir = await storeWith([
+      { namespace: { userId: 'u1' }, key: 'contact.channel', content: 'Prefers phone calls', createdAt: '2026-03-03T09:00:00Z' },
+      { namespace: { userId: 'u1' }, key: 'contact.channel', content: 'Prefers e-mail', createdAt: '2026-03-04T09:00:00Z' },
+      { namespace: { userId: 'u1' }, key: 'home.city', content: 'Lives in\nPorto', createdAt: '2026-03-01T09:00:00Z' },
+      { namespace: { userId: 'u1' }, content: 'Plays the cello' },
+      { namespace: { userId: 'u2' }, key: 'phone.plan', content: 'x'.repeat(100), validFrom: '2025-12-31T23:00:00Z' },
+    ]);
+    const inspect = await runBuilt(['inspect'], dir);
+    expect(inspect.code, inspect.stderr).toBe(0);
+    const lines = inspect.stdout.trimEnd().split('\n');
+    const u1 = lines.findIndex((line) => /^ {2}u=u1 /.test(line));
+    expect(lines.slice(u1 + 1, u1 + 3)).toEqual(['    contact.channel: Prefers e-mail (since 2026-03-04)', '    home.city: Lives in Porto (since 2026-03-01)']);
+    expect(lines).toContain(`    phone.plan: ${'x'.repeat(79)}… (since 2025-12-31)`);
+    expect(inspect.stdout).not.toContain('Prefers phone calls');
+    const json = await runBuilt(['inspect', '--json', '--user', 'u1'], dir);
+    expect(json.summary.byNamespace[0].profile).toEqual([
+      { key: 'contact.channel', content: 'Prefers e-mail', id: expect.any(String), validFrom: Date.UTC(2026, 2, 4, 9) },
+      { key: 'home.city', content: 'Lives in\nPorto', id: expect.any(String), validFrom: Date.UTC(2026, 2, 1, 9) },
+    ]);
+
+    // The export carries every version with its interval; imported into another store, the profile and the history are the same.
+    const out = join(dir, 'u1.jsonl');
+    expect((await runBuilt(['export', '--user', 'u1', '--out', out], dir)).summary).toMatchObject({ ok: true, records: 4 });
+    const records = readFileSync(out, 'utf8').trimEnd().split('\n').slice(1).map((line) => JSON.parse(line).record);
+    const phone = records.find((r) => r.content === 'Prefers phone calls');
+    const email = records.find((r) => r.content === 'Prefers e-mail');
+    expect(phone).toMatchObject({ key: 'contact.channel', validFrom: Date.UTC(2026, 2, 3, 9), validUntil: Date.UTC(2026, 2, 4, 9), closedBy: email.id });
+    const check = await runBuilt(['check-import', out], dir);
+    expect(check.code, check.stderr).toBe(0);
+    expect(check.stdout).toContain('records: 4 imported');
+    const other = tempHome();
+    homes.push(other);
+    const store = await openStore({ directory: other.home, name: 'zeromem' });
+    try {
+      expect((await store.importJsonl(readFileSync(out, 'utf8'))).imported).toBe(4);
+      expect(await store.get({ userId: 'u1' }, phone.id)).toMatchObject({ validUntil: Date.UTC(2026, 2, 4, 9), closedBy: email.id });
+    } finally {
+      await store.close();
+    }
+    expect((await runBuilt(['inspect', '--json'], other.home)).summary.byNamespace[0].profile).toEqual(json.summary.byNamespace[0].profile);
+  });
+
   it('export without --out writes the export to stdout and its summary to stderr', { timeout: 180_000 }, async () => {
     const dir = await storeWith(SEED);
     const run = await runBuilt(['export', '--user', 'u1'], dir);

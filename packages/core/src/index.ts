@@ -40,7 +40,12 @@ export {
   type AuditOp,
   type AuditEntry,
   type RecordVersion,
+  type ValidityOptions,
+  type ProfileEntry,
+  type SuggestedUpdate,
 } from './model/types.ts';
+export type { ProfileOptions } from './verbs/profile.ts';
+export { FACT_KEY_RULE, MAX_FACT_KEY_BYTES, isFactKey } from './model/validity.ts';
 export { MAX_IN_VALUES, MAX_QUERY_DEPTH, MAX_QUERY_NODES, type MetadataCondition, type MetadataQuery } from './model/metadata-query.ts';
 export type { GetOptions } from './verbs/get.ts';
 export type { AuditOptions } from './verbs/audit.ts';
@@ -59,6 +64,7 @@ export { Session, type SessionOptions, type SessionEndReport, type TurnOptions }
 export type { LlmHook, LlmSpend, LlmUsage } from './context/llm-hook.ts';
 export { DEFAULT_LIFECYCLE, type LifecycleOptions, type LifecyclePolicy } from './lifecycle/policy.ts';
 export { DEFAULT_CONSOLIDATE_THRESHOLD, type ConsolidateOptions, type ConsolidateResult, type ConsolidationGroup } from './lifecycle/consolidate.ts';
+export type { ConsolidateSuggestion } from './lifecycle/suggest-updates.ts';
 export type { RetierOptions, RetierResult } from './lifecycle/retier.ts';
 export type { ExportOptions } from './lifecycle/export-jsonl.ts';
 export { EXPORT_FORMAT, EXPORT_VERSION, type ExportHeader, type ExportLine, type ExportScope } from './lifecycle/jsonl-format.ts';

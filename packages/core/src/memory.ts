@@ -18,6 +18,8 @@ import type {
   RecordVersion,
   NamespaceStats,
   RecordFilter,
+  ProfileEntry,
+  ValidityOptions,
   RememberInput,
   RememberManyOptions,
   RememberManyResult,
@@ -40,6 +42,7 @@ import { forgetWhere } from './verbs/forget-where.ts';
 import { forget } from './verbs/forget.ts';
 import { get, type GetOptions } from './verbs/get.ts';
 import { list } from './verbs/list.ts';
+import { profile, type ProfileOptions } from './verbs/profile.ts';
 import { listNamespaces } from './verbs/list-namespaces.ts';
 import { history } from './verbs/history.ts';
 import { recall, type RecallOptions, type RecallResult } from './verbs/recall.ts';
@@ -62,6 +65,7 @@ import { RecordCopies } from './write/record-copies.ts';
 import { consolidate, type ConsolidateOptions, type ConsolidateResult } from './lifecycle/consolidate.ts';
 import type { LifecycleContext } from './lifecycle/lifecycle-context.ts';
 import { markUsed } from './lifecycle/mark-used.ts';
+import { suggestUpdates } from './lifecycle/suggest-updates.ts';
 import { exportJsonl, type ExportOptions } from './lifecycle/export-jsonl.ts';
 import { importJsonl, type ImportOptions, type ImportResult } from './lifecycle/import-jsonl.ts';
 import type { ExportScope } from './lifecycle/jsonl-format.ts';
@@ -338,13 +342,18 @@ export class Memory {
   /**
    * Stores a memory; resolves once its transaction committed. An exact duplicate in the namespace
    * returns the existing id with `deduplicated: true` (keeping the higher importance).
+   * With `key`, a keyed fact: it closes the version of the key that held (`closed`). Without,
+   * live memories it may be a new value of come back as `suggestedUpdates` (nothing is closed).
    * @throws ZeromemError INVALID_INPUT, NAMESPACE_REQUIRED, CONFLICT (your `id` holds other content), QUOTA_EXCEEDED
    */
   async remember(input: RememberInput, options?: WriteOptions): Promise<RememberResult> {
     [input, options] = readInputs(input, options);
     const result = await remember(this.#ctx, input, options);
-    if (!result.deduplicated) this.#embedLater([result.record]);
-    return result;
+    if (result.deduplicated) return result;
+    this.#embedLater([result.record]);
+    // Unkeyed only: a keyed fact already says what it replaces.
+    const suggestedUpdates = await suggestUpdates(this.#ctx, result.record);
+    return suggestedUpdates.length ? { ...result, suggestedUpdates } : result;
   }
 
   /**
@@ -423,6 +432,7 @@ export class Memory {
     const source: ContextSource = {
       recall: (namespace, query, recallOptions) => this.recall(namespace, query, recallOptions),
       list: (namespace, listOptions) => this.list(namespace, listOptions),
+      profile: (namespace, profileOptions) => this.profile(namespace, profileOptions),
       countAccess: (namespace, ids) => countAccess(this.#ctx, namespace, ids),
       history: (namespace) => this.#history.read(namespaceKey(namespace), tokenizer),
     };
@@ -486,10 +496,20 @@ export class Memory {
     return history(this.#ctx, namespace, id);
   }
 
-  /** How many live records match (all without a filter). */
-  count(namespace: Namespace, filter?: RecordFilter): Promise<number> {
+  /** How many live records match (all without a filter); keyed facts that hold now, or at `asOf` (every version with `includeClosed`). */
+  count(namespace: Namespace, filter?: RecordFilter & ValidityOptions): Promise<number> {
     [namespace, filter] = readInputs(namespace, filter);
     return count(this.#ctx, namespace, filter);
+  }
+
+  /**
+   * The namespace's current keyed facts (or those that held at `asOf`), one per key,
+   * sorted by key: what the user's profile says now.
+   * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT
+   */
+  profile(namespace: Namespace, options?: ProfileOptions): Promise<ProfileEntry[]> {
+    [namespace, options] = readInputs(namespace, options);
+    return profile(this.#ctx, namespace, options);
   }
 
   /** Counts, sizes and time span of the namespace. */

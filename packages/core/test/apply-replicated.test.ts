@@ -29,6 +29,9 @@ function state(overrides: Partial<ReplicatedRecord> = {}): ReplicatedRecord {
     expiresAt: null,
     version: 3,
     mergedFrom: [],
+    key: null,
+    validFrom: null,
+    statedUntil: null,
     ...overrides,
   };
 }

@@ -179,7 +179,7 @@ describe('consolidate', () => {
 });
 
 describe('mergeRecords', () => {
-  const base = { namespace: ns, namespaceKey: 'u=u1', source: 'user', layer: 'long_term', metadata: {}, contentHash: 'h', version: 1, accessCount: 0, lastAccessedAt: null, expiresAt: null, tier: 'hot', mergedFrom: [], importance: 0.5, tags: [] } as const;
+  const base = { namespace: ns, namespaceKey: 'u=u1', source: 'user', layer: 'long_term', metadata: {}, contentHash: 'h', version: 1, accessCount: 0, lastAccessedAt: null, expiresAt: null, tier: 'hot', mergedFrom: [], importance: 0.5, tags: [], key: null, validFrom: null, validUntil: null, closedBy: null, statedUntil: null } as const;
   const record = (id: string, at: number, extra: Partial<MemoryRecord> = {}): MemoryRecord => ({ ...base, id, content: id, createdAt: at, updatedAt: at, tags: [], mergedFrom: [], ...extra });
 
   it('keeps the newest, the latest expiry (none beats any), summed access, hot if any is hot, earlier provenance too; tags capped at maxTags', () => {

@@ -214,7 +214,7 @@ describe('records deleted by maintenance leave the embedding queue at once', () 
 
   it('a replica apply() drops the queued job of a record another replica forgot', async () => {
     const { t, ns, release } = await blocked();
-    const state = { id: 'r1', content: SECRET, source: 'user', layer: 'long_term', tags: [], metadata: {}, importance: 0.5, createdAt: 1, updatedAt: 1, expiresAt: null, version: 1, mergedFrom: [] } as const;
+    const state = { id: 'r1', content: SECRET, source: 'user', layer: 'long_term', tags: [], metadata: {}, importance: 0.5, createdAt: 1, updatedAt: 1, expiresAt: null, version: 1, mergedFrom: [], key: null, validFrom: null, statedUntil: null } as const;
     const put = await replicaOf(t.memory).apply(ns, [{ put: { ...state, tags: [], mergedFrom: [] } }], { after: (await t.memory.audit(ns)).at(-1)!.seq });
     expect(t.memory.pendingEmbeddings()).toBe(2);
     await replicaOf(t.memory).apply(ns, [{ delete: 'r1' }], { after: put.lastSeq });

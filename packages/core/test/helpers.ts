@@ -185,12 +185,14 @@ export function fcSeed(label: string): number {
 /** The fields every public record has, and only these. */
 export const RECORD_FIELDS = [
   'accessCount',
+  'closedBy',
   'content',
   'contentHash',
   'createdAt',
   'expiresAt',
   'id',
   'importance',
+  'key',
   'lastAccessedAt',
   'layer',
   'mergedFrom',
@@ -198,8 +200,11 @@ export const RECORD_FIELDS = [
   'namespace',
   'namespaceKey',
   'source',
+  'statedUntil',
   'tags',
   'tier',
   'updatedAt',
+  'validFrom',
+  'validUntil',
   'version',
 ] as const;

@@ -117,7 +117,7 @@ describe('zero LLM, zero network', () => {
     expect((await memory.retier({ namespace: ns })).scanned).toBe(3); // with the promoted session turn
     const exported = await memory.exportJsonl({ namespace: ns }, { vectors: true });
     expect(await memory.importJsonl(exported)).toMatchObject({ imported: 0, deduplicated: 3 });
-    const state = { id: 'r1', content: 'From another replica', source: 'user', layer: 'long_term', tags: [], metadata: {}, importance: 0.5, createdAt: 1, updatedAt: 1, expiresAt: null, version: 1, mergedFrom: [] } as const;
+    const state = { id: 'r1', content: 'From another replica', source: 'user', layer: 'long_term', tags: [], metadata: {}, importance: 0.5, createdAt: 1, updatedAt: 1, expiresAt: null, version: 1, mergedFrom: [], key: null, validFrom: null, statedUntil: null } as const;
     expect((await replicaOf(opened.memory).apply({ userId: 'u2' }, [{ put: { ...state, tags: [], mergedFrom: [] } }], { after: 0 })).written).toHaveLength(1);
 
     // The sweep timer: expire the ttl record, let one interval elapse, wait for its sweep.
@@ -131,6 +131,8 @@ describe('zero LLM, zero network', () => {
     expect(pages.length).toBeGreaterThan(1);
     stop();
     expect(await memory.forget(ns, id)).toBe(true);
+    await memory.remember({ namespace: { userId: 'u3' }, content: 'Lives in Lyon', key: 'home.city' });
+    expect((await memory.profile({ userId: 'u3' })).map((entry) => entry.key)).toEqual(['home.city']);
     await memory.remember({ namespace: { userId: 'u1' }, content: 'user level' });
     expect(await memory.forgetNamespace({ userId: 'u1' })).toBe(1);
     await memory.remember({ namespace: { userId: 'u1', scope: 'x' }, content: 'scoped' });

@@ -19,7 +19,8 @@ export type MemoryToolOf = DynamicStructuredTool & { name: MemoryToolName };
  * zeromem's memory tools (the catalog of `@zeromem/tools`, as `@zeromem/ai` and
  * `@zeromem/mcp` give them) as LangChain tools, for `bindTools`, a `ToolNode` or
  * `createAgent`: `add_memory`, `search_memories`, `get_memory`, `list_memories`,
- * `update_memory`, `delete_memory`, `delete_all_memories`, `build_context`. Inputs are
+ * `update_memory`, `delete_memory`, `delete_all_memories`, `build_context`, `set_fact`,
+ * `get_profile`. Inputs are
  * strict; each tool returns its output as JSON text. `metadata.forgets` marks the two that
  * forget for good, for a human-in-the-loop step before them. No tool calls an LLM.
  *

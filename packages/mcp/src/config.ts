@@ -27,8 +27,8 @@ export const USAGE = `Usage: zeromem-mcp [options]
 
 An MCP server giving an MCP client (Claude Desktop, Cursor, an IDE agent) zeromem memory
 tools: add_memory, search_memories, get_memory, list_memories, update_memory,
-delete_memory, delete_all_memories, build_context. Every call works in one namespace,
-set here (never by the model). Nothing calls an LLM.
+delete_memory, delete_all_memories, build_context, set_fact, get_profile. Every
+call works in one namespace, set here (never by the model). Nothing calls an LLM.
 
 Namespace (flags win over the environment):
   --user <id>          ZEROMEM_USER    the user the memories belong to (default: your login name)

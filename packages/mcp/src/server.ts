@@ -24,7 +24,7 @@ export const SERVER_INFO = { name: 'zeromem', version: '0.1.0' } as const;
 export function createMemoryServer(options: MemoryServerOptions): McpServer {
   const bound = bindMemory({ ...options, actor: options?.actor ?? 'mcp' }, 'createMemoryServer()');
   const server = new McpServer(SERVER_INFO, {
-    instructions: 'Long-term memory for this user. Search it (search_memories, build_context) before answering questions about the user; store durable facts with add_memory; delete only when the user asks.',
+    instructions: 'Long-term memory for this user. Search it (search_memories, build_context) before answering questions about the user; store durable facts with add_memory, and facts that replace earlier ones (how to reach the user, where they live) with set_fact under a stable key; get_profile gives the facts that hold now; delete only when the user asks.',
   });
   registerMemoryTools(server, bound);
   registerMemoryResources(server, bound.memory, bound.namespace);

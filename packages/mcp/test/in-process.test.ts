@@ -91,3 +91,37 @@ describe('build_context', () => {
     expect(context.report.tokens).toBeGreaterThan(0);
   });
 });
+
+describe('facts that change', () => {
+  it('set_fact closes the key\'s earlier fact; get_profile, search and build_context give only the current one', async () => {
+    const phone = await call<{ id: string; closed: string[] }>(client, 'set_fact', { key: 'contact.channel', content: 'Alice prefers phone calls.', validFrom: '2026-03-03' });
+    expect(phone.closed).toEqual([]);
+    const email = await call<{ id: string; closed: string[]; memory: { key: string; validFrom: string } }>(client, 'set_fact', { key: 'contact.channel', content: 'Alice prefers e-mail, no more calls.', validFrom: '2026-03-04' });
+    expect(email).toMatchObject({ closed: [phone.id], memory: { key: 'contact.channel', validFrom: '2026-03-04T00:00:00.000Z' } });
+    await call(client, 'set_fact', { key: 'home.city', content: 'Alice lives in Porto.' });
+    const profile = await call<{ facts: Array<{ key: string; content: string }> }>(client, 'get_profile');
+    expect(profile.facts.map(({ key, content }) => `${key}: ${content}`)).toEqual(['contact.channel: Alice prefers e-mail, no more calls.', 'home.city: Alice lives in Porto.']);
+    const then = await call<{ facts: Array<{ key: string; content: string }> }>(client, 'get_profile', { asOf: '2026-03-03T12:00:00Z' });
+    expect(then.facts.map(({ content }) => content)).toEqual(['Alice prefers phone calls.']);
+    const found = await call<{ results: Array<{ content: string }> }>(client, 'search_memories', { query: 'phone calls or e-mail' });
+    expect(found.results.map((hit) => hit.content)).not.toContain('Alice prefers phone calls.');
+    const context = await call<{ text: string }>(client, 'build_context', { query: 'how do we contact Alice' });
+    expect(context.text).toContain('contact.channel: Alice prefers e-mail, no more calls. (since 2026-03-04)');
+    expect(context.text).not.toContain('phone calls.');
+  });
+
+  it('a bad key or time is a tool error that names the field, and nothing is written', async () => {
+    for (const [args, field] of [
+      [{ key: 'Contact Channel', content: 'x' }, /key/],
+      [{ key: 'contact..channel', content: 'x' }, /key/],
+      [{ key: 'a'.repeat(129), content: 'x' }, /key/],
+      [{ key: 'contact.channel', content: '' }, /content/],
+      [{ key: 'contact.channel', content: 'x', validFrom: 'yesterday-ish' }, /validFrom/],
+      [{ key: 'contact.channel', content: 'x', namespace: bob }, /namespace/],
+    ] as const) {
+      expect(await callError(client, 'set_fact', args)).toMatch(field);
+    }
+    expect(await callError(client, 'get_profile', { asOf: 'not a time' })).toMatch(/asOf/);
+    expect(await memory.count(alice)).toBe(0);
+  });
+});

@@ -17,19 +17,19 @@ afterAll(async () => {
 });
 
 describe('zeromem-mcp over stdio, with the SDK client', () => {
-  it('lists the eight tools with schemas and the memory server annotations', async () => {
+  it('lists the ten tools with schemas and the memory server annotations', async () => {
     const { tools } = await client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(Object.keys(byName).sort()).toEqual(['add_memory', 'build_context', 'delete_all_memories', 'delete_memory', 'get_memory', 'list_memories', 'search_memories', 'update_memory']);
+    expect(Object.keys(byName).sort()).toEqual(['add_memory', 'build_context', 'delete_all_memories', 'delete_memory', 'get_memory', 'get_profile', 'list_memories', 'search_memories', 'set_fact', 'update_memory']);
     for (const tool of tools) {
       expect(tool.outputSchema, tool.name).toBeDefined();
       expect(tool.inputSchema.additionalProperties, tool.name).toBe(false);
       expect(JSON.stringify(tool.inputSchema), tool.name).not.toMatch(/namespace|userId/);
       expect(tool.annotations?.openWorldHint, tool.name).toBe(false);
     }
-    for (const name of ['search_memories', 'get_memory', 'list_memories', 'build_context']) expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    for (const name of ['search_memories', 'get_memory', 'list_memories', 'build_context', 'get_profile']) expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
     for (const name of ['update_memory', 'delete_memory', 'delete_all_memories']) expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true, idempotentHint: true });
-    expect(byName.add_memory!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
+    for (const name of ['add_memory', 'set_fact']) expect(byName[name]!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: false });
   });
 
   it('adds, searches, reads, lists, updates, builds a context and deletes, with structuredContent', async () => {

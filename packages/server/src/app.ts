@@ -8,6 +8,7 @@ import { authenticate, type Access, type AuthOptions } from './auth.ts';
 import { ServiceError, errorResponse } from './http-errors.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { registerMemoryRoutes } from './routes/memories.ts';
+import { registerProfileRoutes } from './routes/profile.ts';
 import { registerRecallRoutes } from './routes/recall.ts';
 import { registerTransferRoutes } from './routes/transfer.ts';
 
@@ -74,6 +75,7 @@ export function createApp(memory: Memory, options: ServiceOptions): ServiceApp {
   const deps: RouteDeps = { memory, maxBatch: options.maxBatch ?? SERVICE_DEFAULTS.maxBatch };
   registerMemoryRoutes(app, deps);
   registerRecallRoutes(app, deps);
+  registerProfileRoutes(app, deps);
   registerAdminRoutes(app, deps);
   registerTransferRoutes(app, deps);
 

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { FACT_KEY_RULE } from '@zeromem/core';
 
 // The request and response shapes of the service. They validate requests (the
 // openapi route definitions use them) and generate /openapi.json; core's own
@@ -12,11 +13,30 @@ const Time = z.union([z.number(), z.string()]).openapi({ description: 'Epoch mil
 const Duration = z.union([z.number(), z.string()]).openapi({ description: 'Milliseconds, or e.g. "90s", "30m", "2d".' });
 const Source = z.enum(['user', 'assistant', 'tool', 'system', 'memory']);
 const Layer = z.enum(['session', 'long_term', 'knowledge']);
+const FactKey = z.string().openapi({ description: `A fact key: it ${FACT_KEY_RULE}.`, example: 'contact.channel' });
 
 export const NamespaceSchema = z
   .object({ userId: z.string(), agentId: z.string().optional(), scope: z.string().optional() })
   .strict()
   .openapi('Namespace', { description: 'Where a record lives. Every request names its namespace.' });
+
+/** A time as a query parameter: epoch milliseconds (digits only) or an ISO 8601 string. */
+function TimeParam(name: string, description: string) {
+  return z
+    .string()
+    .transform((text) => (/^\d+$/.test(text) ? Number(text) : text))
+    .optional()
+    .openapi({ param: { name, in: 'query' }, description: `${description}: epoch milliseconds or an ISO 8601 string.`, example: '2026-03-04' });
+}
+
+/** A boolean query parameter: `true` or `false`. */
+function BooleanParam(name: string, description: string) {
+  return z
+    .enum(['true', 'false'])
+    .transform((text) => text === 'true')
+    .optional()
+    .openapi({ param: { name, in: 'query' }, description: `${description} (default false).` });
+}
 
 /** Namespace fields as query parameters (GET and DELETE requests). */
 export const NamespaceQuery = z.object({
@@ -45,6 +65,11 @@ export const RecordSchema = z
     version: z.number().int(),
     tier: z.enum(['hot', 'cold']),
     mergedFrom: z.array(z.string()),
+    key: z.string().nullable().openapi({ description: 'The fact key of a keyed fact (e.g. contact.channel), null for other memories.' }),
+    validFrom: z.number().nullable().openapi({ description: 'Keyed facts: from when the fact holds (epoch ms).' }),
+    validUntil: z.number().nullable().openapi({ description: 'Keyed facts: until when it held (exclusive), null while it holds.' }),
+    closedBy: z.string().nullable().openapi({ description: 'Keyed facts: the id of the version that closed this one.' }),
+    statedUntil: z.number().nullable().openapi({ description: 'Keyed facts: the end its writer stated (validUntil on remember), or null.' }),
   })
   .strict()
   .openapi('Record');
@@ -62,6 +87,9 @@ export const RememberInputSchema = z
     createdAt: Time.optional(),
     expiresAt: Time.optional(),
     ttl: Duration.optional(),
+    key: FactKey.optional().openapi({ description: 'Makes it a keyed fact: it closes the version of the key that held until now.' }),
+    validFrom: Time.optional().openapi({ description: 'Keyed facts: from when it holds (default createdAt).' }),
+    validUntil: Time.optional().openapi({ description: 'Keyed facts: when it stopped holding, for facts learned late.' }),
   })
   .strict()
   .openapi('RememberInput');
@@ -74,14 +102,28 @@ export const RememberBatchSchema = z
   .strict()
   .openapi('RememberBatch');
 
-export const RememberResultSchema = z.object({ id: z.string(), deduplicated: z.boolean(), record: RecordSchema }).strict().openapi('RememberResult');
+const SuggestedUpdateSchema = z
+  .object({ id: z.string(), reason: z.string(), differs: z.array(z.enum(['number', 'date', 'name', 'negation'])) })
+  .strict()
+  .openapi('SuggestedUpdate');
+const RedactionCountSchema = z.object({ detector: z.string(), action: z.enum(['mask', 'hash']), count: z.number().int() }).strict().openapi('RedactionCount');
+const RememberResultFields = {
+  id: z.string(),
+  deduplicated: z.boolean(),
+  record: RecordSchema,
+  redacted: z.array(RedactionCountSchema).optional().openapi({ description: 'With redaction on: what was masked or hashed before storing (counts, never values).' }),
+  closed: z.array(z.string()).openapi({ description: 'Keyed facts: the versions this write closed.' }),
+  suggestedUpdates: z.array(SuggestedUpdateSchema).openapi({ description: 'Live memories this one may be a new value of (never closed on a guess).' }),
+};
+
+export const RememberResultSchema = z.object(RememberResultFields).strict().openapi('RememberResult');
 
 const IssueSchema = z.object({ path: z.string(), message: z.string() }).strict().openapi('Issue');
 const ItemFailureSchema = z.object({ index: z.number().int(), code: z.string(), issues: z.array(IssueSchema) }).strict();
 
 export const RememberBatchResultSchema = z
   .object({
-    results: z.array(z.object({ id: z.string(), deduplicated: z.boolean(), record: RecordSchema, index: z.number().int() }).strict()),
+    results: z.array(z.object({ ...RememberResultFields, index: z.number().int() }).strict()),
     failures: z.array(ItemFailureSchema),
   })
   .strict()
@@ -99,6 +141,7 @@ export const RecordFilterSchema = z
     layer: z.union([Layer, z.array(Layer)]).optional(),
     createdAt: z.object({ from: Time.optional(), to: Time.optional() }).strict().optional(),
     updatedAt: z.object({ from: Time.optional(), to: Time.optional() }).strict().optional(),
+    key: FactKey.optional().openapi({ description: 'Only the versions of this fact key.' }),
   })
   .strict()
   .openapi('RecordFilter');
@@ -132,6 +175,9 @@ export const ListQuery = NamespaceQuery.extend({
   source: Source.optional().openapi({ param: { name: 'source', in: 'query' } }),
   layer: Layer.optional().openapi({ param: { name: 'layer', in: 'query' } }),
   where: z.string().optional().openapi({ param: { name: 'where', in: 'query' }, description: 'A metadata query as JSON (see RecordFilter.where).' }),
+  key: z.string().optional().openapi({ param: { name: 'key', in: 'query' }, description: 'Only the versions of this fact key.', example: 'contact.channel' }),
+  asOf: TimeParam('asOf', 'Facts valid at this time instead of now'),
+  includeClosed: BooleanParam('includeClosed', 'Closed (replaced) facts too, with their validUntil'),
 });
 
 export const ListPageSchema = z.object({ items: z.array(RecordSchema), nextCursor: z.string().nullable() }).strict().openapi('ListPage');
@@ -170,6 +216,8 @@ export const RecallBodySchema = z
     trackAccess: z.boolean().optional(),
     includeCold: z.boolean().optional(),
     minScore: z.number().optional(),
+    asOf: Time.optional().openapi({ description: 'Keyed facts that held at this time (default now).' }),
+    includeClosed: z.boolean().optional().openapi({ description: 'Every version of keyed facts, closed ones too.' }),
   })
   .strict()
   .openapi('RecallBody');
@@ -189,6 +237,11 @@ const ExplainSchema = z
     time: z.number(),
     focus: z.number(),
     contributions: z.object({ text: z.number(), vector: z.number() }).strict(),
+    validity: z
+      .object({ key: z.string(), validFrom: z.number(), validUntil: z.number().nullable(), closedBy: z.string().nullable() })
+      .strict()
+      .nullable()
+      .openapi({ description: "A keyed fact's interval (null for other memories)." }),
   })
   .strict()
   .openapi('Explain');
@@ -225,17 +278,25 @@ export const ContextBodySchema = z
     system: z.union([z.string(), z.array(z.string())]).optional(),
     sessionId: z.string().optional(),
     layers: z
-      .object({ system: z.object({ maxTokens: z.number().int().optional() }).strict().optional(), session: LayerQuota.optional(), long_term: LayerQuota.optional(), knowledge: LayerQuota.optional() })
+      .object({
+        system: z.object({ maxTokens: z.number().int().optional() }).strict().optional(),
+        profile: LayerQuota.optional().openapi({ description: 'The current keyed facts, first and compact ("key: content (since date)"), within their own quota; false leaves them out.' }),
+        session: LayerQuota.optional(),
+        long_term: LayerQuota.optional(),
+        knowledge: LayerQuota.optional(),
+      })
       .strict()
       .optional(),
     maxItemTokens: z.number().int().optional(),
     fullHistory: z.boolean().optional(),
     trackAccess: z.boolean().optional(),
+    asOf: Time.optional().openapi({ description: 'Keyed facts as they held at this time (default now).' }),
+    includeClosed: z.boolean().optional().openapi({ description: 'Closed versions of keyed facts may be recalled too.' }),
   })
   .strict()
   .openapi('ContextBody');
 
-const LayerName = z.enum(['system', 'session', 'long_term', 'knowledge']);
+const LayerName = z.enum(['system', 'profile', 'session', 'long_term', 'knowledge']);
 const LayerUsage = z.object({ tokens: z.number().int(), items: z.number().int(), maxItems: z.number(), maxTokens: z.number() }).strict();
 
 export const BuiltContextSchema = z
@@ -262,6 +323,15 @@ export const BuiltContextSchema = z
   })
   .strict()
   .openapi('BuiltContext');
+
+export const ProfileEntrySchema = z
+  .object({ key: z.string(), content: z.string(), id: z.string(), validFrom: z.number().openapi({ description: 'Since when it holds (epoch ms).' }) })
+  .strict()
+  .openapi('ProfileEntry');
+
+export const ProfileSchema = z.object({ profile: z.array(ProfileEntrySchema).openapi({ description: 'The current keyed facts, sorted by key.' }) }).strict().openapi('Profile');
+
+export const ProfileQuery = NamespaceQuery.extend({ asOf: TimeParam('asOf', 'The profile as it was at this time') });
 
 export const ForgetWhereBodySchema = z.object({ namespace: NamespaceSchema, filter: RecordFilterSchema }).strict().openapi('ForgetWhereBody');
 

@@ -29,7 +29,7 @@ afterAll(async () => {
 describe('/openapi.json for OpenAPI tools', () => {
   it('names every operation, the server and the licence', () => {
     const ids = Object.values(doc.paths).flatMap((operations) => Object.values(operations).map((operation) => operation.operationId));
-    expect(ids).toHaveLength(17);
+    expect(ids).toHaveLength(18);
     expect(ids.every((id) => typeof id === 'string' && /^[a-z][A-Za-z]+$/.test(id))).toBe(true);
     expect(new Set(ids).size).toBe(ids.length);
     expect(doc.servers).toEqual([{ url: service.url, description: 'This memory service' }]);
@@ -60,7 +60,10 @@ const listed = await api.GET('/v1/memories', { params: { query: { userId: 'wang'
 // @ts-expect-error recall needs a namespace: the generated types say so
 await api.POST('/v1/recall', { body: { query: 'phone calls' } });
 const refused = await api.GET('/v1/memories/{id}', { params: { path: { id: 'no-such-id' }, query: { userId: 'wang' } } });
-console.log(JSON.stringify({ added: added.response.status, id, top, listed: listed.data?.items.length, refused: refused.error?.error.code }));
+await api.POST('/v1/memories', { body: { namespace, key: 'contact.channel', content: 'Mr Wang prefers e-mail', validFrom: '2026-03-04' } });
+const profile = await api.GET('/v1/profile', { params: { query: { userId: 'wang', agentId: 'after-sales' } } });
+const fact: string | undefined = profile.data?.profile[0]?.key;
+console.log(JSON.stringify({ added: added.response.status, id, top, listed: listed.data?.items.length, refused: refused.error?.error.code, fact }));
 `,
     );
     writeFileSync(
@@ -72,6 +75,6 @@ console.log(JSON.stringify({ added: added.response.status, id, top, listed: list
       throw new Error(`the generated client does not type-check:\n${err.stdout}`);
     });
     const { stdout } = await run(join(root, 'node_modules', '.bin', 'tsx'), [join(generated, 'client.ts')]);
-    expect(JSON.parse(stdout)).toEqual({ added: 201, id: expect.any(String), top: 'Mr Wang prefers phone calls after six', listed: 1, refused: 'NOT_FOUND' });
+    expect(JSON.parse(stdout)).toEqual({ added: 201, id: expect.any(String), top: 'Mr Wang prefers phone calls after six', listed: 1, refused: 'NOT_FOUND', fact: 'contact.channel' });
   });
 });

@@ -28,7 +28,7 @@ describe('documents', () => {
       [
         'post /v1/memories', 'get /v1/memories', 'get /v1/memories/{id}', 'patch /v1/memories/{id}', 'delete /v1/memories/{id}', 'get /v1/memories/{id}/history',
         'post /v1/recall', 'post /v1/context', 'post /v1/forget', 'delete /v1/namespaces', 'get /v1/namespaces', 'delete /v1/users/{userId}',
-        'get /v1/audit', 'get /v1/stats', 'get /v1/export', 'get /v1/users/{userId}/export', 'post /v1/import',
+        'get /v1/audit', 'get /v1/stats', 'get /v1/export', 'get /v1/users/{userId}/export', 'post /v1/import', 'get /v1/profile',
       ].sort(),
     );
   });
@@ -123,6 +123,61 @@ describe('recall and context', () => {
   });
 });
 
+describe('facts that change', () => {
+  const user = { userId: 'mei' };
+  const DAY2 = Date.UTC(2026, 2, 3, 9);
+  const DAY3 = Date.UTC(2026, 2, 4, 9);
+
+  it('a keyed remember closes the earlier fact of its key; profile, recall, list and context give the current one, asOf the earlier', async () => {
+    const phone = await api.call('post', '/v1/memories', { body: { namespace: user, key: 'contact.channel', content: 'Mei prefers phone calls.', createdAt: DAY2 } });
+    expect(phone.status).toBe(201);
+    expect(phone.body).toMatchObject({ closed: [], record: { key: 'contact.channel', validFrom: DAY2, validUntil: null, closedBy: null } });
+    const email = await api.call('post', '/v1/memories', { body: { namespace: user, key: 'contact.channel', content: 'Mei prefers e-mail, no more calls.', validFrom: '2026-03-04T09:00:00Z' } });
+    expect(email.body).toMatchObject({ closed: [phone.body.id], record: { validFrom: DAY3 } });
+    await api.call('post', '/v1/memories', { body: { namespace: user, content: 'Mei is allergic to peanuts.' } });
+
+    const profile = await api.call('get', '/v1/profile', { query: user });
+    expect(profile.body).toEqual({ profile: [{ key: 'contact.channel', content: 'Mei prefers e-mail, no more calls.', id: email.body.id, validFrom: DAY3 }] });
+    const then = await api.call('get', '/v1/profile', { query: { ...user, asOf: String(DAY2 + 1) } });
+    expect(then.body.profile.map((entry: { id: string }) => entry.id)).toEqual([phone.body.id]);
+    expect((await api.call('get', '/v1/profile', { query: { ...user, asOf: '2026-03-03T12:00:00Z' } })).body.profile[0].id).toBe(phone.body.id);
+
+    const closed = await api.call('get', '/v1/memories/{id}', { params: { id: phone.body.id }, query: user });
+    expect(closed.body).toMatchObject({ validUntil: DAY3, closedBy: email.body.id });
+
+    const recalled = await api.call('post', '/v1/recall', { body: { namespace: user, query: 'how does Mei like to be contacted, phone calls or e-mail' } });
+    expect(recalled.body.hits.map((hit: { id: string }) => hit.id)).not.toContain(phone.body.id);
+    const withClosed = await api.call('post', '/v1/recall', { body: { namespace: user, query: 'phone calls or e-mail', includeClosed: true } });
+    expect(withClosed.body.hits.map((hit: { id: string }) => hit.id)).toEqual(expect.arrayContaining([phone.body.id, email.body.id]));
+    const asOf = await api.call('post', '/v1/recall', { body: { namespace: user, query: 'phone calls or e-mail', asOf: DAY2 + 1 } });
+    expect(asOf.body.hits.map((hit: { id: string }) => hit.id)).toContain(phone.body.id);
+    expect(asOf.body.hits.map((hit: { id: string }) => hit.id)).not.toContain(email.body.id);
+
+    const listed = await api.call('get', '/v1/memories', { query: { ...user, key: 'contact.channel' } });
+    expect(listed.body.items.map((r: { id: string }) => r.id)).toEqual([email.body.id]);
+    const versions = await api.call('get', '/v1/memories', { query: { ...user, key: 'contact.channel', includeClosed: 'true', order: 'asc' } });
+    expect(versions.body.items.map((r: { id: string; validUntil: number | null }) => [r.id, r.validUntil])).toEqual([[phone.body.id, DAY3], [email.body.id, null]]);
+    const listedThen = await api.call('get', '/v1/memories', { query: { ...user, key: 'contact.channel', asOf: '2026-03-03T12:00:00Z' } });
+    expect(listedThen.body.items.map((r: { id: string }) => r.id)).toEqual([phone.body.id]);
+
+    const context = await api.call('post', '/v1/context', { body: { namespace: user, query: 'how should we contact Mei', budget: 300 } });
+    expect(context.body.text).toContain('contact.channel: Mei prefers e-mail, no more calls. (since 2026-03-04)');
+    expect(context.body.text).not.toContain('phone calls.');
+    expect(context.body.report.included.filter((item: { layer: string }) => item.layer === 'profile').map((item: { id: string }) => item.id)).toEqual([email.body.id]);
+    const earlier = await api.call('post', '/v1/context', { body: { namespace: user, query: 'how should we contact Mei', budget: 300, asOf: DAY2 + 1 } });
+    expect(earlier.body.text).toContain('Mei prefers phone calls.');
+    const noProfile = await api.call('post', '/v1/context', { body: { namespace: user, query: 'how should we contact Mei', budget: 300, layers: { profile: false } } });
+    expect(noProfile.body.report.included.some((item: { layer: string }) => item.layer === 'profile')).toBe(false);
+  });
+
+  it('forget where { key } forgets every version of the key', async () => {
+    const forgotten = await api.call('post', '/v1/forget', { body: { namespace: user, filter: { key: 'contact.channel' } } });
+    expect(forgotten.body.ids).toHaveLength(2);
+    expect((await api.call('get', '/v1/profile', { query: user })).body).toEqual({ profile: [] });
+    expect((await api.call('get', '/v1/memories', { query: { ...user, includeClosed: 'true' } })).body.items.map((r: { content: string }) => r.content)).toEqual(['Mei is allergic to peanuts.']);
+  });
+});
+
 describe('namespaces, audit, stats, export and import, forget where / namespace / user', () => {
   it('lists namespaces, reads audit (no content) and stats', async () => {
     await api.call('post', '/v1/memories', { body: { namespace: { userId: 'wang', scope: 'q3' }, content: 'scoped note' } });
@@ -198,6 +253,17 @@ describe('errors: every one is { error: { code, message, details } } with its st
     ['post', '/v1/recall', { body: { namespace: ns, query: 'x', minScore: -1 } }, 400, 'INVALID_INPUT', 'minScore'],
     ['post', '/v1/recall', { body: { namespace: ns } }, 400, 'INVALID_INPUT', 'query'],
     ['post', '/v1/context', { body: { namespace: ns, budget: -5 } }, 400, 'INVALID_INPUT', 'budget'],
+    ['post', '/v1/context', { body: { namespace: ns, asOf: 'someday' } }, 400, 'INVALID_INPUT', 'asOf'],
+    ['post', '/v1/memories', { body: { namespace: ns, content: 'x', key: 'Contact Channel' } }, 400, 'INVALID_INPUT', 'key'],
+    ['post', '/v1/memories', { body: { namespace: ns, content: 'x', key: 'a.'.repeat(70) + 'b' } }, 400, 'INVALID_INPUT', 'key'],
+    ['post', '/v1/memories', { body: { namespace: ns, content: 'x', validFrom: '2026-03-04' } }, 400, 'INVALID_INPUT', 'validFrom'],
+    ['post', '/v1/memories', { body: { namespace: ns, content: 'x', key: 'contact.channel', validFrom: '2026-03-04', validUntil: '2026-03-01' } }, 400, 'INVALID_INPUT', 'validUntil'],
+    ['post', '/v1/recall', { body: { namespace: ns, query: 'x', asOf: 'someday' } }, 400, 'INVALID_INPUT', 'asOf'],
+    ['post', '/v1/recall', { body: { namespace: ns, query: 'x', includeClosed: 'yes' } }, 400, 'INVALID_INPUT', 'includeClosed'],
+    ['get', '/v1/memories', { query: { ...nsQuery, includeClosed: 'yes' } }, 400, 'INVALID_INPUT', 'includeClosed'],
+    ['get', '/v1/memories', { query: { ...nsQuery, key: 'BAD KEY' } }, 400, 'INVALID_INPUT', 'key'],
+    ['get', '/v1/profile', { query: {} }, 400, 'NAMESPACE_REQUIRED'],
+    ['get', '/v1/profile', { query: { ...nsQuery, asOf: 'someday' } }, 400, 'INVALID_INPUT', 'asOf'],
     ['get', '/v1/audit', { query: { ...nsQuery, limit: '0' } }, 400, 'INVALID_INPUT', 'limit'],
     ['delete', '/v1/users/{userId}', { params: { userId: ' ' } }, 400, 'INVALID_INPUT', 'userId'],
     ['post', '/v1/import', { raw: 'not jsonl', headers: { 'content-type': 'application/x-ndjson' } }, 400, 'INVALID_INPUT'],

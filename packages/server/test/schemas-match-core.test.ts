@@ -20,12 +20,14 @@ import {
   type ListPage,
   type MemoryRecord,
   type NamespaceStats,
+  type ProfileEntry,
   type RecallExplain,
   type RecallOptions,
   type RecallResult,
   type RecordFilter,
   type RecordVersion,
   type RememberInput,
+  type RememberResult,
   type UpdatePatch,
 } from '@zeromem/core';
 import { describe, expect, expectTypeOf, it } from 'vitest';
@@ -36,12 +38,14 @@ import {
   ImportResultSchema,
   ListPageSchema,
   ListQuery,
+  ProfileEntrySchema,
   RecallBodySchema,
   RecallResultSchema,
   RecordFilterSchema,
   RecordSchema,
   RecordVersionSchema,
   RememberInputSchema,
+  RememberResultSchema,
   StatsSchema,
   UpdateBodySchema,
 } from '../src/schemas.ts';
@@ -65,6 +69,8 @@ describe('the service schemas and core types', () => {
     expectTypeOf<keyof Out<typeof RecordVersionSchema>>().toEqualTypeOf<keyof RecordVersion>();
     expectTypeOf<keyof Out<typeof ImportResultSchema>>().toEqualTypeOf<keyof ImportResult>();
     expectTypeOf<keyof Out<typeof ListPageSchema>>().toEqualTypeOf<keyof ListPage>();
+    expectTypeOf<keyof Out<typeof RememberResultSchema>>().toEqualTypeOf<keyof RememberResult>();
+    expectTypeOf<keyof Out<typeof ProfileEntrySchema>>().toEqualTypeOf<keyof ProfileEntry>();
     // The list query names core's list options (and the namespace, a tag and where as text).
     expectTypeOf<Exclude<keyof Out<typeof ListQuery>, 'userId' | 'agentId' | 'scope' | 'tag'>>().toExtend<keyof ListOptions>();
   });
@@ -75,6 +81,8 @@ describe('the service schemas and core types', () => {
     expectTypeOf<RecallExplain>().toExtend<Explain>();
     expectTypeOf<AuditEntry>().toExtend<Out<typeof AuditEntrySchema>>();
     expectTypeOf<RecordVersion>().toExtend<Out<typeof RecordVersionSchema>>();
+    expectTypeOf<RememberResult>().toExtend<Out<typeof RememberResultSchema>>();
+    expectTypeOf<ProfileEntry>().toExtend<Out<typeof ProfileEntrySchema>>();
     expectTypeOf<MemoryRecord['source']>().toEqualTypeOf<Out<typeof RecordSchema>['source']>();
     expectTypeOf<MemoryRecord['layer']>().toEqualTypeOf<Out<typeof RecordSchema>['layer']>();
     expectTypeOf<MemoryRecord['tier']>().toEqualTypeOf<Out<typeof RecordSchema>['tier']>();
@@ -94,6 +102,14 @@ describe('the service schemas and core types', () => {
       expect(ListPageSchema.parse(await memory.list(namespace))).toBeDefined();
       expect((await memory.history(namespace, record.id)).map((version) => RecordVersionSchema.parse(version))).toHaveLength(1);
       expect((await memory.audit(namespace)).map((entry) => AuditEntrySchema.parse(entry))).toHaveLength(2);
+      // Keyed facts: the write's result, the closed fact, the profile.
+      const phone = await memory.remember({ namespace, key: 'contact.channel', content: 'Mr Wang prefers phone calls', validFrom: '2026-03-03' });
+      const email = RememberResultSchema.parse(await memory.remember({ namespace, key: 'contact.channel', content: 'Mr Wang prefers e-mail' }));
+      expect(email.closed).toEqual([phone.id]);
+      expect(RecordSchema.parse(await memory.get(namespace, phone.id))).toMatchObject({ closedBy: email.id });
+      expect((await memory.profile(namespace)).map((entry) => ProfileEntrySchema.parse(entry))).toHaveLength(1);
+      expect(RecallResultSchema.parse(JSON.parse(JSON.stringify(await memory.recall(namespace, 'phone', { includeClosed: true }))))).toBeDefined();
+      expect(BuiltContextSchema.parse(await memory.buildContext({ namespace, query: 'how to reach Mr Wang' })).report.included.map((item) => item.layer)).toContain('profile');
       expect(RecordSchema.shape.source.options).toEqual([...SOURCES]);
       expect(RecordSchema.shape.layer.options).toEqual([...LAYERS]);
     } finally {

@@ -71,7 +71,7 @@ export class LocalChanges {
     const { memory, namespace, map } = this.share;
     let cursor: string | undefined;
     do {
-      const page = await memory.list(namespace, { limit: 1000, ...(cursor ? { cursor } : {}) });
+      const page = await memory.list(namespace, { limit: 1000, includeClosed: true, ...(cursor ? { cursor } : {}) });
       for (const record of page.items) if (!map.records.has(record.id)) this.share.markRemote(record.id);
       cursor = page.nextCursor ?? undefined;
     } while (cursor);

@@ -97,7 +97,7 @@ export class RemoteChanges {
     const wanted = new Set(ids);
     let cursor: string | undefined;
     do {
-      const page = await memory.list(namespace, { limit: 1000, ...(cursor ? { cursor } : {}) });
+      const page = await memory.list(namespace, { limit: 1000, includeClosed: true, ...(cursor ? { cursor } : {}) });
       for (const record of page.items) if (wanted.has(record.id)) found.set(record.id, record);
       cursor = page.nextCursor ?? undefined;
     } while (cursor);

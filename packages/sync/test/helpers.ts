@@ -112,12 +112,12 @@ export async function twoSyncedDevices(namespace: Namespace) {
   return { relay, rw, laptop, phone, a, b };
 }
 
-/** Every live record of the namespace as replicas must agree on it, sorted by id. */
+/** Every live record of the namespace (closed versions of keyed facts too) as replicas must agree on it, sorted by id. */
 export async function records(memory: Memory, namespace: Namespace): Promise<ReplicatedRecord[]> {
   const all: ReplicatedRecord[] = [];
   let cursor: string | undefined;
   do {
-    const page = await memory.list(namespace, { limit: 1000, ...(cursor ? { cursor } : {}) });
+    const page = await memory.list(namespace, { limit: 1000, includeClosed: true, ...(cursor ? { cursor } : {}) });
     all.push(...page.items.map(replicatedState));
     cursor = page.nextCursor ?? undefined;
   } while (cursor);

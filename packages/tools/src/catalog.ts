@@ -1,4 +1,4 @@
-import { ZeromemError, type RememberInput, type UpdatePatch } from '@zeromem/core';
+import { FACT_KEY_RULE, MAX_FACT_KEY_BYTES, ZeromemError, isFactKey, type RememberInput, type UpdatePatch } from '@zeromem/core';
 import { z } from 'zod';
 import type { BoundMemory } from './bound-memory.ts';
 import { memoryView, memoryViewSchema } from './memory-view.ts';
@@ -73,7 +73,7 @@ function writeOptions(bound: Pick<BoundMemory, 'actor'>): { actor?: string } {
 const addMemory = memoryTool({
   name: 'add_memory',
   title: 'Add memory',
-  description: 'Store a fact worth remembering across conversations (a preference, a decision, a detail about the user). One fact per call. Storing the same text again returns the existing memory.',
+  description: 'Store a fact worth remembering across conversations (a preference, a decision, a detail about the user). One fact per call. Storing the same text again returns the existing memory. For a fact that replaces an earlier one (a new address, a new way to be reached), use set_fact.',
   inputSchema: z.object({ content: z.string().min(1).describe('The fact, as one self-contained sentence'), tags: tags.optional(), metadata: metadata.optional(), importance: importance.optional() }).strict(),
   outputSchema: z.object({ id: z.string(), deduplicated: z.boolean(), memory: memoryViewSchema }),
   annotations: ADD,
@@ -142,7 +142,7 @@ const listMemories = memoryTool({
 const updateMemory = memoryTool({
   name: 'update_memory',
   title: 'Update memory',
-  description: 'Change a stored memory (for example when a fact changed). Give its id and only the fields to change; tags and metadata are replaced whole.',
+  description: 'Correct a stored memory in place (a typo, tags, importance). Give its id and only the fields to change; tags and metadata are replaced whole. For something about the user that changed over time, use set_fact instead: it keeps when the earlier value held.',
   inputSchema: z.object({ id, content: z.string().min(1).optional().describe('The new text'), tags: tags.optional(), metadata: metadata.optional(), importance: importance.optional() }).strict(),
   outputSchema: z.object({ memory: memoryViewSchema }),
   annotations: CHANGE,
@@ -170,6 +170,65 @@ const deleteAllMemories = memoryTool({
   annotations: CHANGE,
   forgets: true,
   run: async ({ memory, namespace, ...bound }) => ({ deleted: await memory.forgetNamespace(namespace, writeOptions(bound)) }),
+});
+
+/** A fact key as set_fact takes it: core's rule (core checks it again, with the same words). */
+const factKey = z
+  .string()
+  .min(1)
+  .max(MAX_FACT_KEY_BYTES)
+  .refine(isFactKey, `key ${FACT_KEY_RULE}`)
+  .describe(`What the fact is about, the same key every time the same thing changes, e.g. "contact.channel", "home.city", "phone.plan"; it ${FACT_KEY_RULE}`);
+/** A time a model sends: an ISO 8601 date or date-time (core reads it as it reads createdAt). */
+const isoTime = z.string().min(1).max(64);
+
+const setFact = memoryTool({
+  name: 'set_fact',
+  title: 'Set fact',
+  description:
+    'Record the current value of something about the user that can change (how to reach them, where they live, their plan), under a stable key. ' +
+    'It replaces the earlier fact of that key: the earlier one is kept as history but no longer recalled. ' +
+    'Use set_fact instead of add_memory whenever new information supersedes old (the user moved, switched plans, now prefers e-mail); use add_memory for facts that add to what is known. ' +
+    'Setting the same key to the same text again changes nothing.',
+  inputSchema: z
+    .object({
+      key: factKey,
+      content: z.string().min(1).describe('The fact as it holds now, as one self-contained sentence, e.g. "The user prefers e-mail over phone calls."'),
+      validFrom: isoTime.optional().describe('When it became true, ISO 8601 (e.g. "2026-03-04"), if not now: for something learned late'),
+      tags: tags.optional(),
+      importance: importance.optional(),
+    })
+    .strict(),
+  outputSchema: z.object({
+    id: z.string(),
+    closed: z.array(z.string()).describe('Ids of the earlier facts of this key it replaced'),
+    memory: memoryViewSchema,
+  }),
+  annotations: ADD, // nothing is lost: the replaced fact stays as history
+  forgets: false,
+  run: async ({ memory, namespace, ...bound }, { key, content, validFrom, ...rest }) => {
+    const input: RememberInput = { namespace, key, content, ...(validFrom === undefined ? {} : { validFrom }), ...(rest as Pick<RememberInput, 'tags' | 'importance'>) };
+    const result = await memory.remember(input, writeOptions(bound));
+    return { id: result.id, closed: result.closed, memory: memoryView(result.record) };
+  },
+});
+
+const getProfile = memoryTool({
+  name: 'get_profile',
+  title: 'Get profile',
+  description:
+    "The user's current profile: every fact recorded with set_fact, the one that holds now for each key, with the date it holds since. " +
+    'Read it before acting on how to reach the user, where they live or anything else that changes; earlier values are not in it. With asOf, the profile as it was then.',
+  inputSchema: z.object({ asOf: isoTime.optional().describe('A past time, ISO 8601: the facts that held then') }).strict(),
+  outputSchema: z.object({
+    facts: z.array(z.object({ key: z.string(), content: z.string(), id: z.string(), validFrom: z.string().describe('ISO 8601: since when it holds') })).describe('Sorted by key'),
+  }),
+  annotations: READ,
+  forgets: false,
+  run: async ({ memory, namespace }, { asOf }) => {
+    const entries = await memory.profile(namespace, asOf === undefined ? {} : { asOf });
+    return { facts: entries.map((entry) => ({ key: entry.key, content: entry.content, id: entry.id, validFrom: new Date(entry.validFrom).toISOString() })) };
+  },
 });
 
 const buildContext = memoryTool({
@@ -202,8 +261,8 @@ const buildContext = memoryTool({
 });
 
 /**
- * zeromem's memory tools, named as mem0's (plus `build_context`), in the order adapters
- * list them. Each adapter renders every one with these names, descriptions, schemas and
+ * zeromem's memory tools, named as mem0's (plus `build_context`, and the keyed facts'
+ * `set_fact` and `get_profile`), in the order adapters list them. Each adapter renders every one with these names, descriptions, schemas and
  * annotations, and runs `run`; no tool takes a namespace, and none calls an LLM.
  */
 export const MEMORY_TOOLS = Object.freeze({
@@ -215,6 +274,8 @@ export const MEMORY_TOOLS = Object.freeze({
   delete_memory: deleteMemory,
   delete_all_memories: deleteAllMemories,
   build_context: buildContext,
+  set_fact: setFact,
+  get_profile: getProfile,
 });
 
 /** The name of a catalog tool. */

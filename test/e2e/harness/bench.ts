@@ -81,6 +81,11 @@ function makeRows(inputs: RememberInput[], newId: (now: number) => string): Reco
       tier: 'hot',
       mergedFrom: [],
       version: 1,
+      key: null,
+      validFrom: null,
+      validUntil: null,
+      closedBy: null,
+      statedUntil: null,
     };
     return toRow(record);
   });

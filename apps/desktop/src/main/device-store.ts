@@ -15,6 +15,7 @@ import {
   type ListOptions,
   type Memory,
   type Namespace,
+  type ProfileOptions,
   type RecallOptions,
   type RememberInput,
   type Session,
@@ -36,12 +37,16 @@ const actorSchema = z.strictObject({ actor: z.string().min(1).max(64) }).optiona
 const tagsSchema = z.array(z.string().max(256)).max(64);
 const jsonObject = z.record(z.string(), z.unknown());
 const timeRange = z.strictObject({ from: z.number().optional(), to: z.number().optional() });
+const factKey = z.string().min(1).max(128);
 const filterSchema = z.strictObject({
   tags: z.strictObject({ any: tagsSchema.optional(), all: tagsSchema.optional() }).optional(),
   layer: z.enum(['session', 'long_term', 'knowledge']).optional(),
   createdAt: timeRange.optional(),
+  key: factKey.optional(),
 });
-const listOptions = filterSchema.extend({ limit: z.number().int().min(1).max(1000).optional(), cursor: z.string().max(4096).optional() });
+/** Which keyed facts a read returns: valid now (default), at `asOf`, or every version. */
+const validity = { asOf: z.number().optional(), includeClosed: z.boolean().optional() };
+const listOptions = filterSchema.extend({ limit: z.number().int().min(1).max(1000).optional(), cursor: z.string().max(4096).optional(), order: z.enum(['asc', 'desc']).optional(), ...validity });
 const rememberInput = z.strictObject({
   namespace: namespaceSchema,
   id: idSchema.optional(),
@@ -53,6 +58,9 @@ const rememberInput = z.strictObject({
   source: z.enum(['user', 'assistant', 'system', 'tool']).optional(),
   createdAt: z.number().optional(),
   ttl: z.string().max(32).optional(),
+  key: factKey.optional(),
+  validFrom: z.number().optional(),
+  validUntil: z.number().optional(),
 });
 const patchSchema = z.strictObject({
   content: z.string().max(1_000_000).optional(),
@@ -68,6 +76,7 @@ const recallOptions = z.strictObject({
   layers: z.array(z.enum(['session', 'long_term', 'knowledge'])).optional(),
   includeCold: z.boolean().optional(),
   trackAccess: z.boolean().optional(),
+  ...validity,
 });
 const layerQuota = z.strictObject({ namespace: namespaceSchema.optional(), maxItems: z.number().int().min(0).max(1000).optional() });
 /** A conversation as the renderer's agents open it (`memory.session()`); no LLM hook crosses IPC. */
@@ -79,7 +88,7 @@ const sessionSchema = z.strictObject({
     .strictObject({
       budget: z.number().int().min(1).max(1_000_000).optional(),
       system: z.string().max(100_000).optional(),
-      layers: z.strictObject({ session: layerQuota.optional(), long_term: layerQuota.optional(), knowledge: layerQuota.optional() }).optional(),
+      layers: z.strictObject({ profile: layerQuota.optional(), session: layerQuota.optional(), long_term: layerQuota.optional(), knowledge: layerQuota.optional() }).optional(),
     })
     .optional(),
 });
@@ -106,6 +115,7 @@ export const DEVICE_STORE_VERBS = {
   info: verb(z.tuple([]), async (store) => store.info),
   listNamespaces: verb(z.tuple([]), (store) => store.memory.listNamespaces()),
   list: verb(z.tuple([namespaceSchema, listOptions.optional()]), (store, [n, o]) => store.memory.list(ns(n), opts<ListOptions>(o))),
+  profile: verb(z.tuple([namespaceSchema, z.strictObject({ asOf: z.number().optional() }).optional()]), (store, [n, o]) => store.memory.profile(ns(n), opts<ProfileOptions>(o))),
   get: verb(z.tuple([namespaceSchema, idSchema]), async (store, [n, id]) => (await store.memory.get(ns(n), id, { rewarm: false })) ?? null),
   recall: verb(z.tuple([namespaceSchema, z.string().max(32_768), recallOptions.optional()]), (store, [n, query, o]) => store.memory.recall(ns(n), query, opts<RecallOptions>(o))),
   remember: verb(z.tuple([rememberInput, actorSchema]), (store, [input, o]) => store.memory.remember(input as RememberInput, opts<WriteOptions>(o))),

@@ -42,6 +42,7 @@ export function openAgentSession(memory: AppMemory, agent: AgentDefinition, conv
       budget: agent.budget,
       system: agent.instructions,
       layers: {
+        profile: { namespace: userNamespace(userId) },
         session: { maxItems: 12 },
         long_term: { namespace: userNamespace(userId), maxItems: 8 },
         knowledge: { namespace: agentNamespace(agent.id, userId), maxItems: 4 },
@@ -84,7 +85,7 @@ export async function runTurn(input: TurnInput): Promise<TurnRecord> {
       raw = '';
     }
   } else raw = '';
-  if (offline) raw = await offlineReply(memory, context, { long_term: user, knowledge: own });
+  if (offline) raw = await offlineReply(memory, context, { profile: user, long_term: user, knowledge: own });
   // Offline, no model picks facts out of the user's words: the tool lines the user wrote are the explicit ones.
   const tools = offline
     ? await runToolCalls(parseToolCalls(text), { memory, user, agent: own, actor: 'desktop-user' })

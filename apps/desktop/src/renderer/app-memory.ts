@@ -12,7 +12,7 @@ import type { DeviceMemoryApi } from '../preload/desktop-api.ts';
 export type AppSession = Pick<Session, 'addTurn' | 'context'>;
 
 /** The part of core's Memory the app uses (core's Memory is one). */
-export type AppMemory = Pick<Memory, 'remember' | 'get' | 'update' | 'forget' | 'recall' | 'list' | 'watch' | 'audit' | 'exportJsonl' | 'importJsonl' | 'consolidate' | 'listNamespaces'> & {
+export type AppMemory = Pick<Memory, 'remember' | 'get' | 'update' | 'forget' | 'recall' | 'list' | 'profile' | 'watch' | 'audit' | 'exportJsonl' | 'importJsonl' | 'consolidate' | 'listNamespaces'> & {
   session(options: SessionOptions & { id: string }): AppSession;
 };
 
@@ -41,6 +41,7 @@ export function deviceMemory(verbs: Verbs, intervalMs = DEVICE_WATCH_INTERVAL_MS
     recall: (namespace, query, options) => verbs.recall(namespace, query, options) as ReturnType<Memory['recall']>,
     listNamespaces: () => verbs.listNamespaces() as ReturnType<Memory['listNamespaces']>,
     list: (namespace, options) => verbs.list(namespace, options) as ReturnType<Memory['list']>,
+    profile: (namespace, options) => verbs.profile(namespace, options) as ReturnType<Memory['profile']>,
     audit: (namespace, options) => verbs.audit(namespace, options) as ReturnType<Memory['audit']>,
     exportJsonl: (scope) => verbs.exportJsonl(scope) as ReturnType<Memory['exportJsonl']>,
     importJsonl: (source, options) => changed(verbs.importJsonl(source, options) as ReturnType<Memory['importJsonl']>),

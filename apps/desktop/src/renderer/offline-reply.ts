@@ -14,10 +14,10 @@ export const OFFLINE_LABEL = 'Offline reply (no LLM configured): this is what I 
 export const OFFLINE_HELP =
   'Offline, replies list the memories recalled for your message and each turn shows the exact prompt that would be sent. No model reads your words, so facts are not picked out of them: write a line “REMEMBER: <fact>” (or “NOTE:”, “FORGET:”) to change memory yourself. Offline replies are not sent to the LLM later.';
 
-export async function offlineReply(memory: Pick<AppMemory, 'get'>, context: BuiltContext, namespaces: { long_term: Namespace; knowledge: Namespace }): Promise<string> {
+export async function offlineReply(memory: Pick<AppMemory, 'get'>, context: BuiltContext, namespaces: { profile: Namespace; long_term: Namespace; knowledge: Namespace }): Promise<string> {
   const lines: string[] = [];
   for (const item of context.report.included) {
-    if (item.layer !== 'long_term' && item.layer !== 'knowledge') continue;
+    if (item.layer !== 'profile' && item.layer !== 'long_term' && item.layer !== 'knowledge') continue;
     const record = await memory.get(namespaces[item.layer], item.id, { rewarm: false });
     if (record) lines.push(`- ${record.content}`);
   }

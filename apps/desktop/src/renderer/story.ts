@@ -103,26 +103,31 @@ export function storySeed(userId = USER_ID, now = Date.now()): Array<{ input: Re
     { input: { namespace: user, content: "The charging port of the user's phone is loose.", tags: ['device', 'issue'], importance: 0.8, source: 'user', ...hoursAgo(now, 54.5) }, actor: as },
     { input: { namespace: user, id: 'TS20240315', content: 'Repair work order TS20240315 is open for the charging port.', tags: ['work-order'], metadata: { status: 'parts-ordered' }, importance: 0.7, source: 'assistant', ...hoursAgo(now, 54.25) }, actor: as },
     { input: { namespace: afterSales, content: 'Checked warranty: the phone is covered until 2027-01.', tags: ['warranty'], layer: 'knowledge', source: 'tool', ...hoursAgo(now, 32) }, actor: as },
-    { input: { namespace: user, content: 'The user prefers phone calls over e-mail.', tags: ['preference', 'contact'], importance: 0.9, source: 'user', ...hoursAgo(now, 26.75) }, actor: as },
-    { input: { namespace: user, content: 'Callback scheduled for Wednesday at 15:00, by phone.', tags: ['contact', 'appointment'], importance: 0.8, source: 'assistant', ...hoursAgo(now, 8) }, actor: as },
+    // How to reach the user is a fact that changes (key contact.channel): phone calls on day two, e-mail from day three on.
+    // Fixed ids: seeding again finds them instead of adding a version.
+    { input: { namespace: user, id: 'channel-phone', key: 'contact.channel', content: 'The user prefers phone calls over e-mail.', tags: ['preference', 'contact'], importance: 0.9, source: 'user', ...hoursAgo(now, 26.75) }, actor: as },
+    { input: { namespace: user, id: 'channel-email', key: 'contact.channel', content: 'The user prefers e-mail; no phone calls any more.', tags: ['preference', 'contact'], importance: 0.9, source: 'user', ...hoursAgo(now, 9) }, actor: as },
+    { input: { namespace: user, content: 'Repair status update due Wednesday at 15:00, by e-mail.', tags: ['contact', 'appointment'], importance: 0.8, source: 'assistant', ...hoursAgo(now, 8) }, actor: as },
   ];
 }
 
-/** What one "Seed the story" wrote: all of it, the user's shared facts, the agents' private notes. */
+/** What one "Seed the story" wrote: all of it, the user's shared facts, the agents' private notes, and the shared facts a later version replaced. */
 export interface SeedResult {
   written: number;
   shared: number;
   private: number;
+  replaced: number;
 }
 
 /** Writes the seed story (deduplicated: seeding twice adds nothing). */
 export async function seedStory(memory: Pick<AppMemory, 'remember'>, userId = USER_ID, now = Date.now()): Promise<SeedResult> {
-  const result: SeedResult = { written: 0, shared: 0, private: 0 };
+  const result: SeedResult = { written: 0, shared: 0, private: 0, replaced: 0 };
   for (const { input, actor } of storySeed(userId, now)) {
     try {
       const written = await memory.remember(input, { actor });
       if (written.deduplicated) continue;
       result.written++;
+      result.replaced += written.closed.length;
       if (input.namespace.agentId) result.private++;
       else result.shared++;
     } catch (err) {
@@ -133,9 +138,10 @@ export async function seedStory(memory: Pick<AppMemory, 'remember'>, userId = US
   return result;
 }
 
-/** The status line after seeding: the header counts shared facts only, so say where the rest went. */
+/** The status line after seeding: the header counts the shared facts that hold now, so say where the rest went. */
 export function seedSummary(result: SeedResult): string {
   if (result.written === 0) return 'The story is already in memory.';
   const notes = result.private === 1 ? '1 private note' : `${result.private} private notes`;
-  return `Seeded the story: ${result.written} memories written, ${result.shared} shared ${result.shared === 1 ? 'fact' : 'facts'} and ${notes} of the after-sales agent.`;
+  const replaced = result.replaced === 0 ? '' : ` (${result.replaced} of them replaced by a later one, kept as history)`;
+  return `Seeded the story: ${result.written} memories written, ${result.shared} shared ${result.shared === 1 ? 'fact' : 'facts'}${replaced} and ${notes} of the after-sales agent.`;
 }

@@ -24,7 +24,7 @@ export const IPC = {
 export const MEMORY_CHANNEL_PREFIX = 'zeromem:memory:';
 
 /** The device store's verbs, all of them: the preload exposes these and nothing else. */
-export const MEMORY_VERBS = ['info', 'listNamespaces', 'list', 'get', 'recall', 'remember', 'update', 'forget', 'audit', 'exportJsonl', 'importJsonl', 'consolidate', 'addTurn', 'context'] as const;
+export const MEMORY_VERBS = ['info', 'listNamespaces', 'list', 'profile', 'get', 'recall', 'remember', 'update', 'forget', 'audit', 'exportJsonl', 'importJsonl', 'consolidate', 'addTurn', 'context'] as const;
 
 export type MemoryVerb = (typeof MEMORY_VERBS)[number];
 

@@ -193,7 +193,7 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
     await second.page.click('button:has-text("Seed the story")');
     await go(page, 'inspector');
     await page.fill('#insp-search', '');
-    await page.locator('.record', { hasText: 'Callback scheduled for Wednesday at 15:00' }).waitFor({ timeout: 15_000 });
+    await page.locator('.record', { hasText: 'Repair status update due Wednesday at 15:00' }).waitFor({ timeout: 15_000 });
     // The last memory seeded is there too before the second device goes away (its store dies with the context).
     await page.locator('.record', { hasText: 'The user prefers a black phone case.' }).waitFor({ timeout: 15_000 });
     await second.context.close();
@@ -205,22 +205,26 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
     await page.locator('.record', { hasText: 'The user usually shops on Saturday mornings.' }).waitFor();
     const countShown = async () => Number((await page.locator('[data-testid=list-count]').textContent())!.match(/^(\d+)/)![1]);
     const before = await countShown();
+    // The list holds the facts that hold now; the export also every replaced version (the time line's closed rows).
+    await page.locator('[data-testid=profile] .fact-timeline[data-key="contact.channel"]').waitFor();
+    const replaced = await page.locator('[data-testid=profile] li.version.closed').count();
+    expect(replaced).toBe(1); // the phone preference the seed story replaced by e-mail
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('button:has-text("Export")')]);
     const exported = await readFile((await download.path())!, 'utf8');
     const header = JSON.parse(exported.split('\n')[0]!) as { format: string; records: number };
-    expect(header.records).toBe(before);
-    expect(exported.trim().split('\n')).toHaveLength(before + 1);
+    expect(header.records).toBe(before + replaced);
+    expect(exported.trim().split('\n')).toHaveLength(before + replaced + 1);
 
-    // Edit one memory into a near-duplicate of another: content, tags and importance change.
+    // Edit one memory into a near-duplicate of another (a plain memory: keyed facts are never merged): content, tags and importance change.
     const row = page.locator('.record', { hasText: 'The user usually shops on Saturday mornings.' });
     await row.locator('button', { hasText: 'Edit' }).click();
     const form = page.locator('form.edit');
-    await form.locator('textarea').fill('The user prefers phone calls over e-mails.');
+    await form.locator('textarea').fill('The user prefers a black phone cases.');
     await form.locator('input[id$="-tags"]').fill('preference, edited');
     await form.locator('input[id$="-importance"]').fill('0.6');
     await form.locator('button[type=submit]').click();
-    const edited = page.locator('.record', { hasText: 'The user prefers phone calls over e-mails.' });
+    const edited = page.locator('.record', { hasText: 'The user prefers a black phone cases.' });
     await expect(edited.locator('.meta').textContent()).resolves.toContain('#edited');
     await expect(edited.locator('.meta').textContent()).resolves.toContain('importance 0.60');
 
@@ -234,7 +238,7 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
       await page.click('.plan button:has-text("Close")');
       await page.waitForTimeout(250);
     }
-    await expect(plan.textContent()).resolves.toContain('phone calls');
+    await expect(plan.textContent()).resolves.toContain('black phone case');
     expect(await countShown()).toBe(before); // a dry run writes nothing
     await page.click('.plan button:has-text("Merge")');
     await expect.poll(countShown).toBe(before - 1);
@@ -243,7 +247,9 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
     const other = await app.newDevice(WIDE);
     await go(other.page, 'inspector');
     await other.page.setInputFiles('input[type=file]', { name: 'export.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(exported) });
-    await other.page.locator('.statusline', { hasText: `Imported ${before} memories (0 already here, 0 expired).` }).waitFor();
+    await other.page.locator('.statusline', { hasText: `Imported ${before + replaced} memories (0 already here, 0 expired).` }).waitFor();
+    // The import kept the versions and their intervals: the same time line.
+    await expect.poll(() => other.page.locator('.fact-timeline[data-key="contact.channel"] li.version').count(), { timeout: 10_000 }).toBe(2);
     await other.page.locator('.record', { hasText: 'The user usually shops on Saturday mornings.' }).waitFor();
     await other.context.close();
   }, 90_000);
@@ -267,7 +273,7 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
   it('a view opens at its top with a fresh status line; seeding says which memory is private', async () => {
     const device = await app.newDevice(WIDE);
     await device.page.click('button:has-text("Seed the story")');
-    await device.page.locator('.statusline', { hasText: 'Seeded the story: 17 memories written, 16 shared facts and 1 private note of the after-sales agent.' }).waitFor();
+    await device.page.locator('.statusline', { hasText: 'Seeded the story: 18 memories written, 17 shared facts (1 of them replaced by a later one, kept as history) and 1 private note of the after-sales agent.' }).waitFor();
     await go(device.page, 'marketing');
     await expect(device.page.locator('.statusline').textContent()).resolves.toBe('');
     await say(device.page, 'What do we know about this user?');
@@ -285,6 +291,46 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
     await device.context.close();
   }, 90_000);
 
+  it("the inspector draws a fact's versions on a time line: phone calls until day three, e-mail since; the marketing agent uses only e-mail", async () => {
+    const device = await app.newDevice(WIDE);
+    await device.page.click('button:has-text("Seed the story")');
+    await device.page.locator('.statusline', { hasText: 'Seeded the story' }).waitFor();
+    await go(device.page, 'inspector');
+    const timeline = device.page.locator('[data-testid=profile] .fact-timeline[data-key="contact.channel"]');
+    await timeline.waitFor();
+    await expect(timeline.locator('figcaption').textContent()).resolves.toContain('2 versions');
+    const rows = await timeline.locator('li.version').allTextContents();
+    expect(rows).toHaveLength(2);
+    expect(rows[0]).toContain('The user prefers phone calls over e-mail.');
+    expect(rows[0]).toContain('(replaced)');
+    expect(rows[1]).toContain('The user prefers e-mail; no phone calls any more.');
+    expect(rows[1]).toContain('now (current)');
+    // The bars as drawn: the phone one from the axis start to where the e-mail one begins (day three, 9 hours ago), the e-mail one to now.
+    const bars = await timeline.locator('.version-bar').evaluateAll((spans) =>
+      spans.map((span) => {
+        const bar = span.getBoundingClientRect();
+        const track = span.parentElement!.getBoundingClientRect();
+        return { left: bar.left - track.left, right: bar.right - track.left, track: track.width };
+      }),
+    );
+    expect(bars[0]!.left).toBeLessThan(1);
+    expect(Math.abs(bars[0]!.right - bars[1]!.left)).toBeLessThan(1);
+    expect(Math.abs(bars[1]!.right - bars[1]!.track)).toBeLessThan(1);
+    expect(bars[0]!.right / bars[0]!.track).toBeCloseTo((26.75 - 9) / 26.75, 1);
+    // The list holds the fact that holds now; the replaced one is only in the time line.
+    await device.page.locator('.record', { hasText: 'The user prefers e-mail; no phone calls any more.' }).waitFor();
+    await expect(device.page.locator('.record', { hasText: 'The user prefers phone calls over e-mail.' }).count()).resolves.toBe(0);
+    expect(await seriousViolations(device.page, axe)).toEqual([]);
+    await shoot(device.page, 'inspector-profile-1280');
+
+    await go(device.page, 'marketing');
+    await say(device.page, 'How and when should we contact this user about a spring offer?');
+    const offline = await device.page.locator('.turns > li[data-turn] .bubble.agent').last().textContent();
+    expect(offline).toContain('The user prefers e-mail; no phone calls any more.');
+    expect(offline).not.toContain('prefers phone calls');
+    await device.context.close();
+  }, 90_000);
+
   it('every view passes axe (no serious or critical violation) and is screenshotted at 1280x800 and 400 px', async () => {
     const narrow = await app.newDevice(NARROW);
     // The narrow device starts from the seed story and one offline question.
@@ -294,7 +340,7 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
     await say(narrow.page, 'How and when should we contact this user about a spring offer?');
     const offline = await narrow.page.locator('.turns > li[data-turn] .bubble.agent').last().textContent();
     expect(offline).toContain('Offline reply');
-    expect(offline).toContain('The user prefers phone calls over e-mail.');
+    expect(offline).toContain('The user prefers e-mail; no phone calls any more.');
     await go(narrow.page, 'tokens');
     await expect(narrow.page.locator('.report').textContent()).resolves.toMatch(/\d+% saved/);
     for (const [device, width] of [[page, 1280], [narrow.page, 400]] as const) {

@@ -62,7 +62,10 @@ describe('an agent turn', () => {
     const turn = await runTurn({ memory, session, agent, llm, online: true, text: 'How should we contact this user?', seq: 1 });
     const prompt = llm.prompts[0]!;
     expect(prompt).toEqual(turn.prompt);
-    expect(prompt[0]!.content).toContain('- The user prefers phone calls over e-mail.');
+    // Only the current way to reach the user (the phone preference was replaced on day three), first, from the user's profile.
+    expect(prompt[0]!.content).toContain('- contact.channel: The user prefers e-mail; no phone calls any more. (since');
+    expect(turn.context.report.included.filter((item) => item.layer === 'profile').map((item) => item.id)).toEqual(['channel-email']);
+    expect(prompt[0]!.content).not.toContain('prefers phone calls');
     expect(prompt[0]!.content).not.toContain('Checked warranty'); // after-sales' private note
     expect(prompt.at(-1)).toEqual({ role: 'user', content: 'How should we contact this user?' });
     expect(countChatTokens(await createTokenizer(), prompt)).toBeLessThanOrEqual(agent.budget);
@@ -96,7 +99,8 @@ describe('an agent turn', () => {
     expect(llm.prompts).toHaveLength(0);
     expect(turn.offline).toBe(true);
     expect(turn.reply.startsWith(OFFLINE_LABEL)).toBe(true);
-    expect(turn.reply).toContain('- The user prefers phone calls over e-mail.');
+    expect(turn.reply).toContain('- The user prefers e-mail; no phone calls any more.');
+    expect(turn.reply).not.toContain('prefers phone calls'); // replaced on day three
     expect(turn.tools).toEqual([]);
     expect(turn.prompt[0]!.role).toBe('system');
   });
@@ -113,13 +117,15 @@ describe('an agent turn', () => {
   });
 
   it('seeding twice writes nothing the second time', async () => {
-    expect(await seedStory(memory)).toEqual({ written: storySeed().length, shared: storySeed().length - 1, private: 1 });
-    expect(await seedStory(memory)).toEqual({ written: 0, shared: 0, private: 0 });
+    expect(await seedStory(memory)).toEqual({ written: storySeed().length, shared: storySeed().length - 1, private: 1, replaced: 1 });
+    expect(await seedStory(memory)).toEqual({ written: 0, shared: 0, private: 0, replaced: 0 });
+    expect((await memory.list(userNamespace(), { key: 'contact.channel', includeClosed: true })).items).toHaveLength(2);
   });
 
   it('says how many seeded memories are shared facts and which one is private', () => {
-    expect(seedSummary({ written: 17, shared: 16, private: 1 })).toBe("Seeded the story: 17 memories written, 16 shared facts and 1 private note of the after-sales agent.");
-    expect(seedSummary({ written: 0, shared: 0, private: 0 })).toBe('The story is already in memory.');
+    expect(seedSummary({ written: 18, shared: 17, private: 1, replaced: 1 })).toBe('Seeded the story: 18 memories written, 17 shared facts (1 of them replaced by a later one, kept as history) and 1 private note of the after-sales agent.');
+    expect(seedSummary({ written: 3, shared: 2, private: 1, replaced: 0 })).toBe('Seeded the story: 3 memories written, 2 shared facts and 1 private note of the after-sales agent.');
+    expect(seedSummary({ written: 0, shared: 0, private: 0, replaced: 0 })).toBe('The story is already in memory.');
   });
 
   it('writes the story with its own times: three days, one after another', async () => {
@@ -131,7 +137,7 @@ describe('an agent turn', () => {
     expect([...days].sort()).toEqual(['2026-03-10', '2026-03-11', '2026-03-12']);
     expect(Math.max(...times)).toBeLessThanOrEqual(now);
     await seedStory(memory, undefined, now);
-    const stored = (await memory.list(userNamespace(), { limit: 100 })).items.map((r) => r.createdAt);
+    const stored = (await memory.list(userNamespace(), { limit: 100, includeClosed: true })).items.map((r) => r.createdAt);
     expect(new Set(stored).size).toBe(seed.length - 1);
   });
 

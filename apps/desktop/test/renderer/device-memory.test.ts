@@ -55,11 +55,16 @@ it('seeds the story and runs an agent turn through the preload’s verbs, into t
   expect((await seedStory(memory)).written).toBe(storySeed().length);
   const agent = agentById('marketing');
   const turn = await runTurn({ memory, session: openAgentSession(memory, agent, 'conv-1'), agent, llm: noLlm, online: false, text: 'How do we reach the user by phone?\nREMEMBER: The user answers calls after 18:00.', seq: 1 });
-  expect(turn.reply).toContain('- The user prefers phone calls over e-mail.');
+  expect(turn.reply).toContain('- The user prefers e-mail; no phone calls any more.');
   expect(turn.tools.map((t) => t.ok)).toEqual([true]);
   const stored = (await store.memory.list(userNamespace(), { limit: 100 })).items.map((r) => r.content);
   expect(stored).toContain('The user answers calls after 18:00.');
-  expect(stored).toContain('The user prefers phone calls over e-mail.');
+  expect(stored).toContain('The user prefers e-mail; no phone calls any more.');
+  expect(stored).not.toContain('The user prefers phone calls over e-mail.'); // replaced on day three, kept as history:
+  // the inspector's profile and time line, through the preload's verbs.
+  expect((await memory.profile(userNamespace())).map((entry) => [entry.key, entry.id])).toEqual([['contact.channel', 'channel-email']]);
+  const versions = await memory.list(userNamespace(), { key: 'contact.channel', includeClosed: true, order: 'asc' });
+  expect(versions.items.map((r) => [r.id, r.closedBy])).toEqual([['channel-phone', 'channel-email'], ['channel-email', null]]);
 });
 
 it('a watched list shows another writer’s memory, and stops when unwatched', async () => {

@@ -3,7 +3,7 @@ import { parseDataTime } from './data-time.ts';
 import type { IdMap } from './id-map.ts';
 
 /** Fields of a memory line that become part of the record itself, not extra metadata. */
-const OWN_FIELDS = new Set(['ns', 'id', 'text', 'speaker', 'ts', 'session', 'seq']);
+const OWN_FIELDS = new Set(['ns', 'id', 'text', 'speaker', 'ts', 'session', 'seq', 'key']);
 /** Speakers that are zeromem sources as they are. */
 const SOURCES: ReadonlySet<string> = new Set<Source>(['user', 'assistant', 'memory']);
 /** Keys core refuses in metadata at any depth (they reach prototypes). */
@@ -28,7 +28,8 @@ export type DatasetMemory =
  * Converts one line of memories.jsonl: namespace `{ userId: ns }`, `id` (through the
  * id map), `content` = text, `createdAt` = ts read as UTC, `source` from the speaker
  * (anything but user/assistant/memory becomes `user`, the speaker stays in metadata),
- * metadata `{ speaker, session, seq }` plus the line's extra keys. Content, time and
+ * metadata `{ speaker, session, seq }` plus the line's extra keys; a `key` makes it a keyed
+ * fact (`remember({ key })`: it closes the key's earlier version). Content, time and
  * metadata are left for core to validate, so its own messages report what is wrong.
  */
 export function toRememberInput(value: unknown, ids: IdMap): DatasetMemory {
@@ -66,6 +67,8 @@ export function toRememberInput(value: unknown, ids: IdMap): DatasetMemory {
     content: line.text as string, // core checks it is non-blank text within its size limit
     source,
     metadata,
+    // A fact key makes it a keyed fact, valid from its time (core checks the key).
+    ...(line.key === undefined ? {} : { key: line.key as string }),
   };
   const time = parseDataTime(line.ts);
   if (time === undefined) notes.push('no "ts": stored with the time of the run');

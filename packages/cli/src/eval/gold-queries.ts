@@ -10,16 +10,20 @@ export async function readGoldQueries(file: string, limit = Number.POSITIVE_INFI
   const queries: GoldQuery[] = [];
   for await (const { line, value } of readJsonl(file)) {
     if (queries.length >= limit) break;
-    const { qid, gold_ids: gold, category } = value as { qid?: unknown; gold_ids?: unknown; category?: unknown };
+    const { qid, gold_ids: gold, category, stale_ids: stale } = value as { qid?: unknown; gold_ids?: unknown; category?: unknown; stale_ids?: unknown };
     const id = typeof qid === 'number' ? String(qid) : qid;
     if (typeof id !== 'string') throw new JsonlError(file, line, '"qid" must be a string');
     if (gold !== undefined && gold !== null && !(Array.isArray(gold) && gold.every((g) => typeof g === 'string' || typeof g === 'number'))) {
       throw new JsonlError(file, line, '"gold_ids" must be an array of ids');
     }
+    if (stale !== undefined && !(Array.isArray(stale) && stale.every((s) => typeof s === 'string' || typeof s === 'number'))) {
+      throw new JsonlError(file, line, '"stale_ids" must be an array of ids');
+    }
     queries.push({
       qid: id,
       gold: Array.isArray(gold) ? gold.map(String) : [],
       category: typeof category === 'string' && category !== '' ? category : '(none)',
+      ...(Array.isArray(stale) ? { stale: stale.map(String) } : {}),
     });
   }
   return queries;

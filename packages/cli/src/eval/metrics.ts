@@ -90,6 +90,17 @@ export interface GoldQuery {
   qid: string;
   gold: string[];
   category: string;
+  /** Ids of earlier values of the fact asked about (`stale_ids`), which must never rank above the current one. */
+  stale?: string[];
+}
+
+/** Over the queries with `stale_ids` (a fact that changed): is the current value first, is a stale one above it. */
+export interface FactChangeMetrics {
+  queries: number;
+  /** Share of them with a gold id ranked first. */
+  currentFirst: number;
+  /** Share of them with a stale id ranked above every gold id (or returned when no gold id is). */
+  staleAbove: number;
 }
 
 /** Macro averages over a group of queries. */
@@ -106,6 +117,15 @@ export interface RunMetrics {
   withoutGold: number;
   /** Scored queries that had no line in the run (scored as an empty ranking). */
   missingFromRun: string[];
+  /** Only when some query has `stale_ids`. */
+  factChanges?: FactChangeMetrics;
+}
+
+/** 1 when a stale id comes before the first gold id in the ranking (or one is returned and no gold id is). */
+export function staleAbove(ranked: readonly string[], gold: readonly string[], stale: readonly string[]): number {
+  const first = ranked.findIndex((id) => gold.includes(id));
+  const firstStale = ranked.findIndex((id) => stale.includes(id));
+  return firstStale !== -1 && (first === -1 || firstStale < first) ? 1 : 0;
 }
 
 function average(rows: MetricValues[]): GroupMetrics {
@@ -135,7 +155,15 @@ export function scoreRun(queries: readonly GoldQuery[], run: ReadonlyMap<string,
   }
   const perCategory: Record<string, GroupMetrics> = {};
   for (const category of [...byCategory.keys()].sort()) perCategory[category] = average(byCategory.get(category)!);
-  return { overall: average(all), perCategory, withoutGold, missingFromRun };
+  const changed = queries.filter((query) => query.stale?.length && new Set(query.gold).size > 0);
+  const factChanges = changed.length
+    ? {
+        queries: changed.length,
+        currentFirst: changed.filter((q) => q.gold.includes(run.get(q.qid)?.[0] ?? '')).length / changed.length,
+        staleAbove: changed.reduce((sum, q) => sum + staleAbove(run.get(q.qid) ?? [], q.gold, q.stale!), 0) / changed.length,
+      }
+    : undefined;
+  return { overall: average(all), perCategory, withoutGold, missingFromRun, ...(factChanges ? { factChanges } : {}) };
 }
 
 /** The metrics as a Markdown table: one row for all queries, then one per category. */
@@ -144,5 +172,8 @@ export function metricsTable(metrics: RunMetrics): string {
   const row = (label: string, m: GroupMetrics) => [label, String(m.n), ...METRIC_NAMES.map((name) => m[name].toFixed(3))];
   const rows = [row('all', metrics.overall), ...Object.entries(metrics.perCategory).map(([category, m]) => row(category, m))];
   const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
-  return [line(header), line(header.map((_, i) => (i < 1 ? '---' : '---:'))), ...rows.map(line)].join('\n');
+  const table = [line(header), line(header.map((_, i) => (i < 1 ? '---' : '---:'))), ...rows.map(line)].join('\n');
+  const changes = metrics.factChanges;
+  if (!changes) return table;
+  return `${table}\n\nfacts that changed (${changes.queries} queries with stale_ids): current value first ${changes.currentFirst.toFixed(3)}, a stale value above it ${changes.staleAbove.toFixed(3)}`;
 }

@@ -234,6 +234,6 @@ function metricsFile(options: EvalOptions, depth: number, replay: ReplayResult, 
     failures: replay.failures,
     notes: replay.notes,
     timing,
-    metrics: { overall: metrics.overall, perCategory: metrics.perCategory },
+    metrics: { overall: metrics.overall, perCategory: metrics.perCategory, ...(metrics.factChanges ? { factChanges: metrics.factChanges } : {}) },
   };
 }

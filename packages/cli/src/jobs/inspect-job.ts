@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { namespaceKey } from '@zeromem/core';
+import { namespaceKey, type ProfileEntry } from '@zeromem/core';
 import { STORE_OPTIONS, parseJobArgs, requirePositionals, wholeNumber } from './job-args.ts';
 import { EXIT, printSummary, type JobIo } from './job-error.ts';
 import { JobProgress, formatBytes } from './job-progress.ts';
@@ -10,7 +10,8 @@ export const INSPECT_USAGE = `Usage: zeromem inspect [--user <id>] [--top <n>] [
 
 Prints what the store holds: its file and size, every namespace (or a user's) with its
 record count, content bytes, layers, time span and expired records waiting for a sweep,
-the totals, and the most used tags. A summary for people by default; --json prints it all
+its profile (the current fact of every key, with the day it holds since), the totals, and
+the most used tags. A summary for people by default; --json prints it all
 as one JSON line (with sources per namespace), for scripts.
 
 Options:
@@ -41,7 +42,8 @@ export async function runInspect(args: readonly string[], io: JobIo): Promise<nu
     for (const namespace of namespaces) {
       const { byTag, ...stats } = await memory.stats(namespace); // one read of the namespace's records: counts, sizes and tags
       for (const [tag, count] of Object.entries(byTag)) tags.set(tag, (tags.get(tag) ?? 0) + count);
-      rows.push({ namespace, key: namespaceKey(namespace), ...stats });
+      const profile = await memory.profile(namespace); // the current keyed facts, by key
+      rows.push({ namespace, key: namespaceKey(namespace), ...stats, profile });
       progress.update(rows.length, `${rows.length}/${namespaces.length} namespaces`);
     }
     progress.stop();
@@ -72,10 +74,22 @@ type InspectSummary = {
   contentBytes: number;
   users: number;
   topTags: Array<{ tag: string; count: number }>;
-  byNamespace: Array<{ key: string; count: number; contentBytes: number; byLayer: Record<string, number>; oldestCreatedAt: number | null; newestCreatedAt: number | null; expiredPendingSweep: number }>;
+  byNamespace: Array<{
+    key: string;
+    count: number;
+    contentBytes: number;
+    byLayer: Record<string, number>;
+    oldestCreatedAt: number | null;
+    newestCreatedAt: number | null;
+    expiredPendingSweep: number;
+    profile: ProfileEntry[];
+  }>;
 };
 
-/** The summary as people read it: the totals, one line per namespace, the top tags. */
+/** Longest fact content a profile line shows, in characters. */
+const PROFILE_TEXT = 80;
+
+/** The summary as people read it: the totals, one line per namespace and its profile, the top tags. */
 export function describeStore(summary: InspectSummary): string {
   const day = (time: number | null) => (time === null ? '-' : new Date(time).toISOString().slice(0, 10));
   const lines = [
@@ -89,6 +103,11 @@ export function describeStore(summary: InspectSummary): string {
       const layers = Object.entries(row.byLayer).filter(([, n]) => n > 0).map(([layer, n]) => `${layer} ${n}`).join(', ') || 'empty';
       const expired = row.expiredPendingSweep ? `, ${row.expiredPendingSweep} expired awaiting sweep` : '';
       lines.push(`  ${row.key.padEnd(width)}  ${String(row.count).padStart(7)} records  ${formatBytes(row.contentBytes).padStart(8)}  ${day(row.oldestCreatedAt)} .. ${day(row.newestCreatedAt)}  (${layers}${expired})`);
+      for (const fact of row.profile) {
+        const flat = fact.content.replace(/\s+/g, ' ');
+        const text = flat.length > PROFILE_TEXT ? `${flat.slice(0, PROFILE_TEXT - 1)}…` : flat;
+        lines.push(`    ${fact.key}: ${text} (since ${day(fact.validFrom)})`);
+      }
     }
   }
   if (summary.topTags.length > 0) lines.push('', `top tags: ${summary.topTags.map(({ tag, count }) => `${tag} ${count}`).join(', ')}`);

@@ -37,7 +37,7 @@ export async function buildContext(source: ContextSource, tokenizer: Tokenizer, 
     const candidates = await fetchCandidates(source, opts, layer, fill, count, tokenizer);
     let stop: DropReason | undefined; // session turns stay contiguous: after one does not fit, none older does
     for (const candidate of candidates) {
-      const key = normalizeContent(candidate.item.content);
+      const key = normalizeContent(candidate.content);
       const holder = seen.get(key);
       if (holder !== undefined) {
         drop(candidate, 'duplicate', holder);
@@ -63,7 +63,7 @@ export async function buildContext(source: ContextSource, tokenizer: Tokenizer, 
     else {
       if (opts.trackAccess) {
         for (const layer of opts.layers) {
-          if (layer.layer === 'session') continue;
+          if (layer.layer === 'session' || layer.layer === 'profile') continue;
           await source.countAccess(layer.namespace, fill.chosen.filter((c) => c.layer === layer.layer).map((c) => c.id));
         }
       }
@@ -104,7 +104,7 @@ export async function buildContext(source: ContextSource, tokenizer: Tokenizer, 
 /** The system instructions are always in: a budget or quota too small for them is the caller's mistake. */
 function checkSystemFits(opts: PreparedContext, tokenizer: Tokenizer, count: (text: string) => number): void {
   if (!opts.system.length) return;
-  const parts: ContextParts = { system: opts.system, long_term: [], knowledge: [], session: [] };
+  const parts: ContextParts = { system: opts.system, profile: [], long_term: [], knowledge: [], session: [] };
   const section = count(opts.system.join('\n'));
   const total = Math.max(count(renderText(parts)), countChatTokens(tokenizer, renderMessages(parts)));
   if (total > opts.budget) {

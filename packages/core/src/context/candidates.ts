@@ -1,7 +1,7 @@
 import type { MemoryRecord } from '../model/types.ts';
 import type { Fill, Candidate } from './fill.ts';
 import type { PreparedContext, PreparedLayer } from './options.ts';
-import { itemLine, turnRole } from './render.ts';
+import { itemLine, profileLine, turnRole } from './render.ts';
 import type { ContextSource } from './source.ts';
 import { chatMessageTokens, type Tokenizer } from './tokenizer.ts';
 
@@ -32,14 +32,24 @@ export async function fetchCandidates(
       truncated,
       lineUnit: count(`${itemLine(layer.layer, item)}\n`),
       chatUnit: layer.layer === 'session' ? chatMessageTokens(count, item) : 0,
+      content: record.content,
     };
   };
+  const validity = opts.includeClosed ? { includeClosed: true } : opts.asOf !== undefined ? { asOf: opts.asOf } : {};
+  if (layer.layer === 'profile') {
+    const entries = await source.profile(layer.namespace, opts.asOf !== undefined ? { asOf: opts.asOf } : {});
+    return entries.map((entry) => {
+      const item = { content: profileLine(entry), role: 'system' as const };
+      return { layer: 'profile', id: entry.id, score: null, item, truncated: false, lineUnit: count(`${itemLine('profile', item)}\n`), chatUnit: 0, content: entry.content };
+    });
+  }
   if (layer.layer === 'session') {
     const page = await source.list(layer.namespace, {
       layer: 'session',
       orderBy: 'updatedAt',
       order: 'desc',
       limit: pool,
+      ...validity,
       ...(opts.sessionId !== undefined ? { metadata: { session: opts.sessionId } } : {}),
     });
     const turns = [...page.items].sort((a, b) => b.updatedAt - a.updatedAt || seq(b) - seq(a));
@@ -48,7 +58,7 @@ export async function fetchCandidates(
   const query = opts.query ?? fill.conversation();
   if (query === undefined) {
     // Nothing to be relevant to: the layer's latest memories, as a context for a fresh start.
-    const page = await source.list(layer.namespace, { layer: layer.layer, orderBy: 'updatedAt', order: 'desc', limit: pool });
+    const page = await source.list(layer.namespace, { layer: layer.layer, orderBy: 'updatedAt', order: 'desc', limit: pool, ...validity });
     return page.items.map((record) => make(record, null));
   }
   // Candidates are not accesses; the items kept are counted once the context is final.
@@ -56,6 +66,7 @@ export async function fetchCandidates(
     k: pool,
     layers: [layer.layer],
     trackAccess: false,
+    ...validity,
     ...(opts.now !== undefined ? { now: opts.now } : {}),
   });
   return hits.map((hit) => make(hit.record, hit.score));

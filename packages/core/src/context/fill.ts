@@ -15,6 +15,8 @@ export interface Candidate {
   lineUnit: number;
   /** Its chat message (session turns only). */
   chatUnit: number;
+  /** The memory's own content: what a lower layer must not repeat (a profile line renders it with its key). */
+  content: string;
 }
 
 /** The items chosen so far and their estimated size. */
@@ -32,6 +34,7 @@ export class Fill {
     this.#tokenizer = tokenizer;
     this.#systemUnit = opts.system.length ? count(`${opts.system.join('\n')}\n`) : 0;
     this.#headers = {
+      profile: count(`${SECTION_HEADERS.profile}\n`),
       session: count(`${SECTION_HEADERS.session}\n`),
       long_term: count(`${SECTION_HEADERS.long_term}\n`),
       knowledge: count(`${SECTION_HEADERS.knowledge}\n`),
@@ -89,6 +92,7 @@ export class Fill {
       messages: countChatTokens(this.#tokenizer, messageForm),
       layers: {
         system: parts.system.length ? this.#count(parts.system.join('\n')) : 0,
+        profile: parts.profile.length ? this.#count(renderSection('profile', parts.profile)) : 0,
         session: session.length ? Math.max(this.#count(renderSection('session', session)), sessionChat) : 0,
         long_term: parts.long_term.length ? this.#count(renderSection('long_term', parts.long_term)) : 0,
         knowledge: parts.knowledge.length ? this.#count(renderSection('knowledge', parts.knowledge)) : 0,
@@ -98,7 +102,7 @@ export class Fill {
 
   #parts(chosen: readonly Candidate[]): ContextParts {
     const of = (layer: MemoryLayer) => chosen.filter((c) => c.layer === layer).map((c) => c.item);
-    return { system: this.#opts.system, long_term: of('long_term'), knowledge: of('knowledge'), session: of('session').reverse() };
+    return { system: this.#opts.system, profile: of('profile'), long_term: of('long_term'), knowledge: of('knowledge'), session: of('session').reverse() };
   }
 
   /** A section's size from its lines: header and lines, each with its newline. */
@@ -115,7 +119,7 @@ export class Fill {
 
   /** The larger of the text and chat forms, one token per section separator on top. */
   #totalEstimate(chosen: readonly Candidate[]): number {
-    const inSystem = [this.#systemUnit, this.#sectionEstimate(chosen, 'long_term'), this.#sectionEstimate(chosen, 'knowledge')].filter((n) => n > 0);
+    const inSystem = [this.#systemUnit, this.#sectionEstimate(chosen, 'profile'), this.#sectionEstimate(chosen, 'long_term'), this.#sectionEstimate(chosen, 'knowledge')].filter((n) => n > 0);
     const systemPart = inSystem.reduce((sum, n) => sum + n + 1, 0);
     const session = this.#sectionEstimate(chosen, 'session');
     const text = systemPart + (session ? session + 1 : 0);

@@ -16,6 +16,8 @@ export async function fullHistoryTokens(source: ContextSource, tokenizer: Tokeni
   let total = opts.system.length ? cachedCount(tokenizer, `${opts.system.join('\n')}\n`) + 1 : 0;
   const byNamespace = new Map<string, ReturnType<ContextSource['history']>>();
   for (const layer of opts.layers) {
+    // The profile's facts are memories of another layer, counted there.
+    if (layer.layer === 'profile') continue;
     const key = namespaceKey(layer.namespace);
     if (!byNamespace.has(key)) byNamespace.set(key, source.history(layer.namespace));
     const tally = (await byNamespace.get(key)!)(layer.layer, layer.layer === 'session' ? opts.sessionId : undefined);

@@ -18,6 +18,7 @@ export function maskingSource(source: ContextSource, redactor: Redactor): Contex
       const page = await source.list(namespace, options);
       return { ...page, items: page.items.map(mask) };
     },
+    profile: async (namespace, options) => (await source.profile(namespace, options)).map((entry) => ({ ...entry, content: redactor.maskForContext(entry.content) })),
     countAccess: (namespace, ids) => source.countAccess(namespace, ids),
     // Tallies are numbers only; the full-history figure counts the stored lines, unmasked.
     history: (namespace) => source.history(namespace),

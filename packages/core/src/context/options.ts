@@ -5,13 +5,16 @@ import { checkNamespace, requireNamespace } from '../model/namespace.ts';
 import type { Namespace, TimeInput } from '../model/types.ts';
 import { validateRecall, type ConversationTurn } from '../rank/validate-recall.ts';
 
-/** The layers of a context, in the order they are filled: system first, knowledge last. */
-export type ContextLayer = 'system' | 'session' | 'long_term' | 'knowledge';
+/**
+ * The layers of a context, in the order they are filled: system first, then the profile
+ * (the namespace's current keyed facts), knowledge last.
+ */
+export type ContextLayer = 'system' | 'profile' | 'session' | 'long_term' | 'knowledge';
 /** All {@link ContextLayer} values, in fill order. */
-export const CONTEXT_LAYERS: readonly ContextLayer[] = ['system', 'session', 'long_term', 'knowledge'];
+export const CONTEXT_LAYERS: readonly ContextLayer[] = ['system', 'profile', 'session', 'long_term', 'knowledge'];
 /** The layers filled from stored memories. */
 export type MemoryLayer = Exclude<ContextLayer, 'system'>;
-const MEMORY_LAYERS: readonly MemoryLayer[] = ['session', 'long_term', 'knowledge'];
+const MEMORY_LAYERS: readonly MemoryLayer[] = ['profile', 'session', 'long_term', 'knowledge'];
 
 /** Largest total budget, in tokens. */
 export const MAX_BUDGET = 1_000_000;
@@ -19,12 +22,12 @@ export const MAX_BUDGET = 1_000_000;
 export const MAX_LAYER_ITEMS = 1000;
 /** Default total budget. */
 export const DEFAULT_BUDGET = 2000;
-/** Default item quotas: enough turns for a conversation, a screenful of recalled facts. */
-export const DEFAULT_MAX_ITEMS: Readonly<Record<MemoryLayer, number>> = Object.freeze({ session: 50, long_term: 20, knowledge: 20 });
+/** Default item quotas: a profile's facts, enough turns for a conversation, a screenful of recalled facts. */
+export const DEFAULT_MAX_ITEMS: Readonly<Record<MemoryLayer, number>> = Object.freeze({ profile: 20, session: 50, long_term: 20, knowledge: 20 });
 
 /** A memory layer's share of the context. Unset quotas are the defaults; tokens default to the whole budget. */
 export interface LayerQuota {
-  /** Most items, 0..1000. Defaults: session 50, long_term 20, knowledge 20. */
+  /** Most items, 0..1000. Defaults: profile 20, session 50, long_term 20, knowledge 20. */
   maxItems?: number;
   /** Most tokens of the layer's rendered section, header included. Default: the total budget. */
   maxTokens?: number;
@@ -46,9 +49,14 @@ export interface BuildContextOptions {
   system?: string | string[];
   /** Only this session's turns (`metadata.session`) form the session layer. Default: every live session-layer memory. */
   sessionId?: string;
-  /** Per-layer quotas; `false` leaves a memory layer out. `system` takes only `maxTokens`. */
+  /**
+   * Per-layer quotas; `false` leaves a memory layer out. `system` takes only `maxTokens`.
+   * `profile` holds the namespace's current keyed facts (`key: content (since date)`), first;
+   * a fact in it is never repeated in a lower layer.
+   */
   layers?: {
     system?: { maxTokens?: number };
+    profile?: LayerQuota | false;
     session?: LayerQuota | false;
     long_term?: LayerQuota | false;
     knowledge?: LayerQuota | false;
@@ -59,6 +67,10 @@ export interface BuildContextOptions {
   fullHistory?: boolean;
   /** Count the long-term and knowledge memories that made it into the context as accesses (heat), as recall hits are. Default true. */
   trackAccess?: boolean;
+  /** Keyed facts as they held at this time (profile and recalled layers). Default: now. */
+  asOf?: TimeInput;
+  /** Closed versions of keyed facts may be recalled too (the profile stays current). Default false. */
+  includeClosed?: boolean;
 }
 
 /** A memory layer after validation. */
@@ -83,9 +95,12 @@ export interface PreparedContext {
   maxItemTokens: number | undefined;
   fullHistory: boolean;
   trackAccess: boolean;
+  /** Time keyed facts must hold at (epoch ms), as given; undefined: now. */
+  asOf: number | undefined;
+  includeClosed: boolean;
 }
 
-const FIELDS = ['namespace', 'query', 'now', 'budget', 'system', 'sessionId', 'layers', 'maxItemTokens', 'fullHistory', 'trackAccess'] as const;
+const FIELDS = ['namespace', 'query', 'now', 'budget', 'system', 'sessionId', 'layers', 'maxItemTokens', 'fullHistory', 'trackAccess', 'asOf', 'includeClosed'] as const;
 
 /**
  * Validates buildContext options against the memory's limits; every problem is reported
@@ -108,6 +123,9 @@ export function validateContextOptions(options: unknown, limits: Limits): Prepar
   const maxItemTokens = options.maxItemTokens === undefined ? undefined : checkCount(options.maxItemTokens, 'maxItemTokens', 1, MAX_BUDGET, issues);
   const fullHistory = checkBoolean(options.fullHistory, 'fullHistory', true, issues);
   const trackAccess = checkBoolean(options.trackAccess, 'trackAccess', true, issues);
+  const asOf = options.asOf === undefined ? undefined : checkTime(options.asOf, 'asOf', issues);
+  const includeClosed = checkBoolean(options.includeClosed, 'includeClosed', false, issues);
+  if (options.asOf !== undefined && includeClosed === true) issues.add('includeClosed', 'give asOf (the facts that held then) or includeClosed (every version), not both');
   const total = budget ?? DEFAULT_BUDGET;
   let systemMaxTokens = total;
   const layers: PreparedLayer[] = [];
@@ -152,6 +170,8 @@ export function validateContextOptions(options: unknown, limits: Limits): Prepar
     maxItemTokens,
     fullHistory: fullHistory!,
     trackAccess: trackAccess!,
+    asOf,
+    includeClosed: includeClosed!,
   };
 }
 

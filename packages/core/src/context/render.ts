@@ -4,6 +4,7 @@ import type { ChatMessage } from './tokenizer.ts';
 
 /** Section headers of the recalled layers and the conversation. */
 export const SECTION_HEADERS: Readonly<Record<MemoryLayer, string>> = Object.freeze({
+  profile: '## Profile',
   long_term: '## Long-term memory',
   knowledge: '## Knowledge',
   session: '## Conversation',
@@ -29,18 +30,27 @@ export function renderSection(layer: MemoryLayer, items: readonly RenderItem[]):
 /** The parts of a context, in the order they are rendered. */
 export interface ContextParts {
   system: readonly string[];
+  /** The current keyed facts, by key. */
+  profile: readonly RenderItem[];
   long_term: readonly RenderItem[];
   knowledge: readonly RenderItem[];
   /** Oldest first. */
   session: readonly RenderItem[];
 }
 
-/** The system message: instructions, then the recalled memories. */
+/** The system message: instructions, the profile, then the recalled memories. */
 function systemContent(parts: ContextParts): string {
-  return [parts.system.join('\n'), renderSection('long_term', parts.long_term), renderSection('knowledge', parts.knowledge)].filter(Boolean).join('\n\n');
+  return [parts.system.join('\n'), renderSection('profile', parts.profile), renderSection('long_term', parts.long_term), renderSection('knowledge', parts.knowledge)]
+    .filter(Boolean)
+    .join('\n\n');
 }
 
-/** The text form: instructions, long-term memory, knowledge, then the conversation. */
+/** The line content of a profile fact: `key: content (since YYYY-MM-DD)`, the date in UTC. */
+export function profileLine(entry: { key: string; content: string; validFrom: number }): string {
+  return `${entry.key}: ${entry.content} (since ${new Date(entry.validFrom).toISOString().slice(0, 10)})`;
+}
+
+/** The text form: instructions, profile, long-term memory, knowledge, then the conversation. */
 export function renderText(parts: ContextParts): string {
   return [systemContent(parts), renderSection('session', parts.session)].filter(Boolean).join('\n\n');
 }

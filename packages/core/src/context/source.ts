@@ -1,4 +1,4 @@
-import type { Layer, ListOptions, ListPage, Namespace } from '../model/types.ts';
+import type { Layer, ListOptions, ListPage, Namespace, ProfileEntry } from '../model/types.ts';
 import type { ConversationTurn } from '../rank/validate-recall.ts';
 import type { RecallResult } from '../rank/recall-result.ts';
 import type { HistoryTally } from './history-counts.ts';
@@ -12,8 +12,10 @@ export interface ContextSource {
   recall(
     namespace: Namespace,
     query: string | ConversationTurn[],
-    options: { k: number; layers: Layer[]; now?: number; trackAccess: boolean },
+    options: { k: number; layers: Layer[]; now?: number; trackAccess: boolean; asOf?: number; includeClosed?: boolean },
   ): Promise<RecallResult>;
+  /** The namespace's current keyed facts (at `asOf`), by key. */
+  profile(namespace: Namespace, options: { asOf?: number }): Promise<ProfileEntry[]>;
   list(namespace: Namespace, options: ListOptions): Promise<ListPage>;
   /**
    * The full-history tallies of a namespace, caught up to now: for a layer (the session

@@ -139,12 +139,22 @@ export class IndexManager {
     if (entries.length === 0) return index;
     const ids = [...new Set(entries.map((entry) => entry.id))];
     const model = this.#modelId();
-    const { rows, live, vectors } = await this.#store.read(async (tx) => {
+    const { rows, live, vectors, siblings } = await this.#store.read(async (tx) => {
       const rows = await tx.getRecords(ids.map((id) => [ns, id] as const));
       const live = rows.filter((row): row is RecordRow => row !== undefined);
       const vectors = model ? await tx.getVectors(model, live.map((row) => row.contentHash)) : [];
-      return { rows, live, vectors };
+      // A version of a fact key came or went: the other versions' intervals were derived
+      // again without an audit entry of their own (write/settle-keys.ts).
+      const keys = new Set<string>();
+      rows.forEach((row, i) => {
+        const factKey = row ? row.key : index.records.get(ids[i]!)?.key;
+        if (factKey) keys.add(factKey);
+      });
+      const siblings: RecordRow[] = [];
+      for (const factKey of keys) siblings.push(...(await tx.recordsByKey(ns, factKey)));
+      return { rows, live, vectors, siblings };
     });
+    for (const row of siblings) if (index.records.has(row.id)) index.upsert(fromRow(row));
     const changedIds = new Set<string>();
     let snapshotDropped = false; // a forget, expiry or content change deletes the stored snapshot
     rows.forEach((row, i) => {

@@ -20,6 +20,8 @@ export class NamespaceIndex {
   changesSinceSnapshot = 0;
   /** Records in the cold tier. */
   #cold = 0;
+  /** Keyed facts (their validity is checked per hit). */
+  #keyed = 0;
   /** No record expires before this (epoch ms): the earliest `expiresAt` ever indexed, a lower bound; Infinity while none had one. */
   #expiresNotBefore = Number.POSITIVE_INFINITY;
 
@@ -70,7 +72,7 @@ export class NamespaceIndex {
       this.text.remove(record.id);
       this.vectors?.remove(record.id);
     }
-    this.text.addMany([{ id: record.id, content: record.content }]);
+    this.text.addMany([{ id: record.id, content: searchText(record) }]);
     return true;
   }
 
@@ -81,7 +83,7 @@ export class NamespaceIndex {
       this.turns.add(record);
       this.#count(record, 1);
     }
-    this.text.addMany(records.map((record) => ({ id: record.id, content: record.content })));
+    this.text.addMany(records.map((record) => ({ id: record.id, content: searchText(record) })));
   }
 
   /**
@@ -116,9 +118,15 @@ export class NamespaceIndex {
     return (includeCold || this.#cold === 0) && now < this.#expiresNotBefore;
   }
 
-  /** Keeps the cold count and the expiry bound of {@link allLive} as a record comes (+1) or goes (−1). */
+  /** True when the index holds a keyed fact: then recall checks each hit's validity. */
+  hasKeyedFacts(): boolean {
+    return this.#keyed > 0;
+  }
+
+  /** Keeps the cold and keyed counts and the expiry bound of {@link allLive} as a record comes (+1) or goes (−1). */
   #count(record: MemoryRecord, delta: 1 | -1): void {
     if (record.tier === 'cold') this.#cold += delta;
+    if (record.key) this.#keyed += delta;
     if (delta > 0 && record.expiresAt !== null && record.expiresAt < this.#expiresNotBefore) this.#expiresNotBefore = record.expiresAt;
   }
 
@@ -134,4 +142,13 @@ export class NamespaceIndex {
     this.vectors ??= new VectorIndex(vector.length, Math.max(64, this.records.size));
     this.vectors.set(id, vector);
   }
+}
+
+/**
+ * What BM25 indexes of a record: its content, and a keyed fact's key as words
+ * (`work.employer` -> "work employer"): the key names what the fact is about, the words a
+ * question uses ("Where does the user work?") when the fact only states the value.
+ */
+export function searchText(record: Pick<MemoryRecord, 'content' | 'key'>): string {
+  return record.key ? `${record.content}\n${record.key.replace(/[._-]+/g, ' ')}` : record.content;
 }

@@ -9,6 +9,7 @@ import { readOptions, resolveActor } from '../write/context.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
 import { mergeRecords } from './merge-records.ts';
 import { groupNearDuplicates, type Candidate } from './near-duplicates.ts';
+import { suggestAmong, type ConsolidateSuggestion } from './suggest-updates.ts';
 
 /**
  * Default cosine threshold. Measured with the bundled `zeromem-static-en` model
@@ -48,6 +49,12 @@ export interface ConsolidateResult {
   groups: ConsolidationGroup[];
   /** Groups not merged because a member changed or went away while planning (merge again to retry). */
   skipped: ConsolidationGroup[];
+  /**
+   * Pairs that read as one statement with another value (a number, date, name or
+   * negation): never merged, only reported; `by` may be a new value of `id`. Confirm by
+   * writing it as a keyed fact, or update or forget the old one.
+   */
+  suggestedUpdates: ConsolidateSuggestion[];
 }
 
 /**
@@ -73,7 +80,8 @@ export async function consolidate(ctx: LifecycleContext, namespace: unknown, opt
   const now = ctx.clock.now();
   const model = ctx.embedder?.modelId;
   const candidates = await ctx.store.read(async (tx) => {
-    const rows = (await tx.namespaceRecords(ns.key)).filter((row) => !isExpired(row, now));
+    // Keyed facts are versions of a key, not duplicates: they are never merged.
+    const rows = (await tx.namespaceRecords(ns.key)).filter((row) => !isExpired(row, now) && !row.key);
     const vectors = model ? await tx.getVectors(model, rows.map((row) => row.contentHash)) : [];
     return rows.map((row, i): Candidate => ({ record: fromRow(row), vector: vectors[i]?.vector }));
   });
@@ -88,7 +96,12 @@ export async function consolidate(ctx: LifecycleContext, namespace: unknown, opt
     };
   });
   const strip = ({ versions: _versions, ...group }: ConsolidationGroup & { versions: Map<string, number> }): ConsolidationGroup => group;
-  if (dryRun || planned.length === 0) return { dryRun, threshold, groups: planned.map(strip), skipped: [] };
+  const suggestedUpdates = suggestAmong(
+    candidates.map((c) => c.record),
+    (i) => candidates[i]!.vector,
+    threshold,
+  );
+  if (dryRun || planned.length === 0) return { dryRun, threshold, groups: planned.map(strip), skipped: [], suggestedUpdates };
 
   const outcome = await ctx.store.write(async (tx) => {
     const done: ConsolidationGroup[] = [];
@@ -112,5 +125,5 @@ export async function consolidate(ctx: LifecycleContext, namespace: unknown, opt
     return { done, skipped };
   });
   await ctx.copies.purgeRecords(outcome.done.flatMap((group) => group.mergedIds.map((id) => ({ ns: ns.key, id }))));
-  return { dryRun, threshold, groups: outcome.done, skipped: outcome.skipped };
+  return { dryRun, threshold, groups: outcome.done, skipped: outcome.skipped, suggestedUpdates };
 }

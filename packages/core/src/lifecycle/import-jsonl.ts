@@ -9,6 +9,7 @@ import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
 import { readOptions, resolveActor } from '../write/context.ts';
 import { raiseOnDuplicate } from '../write/duplicate.ts';
 import { enforceQuota } from '../write/quota.ts';
+import { factKeysOf, settleKeys } from '../write/settle-keys.ts';
 import type { ExportHeader } from './jsonl-format.ts';
 import { parseHeader, parseRecordLine, type ParsedLine } from './import-line.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
@@ -128,6 +129,8 @@ async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[],
     const hashKeys = unique(items.map((item) => [item.record.namespaceKey, item.record.contentHash]));
     const twins = new Map<string, RecordRow[]>();
     for (const row of await tx.recordsByContentHash(hashKeys)) {
+      // Versions of a fact key are one by id only (a key may come back to an earlier value).
+      if (row.key) continue;
       const group = twins.get(key(row.ns, row.contentHash));
       if (group) group.push(row);
       else twins.set(key(row.ns, row.contentHash), [row]);
@@ -142,7 +145,7 @@ async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[],
         conflicts.push({ line: item.line, issues: [{ path: 'record.id', message: `a different memory already has id "${record.id}" in this namespace` }] });
         continue;
       }
-      const twin = holder ?? lookup(byHash, key(ns, record.contentHash), storedByHash, now, expired);
+      const twin = holder ?? (record.key === null ? lookup(byHash, key(ns, record.contentHash), storedByHash, now, expired) : undefined);
       if (item.vector !== undefined) vectorHashes.set(record.contentHash, item.vector);
       if (twin) {
         deduplicated++;
@@ -157,7 +160,7 @@ async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[],
       const row = toRow(record);
       added.set(key(ns, record.id), row);
       byId.set(key(ns, record.id), row);
-      byHash.set(key(ns, record.contentHash), row);
+      if (record.key === null) byHash.set(key(ns, record.contentHash), row);
     }
     if (conflicts.length && !skipInvalid) throw linesError(conflicts.map((c) => ({ ...c, code: 'CONFLICT' as const })), 'Import conflicts with stored memories', 'CONFLICT');
     // Expired rows found in the way are deleted first, as sweep() would.
@@ -168,6 +171,7 @@ async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[],
     for (const row of added.values()) audit.push({ ns: row.ns, op: 'remember', id: row.id, namespace: row.namespace, at: now, actor });
     for (const row of raised.values()) audit.push({ ns: row.ns, op: 'update', id: row.id, namespace: row.namespace, at: now, actor });
     await tx.appendAudit(audit);
+    const settled = new Map((await settleKeys(tx, factKeysOf([...added.values(), ...expired.values()]))).map((row) => [row.id, row]));
     if (header.vectors && vectorHashes.size) {
       const model = header.vectors.model;
       const keys = [...vectorHashes.keys()];
@@ -175,7 +179,7 @@ async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[],
       await tx.putVectors(keys.filter((_, i) => !stored[i]).map((hash) => ({ model, hash, vector: vectorHashes.get(hash)! })));
     }
     const deleted = [...expired.values()].map((row) => ({ ns: row.ns, id: row.id }));
-    return { added: [...added.values()].map(fromRow), deduplicated, conflicts, deleted };
+    return { added: [...added.values()].map((row) => fromRow(settled.get(row.id) ?? row)), deduplicated, conflicts, deleted };
   });
 }
 

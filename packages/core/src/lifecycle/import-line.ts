@@ -10,6 +10,12 @@ const RECORD_KEYS = [
   'id', 'namespace', 'namespaceKey', 'content', 'source', 'layer', 'tags', 'metadata', 'importance', 'createdAt',
   'updatedAt', 'expiresAt', 'accessCount', 'lastAccessedAt', 'contentHash', 'version', 'tier', 'mergedFrom',
 ] as const;
+/**
+ * Keyed facts' fields, absent from exports written before them (an unkeyed memory). The
+ * derived `validUntil` and `closedBy` are read back but derived again on import from the
+ * versions the store then holds (write/settle-keys.ts).
+ */
+const FACT_KEYS = ['key', 'validFrom', 'validUntil', 'closedBy', 'statedUntil'] as const;
 
 /** A record line that passed every check but the content hash (async, done by the caller). */
 export interface ParsedLine {
@@ -65,12 +71,13 @@ export function parseRecordLine(text: string, header: ExportHeader, limits: Limi
   }
   checkKnownKeys(value, ['record', 'vector'], '', issues);
   const raw = value.record;
-  checkKnownKeys(raw, RECORD_KEYS, 'record', issues);
+  checkKnownKeys(raw, [...RECORD_KEYS, ...FACT_KEYS], 'record', issues);
   for (const key of RECORD_KEYS) if (!(key in raw)) issues.add(join('record', key), 'is missing');
   if (!issues.ok) return undefined;
 
+  const fact = raw.key === undefined || raw.key === null ? {} : { key: raw.key, validFrom: raw.validFrom ?? undefined, validUntil: raw.statedUntil ?? undefined };
   const checked = validateRemember(
-    { namespace: raw.namespace, content: raw.content, id: raw.id, source: raw.source, layer: raw.layer, tags: raw.tags, metadata: raw.metadata, importance: raw.importance, createdAt: raw.createdAt, expiresAt: raw.expiresAt ?? undefined },
+    { namespace: raw.namespace, content: raw.content, id: raw.id, source: raw.source, layer: raw.layer, tags: raw.tags, metadata: raw.metadata, importance: raw.importance, createdAt: raw.createdAt, expiresAt: raw.expiresAt ?? undefined, ...fact },
     limits,
     0, // expiry is judged by the importer (expired records are skipped, not bad)
   );
@@ -105,6 +112,8 @@ export function parseRecordLine(text: string, header: ExportHeader, limits: Limi
       version: raw.version as number,
       tier: tier!,
       mergedFrom,
+      validUntil: prepared.statedUntil,
+      closedBy: null,
     },
     vector,
   };

@@ -1,4 +1,5 @@
 import type { MemoryRecord } from '../model/types.ts';
+import { statedValues, valueDifferences } from './value-differences.ts';
 
 /** A record and its stored unit vector (`null`/`undefined`: none, compared by loose text instead). */
 export interface Candidate {
@@ -36,12 +37,14 @@ export function tagsOverlap(a: readonly string[], b: readonly string[]): boolean
  * record not yet grouped starts a group, and every later ungrouped record that is a
  * near-duplicate of all members so far joins it (complete linkage: no chains of
  * "similar to the previous one"). Near-duplicates share the layer, have overlapping
- * tags, and have cosine similarity >= `threshold` (both with vectors) or equal
- * {@link looseText} (otherwise). Only groups of two or more are returned.
+ * tags, state the same values (value-differences.ts), and have cosine similarity >=
+ * `threshold` (both with vectors) or equal {@link looseText} (otherwise). Only groups of two or more are returned.
  */
 export function groupNearDuplicates(candidates: readonly Candidate[], threshold: number): NearDuplicateGroup[] {
   const sorted = [...candidates].sort((a, b) => a.record.createdAt - b.record.createdAt || (a.record.id < b.record.id ? -1 : a.record.id > b.record.id ? 1 : 0));
   const loose = sorted.map((c) => looseText(c.record.content));
+  // Two memories that state different values are a possible update, never one fact.
+  const values = sorted.map((c) => statedValues(c.record.content));
   // Text matches by bucket (linear); vector matches by a scan of the packed vectors (quadratic, tight loop).
   const buckets = new Map<string, number[]>();
   loose.forEach((text, i) => {
@@ -65,7 +68,7 @@ export function groupNearDuplicates(candidates: readonly Candidate[], threshold:
   const compare = (i: number, j: number): number | null | false => {
     const a = sorted[i]!.record;
     const b = sorted[j]!.record;
-    if (a.layer !== b.layer || !tagsOverlap(a.tags, b.tags)) return false;
+    if (a.layer !== b.layer || !tagsOverlap(a.tags, b.tags) || valueDifferences(values[i]!, values[j]!).length) return false;
     if (hasVector[i] && hasVector[j]) {
       const score = cosine(i, j);
       return score >= threshold ? score : false;

@@ -66,6 +66,22 @@ export interface MemoryRecord {
   tier: Tier;
   /** Ids of the records `consolidate()` merged into this one; empty otherwise. */
   mergedFrom: string[];
+  /**
+   * The fact's key (`contact.channel`) when it was written as a keyed fact, else `null`.
+   * The versions of one key in a namespace follow each other in time: see {@link validFrom}.
+   */
+  key: string | null;
+  /** Keyed facts: from when the fact holds (epoch ms); `null` for unkeyed memories. */
+  validFrom: number | null;
+  /**
+   * Keyed facts: until when the fact held (exclusive), `null` while it still holds. Derived:
+   * the next version's `validFrom`, or the end its writer stated, whichever is earlier.
+   */
+  validUntil: number | null;
+  /** Keyed facts: the id of the version that closed this one, `null` while open (or ended by its stated end). */
+  closedBy: string | null;
+  /** Keyed facts: the end its writer stated (`validUntil` on remember), or `null`; what `validUntil` is derived from with the next version. */
+  statedUntil: number | null;
 }
 
 /** What `remember` takes. Only `namespace` and `content` are required. */
@@ -88,6 +104,48 @@ export interface RememberInput {
   expiresAt?: TimeInput;
   /** Expiry relative to now (or to `createdAt` when given). */
   ttl?: Duration;
+  /**
+   * Makes this memory a keyed fact: a dotted key such as `contact.channel` (segments of
+   * `a-z`, `0-9`, `_`, `-`, joined by `.`, at most 128 bytes). The new fact closes the
+   * version of the key that held until now, in the same transaction.
+   */
+  key?: string;
+  /** Keyed facts only: from when the fact holds. Default: `createdAt`. Earlier than the current version's: a backdated version, closed by the next one. */
+  validFrom?: TimeInput;
+  /** Keyed facts only: when the fact stopped holding, for facts learned late (after `validFrom`). */
+  validUntil?: TimeInput;
+}
+
+/** Reading "as of" a time: which keyed facts a read returns. Unkeyed memories always pass. */
+export interface ValidityOptions {
+  /** Only keyed facts that held at this time. Default: now. */
+  asOf?: TimeInput;
+  /** Every version of every key, closed ones too (not with `asOf`). Default false. */
+  includeClosed?: boolean;
+}
+
+/** One current fact of a namespace's profile (see `profile()`). */
+export interface ProfileEntry {
+  key: string;
+  content: string;
+  /** The record id of this version. */
+  id: string;
+  /** Since when it holds (epoch ms). */
+  validFrom: number;
+}
+
+/**
+ * An unkeyed memory that looks like a new value of a live one: near-duplicate by the
+ * consolidation measure, but differing in a number, date, name or negation. Nothing is
+ * closed on a guess: confirm it by writing the fact with a key, or `update` / `forget`.
+ */
+export interface SuggestedUpdate {
+  /** The live memory this one may replace. */
+  id: string;
+  /** Why, in a sentence. */
+  reason: string;
+  /** What differs: `number`, `date`, `name`, `negation`. */
+  differs: Array<'number' | 'date' | 'name' | 'negation'>;
 }
 
 /** A partial change to a record. Fields left out stay as they are; `metadata` and `tags` are replaced whole. */
@@ -118,10 +176,12 @@ export interface RecordFilter {
   createdAt?: { from?: TimeInput; to?: TimeInput };
   /** `from` inclusive, `to` exclusive. */
   updatedAt?: { from?: TimeInput; to?: TimeInput };
+  /** Only the versions of this fact key (every version, for `forgetWhere`). */
+  key?: string;
 }
 
 /** Options of `list`. */
-export interface ListOptions extends RecordFilter {
+export interface ListOptions extends RecordFilter, ValidityOptions {
   /** Default `"createdAt"`. */
   orderBy?: 'createdAt' | 'updatedAt';
   /** Default `"desc"` (newest first). */
@@ -170,6 +230,10 @@ export interface RememberResult {
   record: MemoryRecord;
   /** With `redaction` on: what was masked or hashed before storing (absent when nothing was). */
   redacted?: RedactionCount[];
+  /** Keyed facts: the ids of the versions this write closed (empty otherwise). */
+  closed: string[];
+  /** Unkeyed writes: live memories this one may be a new value of (empty when none). */
+  suggestedUpdates: SuggestedUpdate[];
 }
 
 /** Per-call options of writes. */
@@ -263,6 +327,15 @@ export interface ReplicatedRecord {
   version: number;
   /** Ids consolidation merged into this record (its provenance travels with it). */
   mergedFrom: string[];
+  /** The fact key, or null for an unkeyed memory. */
+  key: string | null;
+  /** Keyed facts: from when it holds. */
+  validFrom: number | null;
+  /**
+   * Keyed facts: the end its writer stated, or null. The end a later version gives is not
+   * sent: every replica derives it from the versions it holds (the same rule everywhere).
+   */
+  statedUntil: number | null;
 }
 
 /** One change from another replica: a record state to hold, or a record to forget. */

@@ -12,11 +12,15 @@ import {
   join,
 } from './checks.ts';
 import type { Limits } from './limits.ts';
+import { FACT_KEY_RULE, isFactKey } from './validity.ts';
 import { checkMetadataQuery, type MetadataPredicate } from './metadata-query.ts';
 import { LAYERS, SOURCES, type Layer, type Source } from './types.ts';
 
-const FILTER_FIELDS = ['tags', 'metadata', 'where', 'source', 'layer', 'createdAt', 'updatedAt'] as const;
-const LIST_FIELDS = [...FILTER_FIELDS, 'orderBy', 'order', 'limit', 'cursor'] as const;
+const FILTER_FIELDS = ['tags', 'metadata', 'where', 'source', 'layer', 'createdAt', 'updatedAt', 'key'] as const;
+/** The fields of {@link ValidityOptions}, which reads take and forgets do not. */
+export const VALIDITY_FIELDS = ['asOf', 'includeClosed'] as const;
+const COUNT_FIELDS = [...FILTER_FIELDS, ...VALIDITY_FIELDS] as const;
+const LIST_FIELDS = [...COUNT_FIELDS, 'orderBy', 'order', 'limit', 'cursor'] as const;
 
 /** A validated {@link RecordFilter}. Times are epoch ms; `to` is exclusive. */
 export interface PreparedFilter {
@@ -30,6 +34,10 @@ export interface PreparedFilter {
   layers?: ReadonlySet<Layer>;
   created?: { from: number; to: number };
   updated?: { from: number; to: number };
+  /** Only versions of this fact key. */
+  key?: string;
+  /** Only keyed facts valid at this time (unkeyed memories always pass); absent: every version. */
+  validAt?: number;
 }
 
 /** Validated {@link ListOptions}. */
@@ -55,12 +63,42 @@ export function validateFilter(value: unknown, limits: Limits, what = 'filter'):
 }
 
 /**
+ * Validates a filter of a read (`count`): with `asOf` / `includeClosed`, which say at
+ * what time keyed facts must hold (default `now`).
+ */
+export function validateReadFilter(value: unknown, limits: Limits, now: number, what = 'filter'): PreparedFilter {
+  const issues = new IssueList();
+  const filter = checkFilter(value, COUNT_FIELDS, limits, issues);
+  const validAt = checkValidity(value, now, '', issues);
+  if (!issues.ok) throw invalidInput(what, issues.items);
+  return validAt === undefined ? filter : { ...filter, validAt };
+}
+
+/**
+ * Reads `asOf` and `includeClosed` of a read's options: the time keyed facts must hold
+ * at (`asOf`, default `now`), or undefined for every version (`includeClosed: true`).
+ */
+export function checkValidity(value: unknown, now: number, path: string, issues: IssueList): number | undefined {
+  if (!isPlainObject(value)) return now;
+  const { asOf, includeClosed } = value;
+  if (includeClosed !== undefined && typeof includeClosed !== 'boolean') issues.add(join(path, 'includeClosed'), `must be a boolean, got ${describe(includeClosed)}`);
+  if (includeClosed === true && asOf !== undefined) {
+    issues.add(join(path, 'includeClosed'), 'give asOf (the facts that held then) or includeClosed (every version), not both');
+    return undefined;
+  }
+  if (includeClosed === true) return undefined;
+  return asOf === undefined ? now : checkTime(asOf, join(path, 'asOf'), issues);
+}
+
+/**
  * Validates list options; throws INVALID_INPUT listing every problem. `scope` identifies
  * the list (namespace and filter): a cursor only continues the list it came from.
  */
-export function validateListOptions(value: unknown, limits: Limits, scope = ''): PreparedList {
+export function validateListOptions(value: unknown, limits: Limits, scope: string, now: number): PreparedList {
   const issues = new IssueList();
   const filter = checkFilter(value, LIST_FIELDS, limits, issues);
+  const validAt = checkValidity(value, now, '', issues);
+  if (validAt !== undefined) filter.validAt = validAt;
   const options = (isPlainObject(value) ? value : {}) as Record<string, unknown>;
   const orderBy = options.orderBy === undefined ? 'createdAt' : checkEnum(options.orderBy, ['createdAt', 'updatedAt'] as const, 'orderBy', issues);
   const order = options.order === undefined ? 'desc' : checkEnum(options.order, ['asc', 'desc'] as const, 'order', issues);
@@ -163,6 +201,10 @@ function checkFilter(value: unknown, known: readonly string[], limits: Limits, i
     const from = range.from === undefined ? 0 : checkTime(range.from, join(field, 'from'), issues);
     const to = range.to === undefined ? Number.POSITIVE_INFINITY : checkTime(range.to, join(field, 'to'), issues);
     if (from !== undefined && to !== undefined) filter[field === 'createdAt' ? 'created' : 'updated'] = { from, to };
+  }
+  if (value.key !== undefined) {
+    if (isFactKey(value.key)) filter.key = value.key;
+    else issues.add('key', `${FACT_KEY_RULE}, got ${describe(value.key)}`);
   }
   return filter;
 }

@@ -15,6 +15,7 @@ import {
 } from './checks.ts';
 import type { Limits } from './limits.ts';
 import { checkNamespace } from './namespace.ts';
+import { FACT_KEY_RULE, isFactKey } from './validity.ts';
 import { LAYERS, SOURCES, type JsonObject, type Layer, type Namespace, type Source } from './types.ts';
 
 const REMEMBER_FIELDS = [
@@ -29,6 +30,9 @@ const REMEMBER_FIELDS = [
   'createdAt',
   'expiresAt',
   'ttl',
+  'key',
+  'validFrom',
+  'validUntil',
 ] as const;
 
 /** A `remember` input after validation, with defaults applied. */
@@ -44,6 +48,12 @@ export interface PreparedRemember {
   importance: number;
   createdAt: number;
   expiresAt: number | null;
+  /** The fact key, or null for an unkeyed memory. */
+  key: string | null;
+  /** Keyed facts: from when it holds (default createdAt); null for unkeyed. */
+  validFrom: number | null;
+  /** Keyed facts: the end the writer stated, or null. */
+  statedUntil: number | null;
 }
 
 /** The outcome of validating one input. */
@@ -86,6 +96,20 @@ export function validateRemember(input: unknown, limits: Limits, now: number): C
   if (expiresAt !== null && expiresAt !== undefined && expiresAt <= now) {
     issues.add(input.ttl !== undefined ? 'ttl' : 'expiresAt', 'is already past: the memory would be expired before it is stored');
   }
+  const key = input.key === undefined ? null : isFactKey(input.key) ? input.key : (issues.add('key', `${FACT_KEY_RULE}, got ${describe(input.key)}`), null);
+  let validFrom: number | null = null;
+  let statedUntil: number | null = null;
+  if (input.key === undefined) {
+    for (const field of ['validFrom', 'validUntil'] as const) {
+      if (input[field] !== undefined) issues.add(field, 'is only for keyed facts: give a key too (or leave it out)');
+    }
+  } else {
+    validFrom = input.validFrom === undefined ? (createdAt ?? now) : (checkTime(input.validFrom, 'validFrom', issues) ?? null);
+    if (input.validUntil !== undefined) {
+      statedUntil = checkTime(input.validUntil, 'validUntil', issues) ?? null;
+      if (statedUntil !== null && validFrom !== null && statedUntil <= validFrom) issues.add('validUntil', 'must be later than validFrom');
+    }
+  }
   if (!issues.ok || !ns) {
     return { ok: false, code: missingNamespace ? 'NAMESPACE_REQUIRED' : 'INVALID_INPUT', issues: issues.items };
   }
@@ -103,6 +127,9 @@ export function validateRemember(input: unknown, limits: Limits, now: number): C
       importance: importance!,
       createdAt: createdAt!,
       expiresAt: expiresAt!,
+      key,
+      validFrom,
+      statedUntil,
     },
   };
 }

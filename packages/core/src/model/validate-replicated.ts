@@ -1,7 +1,8 @@
 import type { InputIssue } from './errors.ts';
 import { IssueList, checkIdList, checkContent, checkEnum, checkId, checkKnownKeys, checkMetadata, checkTags, checkTime, checkUnitInterval, describe, isPlainObject } from './checks.ts';
 import type { Limits } from './limits.ts';
-import { REPLICATED_FIELDS } from './replicated-state.ts';
+import { OPTIONAL_REPLICATED_FIELDS, REPLICATED_FIELDS } from './replicated-state.ts';
+import { FACT_KEY_RULE, isFactKey } from './validity.ts';
 import { LAYERS, SOURCES, type ReplicatedRecord } from './types.ts';
 
 
@@ -16,7 +17,7 @@ export function validateReplicated(value: unknown, limits: Limits): { ok: true; 
     return { ok: false, issues: issues.items };
   }
   checkKnownKeys(value, REPLICATED_FIELDS, '', issues);
-  for (const field of REPLICATED_FIELDS) if (value[field] === undefined) issues.add(field, 'is required in a replicated record');
+  for (const field of REPLICATED_FIELDS) if (value[field] === undefined && !OPTIONAL_REPLICATED_FIELDS.has(field)) issues.add(field, 'is required in a replicated record');
   const id = checkId(value.id, 'id', limits.maxIdLength, issues);
   const content = checkContent(value.content, 'content', limits.maxContentBytes, issues);
   const source = checkEnum(value.source, SOURCES, 'source', issues);
@@ -42,6 +43,18 @@ export function validateReplicated(value: unknown, limits: Limits): { ok: true; 
   const version = value.version;
   if (version !== undefined && !(typeof version === 'number' && Number.isSafeInteger(version) && version >= 1)) issues.add('version', 'must be a whole number, 1 or more');
   if (createdAt !== undefined && updatedAt !== undefined && updatedAt < createdAt) issues.add('updatedAt', 'must not be before createdAt');
+  const key = value.key ?? null;
+  if (key !== null && !isFactKey(key)) issues.add('key', `${FACT_KEY_RULE}, got ${describe(key)}`);
+  const times: { validFrom: number | null; statedUntil: number | null } = { validFrom: null, statedUntil: null };
+  for (const field of ['validFrom', 'statedUntil'] as const) {
+    const time = value[field] ?? null;
+    if (time === null) continue;
+    if (key === null) issues.add(field, 'is only for keyed facts (key is null)');
+    else if (typeof time !== 'number') issues.add(field, 'must be epoch milliseconds or null');
+    else times[field] = checkTime(time, field, issues) ?? null;
+  }
+  if (key !== null && times.validFrom === null && value.validFrom === null) issues.add('validFrom', 'is required for a keyed fact');
+  if (times.validFrom !== null && times.statedUntil !== null && times.statedUntil <= times.validFrom) issues.add('statedUntil', 'must be later than validFrom');
   if (!issues.ok) return { ok: false, issues: issues.items };
   return {
     ok: true,
@@ -58,6 +71,9 @@ export function validateReplicated(value: unknown, limits: Limits): { ok: true; 
       expiresAt: expiresAt!,
       version: version as number,
       mergedFrom: mergedFrom!,
+      key: key as string | null,
+      validFrom: times.validFrom,
+      statedUntil: times.statedUntil,
     },
   };
 }

@@ -38,6 +38,11 @@ export interface RecallExplain {
    * × speaker × time × focus = contributions.text + contributions.vector`.
    */
   contributions: { text: number; vector: number };
+  /**
+   * A keyed fact's interval: `key`, from `validFrom` until `validUntil` (null: still holds),
+   * closed by `closedBy`; `null` for unkeyed memories. Validity filters, it never scores.
+   */
+  validity: { key: string; validFrom: number; validUntil: number | null; closedBy: string | null } | null;
 }
 
 /** One recalled memory. */

@@ -3,9 +3,9 @@ import { IssueList, checkEnum, checkKnownKeys, checkTime, describe, isPlainObjec
 import { invalidInput } from '../model/errors.ts';
 import type { Limits } from '../model/limits.ts';
 import { LAYERS, type Layer } from '../model/types.ts';
-import { validateFilter, type PreparedFilter } from '../model/validate-filter.ts';
+import { VALIDITY_FIELDS, checkValidity, validateFilter, type PreparedFilter } from '../model/validate-filter.ts';
 
-const RECALL_FIELDS = ['k', 'filters', 'layers', 'now', 'weights', 'trackAccess', 'includeCold', 'minScore'] as const;
+const RECALL_FIELDS = ['k', 'filters', 'layers', 'now', 'weights', 'trackAccess', 'includeCold', 'minScore', ...VALIDITY_FIELDS] as const;
 
 /** Most hits one recall returns. */
 export const MAX_RECALL_K = 1000;
@@ -94,6 +94,9 @@ export function validateRecall(query: unknown, options: unknown, limits: Limits,
       filter = { ...filter, layers: allowed };
     }
   }
+  // Keyed facts that hold now (the clock's, not the ranking's `now`), or at `asOf`.
+  const validAt = checkValidity(opts, clockNow, '', issues);
+  if (validAt !== undefined) filter = { ...filter, validAt };
   if (!issues.ok) throw invalidInput('recall', issues.items);
   return { ...texts!, k, filter, now: now!, weights, trackAccess, includeCold: opts.includeCold === true, minScore: minScore as number };
 }

@@ -162,6 +162,10 @@ class DexieTransaction implements WriteTransaction {
     return this.#records.where('[ns+key]').equals([ns, key]).toArray();
   }
 
+  keyedRecords(ns: string): Promise<RecordRow[]> {
+    return this.#records.where('[ns+key]').between([ns, Dexie.minKey], [ns, Dexie.maxKey]).toArray();
+  }
+
   firstNamespace(range: { from: string; fromExclusive?: boolean; to: string }): Promise<{ ns: string; namespace: Namespace } | undefined> {
     const lower = [range.from, range.fromExclusive ? Dexie.maxKey : Dexie.minKey];
     return this.#records

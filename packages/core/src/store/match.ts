@@ -1,10 +1,11 @@
 import { canonicalJson } from '../model/canonical-json.ts';
 import type { PreparedFilter } from '../model/validate-filter.ts';
 import type { MemoryRecord } from '../model/types.ts';
-import { isExpired } from './row.ts';
+import { isValidAt } from '../model/validity.ts';
+import { isExpired, type RecordRow } from './row.ts';
 
 /** True when a live (unexpired) row passes every part of the filter. */
-export function matchesFilter(row: MemoryRecord, filter: PreparedFilter, now: number): boolean {
+export function matchesFilter(row: MemoryRecord | RecordRow, filter: PreparedFilter, now: number): boolean {
   if (isExpired(row, now)) return false;
   if (filter.sources && !filter.sources.has(row.source)) return false;
   if (filter.layers && !filter.layers.has(row.layer)) return false;
@@ -18,10 +19,22 @@ export function matchesFilter(row: MemoryRecord, filter: PreparedFilter, now: nu
     }
   }
   if (filter.where && !filter.where(row.metadata)) return false;
+  if (filter.key !== undefined && (row.key ?? null) !== filter.key) return false;
+  if (filter.validAt !== undefined && !isValidAt(row, filter.validAt)) return false;
   return true;
 }
 
-/** True when the filter has no condition at all. */
+/** True when the filter has no condition on the records themselves (the time keyed facts must hold at is no condition here). */
 export function isEmptyFilter(filter: PreparedFilter): boolean {
-  return !(filter.sources || filter.layers || filter.created || filter.updated || filter.tagsAny || filter.tagsAll || filter.metadata || filter.where);
+  return !(
+    filter.sources ||
+    filter.layers ||
+    filter.created ||
+    filter.updated ||
+    filter.tagsAny ||
+    filter.tagsAll ||
+    filter.metadata ||
+    filter.where ||
+    filter.key !== undefined
+  );
 }

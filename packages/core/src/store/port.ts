@@ -93,6 +93,11 @@ export interface ReadTransaction {
   /** The rows of the keyed fact `key` in the namespace (its versions, current and closed), in id order. Rows without a key are never returned. */
   recordsByKey(ns: string, key: string): Promise<RecordRow[]>;
   /**
+   * Every keyed row of the namespace (all versions of all its keys), in (key, id) order: the
+   * profile and the count of facts not valid now read them. Rows without a key are never returned.
+   */
+  keyedRecords(ns: string): Promise<RecordRow[]>;
+  /**
    * The smallest namespace key that holds a row and lies in `range` (`from` inclusive unless
    * `fromExclusive`, `to` inclusive), with that namespace; undefined when there is none.
    * Listing namespaces jumps from one to the next with it.

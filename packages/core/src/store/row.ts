@@ -1,8 +1,11 @@
 import type { MemoryRecord, RecordVersion } from '../model/types.ts';
 import { sortKeys } from './sort-keys.ts';
 
+/** The keyed-fact fields of a record: absent from the rows of unkeyed records (see {@link toRow}). */
+type FactFields = 'key' | 'validFrom' | 'validUntil' | 'closedBy' | 'statedUntil';
+
 /** A record as stored: the record plus the fields its indexes need. */
-export interface RecordRow extends MemoryRecord {
+export interface RecordRow extends Omit<MemoryRecord, FactFields>, Partial<Pick<MemoryRecord, FactFields>> {
   /** Namespace key (duplicated from `namespaceKey` for a short index name). */
   ns: string;
   userId: string;
@@ -14,20 +17,19 @@ export interface RecordRow extends MemoryRecord {
   decayedAt?: number;
   /** Earlier versions, oldest first (store/history.ts); absent until the record first changed. */
   history?: RecordVersion[];
-  /** Keyed facts (issue 24): the fact's key in its namespace; absent on every other record (indexed as `[ns, key]`, see `recordsByKey`). */
-  key?: string;
-  /** Keyed facts: the time this version of the fact became true. */
-  validFrom?: number;
-  /** Keyed facts: the time this version stopped being true; `null` while it is current. */
-  validUntil?: number | null;
-  /** Keyed facts: the id of the record that closed this version. */
-  closedBy?: string;
 }
 
-/** The row to store for a record. */
+/**
+ * The row to store for a record. An unkeyed record's row holds none of the keyed-fact
+ * fields (`key`, `validFrom`, `validUntil`, `closedBy`, `statedUntil`; {@link fromRow}
+ * reads them as null), so it is in no `[ns, key]` index (see `recordsByKey`).
+ */
 export function toRow(record: MemoryRecord): RecordRow {
+  const { key, validFrom, validUntil, closedBy, statedUntil, ...rest } = record;
+  const fact = key === null ? {} : { key, validFrom, validUntil, closedBy, statedUntil };
   return {
-    ...record,
+    ...rest,
+    ...fact,
     ns: record.namespaceKey,
     userId: record.namespace.userId,
     byCreated: sortKeys(record.namespaceKey, record.tags, record.createdAt, record.id),
@@ -57,6 +59,12 @@ export function fromRow(row: RecordRow): MemoryRecord {
     // Rows written before tiers and consolidation existed have neither field.
     tier: row.tier ?? 'hot',
     mergedFrom: row.mergedFrom ?? [],
+    // Rows written before keyed facts existed are unkeyed.
+    key: row.key ?? null,
+    validFrom: row.validFrom ?? null,
+    validUntil: row.validUntil ?? null,
+    closedBy: row.closedBy ?? null,
+    statedUntil: row.statedUntil ?? null,
   };
 }
 

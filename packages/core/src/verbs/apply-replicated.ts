@@ -10,6 +10,7 @@ import { validateReplicated } from '../model/validate-replicated.ts';
 import type { AuditRow } from '../store/port.ts';
 import { dropOrphanVectors } from '../store/delete-rows.ts';
 import { withHistory } from '../store/history.ts';
+import { factKeysOf, settleKeys } from '../write/settle-keys.ts';
 import { fromRow, toRow, type RecordRow } from '../store/row.ts';
 import { readOptions, resolveActor, type WriteContext } from '../write/context.ts';
 
@@ -75,6 +76,9 @@ export async function applyReplicated(ctx: WriteContext, namespace: unknown, cha
       if (existing && sameState(existing, change.put)) continue;
       const record: MemoryRecord = {
         ...change.put,
+        // Derived again below from the versions of the key this replica holds.
+        validUntil: change.put.statedUntil,
+        closedBy: null,
         namespace: ns.namespace,
         namespaceKey: ns.key,
         contentHash: change.hash,
@@ -103,7 +107,9 @@ export async function applyReplicated(ctx: WriteContext, namespace: unknown, cha
     await tx.appendAudit(audit);
     if (oldHashes.length) await dropOrphanVectors(tx, oldHashes);
     if (textGone) await tx.deleteSnapshots([ns.key]);
-    const written = puts.map(fromRow);
+    // Versions of fact keys came or went: every replica derives the intervals the same way.
+    const settled = new Map((await settleKeys(tx, factKeysOf([...puts, ...[...original.values()].filter((row) => row !== undefined)]))).map((row) => [row.id, row]));
+    const written = puts.map((row) => fromRow(settled.get(row.id) ?? row));
     return { stale: false, written, deleted, rejected, lastSeq: await tx.lastAuditSeq(ns.key) };
   });
   // A forget from another replica reaches this process's copies like a local one; content

@@ -14,8 +14,8 @@ import type { VerbContext } from '../write/context.ts';
  */
 export async function list(ctx: VerbContext, namespace: unknown, options?: unknown): Promise<ListPage> {
   const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
-  const query = validateListOptions(options, ctx.limits, ns.key);
   const now = ctx.clock.now();
+  const query = validateListOptions(options, ctx.limits, ns.key, now);
   return ctx.store.read(async (tx) => {
     const accept = (row: RecordRow) => matchesFilter(row, query, now);
     const streams = await Promise.all(scanStreams(query).map((stream) => tx.orderedRecords(streamQuery(ns.key, stream, query, query), accept, query.limit + 1)));

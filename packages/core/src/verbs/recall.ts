@@ -33,6 +33,10 @@ export interface RecallOptions {
   includeCold?: boolean;
   /** Leave out hits scoring below this (scores are those of `explain`). Default 0: keep all. */
   minScore?: number;
+  /** Keyed facts that held at this time only. Default: now (the clock's, whatever `now` says). */
+  asOf?: TimeInput;
+  /** Every version of keyed facts, closed ones too (not with `asOf`). Default false. */
+  includeClosed?: boolean;
 }
 
 export type { RecallExplain, RecallHit, RecallResult, VectorMode } from '../rank/recall-result.ts';
@@ -68,7 +72,8 @@ export async function recall(ctx: RecallContext, namespace: unknown, query: unkn
     const record = index.records.get(id);
     return record !== undefined && (opts.includeCold || record.tier !== 'cold') && matchesFilter(record, filter, clockNow);
   };
-  const accept = everyRecordLive && isEmptyFilter(opts.filter) ? undefined : passing(opts.filter);
+  const everyRecordPasses = everyRecordLive && isEmptyFilter(opts.filter) && (opts.filter.validAt === undefined || !index.hasKeyedFacts());
+  const accept = everyRecordPasses ? undefined : passing(opts.filter);
   const pool = candidatePool(opts.k);
   const found = text.trim() ? index.text.search(text, pool * 2) : [];
   const textHits = (accept ? found.filter((hit) => accept(hit.id)) : found).slice(0, pool);
@@ -215,6 +220,7 @@ function fuse(
         ...c.factors,
         ...c.boosts,
         contributions: { text: c.text, vector: c.vector },
+        validity: c.record.key === null ? null : { key: c.record.key, validFrom: c.record.validFrom!, validUntil: c.record.validUntil, closedBy: c.record.closedBy },
       },
     });
   }

@@ -8,6 +8,8 @@ import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
 import { readOptions, resolveActor, type VerbContext } from '../write/context.ts';
 import { raiseOnDuplicate } from '../write/duplicate.ts';
 import { enforceQuota } from '../write/quota.ts';
+import { compareVersions } from '../model/validity.ts';
+import { factKeysOf, settleKeys } from '../write/settle-keys.ts';
 import type { RedactionOutcome } from '../redact/redactor.ts';
 
 /** Rows written per bulk call; `onProgress` fires after each. */
@@ -106,7 +108,8 @@ function conflictError(failures: ItemFailure[]): ZeromemError {
 }
 
 function stripIndex(result: RememberResult & { index: number }): RememberResult {
-  return { id: result.id, deduplicated: result.deduplicated, record: result.record, ...(result.redacted ? { redacted: result.redacted } : {}) };
+  const { index: _index, ...rest } = result;
+  return rest;
 }
 
 /** The item as stored: with the memory's redaction applied (or refused), unchanged without one. */
@@ -143,6 +146,8 @@ async function writeItems(
     const byHash = new Map<string, RecordRow>();
     const hashKeys = uniqueKeys(items.map((item) => [item.value.namespaceKey, item.hash]));
     for (const row of await tx.recordsByContentHash(hashKeys)) {
+      // A keyed fact is a duplicate only of its own key's current version (below).
+      if (row.key) continue;
       // An expired twin may still be stored next to a live one: the live one wins.
       const previous = byHash.get(key(row.ns, row.contentHash));
       if (!previous || isExpired(previous, now)) byHash.set(key(row.ns, row.contentHash), row);
@@ -151,6 +156,11 @@ async function writeItems(
     const idKeys = uniqueKeys(items.filter((item) => item.value.id !== undefined).map((item) => [item.value.namespaceKey, item.value.id!]));
     const idRows = idKeys.length ? await tx.getRecords(idKeys) : [];
     for (const row of idRows) if (row) byId.set(key(row.ns, row.id), row);
+    // The stored versions of every fact key written (new ones join them as they are made).
+    const versions = new Map<string, RecordRow[]>();
+    for (const [ns, factKey] of factKeysOf(items.map((item) => ({ ns: item.value.namespaceKey, key: item.value.key })))) {
+      versions.set(key(ns, factKey), await tx.recordsByKey(ns, factKey));
+    }
 
     const added = new Map<string, RecordRow>(); // key(ns, id) -> new row
     const changed = new Map<string, RecordRow>(); // key(ns, id) -> existing row with raised importance/expiry
@@ -170,7 +180,8 @@ async function writeItems(
     for (const item of items) {
       const { value } = item;
       const hashKey = key(value.namespaceKey, item.hash);
-      let existing = byHash.get(hashKey);
+      const siblings = value.key === null ? undefined : versions.get(key(value.namespaceKey, value.key))!;
+      let existing = siblings ? sameCurrentFact(siblings, value, item.hash, now) : byHash.get(hashKey);
       if (existing && isExpired(existing, now) && !added.has(key(existing.ns, existing.id))) {
         retire(existing);
         existing = undefined;
@@ -201,7 +212,8 @@ async function writeItems(
           if (added.has(idKey)) added.set(idKey, raised);
           else changed.set(idKey, raised);
         }
-        results.push({ index: item.index, id: raised.id, deduplicated: true, record: fromRow(raised), ...withCounts(item.redacted ?? []) });
+        if (siblings?.includes(existing)) siblings.splice(siblings.indexOf(existing), 1, raised);
+        results.push({ index: item.index, id: raised.id, deduplicated: true, record: fromRow(raised), closed: [], suggestedUpdates: [], ...withCounts(item.redacted ?? []) });
         resultRows.push(raised);
         continue;
       }
@@ -224,13 +236,20 @@ async function writeItems(
         version: 1,
         tier: 'hot',
         mergedFrom: [],
+        key: value.key,
+        validFrom: value.validFrom,
+        validUntil: value.statedUntil,
+        closedBy: null,
+        statedUntil: value.statedUntil,
       };
       const row = toRow(record);
       const idKey = key(row.ns, row.id);
       added.set(idKey, row);
-      byHash.set(hashKey, row);
+      if (siblings) siblings.push(row);
+      else byHash.set(hashKey, row);
       byId.set(idKey, row);
-      results.push(item.redacted ? { index: item.index, id: row.id, deduplicated: false, record, redacted: item.redacted } : { index: item.index, id: row.id, deduplicated: false, record });
+      const result = { index: item.index, id: row.id, deduplicated: false, record, closed: [], suggestedUpdates: [] };
+      results.push(item.redacted ? { ...result, redacted: item.redacted } : result);
       resultRows.push(row);
       if (item.redacted) redactedRows.set(idKey, item.redacted);
     }
@@ -257,8 +276,20 @@ async function writeItems(
     for (const row of rows) log('remember', row, actor);
     for (const row of changed.values()) log('update', row, actor);
     await tx.appendAudit(audit);
-    // Results of in-batch duplicates must show the final state of their record.
-    if (raisedAny) {
+    // New versions of fact keys: every version's interval derived again (write/settle-keys.ts).
+    const settled = versions.size ? await settleKeys(tx, factKeysOf(rows)) : [];
+    if (settled.length) {
+      for (const row of settled) {
+        const idKey = key(row.ns, row.id);
+        if (added.has(idKey)) added.set(idKey, row);
+        else if (changed.has(idKey)) changed.set(idKey, row);
+      }
+      const closedBy = new Map<string, string[]>();
+      for (const row of settled) if (row.closedBy && added.has(key(row.ns, row.closedBy))) closedBy.set(row.closedBy, [...(closedBy.get(row.closedBy) ?? []), row.id]);
+      for (const result of results) if (!result.deduplicated) result.closed = closedBy.get(result.id) ?? [];
+    }
+    // Results of in-batch duplicates (and settled versions) must show the final state of their record.
+    if (raisedAny || settled.length) {
       const finalRows = new Map([...added, ...changed]);
       results.forEach((result, i) => {
         const row = finalRows.get(key(result.record.namespaceKey, result.id));
@@ -267,6 +298,23 @@ async function writeItems(
     }
     return { results, failures }; // in input order, as the items are
   });
+}
+
+/**
+ * The version a keyed write repeats, if any: the key's current version (greatest
+ * validFrom, id) when it has the same content, is open, and the write neither starts
+ * before it nor states an end. Anything else is a new version.
+ */
+function sameCurrentFact(siblings: RecordRow[], value: PreparedRemember, hash: string, now: number): RecordRow | undefined {
+  const live = siblings.filter((row) => !isExpired(row, now));
+  if (!live.length) return undefined;
+  const current = live.reduce((a, b) => (compareVersions(facts(a), facts(b)) >= 0 ? a : b));
+  const repeats = current.contentHash === hash && (current.statedUntil ?? null) === null && value.statedUntil === null && value.validFrom! >= facts(current).validFrom;
+  return repeats ? current : undefined;
+}
+
+function facts(row: RecordRow): { id: string; validFrom: number; statedUntil: number | null } {
+  return { id: row.id, validFrom: row.validFrom ?? row.createdAt, statedUntil: row.statedUntil ?? null };
 }
 
 function key(a: string, b: string): string {

@@ -1,6 +1,7 @@
 import { deleteRows } from '../store/delete-rows.ts';
 import type { DeletedRecord } from '../write/deleted-record.ts';
 import type { WriteContext } from '../write/context.ts';
+import { factKeysOf, settleKeys } from '../write/settle-keys.ts';
 
 /** Records deleted per sweep transaction, so a large sweep does not hold one huge transaction. */
 const SWEEP_BATCH = 5000;
@@ -17,6 +18,7 @@ export async function sweep(ctx: WriteContext): Promise<DeletedRecord[]> {
     const deleted = await ctx.store.write(async (tx) => {
       const rows = await tx.expiredRecords(now, SWEEP_BATCH);
       await deleteRows(tx, rows, 'expire', 'sweep', now);
+      await settleKeys(tx, factKeysOf(rows));
       return rows.map((row) => ({ ns: row.ns, id: row.id }));
     });
     all.push(...deleted);

@@ -19,7 +19,7 @@ export interface WatchListener {
  */
 export function watch(ctx: VerbContext, namespace: unknown, options: unknown, listener: WatchListener | ((page: ListPage) => void)): () => void {
   requireNamespace(namespace, ctx.limits.maxNameLength);
-  validateListOptions(options, ctx.limits);
+  validateListOptions(options, ctx.limits, '', ctx.clock.now());
   const target = checkListener(listener);
   return ctx.store.observe(() => list(ctx, namespace, options), {
     // Called as methods, so a listener object keeps its `this`.

@@ -36,6 +36,11 @@ export function describeStoragePort(engine: string, openStore: () => Promise<Sto
       version: 1,
       tier: 'hot',
       mergedFrom: [],
+      key: null,
+      validFrom: null,
+      validUntil: null,
+      closedBy: null,
+      statedUntil: null,
     });
     return { ...base, ...fields };
   }
@@ -158,6 +163,8 @@ export function describeStoragePort(engine: string, openStore: () => Promise<Sto
         await store.write((tx) => tx.putRecords([row(U1, 'b', { key: 'city' }), row(U1, 'a', { key: 'city', validUntil: 5 }), row(U1, 'c', { key: 'car' }), row(U1, 'd'), row(U10, 'e', { key: 'city' })]));
         expect((await store.read((tx) => tx.recordsByKey(ns, 'city'))).map((r) => r.id)).toEqual(['a', 'b']);
         expect(await store.read((tx) => tx.recordsByKey(ns, 'none'))).toEqual([]);
+        expect((await store.read((tx) => tx.keyedRecords(ns))).map((r) => r.id)).toEqual(['c', 'a', 'b']);
+        expect(await store.read((tx) => tx.keyedRecords(namespaceKey({ userId: 'nobody' })))).toEqual([]);
       }));
 
     it('finds the first namespace holding a row in a key range, from included or not, to included', () =>

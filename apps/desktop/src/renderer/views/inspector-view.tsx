@@ -1,11 +1,13 @@
 /**
  * The memory inspector: every memory of a namespace (live: another agent, tab or device
- * writing shows up at once), hybrid search with each hit's score breakdown, filters,
+ * writing shows up at once), its profile (the current fact of every key, each key's
+ * versions on a time line), hybrid search with each hit's score breakdown, filters,
  * edit, forget (with its audit entry), consolidation (dry run first), export and import.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { AuditEntry, ConsolidateResult, Layer, ListOptions, MemoryRecord, Namespace, RecallHit, RecordFilter } from '@zeromem/core';
 import { useApp } from '../app-state.ts';
+import { FactTimeline } from '../components/fact-timeline.tsx';
 import { ScoreBar, ScoreLegend, describeScore } from '../components/score-bar.tsx';
 import { agentNamespace, userNamespace } from '../story.ts';
 
@@ -51,6 +53,7 @@ export function InspectorView() {
   const [audit, setAudit] = useState<AuditEntry | null>(null);
   const [plan, setPlan] = useState<ConsolidateResult | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
+  const [facts, setFacts] = useState<Array<{ key: string; versions: MemoryRecord[] }>>([]);
   const ns: Namespace = useMemo(() => SCOPES.find((s) => s.id === scope)?.ns() ?? (JSON.parse(scope.slice(3)) as Namespace), [scope]);
 
   // The other namespaces the store holds (in Electron, the device store's: what zeromem-mcp and the CLI wrote).
@@ -73,6 +76,19 @@ export function InspectorView() {
     const options: ListOptions = { ...filter, limit: 200 };
     return memory.watch(ns, options, (page) => setItems(page.items));
   }, [memory, ns, filter]);
+
+  // The profile and every version of each of its keys, read again when the list changes.
+  useEffect(() => {
+    let cancelled = false;
+    (async () => {
+      const profile = await memory.profile(ns);
+      const keyed = await Promise.all(profile.map(async ({ key }) => ({ key, versions: (await memory.list(ns, { key, includeClosed: true, order: 'asc', limit: 100 })).items })));
+      if (!cancelled) setFacts(keyed);
+    })().catch((err: Error) => setProblem(err.message));
+    return () => {
+      cancelled = true;
+    };
+  }, [memory, ns, items]);
 
   // A search re-runs when the list changes (another writer) as well.
   useEffect(() => {
@@ -118,7 +134,8 @@ export function InspectorView() {
     link.download = `zeromem-${scope.startsWith('ns:') ? namespaceLabel(ns).replace(/[^\w-]+/g, '-') : scope}-${new Date().toISOString().slice(0, 10)}.jsonl`;
     link.click();
     setTimeout(() => URL.revokeObjectURL(url), 1000);
-    app.announce(`Exported ${items.length} memories.`);
+    const header = JSON.parse(text.slice(0, text.indexOf('\n'))) as { records: number }; // every record, replaced versions of facts too
+    app.announce(`Exported ${header.records} memories.`);
   };
 
   const importFile = async (file: File | undefined) => {
@@ -231,6 +248,12 @@ export function InspectorView() {
         </div>
       ) : (
         <div>
+          {facts.length > 0 ? (
+            <section class="profile" aria-labelledby="profile-title" data-testid="profile">
+              <h3 id="profile-title">Profile <span class="muted">the fact that holds now for every key, and its versions over time</span></h3>
+              {facts.map((fact) => <FactTimeline key={fact.key} factKey={fact.key} versions={fact.versions} now={Date.now()} />)}
+            </section>
+          ) : null}
           <h3 data-testid="list-count">{listed.length} {listed.length === 1 ? 'memory' : 'memories'} <span class="muted">newest first</span></h3>
           {listed.length === 0 ? (
             <div class="empty">
@@ -260,6 +283,7 @@ function RecordRow({ record, ns, editing, onEdit, onForget, children }: { record
           <ul class="meta" aria-label="Details">
             <li><span class="pill">{record.layer}</span></li>
             <li><span class="pill">{record.tier}</span></li>
+            {record.key ? <li><span class="pill key">{record.key}</span>{record.validFrom === null ? '' : ` since ${formatTime(record.validFrom)}`}</li> : null}
             <li>importance {record.importance.toFixed(2)}</li>
             {record.tags.map((t) => <li key={t}><span class="tag">#{t}</span></li>)}
             <li class="muted">{record.source} · {formatTime(record.createdAt)}{record.expiresAt ? ` · expires ${formatTime(record.expiresAt)}` : ''}</li>

@@ -9,7 +9,7 @@ import { useApp } from '../app-state.ts';
 import { ChartCanvas } from '../components/chart-canvas.tsx';
 import { agentById, agentNamespace, userNamespace } from '../story.ts';
 
-const LAYER_COLORS: Record<string, string> = { system: '#5b6470', session: '#1f5fbf', long_term: '#1b7f4d', knowledge: '#b35900' };
+const LAYER_COLORS: Record<string, string> = { system: '#5b6470', profile: '#7a3fb0', session: '#1f5fbf', long_term: '#1b7f4d', knowledge: '#b35900' };
 
 export function TokensView() {
   const { turns } = useApp();
@@ -83,7 +83,7 @@ function ContextReport({ turn }: { turn: TurnRecord }) {
   const [contents, setContents] = useState<Record<string, MemoryRecord | undefined>>({});
   useEffect(() => {
     let cancelled = false;
-    const namespaces = { session: agentNamespace(turn.agent), long_term: userNamespace(), knowledge: agentNamespace(turn.agent) } as const;
+    const namespaces = { profile: agentNamespace(turn.agent), session: agentNamespace(turn.agent), long_term: userNamespace(), knowledge: agentNamespace(turn.agent) } as const;
     void (async () => {
       const found: Record<string, MemoryRecord | undefined> = {};
       for (const item of [...report.included, ...report.dropped]) {
