@@ -146,6 +146,10 @@ export class SqliteReadTransaction implements ReadTransaction {
     return this.run('read', () => this.records(`${SELECT_RECORDS} INDEXED BY records_by_key WHERE ns = ? AND fact_key = ? ORDER BY id`, ns, key));
   }
 
+  keyedRecords(ns: string): Promise<RecordRow[]> {
+    return this.run('read', () => this.records(`${SELECT_RECORDS} INDEXED BY records_by_key WHERE ns = ? AND fact_key IS NOT NULL ORDER BY fact_key, id`, ns));
+  }
+
   firstNamespace(range: { from: string; fromExclusive?: boolean; to: string }): Promise<{ ns: string; namespace: Namespace } | undefined> {
     return this.run('read', () => {
       const row = this.connection

@@ -34,7 +34,7 @@ function oldStore(extra: number): string {
   for (let i = 0; i < extra; i++) {
     const id = `OLD${String(i).padStart(8, '0')}`;
     const at = Date.UTC(2026, 0, 2) + i;
-    const row = toRow({ id, namespace: ns, namespaceKey: 'u=u1', content: `Old memory ${i} with a few more words in it`, source: 'user', layer: 'long_term', tags: [`t${i % 3}`], metadata: { i }, importance: 0.5, createdAt: at, updatedAt: at, expiresAt: null, accessCount: 0, lastAccessedAt: null, contentHash: `${i}`.padStart(64, '0'), version: 1, tier: 'hot', mergedFrom: [] });
+    const row = toRow({ id, namespace: ns, namespaceKey: 'u=u1', content: `Old memory ${i} with a few more words in it`, source: 'user', layer: 'long_term', tags: [`t${i % 3}`], metadata: { i }, importance: 0.5, createdAt: at, updatedAt: at, expiresAt: null, accessCount: 0, lastAccessedAt: null, contentHash: `${i}`.padStart(64, '0'), version: 1, tier: 'hot', mergedFrom: [], key: null, validFrom: null, validUntil: null, closedBy: null, statedUntil: null });
     records.push({ key: encodeKey(['u=u1', id]), value: row });
     const seq = audit.keyGenerator + i + 1;
     audits.push({ key: encodeKey(seq), value: { ns: 'u=u1', op: 'remember', id, namespace: ns, at, actor: 'local', seq } });

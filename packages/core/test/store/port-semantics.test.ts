@@ -59,6 +59,11 @@ function record(ns: string, id: string, fields: Partial<MemoryRecord> & Partial<
     version: 1,
     tier: 'hot',
     mergedFrom: [],
+    key: null,
+    validFrom: null,
+    validUntil: null,
+    closedBy: null,
+    statedUntil: null,
   };
   const { key, validFrom, validUntil, closedBy, history, decayedAt, ...rest } = fields;
   return { ...toRow({ ...base, ...rest }), ...(key !== undefined ? { key } : {}), ...(validFrom !== undefined ? { validFrom } : {}), ...(validUntil !== undefined ? { validUntil } : {}), ...(closedBy !== undefined ? { closedBy } : {}), ...(history ? { history } : {}), ...(decayedAt !== undefined ? { decayedAt } : {}) };
