@@ -277,7 +277,9 @@ async function writeItems(
     for (const row of changed.values()) log('update', row, actor);
     await tx.appendAudit(audit);
     // New versions of fact keys: every version's interval derived again (write/settle-keys.ts).
-    const settled = versions.size ? await settleKeys(tx, factKeysOf(rows)) : [];
+    // The versions read above and made here are what is stored now, less the expired rows deleted in the way.
+    const stored = new Map([...versions].map(([k, list]) => [k, list.filter((row) => !expired.has(key(row.ns, row.id)))]));
+    const settled = versions.size ? await settleKeys(tx, factKeysOf(rows), stored) : [];
     if (settled.length) {
       for (const row of settled) {
         const idKey = key(row.ns, row.id);

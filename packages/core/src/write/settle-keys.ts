@@ -19,12 +19,14 @@ export function factKeysOf(rows: Iterable<{ ns: string; key?: string | null }>):
  * so what is stored is always the derivation of what is stored. Deriving is not a change
  * of the record: its version, `updatedAt` and audit log stay as they are (the write that
  * added or removed a version has its own audit entry). Returns every version, settled.
+ * `known` gives a key's versions as the caller already holds them in this transaction
+ * (stored and new, by `${ns}\u0000${key}`): they are not read again.
  */
-export async function settleKeys(tx: WriteTransaction, keys: readonly FactKeyRef[]): Promise<RecordRow[]> {
+export async function settleKeys(tx: WriteTransaction, keys: readonly FactKeyRef[], known?: ReadonlyMap<string, readonly RecordRow[]>): Promise<RecordRow[]> {
   const settled: RecordRow[] = [];
   const changed: RecordRow[] = [];
   for (const [ns, key] of keys) {
-    const versions = await tx.recordsByKey(ns, key);
+    const versions = known?.get(`${ns}\u0000${key}`) ?? (await tx.recordsByKey(ns, key));
     const derived = deriveIntervals(versions.map((row) => ({ id: row.id, validFrom: row.validFrom ?? row.createdAt, statedUntil: row.statedUntil ?? null })));
     for (const row of versions) {
       const interval = derived.get(row.id)!;
