@@ -32,7 +32,7 @@ const missed: string[] = [];
 const elsewhere: string[] = [];
 for (const line of lines) {
   now = Date.parse(`${line.ts}Z`);
-  const { id, suggestedUpdates } = await memory.remember({ namespace: { userId: line.ns }, content: line.text, createdAt: now });
+  const { id, suggestedUpdates } = await memory.remember({ namespace: { userId: line.ns }, content: line.text, createdAt: now }, { suggestUpdates: true });
   stored.set(id, line);
   const before = line.key ? previous.get(`${line.ns} ${line.key}`) : undefined;
   if (line.key) previous.set(`${line.ns} ${line.key}`, id);

@@ -33,6 +33,7 @@ export {
   type ListPage,
   type RememberResult,
   type WriteOptions,
+  type RememberOptions,
   type RememberManyOptions,
   type RememberManyResult,
   type UpdateOptions,

@@ -28,6 +28,7 @@ import type {
   UpdateOptions,
   UpdatePatch,
   WriteOptions,
+  RememberOptions,
 } from './model/types.ts';
 import type { DatabaseOptions } from './store/database.ts';
 import { openDexieStore } from './store/dexie-store.ts';
@@ -270,6 +271,9 @@ export class Memory {
   #tokenizer: Promise<Tokenizer> | undefined;
   readonly #history: HistoryCounts;
   #closed = false;
+  /** Hands a background failure to `onBackgroundError` (see the constructor). */
+  readonly #report: (err: unknown) => void;
+  readonly #listensForErrors: boolean;
 
   /** @internal Use {@link openMemory}. */
   constructor(
@@ -289,6 +293,8 @@ export class Memory {
       if (options.onBackgroundError) options.onBackgroundError(err as ZeromemError);
       else throw err; // nobody listens: surface it as an uncaught error rather than lose it
     };
+    this.#report = report;
+    this.#listensForErrors = options.onBackgroundError !== undefined;
     const embedder = options.embedder;
     const indexes = new IndexManager(ctx.store, () => embedder?.modelId, (jobs) => this.#queue?.enqueue(jobs), {
       snapshots: options.indexSnapshots ?? {},
@@ -343,17 +349,26 @@ export class Memory {
    * Stores a memory; resolves once its transaction committed. An exact duplicate in the namespace
    * returns the existing id with `deduplicated: true` (keeping the higher importance).
    * With `key`, a keyed fact: it closes the version of the key that held (`closed`). Without,
-   * live memories it may be a new value of come back as `suggestedUpdates` (nothing is closed).
+   * and with `suggestUpdates: true`, live memories it may be a new value of come back as
+   * `suggestedUpdates` (nothing is closed).
    * @throws ZeromemError INVALID_INPUT, NAMESPACE_REQUIRED, CONFLICT (your `id` holds other content), QUOTA_EXCEEDED
    */
-  async remember(input: RememberInput, options?: WriteOptions): Promise<RememberResult> {
+  async remember(input: RememberInput, options?: RememberOptions): Promise<RememberResult> {
     [input, options] = readInputs(input, options);
     const result = await remember(this.#ctx, input, options);
     if (result.deduplicated) return result;
     this.#embedLater([result.record]);
     // Unkeyed only: a keyed fact already says what it replaces.
-    const suggestedUpdates = await suggestUpdates(this.#ctx, result.record);
-    return suggestedUpdates.length ? { ...result, suggestedUpdates } : result;
+    if (options?.suggestUpdates !== true) return result;
+    try {
+      const suggestedUpdates = await suggestUpdates(this.#ctx, result.record);
+      return suggestedUpdates.length ? { ...result, suggestedUpdates } : result;
+    } catch (err) {
+      // The memory is committed: a failed look-up must not make the caller think it was not.
+      // It goes to onBackgroundError; without a listener the write stands without suggestions.
+      if (this.#listensForErrors) this.#report(err);
+      return result;
+    }
   }
 
   /**

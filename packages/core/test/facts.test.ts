@@ -184,16 +184,26 @@ describe('keyed facts', () => {
     expect(await other.memory.profile(ns)).toEqual(await memory.profile(ns));
   });
 
+  it('a write looks for suggested updates only when asked (the look-up reads the namespace\'s search index)', async () => {
+    const { memory } = await openTestMemory();
+    await memory.remember({ namespace: ns, content: 'The phone plan is 5 GB a month' });
+    const plain = await memory.remember({ namespace: ns, content: 'The phone plan is 20 GB a month' });
+    expect(plain.suggestedUpdates).toEqual([]);
+    await expect(memory.remember({ namespace: ns, content: 'Lives in Lyon' }, { suggestUpdates: 'yes' as never })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    expect(await memory.count(ns)).toBe(2);
+  });
+
   it('an unkeyed write that restates a live memory with another value is suggested as an update, nothing closed', async () => {
     const { memory } = await openTestMemory();
-    const plan = await memory.remember({ namespace: ns, content: 'The phone plan is 5 GB a month' });
-    const city = await memory.remember({ namespace: ns, content: 'Lives in Lyon', key: 'home.city' });
-    const bigger = await memory.remember({ namespace: ns, content: 'The phone plan is 20 GB a month' });
+    const suggest = { suggestUpdates: true };
+    const plan = await memory.remember({ namespace: ns, content: 'The phone plan is 5 GB a month' }, suggest);
+    const city = await memory.remember({ namespace: ns, content: 'Lives in Lyon', key: 'home.city' }, suggest);
+    const bigger = await memory.remember({ namespace: ns, content: 'The phone plan is 20 GB a month' }, suggest);
     expect(bigger.suggestedUpdates).toEqual([{ id: plan.id, reason: expect.stringContaining('different number'), differs: ['number'] }]);
     expect(bigger.closed).toEqual([]);
-    const moved = await memory.remember({ namespace: ns, content: 'Lives in Paris' });
+    const moved = await memory.remember({ namespace: ns, content: 'Lives in Paris' }, suggest);
     expect(moved.suggestedUpdates.map((s) => [s.id, s.differs])).toEqual([[city.id, ['name']]]);
-    const unrelated = await memory.remember({ namespace: ns, content: 'Likes jazz records' });
+    const unrelated = await memory.remember({ namespace: ns, content: 'Likes jazz records' }, suggest);
     expect(unrelated.suggestedUpdates).toEqual([]);
     expect(await memory.count(ns)).toBe(5);
     expect((await memory.get(ns, city.id))?.validUntil).toBeNull();

@@ -75,12 +75,22 @@ const addMemory = memoryTool({
   title: 'Add memory',
   description: 'Store a fact worth remembering across conversations (a preference, a decision, a detail about the user). One fact per call. Storing the same text again returns the existing memory. For a fact that replaces an earlier one (a new address, a new way to be reached), use set_fact.',
   inputSchema: z.object({ content: z.string().min(1).describe('The fact, as one self-contained sentence'), tags: tags.optional(), metadata: metadata.optional(), importance: importance.optional() }).strict(),
-  outputSchema: z.object({ id: z.string(), deduplicated: z.boolean(), memory: memoryViewSchema }),
+  outputSchema: z.object({
+    id: z.string(),
+    deduplicated: z.boolean(),
+    memory: memoryViewSchema,
+    suggestedUpdates: z
+      .array(z.object({ id: z.string(), reason: z.string() }))
+      .optional()
+      .describe('Stored memories this one may be a new value of: if it replaces one, forget that one or keep the fact with set_fact'),
+  }),
   annotations: ADD,
   forgets: false,
   run: async ({ memory, namespace, ...bound }, input) => {
-    const result = await memory.remember({ namespace, ...(input as Omit<RememberInput, 'namespace'>) }, writeOptions(bound)); // core checks metadata is JSON
-    return { id: result.id, deduplicated: result.deduplicated, memory: memoryView(result.record) };
+    // The agent is the one who can confirm a suggested update, so this tool always asks for them.
+    const result = await memory.remember({ namespace, ...(input as Omit<RememberInput, 'namespace'>) }, { ...writeOptions(bound), suggestUpdates: true }); // core checks metadata is JSON
+    const suggested = result.suggestedUpdates.map(({ id, reason }) => ({ id, reason }));
+    return { id: result.id, deduplicated: result.deduplicated, memory: memoryView(result.record), ...(suggested.length ? { suggestedUpdates: suggested } : {}) };
   },
 });
 

@@ -232,7 +232,7 @@ export interface RememberResult {
   redacted?: RedactionCount[];
   /** Keyed facts: the ids of the versions this write closed (empty otherwise). */
   closed: string[];
-  /** Unkeyed writes: live memories this one may be a new value of (empty when none). */
+  /** Unkeyed writes with `suggestUpdates: true`: live memories this one may be a new value of (empty when none or not asked). */
   suggestedUpdates: SuggestedUpdate[];
 }
 
@@ -240,6 +240,17 @@ export interface RememberResult {
 export interface WriteOptions {
   /** Who is acting, for the audit log. Defaults to the memory's `actor`. */
   actor?: string;
+}
+
+/** Options of `remember`. */
+export interface RememberOptions extends WriteOptions {
+  /**
+   * Look for live memories this unkeyed one may be a new value of (`suggestedUpdates` of the
+   * result). Default false: the look-up reads the namespace's search index (loading it on a
+   * process's first write) and triples a write's cost; `consolidate()` reports the same
+   * suggestions for a whole namespace.
+   */
+  suggestUpdates?: boolean;
 }
 
 /** Options of `rememberMany`. */

@@ -1,4 +1,5 @@
 import { contentHash, contentHashes } from '../model/content-hash.ts';
+import { describe } from '../model/checks.ts';
 import { ZeromemError, invalidInput, type ItemFailure } from '../model/errors.ts';
 import type { MemoryRecord, RedactionCount, RememberManyResult, RememberResult } from '../model/types.ts';
 import { validateRemember, type PreparedRemember } from '../model/validate-remember.ts';
@@ -29,8 +30,11 @@ interface Item {
  * `deduplicated: true`, keeping the higher importance and the later expiry.
  */
 export async function remember(ctx: VerbContext, input: unknown, options?: unknown): Promise<RememberResult> {
-  const opts = readOptions(options, ['actor']);
+  const opts = readOptions(options, ['actor', 'suggestUpdates']);
   const actor = resolveActor(ctx, opts);
+  if (opts.suggestUpdates !== undefined && typeof opts.suggestUpdates !== 'boolean') {
+    throw invalidInput('options', [{ path: 'suggestUpdates', message: `must be true or false, got ${describe(opts.suggestUpdates)}` }]);
+  }
   const checked = validateRemember(input, ctx.limits, ctx.clock.now());
   if (!checked.ok) {
     if (checked.code === 'NAMESPACE_REQUIRED') {
