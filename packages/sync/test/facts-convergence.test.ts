@@ -1,7 +1,6 @@
 import { afterEach, expect, it } from 'vitest';
-import { IDBFactory } from 'fake-indexeddb';
-import { namespaceKey, type Memory, type Namespace } from '@zeromem/core';
-import { cleanup, device, records, testRelay, token, until } from './helpers.ts';
+import type { Memory, Namespace } from '@zeromem/core';
+import { cleanup, records, twoSyncedDevices, until } from './helpers.ts';
 
 const SHARED = { userId: 'alice', scope: 'facts' };
 const DAY = 86_400_000;
@@ -10,13 +9,7 @@ afterEach(cleanup);
 
 async function twoReplicas() {
   const clock = { t: Date.UTC(2026, 2, 1), now: () => clock.t };
-  const relay = await testRelay();
-  const rw = await token([namespaceKey(SHARED)]);
-  const a = await device('a', new IDBFactory(), undefined, { clock });
-  const b = await device('b', new IDBFactory(), undefined, { clock });
-  const shareA = await a.share(SHARED, { url: relay.url, token: rw });
-  const shareB = await b.share(SHARED, { url: relay.url, token: rw });
-  await Promise.all([shareA.synced, shareB.synced]);
+  const { laptop: a, phone: b, a: shareA, b: shareB } = await twoSyncedDevices(SHARED, { clock });
   return { clock, a, b, shareA, shareB };
 }
 

@@ -99,13 +99,14 @@ export async function device(name = 'device', factory = new IDBFactory(), embedd
 
 /**
  * The common start of a two-device test: a relay, a read-write token for `namespace`, and
- * devices `laptop` and `phone` sharing it as `a` and `b`, both synced.
+ * devices `laptop` and `phone` (their memories opened with `options`, e.g. one controlled
+ * clock) sharing it as `a` and `b`, both synced.
  */
-export async function twoSyncedDevices(namespace: Namespace) {
+export async function twoSyncedDevices(namespace: Namespace, options: Partial<OpenMemoryOptions> = {}) {
   const relay = await testRelay();
   const rw = await token([namespaceKey(namespace)]);
-  const laptop = await device('laptop');
-  const phone = await device('phone');
+  const laptop = await device('laptop', new IDBFactory(), undefined, options);
+  const phone = await device('phone', new IDBFactory(), undefined, options);
   const a = await laptop.share(namespace, { url: relay.url, token: rw });
   const b = await phone.share(namespace, { url: relay.url, token: rw });
   await Promise.all([a.synced, b.synced]);

@@ -1,7 +1,5 @@
 import { afterEach, expect, it } from 'vitest';
-import { IDBFactory } from 'fake-indexeddb';
-import { namespaceKey } from '@zeromem/core';
-import { cleanup, device, records, testRelay, token, until } from './helpers.ts';
+import { cleanup, records, twoSyncedDevices, until } from './helpers.ts';
 
 const SHARED = { userId: 'alice', scope: 'newer-wins' };
 
@@ -10,13 +8,7 @@ afterEach(cleanup);
 /** Two replicas on one controlled clock, both synced, holding record X. */
 async function twoReplicas() {
   const clock = { t: Date.UTC(2026, 5, 1), now: () => clock.t };
-  const relay = await testRelay();
-  const rw = await token([namespaceKey(SHARED)]);
-  const a = await device('a', new IDBFactory(), undefined, { clock });
-  const b = await device('b', new IDBFactory(), undefined, { clock });
-  const shareA = await a.share(SHARED, { url: relay.url, token: rw });
-  const shareB = await b.share(SHARED, { url: relay.url, token: rw });
-  await Promise.all([shareA.synced, shareB.synced]);
+  const { laptop: a, phone: b, a: shareA, b: shareB } = await twoSyncedDevices(SHARED, { clock });
   const { id } = await a.memory.remember({ namespace: SHARED, content: 'X original' });
   await until(async () => (await b.memory.get(SHARED, id)) !== undefined, 'B to get X');
   return { clock, a, b, shareA, shareB, id };
