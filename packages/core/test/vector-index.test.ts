@@ -294,8 +294,13 @@ describe('VectorIndex set/remove (swap with last)', () => {
         const k = Math.min(2, model.size);
         const fast = index.search(q!, k);
         const truth = bruteForce(model, q!, k);
-        expect(fast.map((hit) => hit.id)).toEqual(truth.map((hit) => hit.id));
-        fast.forEach((hit, i) => expect(hit.score).toBeCloseTo(truth[i]!.score, 5));
+        // Rank by rank the true scores; two equal vectors (the same seed) tie in either order,
+        // so each hit must be a distinct live id whose own vector has that score.
+        expect(new Set(fast.map((hit) => hit.id)).size).toBe(truth.length);
+        fast.forEach((hit, i) => {
+          expect(hit.score).toBeCloseTo(truth[i]!.score, 5);
+          expect(dot(model.get(hit.id)!, q!)).toBeCloseTo(truth[i]!.score, 5);
+        });
         expect(
           index
             .searchExact(q!, 1000)
