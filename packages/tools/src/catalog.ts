@@ -27,7 +27,10 @@ export interface MemoryTool<Input extends z.ZodObject = z.ZodObject, Output exte
   annotations: ToolAnnotations;
   /** It forgets for good: adapters ask the user first where their framework can (the AI SDK's approval). */
   forgets: boolean;
-  /** Runs the call in the bound namespace, after the adapter validated `input`. Throws ZeromemError. */
+  /**
+   * Runs the call in the bound namespace. It checks `input` against `inputSchema` itself
+   * (INVALID_INPUT, nothing runs), whether or not the adapter validated it. Throws ZeromemError.
+   */
   run(bound: BoundMemory, input: z.output<Input>): Promise<z.output<Output>>;
 }
 
@@ -60,9 +63,27 @@ const contextReportSchema = z.object({
   fullHistoryTokens: z.number().int().nullable().describe('Tokens of every memory of the namespace: what the context saves'),
 });
 
-/** The typed catalog entry: `run`'s input and output follow the schemas. */
+/**
+ * The typed catalog entry: `run`'s input and output follow the schemas. `run` checks its
+ * input against the strict schema itself, so a caller that skips the adapter's validation
+ * (a hand-written tool loop calling `execute` or `run`) cannot pass a `namespace`, a
+ * `userId` or any other field to core: the bound namespace is the only one a tool reaches.
+ */
 function memoryTool<Input extends z.ZodObject, Output extends z.ZodObject>(tool: MemoryTool<Input, Output>): MemoryTool<Input, Output> {
-  return Object.freeze(tool);
+  const run = tool.run;
+  return Object.freeze({ ...tool, run: (bound: BoundMemory, input: z.output<Input>) => run(bound, checkedInput(tool, input)) });
+}
+
+/** The input as the tool's schema reads it, or INVALID_INPUT naming every field to fix (an unknown field by its name). */
+function checkedInput<Input extends z.ZodObject>(tool: Pick<MemoryTool<Input>, 'name' | 'inputSchema'>, input: unknown): z.output<Input> {
+  const parsed = tool.inputSchema.safeParse(input);
+  if (parsed.success) return parsed.data;
+  const issues = parsed.error.issues.flatMap((issue) => {
+    const at = issue.path.map(String).join('.');
+    if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ path: at ? `${at}.${key}` : key, message: 'is not an input of this tool (the namespace is bound by the application)' }));
+    return [{ path: at, message: issue.message }];
+  });
+  throw new ZeromemError('INVALID_INPUT', `Invalid ${tool.name} input: ${issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join('; ')}`, { issues });
 }
 
 /** The write options of a bound memory: its actor, when one was given. */
@@ -88,7 +109,7 @@ const addMemory = memoryTool({
   forgets: false,
   run: async ({ memory, namespace, ...bound }, input) => {
     // The agent is the one who can confirm a suggested update, so this tool always asks for them.
-    const result = await memory.remember({ namespace, ...(input as Omit<RememberInput, 'namespace'>) }, { ...writeOptions(bound), suggestUpdates: true }); // core checks metadata is JSON
+    const result = await memory.remember({ ...(input as Omit<RememberInput, 'namespace'>), namespace }, { ...writeOptions(bound), suggestUpdates: true }); // core checks metadata is JSON
     const suggested = result.suggestedUpdates.map(({ id, reason }) => ({ id, reason }));
     return { id: result.id, deduplicated: result.deduplicated, memory: memoryView(result.record), ...(suggested.length ? { suggestedUpdates: suggested } : {}) };
   },
@@ -217,7 +238,7 @@ const setFact = memoryTool({
   annotations: ADD, // nothing is lost: the replaced fact stays as history
   forgets: false,
   run: async ({ memory, namespace, ...bound }, { key, content, validFrom, ...rest }) => {
-    const input: RememberInput = { namespace, key, content, ...(validFrom === undefined ? {} : { validFrom }), ...(rest as Pick<RememberInput, 'tags' | 'importance'>) };
+    const input: RememberInput = { ...(rest as Pick<RememberInput, 'tags' | 'importance'>), key, content, ...(validFrom === undefined ? {} : { validFrom }), namespace };
     const result = await memory.remember(input, writeOptions(bound));
     return { id: result.id, closed: result.closed, memory: memoryView(result.record) };
   },
