@@ -65,14 +65,61 @@ export async function createTokenizer(encoding: Encoding = 'o200k_base'): Promis
   else throw invalidInput('tokenizer', [{ path: 'encoding', message: `must be "o200k_base" or "cl100k_base", got ${JSON.stringify(encoding)}` }]);
   return {
     id: encoding,
-    count: (text) => bpe.encode(text, NO_SPECIAL).length,
+    count: (text) => {
+      let total = 0;
+      for (const piece of bpePieces(text)) total += bpe.encode(piece, NO_SPECIAL).length;
+      return total;
+    },
     truncate: (text, maxTokens) => {
-      const tokens = bpe.encode(text, NO_SPECIAL);
-      if (tokens.length <= maxTokens) return text;
-      // A cut inside a multi-byte character decodes to U+FFFD: drop it.
-      return bpe.decode(tokens.slice(0, Math.max(0, maxTokens))).replace(/\uFFFD+$/u, '');
+      let kept = '';
+      let left = Math.max(0, maxTokens);
+      for (const piece of bpePieces(text)) {
+        const tokens = bpe.encode(piece, NO_SPECIAL);
+        if (tokens.length > left) {
+          // A cut inside a multi-byte character decodes to U+FFFD: drop it.
+          return kept + bpe.decode(tokens.slice(0, left)).replace(/\uFFFD+$/u, '');
+        }
+        kept += piece;
+        left -= tokens.length;
+      }
+      return text;
     },
   };
+}
+
+/**
+ * Longest run of non-space characters handed to the BPE whole. BPE merges a pre-token's
+ * pairs one at a time, rescanning the token each time (gpt-tokenizer, like tiktoken), so a
+ * run costs the square of its length: one 64 KB word took 2 s to count, 1 MB minutes.
+ * Longer runs are counted in windows of this many characters: linear in the text (1 MB
+ * in about a second), and about a token per window off the model's own count for such
+ * text, which no ordinary text holds (a window costs ~1 ms).
+ */
+const MAX_RUN = 1000;
+const LONG_RUN = new RegExp(`\\S{${MAX_RUN + 1},}`, 'gu');
+
+/** The text in the pieces the BPE encodes one by one: the text itself, unless it holds a run longer than {@link MAX_RUN}. */
+function bpePieces(text: string): string[] {
+  if (text.length <= MAX_RUN) return [text];
+  const pieces: string[] = [];
+  let at = 0;
+  for (const match of text.matchAll(LONG_RUN)) {
+    if (match.index > at) pieces.push(text.slice(at, match.index));
+    const end = match.index + match[0].length;
+    for (let start = match.index; start < end; ) {
+      let stop = Math.min(start + MAX_RUN, end);
+      if (stop < end && isLowSurrogate(text.charCodeAt(stop))) stop++; // never half a character
+      pieces.push(text.slice(start, stop));
+      start = stop;
+    }
+    at = end;
+  }
+  if (at < text.length) pieces.push(text.slice(at));
+  return pieces;
+}
+
+function isLowSurrogate(code: number): boolean {
+  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 /** True when `value` has the shape of a {@link Tokenizer}. */
