@@ -51,6 +51,25 @@ export function requireNamespace(access: Access, namespace: Namespace | undefine
   throw new ServiceError('FORBIDDEN', `This token may not ${need} namespace ${namespaceKey(namespace)}.`, { namespace: namespaceKey(namespace), need });
 }
 
+/** True when the token may write this namespace; a read token may not (and none may write one it cannot read). */
+export function mayWrite(access: Access, namespace: Namespace): boolean {
+  return access.full || access.namespaces.get(namespaceKey(namespace)) === 'read-write';
+}
+
+/**
+ * Whether a read records accesses (a recall's or context's access counts and times, the
+ * re-warming of cold records): only for a token that may write every namespace read.
+ * A read token reads without writing anything, counts included (they feed ranking);
+ * asking it to record them (`trackAccess: true`) is FORBIDDEN rather than ignored.
+ */
+export function recordsAccess(access: Access, namespaces: readonly Namespace[], trackAccess: boolean | undefined): boolean {
+  if (namespaces.every((namespace) => mayWrite(access, namespace))) return trackAccess !== false;
+  if (trackAccess === true) {
+    throw new ServiceError('FORBIDDEN', 'A read token reads without recording accesses (they change ranking): leave trackAccess out or false, or use a read-write token.', { need: 'write' });
+  }
+  return false;
+}
+
 /** FORBIDDEN unless the token has full access (whole users, imports). */
 export function requireFull(access: Access, what: string): void {
   if (!access.full) throw new ServiceError('FORBIDDEN', `${what} needs the service token; a namespace-limited token may not.`);

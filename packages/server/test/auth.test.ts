@@ -120,6 +120,33 @@ describe('namespace-limited tokens (the relay\'s token format)', () => {
   });
 });
 
+describe('a read token leaves no trace (issue 29 item 10)', () => {
+  it('its recalls and contexts change no access count or time, its reads re-warm nothing; trackAccess: true is 403', async () => {
+    const ns = { userId: 'reader-test' };
+    const token = await issueToken({ secret: SECRET, subject: 'viewer', rooms: ['u=reader-test'], access: 'read', ttlSeconds: 600 });
+    const stored = await api.call('post', '/v1/memories', { body: { namespace: ns, content: 'The printer on floor 3 jams on A3 paper' } });
+    expect(stored.status).toBe(201);
+    const id = stored.body.id as string;
+    for (let i = 0; i < 20; i++) {
+      expect((await api.call('post', '/v1/recall', { body: { namespace: ns, query: 'printer jams' }, token })).body.hits).toHaveLength(1);
+      expect((await api.call('post', '/v1/context', { body: { namespace: ns, query: 'printer jams' }, token })).status).toBe(200);
+      expect((await api.call('get', '/v1/memories/{id}', { params: { id }, query: ns, token })).status).toBe(200);
+    }
+    const explicit = await api.call('post', '/v1/recall', { body: { namespace: ns, query: 'printer jams', trackAccess: true }, token });
+    expect(explicit.status).toBe(403);
+    expect(explicit.body.error.code).toBe('FORBIDDEN');
+    expect((await api.call('post', '/v1/context', { body: { namespace: ns, query: 'printer', trackAccess: true }, token })).status).toBe(403);
+    // One recall with the service token counts: once its batched write is in, the count is 1, not 21.
+    expect((await api.call('post', '/v1/recall', { body: { namespace: ns, query: 'printer jams', trackAccess: true } })).status).toBe(200);
+    let record: { accessCount: number; lastAccessedAt: number | null } | undefined;
+    for (let wait = 0; wait < 100 && !(record?.accessCount); wait++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      record = (await api.call('get', '/v1/memories', { query: ns })).body.items[0];
+    }
+    expect(record?.accessCount).toBe(1);
+  });
+});
+
 describe('CORS', () => {
   it('is off by default: no Access-Control-Allow-Origin, preflights not answered', async () => {
     const answer = await fetch(`${service.url}/v1/stats?userId=wang`, { headers: { origin: 'https://evil.example', authorization: `Bearer ${TOKEN}` } });

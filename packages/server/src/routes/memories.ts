@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { ZeromemError } from '@zeromem/core';
 import type { ZodError } from 'zod';
-import { requireNamespace } from '../auth.ts';
+import { recordsAccess, requireNamespace } from '../auth.ts';
 import { ServiceError } from '../http-errors.ts';
 import { validationError, type RouteDeps, type ServiceApp } from '../app.ts';
 import {
@@ -75,7 +75,8 @@ export function registerMemoryRoutes(app: ServiceApp, { memory, maxBatch }: Rout
       const namespace = namespaceOf(c.req.valid('query'));
       requireNamespace(c.get('access'), namespace, 'read');
       const { id } = c.req.valid('param');
-      const record = await memory.get(namespace, id, { rewarm: true });
+      // Re-warming a cold record is a write: a read token's read leaves the record as it was.
+      const record = await memory.get(namespace, id, { rewarm: recordsAccess(c.get('access'), [namespace], undefined) });
       if (!record) throw new ZeromemError('NOT_FOUND', `No memory "${id}" in this namespace (it may have been forgotten or expired).`);
       return c.json(record, 200);
     },
