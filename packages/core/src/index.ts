@@ -70,6 +70,7 @@ export type { RetierOptions, RetierResult } from './lifecycle/retier.ts';
 export type { ExportOptions } from './lifecycle/export-jsonl.ts';
 export { EXPORT_FORMAT, EXPORT_VERSION, type ExportHeader, type ExportLine, type ExportScope } from './lifecycle/jsonl-format.ts';
 export type { ImportOptions, ImportResult } from './lifecycle/import-jsonl.ts';
+export { MAX_REPORTED_LINES } from './lifecycle/import-jsonl.ts';
 export { DETECTORS, type DetectorName } from './redact/detectors.ts';
 export type { RedactAction, RedactionOptions } from './redact/redactor.ts';
 export type { RedactionCount } from './model/types.ts';

@@ -368,7 +368,10 @@ export const ImportResultSchema = z
     imported: z.number().int(),
     deduplicated: z.number().int(),
     expired: z.number().int(),
-    failures: z.array(z.object({ line: z.number().int(), code: z.string(), issues: z.array(IssueSchema) }).strict()),
+    failures: z
+      .array(z.object({ line: z.number().int(), code: z.string(), issues: z.array(IssueSchema) }).strict())
+      .openapi({ description: 'The first lines not imported (100 at most), by line number' }),
+    failed: z.number().int().openapi({ description: 'How many lines were not imported in all' }),
     ids: z.array(z.string()),
   })
   .strict()

@@ -216,6 +216,22 @@ describe('namespaces, audit, stats, export and import, forget where / namespace 
     expect(skipped.body.failures.map((f: { line: number }) => f.line)).toContain(5); // the bad record line (the header's count is off too)
   });
 
+  it('an import of a million bad lines answers at once with the first 100 and a count, and the service keeps serving (issue 29 item 3)', { timeout: 120_000 }, async () => {
+    const lines = 1_000_000;
+    const header = JSON.stringify({ format: 'zeromem-export', version: 1, exportedAt: 0, scope: { userId: 'garbage' }, records: lines, vectors: null });
+    const body = `${header}\n${'x\n'.repeat(lines)}`;
+    const refused = await api.call('post', '/v1/import', { raw: body, headers: { 'content-type': 'application/x-ndjson' } });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.details.lines).toHaveLength(100);
+    expect(refused.body.error.details.failedLines).toBe(lines);
+    expect(JSON.stringify(refused.body).length).toBeLessThan(64 * 1024);
+    const skipped = await api.call('post', '/v1/import', { query: { skipInvalid: 'true' }, raw: body, headers: { 'content-type': 'application/x-ndjson' } });
+    expect(skipped.status).toBe(200);
+    expect(skipped.body).toMatchObject({ imported: 0, failed: lines });
+    expect(skipped.body.failures.map((f: { line: number }) => f.line)).toEqual(Array.from({ length: 100 }, (_, i) => i + 2));
+    expect((await api.call('get', '/v1/stats', { query: nsQuery })).status).toBe(200);
+  });
+
   it('forget where (a filter is required), a namespace, a user', async () => {
     const where = await api.call('post', '/v1/forget', { body: { namespace: { userId: 'li', agentId: 'after-sales' }, filter: { where: { key: 'status', eq: 'closed' } } } });
     expect(where.body.ids).toHaveLength(1);

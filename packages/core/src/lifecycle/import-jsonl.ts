@@ -1,4 +1,5 @@
 import { contentHashes } from '../model/content-hash.ts';
+import { turnTaker } from '../model/next-macrotask.ts';
 import { IssueList, describe } from '../model/checks.ts';
 import { probe } from '../model/read-input.ts';
 import { ZeromemError, type LineFailure } from '../model/errors.ts';
@@ -30,8 +31,13 @@ export interface ImportResult {
   deduplicated: number;
   /** Records already expired now: not written. */
   expired: number;
-  /** Lines not imported, by line number (only with `skipInvalid`; otherwise the import throws). */
+  /**
+   * The first lines not imported ({@link MAX_REPORTED_LINES} at most), by line number (only
+   * with `skipInvalid`; otherwise the import throws). `failed` counts them all.
+   */
   failures: LineFailure[];
+  /** How many lines were not imported (bad, or CONFLICT); `failures` lists the first of them. */
+  failed: number;
   /** Ids of the records written as new, in file order. */
   ids: string[];
 }
@@ -41,11 +47,53 @@ interface Item extends ParsedLine {
 }
 
 /**
+ * How many failed lines an import reports one by one: the first ones by line number; the
+ * others are counted (`failed`, `details.failedLines`). A file of a million bad lines
+ * otherwise made a report of over 100 MB (every line's issue), which a service then had
+ * to serialize.
+ */
+export const MAX_REPORTED_LINES = 100;
+
+/** The failed lines of an import: the first {@link MAX_REPORTED_LINES} by line number, and how many in all. */
+class LineFailures {
+  #kept: LineFailure[] = [];
+  #count = 0;
+
+  add(failure: LineFailure): void {
+    this.#count++;
+    this.#kept.push(failure);
+    if (this.#kept.length >= 2 * MAX_REPORTED_LINES) this.#trim();
+  }
+
+  get count(): number {
+    return this.#count;
+  }
+
+  /** The first failures, in line order. */
+  first(): LineFailure[] {
+    this.#trim();
+    return [...this.#kept];
+  }
+
+  #trim(): void {
+    this.#kept.sort((a, b) => a.line - b.line);
+    if (this.#kept.length > MAX_REPORTED_LINES) this.#kept.length = MAX_REPORTED_LINES;
+  }
+}
+
+/** Lines between two checks of whether the import has held the event loop long enough to give it up for a turn. */
+const LINES_PER_CHECK = 512;
+
+/**
  * Imports a zeromem JSONL export (a string, or an iterable or async iterable of its lines).
  * Every line is validated (and each content hash recomputed) before anything is written;
- * the write is one transaction. A bad line is INVALID_INPUT listing every bad line by
- * number in `details.lines`, and nothing is written; with `skipInvalid: true` the good
- * lines are written and the bad ones come back as `failures`. Content already stored in
+ * the write is one transaction. A bad line is INVALID_INPUT listing the first bad lines
+ * by number in `details.lines` ({@link MAX_REPORTED_LINES} at most; `details.failedLines`
+ * counts them all), and nothing is written; with `skipInvalid: true` the good lines are
+ * written and the bad ones come back as `failures` and `failed`. Reading gives other work
+ * a turn every ~10 ms. Memory: the parsed records of the valid lines (all are held until
+ * the one transaction), a few times the size of their text; bad lines hold nothing
+ * beyond the reported ones. Content already stored in
  * the namespace is deduplicated as `remember` does; an id holding other content is CONFLICT.
  * Records keep every field (id, times, version, access statistics, tier, provenance).
  * @throws ZeromemError INVALID_INPUT, CONFLICT, QUOTA_EXCEEDED
@@ -61,9 +109,10 @@ export async function importJsonl(
     throw new ZeromemError('INVALID_INPUT', 'Invalid import options: skipInvalid: must be a boolean', { issues: [{ path: 'skipInvalid', message: 'must be a boolean' }] });
   }
   const skipInvalid = opts.skipInvalid === true;
-  const failures: LineFailure[] = [];
+  const failures = new LineFailures();
   const fail = (line: number, issues: IssueList | LineFailure['issues'], code: LineFailure['code'] = 'INVALID_INPUT') =>
-    failures.push({ line, code, issues: Array.isArray(issues) ? issues : issues.items });
+    failures.add({ line, code, issues: Array.isArray(issues) ? issues : issues.items });
+  const turn = turnTaker();
 
   let header: ExportHeader | undefined;
   const items: Item[] = [];
@@ -71,6 +120,7 @@ export async function importJsonl(
   let number = 0;
   for await (const text of lines(source)) {
     number++;
+    if (number % LINES_PER_CHECK === 0) await turn();
     if (number === 1) {
       const issues = new IssueList();
       header = parseHeader(text, ctx.limits, issues);
@@ -88,13 +138,17 @@ export async function importJsonl(
   if (recordLines !== header.records) {
     fail(1, [{ path: 'records', message: `the header announces ${header.records} record lines, the file has ${recordLines}: it is truncated or spliced` }]);
   }
-  const hashes = await contentHashes(items.map((item) => item.record.content));
-  const valid = items.filter((item, i) => {
-    if (hashes[i] === item.record.contentHash) return true;
-    fail(item.line, [{ path: 'record.contentHash', message: 'does not match the content: the line was changed after export' }]);
-    return false;
-  });
-  if (failures.length && !skipInvalid) throw linesError(failures, 'Invalid import');
+  const valid: Item[] = [];
+  for (let start = 0; start < items.length; start += LINES_PER_CHECK) {
+    const chunk = items.slice(start, start + LINES_PER_CHECK);
+    const hashes = await contentHashes(chunk.map((item) => item.record.content));
+    chunk.forEach((item, i) => {
+      if (hashes[i] === item.record.contentHash) valid.push(item);
+      else fail(item.line, [{ path: 'record.contentHash', message: 'does not match the content: the line was changed after export' }]);
+    });
+    await turn();
+  }
+  if (failures.count && !skipInvalid) throw linesError(failures, 'Invalid import');
 
   const now = ctx.clock.now();
   const live = valid.filter((item) => !isExpired(item.record, now));
@@ -102,8 +156,14 @@ export async function importJsonl(
   // The expired rows in the way, before the caller queues the added records (an id may come back).
   await ctx.copies.purgeRecords(written.deleted);
   for (const conflict of written.conflicts) fail(conflict.line, conflict.issues, 'CONFLICT');
-  failures.sort((a, b) => a.line - b.line);
-  const result = { imported: written.added.length, deduplicated: written.deduplicated, expired: valid.length - live.length, failures, ids: written.added.map((r) => r.id) };
+  const result = {
+    imported: written.added.length,
+    deduplicated: written.deduplicated,
+    expired: valid.length - live.length,
+    failures: failures.first(),
+    failed: failures.count,
+    ids: written.added.map((r) => r.id),
+  };
   return { result, added: written.added };
 }
 
@@ -162,7 +222,11 @@ async function write(ctx: LifecycleContext, header: ExportHeader, items: Item[],
       byId.set(key(ns, record.id), row);
       if (record.key === null) byHash.set(key(ns, record.contentHash), row);
     }
-    if (conflicts.length && !skipInvalid) throw linesError(conflicts.map((c) => ({ ...c, code: 'CONFLICT' as const })), 'Import conflicts with stored memories', 'CONFLICT');
+    if (conflicts.length && !skipInvalid) {
+      const refused = new LineFailures();
+      for (const conflict of conflicts) refused.add({ ...conflict, code: 'CONFLICT' });
+      throw linesError(refused, 'Import conflicts with stored memories', 'CONFLICT');
+    }
     // Expired rows found in the way are deleted first, as sweep() would.
     await deleteRows(tx, [...expired.values()], 'expire', 'sweep', now);
     await enforceQuota(ctx, tx, [...added.values()], now);
@@ -203,22 +267,29 @@ function unique(pairs: Array<[string, string]>): Array<[string, string]> {
   return [...new Map(pairs.map((pair) => [key(...pair), pair])).values()];
 }
 
-function linesError(failures: LineFailure[], what: string, code: 'INVALID_INPUT' | 'CONFLICT' = 'INVALID_INPUT'): ZeromemError {
-  const first = failures[0]!;
+function linesError(failures: LineFailure[] | LineFailures, what: string, code: 'INVALID_INPUT' | 'CONFLICT' = 'INVALID_INPUT'): ZeromemError {
+  const lines = Array.isArray(failures) ? failures : failures.first();
+  const total = Array.isArray(failures) ? failures.length : failures.count;
+  const first = lines[0]!;
   const issue = first.issues[0];
   const detail = issue ? `${issue.path ? `${issue.path}: ` : ''}${issue.message}` : first.code;
-  const count = failures.length === 1 ? 'line' : `${failures.length} lines, first`;
+  const count = total === 1 ? 'line' : `${total} lines, first`;
   return new ZeromemError(code, `${what} (${count} at line ${first.line}: ${detail}); nothing was imported. Fix the file, or pass { skipInvalid: true } to import the good lines.`, {
-    lines: failures,
+    lines,
+    ...(total > lines.length ? { failedLines: total } : {}),
   });
 }
 
 /** The lines of the source: a string split at newlines, or the items of an (async) iterable of lines. */
 async function* lines(source: unknown): AsyncGenerator<string> {
   if (typeof source === 'string') {
-    const parts = source.split('\n');
-    if (parts.at(-1) === '') parts.pop(); // the newline that ends the last line
-    for (const part of parts) yield part.endsWith('\r') ? part.slice(0, -1) : part;
+    // One line at a time: a split would hold a string per line of the whole text at once.
+    for (let start = 0; start < source.length; ) {
+      const newline = source.indexOf('\n', start);
+      const end = newline === -1 ? source.length : newline;
+      yield source.charCodeAt(end - 1) === 13 && end > start ? source.slice(start, end - 1) : source.slice(start, end);
+      start = end + 1;
+    }
     return;
   }
   const iterable = source as { [Symbol.asyncIterator]?: unknown; [Symbol.iterator]?: unknown } | null;

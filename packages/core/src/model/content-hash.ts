@@ -1,3 +1,5 @@
+import { nextMacrotask } from './next-macrotask.ts';
+
 const encoder = new TextEncoder();
 
 /**
@@ -42,16 +44,11 @@ export async function contentHashes(contents: readonly string[]): Promise<string
   return hashes;
 }
 
-/**
- * Writers start a Dexie transaction right after hashing. WebCrypto's digest resolves on a
- * later macrotask; with node:crypto resolving at once, dozens of concurrent writes started
- * their transactions in one burst of microtasks, and Dexie then let one commit before its
- * async scope had finished ("Transaction committed too early", concurrency.test.ts with
- * FC_SEED=2064469622). Resolving on the next macrotask keeps WebCrypto's timing.
- */
-function nextMacrotask(): Promise<void> {
-  return new Promise((resolve) => (typeof setImmediate === 'function' ? setImmediate(resolve) : setTimeout(resolve, 0)));
-}
+// Writers start a Dexie transaction right after hashing. WebCrypto's digest resolves on a
+// later macrotask; with node:crypto resolving at once, dozens of concurrent writes started
+// their transactions in one burst of microtasks, and Dexie then let one commit before its
+// async scope had finished ("Transaction committed too early", concurrency.test.ts with
+// FC_SEED=2064469622). Resolving on the next macrotask (nextMacrotask) keeps WebCrypto's timing.
 
 function nodeDigest(node: NodeCrypto, content: string): string {
   return node.createHash('sha256').update(encoder.encode(normalizeContent(content))).digest('hex');

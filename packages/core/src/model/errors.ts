@@ -47,8 +47,10 @@ export interface ErrorDetails {
   issues?: InputIssue[];
   /** Problems with the items of a batch, by position. */
   items?: ItemFailure[];
-  /** Problems with the lines of an imported file, by line number. */
+  /** Problems with the lines of an imported file, by line number: the first 100 (`MAX_REPORTED_LINES`). */
   lines?: LineFailure[];
+  /** How many lines failed in all, when more than `lines` lists. */
+  failedLines?: number;
   /** For CONFLICT: the record that is in the way. */
   existingId?: string;
   /** For CONFLICT on `ifVersion`: the version that is stored. */
