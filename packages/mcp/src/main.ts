@@ -6,6 +6,7 @@ import WebSocket from 'ws';
 import { USAGE, UsageError, readConfig, type ServerConfig } from './config.ts';
 import { startHttpServer } from './http.ts';
 import { createMemoryServer } from './server.ts';
+import { BoundedMessages, MAX_MESSAGE_BYTES, oversizedError } from './stdin-messages.ts';
 
 interface Io {
   stderr: { write(text: string): unknown };
@@ -69,6 +70,9 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
   const serverFor = () => createMemoryServer({ memory, namespace: config.namespace });
 
   let stop!: () => void;
+  let exitCode = 0;
+  /** Set once the server is being stopped (stdin ended, a signal): the transport's close is then expected. */
+  let stopping = false;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
@@ -79,18 +83,38 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
     closeTransport = endpoint.close;
   } else {
     const server = serverFor();
-    const transport = new StdioServerTransport();
-    transport.onclose = stop;
-    process.stdin.once('end', stop);
+    // Messages reach the SDK's transport through BoundedMessages: one over its read limit is
+    // answered with an error and the server keeps serving, instead of the transport closing.
+    const input = new BoundedMessages((message) => {
+      log(`refused a message of ${message.bytes} bytes (the limit is ${MAX_MESSAGE_BYTES}): answered with an error, still serving`);
+      transport.send(oversizedError(message)).catch((err: Error) => log(`could not answer it: ${err.message}`));
+    });
+    process.stdin.pipe(input);
+    const transport = new StdioServerTransport(input, process.stdout, { maxBufferSize: 2 * MAX_MESSAGE_BYTES });
+    transport.onerror = (err) => log(`stdio: ${err.message}`);
+    transport.onclose = () => {
+      // stdin ended (the client is gone: exit 0), or the transport gave up: say so and exit 1.
+      if (!stdinEnded && !stopping) {
+        log('the stdio transport closed while stdin was still open; stopping');
+        exitCode = 1;
+      }
+      stop();
+    };
+    let stdinEnded = false;
+    process.stdin.once('end', () => {
+      stdinEnded = true;
+      stop();
+    });
     await server.connect(transport);
     log(`ready on stdio for namespace ${JSON.stringify(config.namespace)} (recall: ${recall})`);
     closeTransport = () => server.close();
   }
   await stopped;
+  stopping = true;
   await closeTransport();
   await share?.close();
   await memory.close();
-  return 0;
+  return exitCode;
 }
 
 /**
