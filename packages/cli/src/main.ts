@@ -5,7 +5,9 @@ import { DEFAULT_WEIGHTS, type RankingWeights } from '@zeromem/core';
 import { EmbedderUnavailableError, parseEmbedderSpec } from './eval/embedder-choice.ts';
 import { JsonlError } from './eval/read-jsonl.ts';
 import { runEval, type EvalOptions } from './eval/run-eval.ts';
-import { checkImport } from './import/check-import.ts';
+import { checkImport, type ImportCheckOptions } from './import/check-import.ts';
+import { formatOf } from './import/input-units.ts';
+import { namespaceArgs } from './jobs/namespace-args.ts';
 import { runImport } from './import/run-import.ts';
 import { runExport } from './jobs/export-job.ts';
 import { runForgetUser } from './jobs/forget-user-job.ts';
@@ -41,23 +43,27 @@ Commands on the store ($ZEROMEM_HOME, else ~/.zeromem; --dir <dir>, --name <name
 
 Other commands:
   eval          replay memories into zeromem, rank queries with recall, score the run
-  check-import  check a zeromem JSONL export: import it into a throwaway in-process
-                memory and report every bad line (nothing is kept)
+  check-import  check a file before zeromem import or importJsonl() reads it: import it
+                into a throwaway in-process memory and report every bad line
 
 Job commands print progress on stderr and one JSON summary line on stdout.
 Run "zeromem <command> --help" for the options of a command.
 `;
 
-const IMPORT_USAGE = `Usage: zeromem check-import <export.jsonl> [--skip-invalid]
+const IMPORT_USAGE = `Usage: zeromem check-import <file> [options]
 
-Imports a zeromem JSONL export (what memory.exportJsonl() writes; .jsonl or .jsonl.gz)
-into a fresh in-process memory through memory.importJsonl(), and prints what it stored:
+Reads a file exactly as zeromem import does (a zeromem export, what zeromem export and
+memory.exportJsonl() write; JSONL with one memory per line; or CSV; gzipped with .gz),
+storing it into a fresh in-process memory a batch at a time, and prints what it stored:
 records imported, duplicates, expired ones skipped, and every bad line by number with
-what is wrong. In Node the memory lives in memory (fake-indexeddb), so nothing is kept:
-this only checks a file before an app imports it.
+what is wrong: the lines zeromem import would list in its failure report. An export is
+read by memory.importJsonl() (with skipInvalid), so the SDK and POST /v1/import say the
+same of it. The memory lives in memory (fake-indexeddb): nothing is kept.
 
 Options:
-  --skip-invalid   import the good lines when some are bad (importJsonl's skipInvalid)
+  --user <id>, --agent <id>, --scope <s>
+                   namespace of the items that name none (as for zeromem import)
+  --format jsonl|csv  the file's format (default: from its name)
   -h, --help       show this help
 
 Exit codes: 0 every line is good; 1 a line is bad or the file cannot be read; 2 bad arguments.
@@ -210,20 +216,30 @@ export function parseEvalArgs(args: readonly string[]): Omit<EvalOptions, 'stdou
   return result;
 }
 
-/** Parses and checks the arguments of `import`; throws {@link UsageError} with what is wrong. */
-export function parseImportArgs(args: readonly string[]): { file: string; skipInvalid: boolean } | 'help' {
+/** Parses and checks the arguments of `check-import`; throws {@link UsageError} with what is wrong. */
+export function parseImportArgs(args: readonly string[]): Omit<ImportCheckOptions, 'stdout' | 'stderr'> | 'help' {
   let parsed;
   try {
-    parsed = parseArgs({ args: [...args], allowPositionals: true, strict: true, options: { 'skip-invalid': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      strict: true,
+      options: { format: { type: 'string' }, user: { type: 'string' }, agent: { type: 'string' }, scope: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
   } catch (err) {
     throw new UsageError(argumentMessage(err as Error & { code?: string }));
   }
   const { values, positionals } = parsed;
   if (values.help) return 'help';
-  if (positionals.length !== 1) throw new UsageError(positionals.length ? `one file at a time, got ${positionals.length}` : 'which file? zeromem check-import <export.jsonl>');
+  if (positionals.length !== 1) throw new UsageError(positionals.length ? `one file at a time, got ${positionals.length}` : 'which file? zeromem check-import <file.jsonl|file.csv>');
   const file = resolve(positionals[0]!);
   requireFile('file', file);
-  return { file, skipInvalid: values['skip-invalid'] === true };
+  const format = values.format ?? formatOf(file);
+  if (format !== 'jsonl' && format !== 'csv') {
+    throw new UsageError(values.format === undefined ? `cannot tell the format of ${file} from its name; pass --format jsonl or --format csv` : `--format must be jsonl or csv, got "${values.format}"`);
+  }
+  if (values.user === undefined && (values.agent !== undefined || values.scope !== undefined)) throw new UsageError('--agent and --scope need --user');
+  return { file, format, namespace: namespaceArgs(values) };
 }
 
 /** `text=0.6,vector=0.4` -> `{ text: 0.6, vector: 0.4 }`, keys checked against core's weights. */

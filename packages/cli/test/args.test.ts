@@ -19,7 +19,7 @@ describe('zeromem argument handling', () => {
   it.each([
     [[], 'zeromem: a command is required'],
     [['stats'], 'zeromem: unknown command "stats"'],
-    [['check-import'], 'zeromem check-import: which file? zeromem check-import <export.jsonl>'],
+    [['check-import'], 'zeromem check-import: which file? zeromem check-import <file.jsonl|file.csv>'],
     [['check-import', 'a.jsonl', 'b.jsonl'], 'zeromem check-import: one file at a time, got 2'],
     [['check-import', 'no-such-file.jsonl'], 'zeromem check-import: file: no such file'],
     [['check-import', 'x', '--skip'], 'zeromem check-import: unknown option --skip'],

@@ -48,33 +48,32 @@ describe('zeromem check-import (checks an export in-process)', () => {
     }
   });
 
-  it('bad lines: exit 1, each reported by number; --skip-invalid also counts what the good lines store', async () => {
+  it('bad lines: exit 1, each reported by number, and what the good lines store (as zeromem import would)', async () => {
     const broken = [...lines];
     broken[2] = broken[2]!.replace('"importance":0.5', '"importance":5');
     broken[3] = '{"record":';
     const path = file('bad.jsonl', broken.join('\n'));
-    const strict = await run(['check-import', path]);
-    expect(strict.code).toBe(1);
-    expect(strict.stdout).toBe('');
-    expect(strict.stderr).toContain('nothing was imported');
-    expect(strict.stderr).toContain('line 3: INVALID_INPUT record.importance: must be a number from 0 to 1, got 5');
-    expect(strict.stderr).toMatch(/line 4: INVALID_INPUT is not valid JSON/);
-    const lenient = await run(['check-import', path, '--skip-invalid']);
-    expect(lenient.code).toBe(1);
-    expect(lenient.stdout).toContain('records: 1 imported, 0 duplicates, 0 expired (skipped), 2 bad lines');
-    expect(lenient.stderr).toContain('line 3: INVALID_INPUT record.importance');
+    const result = await run(['check-import', path]);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('records: 1 imported, 0 duplicates, 0 expired (skipped), 2 bad lines');
+    expect(result.stderr).toContain('line 3: INVALID_INPUT record.importance: must be a number from 0 to 1, got 5');
+    expect(result.stderr).toMatch(/line 4: INVALID_INPUT is not valid JSON/);
   });
 
-  it('not an export at all: exit 1 naming line 1', async () => {
-    const result = await run(['check-import', file('other.jsonl', '{"ns":"u1","id":"x","text":"hello"}\n')]);
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain('line 1: INVALID_INPUT format: the first line must be a zeromem export header');
+  it('a header core cannot read: exit 1 naming line 1; a file of plain memories is checked as zeromem import reads it', async () => {
+    const header = await run(['check-import', file('other-version.jsonl', `${lines[0]!.replace('"version":1', '"version":2')}\n${lines.slice(1).join('\n')}`)]);
+    expect(header.code).toBe(1);
+    expect(header.stderr).toContain('line 1 is not a zeromem export header core can read: version: must be 1');
+    const plain = await run(['check-import', file('other.jsonl', '{"ns":"u1","id":"x","text":"hello"}\n')]);
+    expect(plain.code).toBe(1);
+    expect(plain.stdout).toContain('JSONL, one memory per line');
+    expect(plain.stderr).toMatch(/^line 1: NAMESPACE_REQUIRED ns: unknown/m);
   });
 
   it('runs as a real child process', { timeout: 60_000 }, async () => {
     const result = await runCli(['check-import', file('good-bin.jsonl', lines.join('\n'))]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain('records: 3 imported');
-    expect((await runCli(['check-import', '--help'])).stdout).toContain('Usage: zeromem check-import <export.jsonl> [--skip-invalid]');
+    expect((await runCli(['check-import', '--help'])).stdout).toContain('Usage: zeromem check-import <file> [options]');
   });
 });

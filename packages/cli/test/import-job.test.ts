@@ -1,6 +1,8 @@
 import { existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
+import { openStore } from '../src/jobs/open-store.ts';
 import { runBuilt, startBuilt, tempHome } from './built-cli.ts';
 
 // `zeromem import` as users run it: the built bin under plain node, on a temp ZEROMEM_HOME,
@@ -200,5 +202,130 @@ describe('zeromem import', () => {
     const restarted = await runBuilt(['import', file, '--restart'], dir);
     expect(restarted.summary).toMatchObject({ items: 3001, resumedAfterLine: null });
     expect((await exported(dir, 'u1')).length).toBe(restarted.summary.stored + restarted.summary.duplicates);
+  });
+});
+
+// Issue 33 item 2: `zeromem import` refused the CLI's own export ("format: unknown field"),
+// while check-import, importJsonl() and POST /v1/import read it. One reader now: an export
+// is detected from its header and read by core's importJsonl, every field kept.
+describe('zeromem import reads what zeromem export writes', () => {
+  /** The export without its time of export (the one byte range a second export must differ in). */
+  const timeless = (text: string) => text.replace(/"exportedAt":\d+/, '"exportedAt":0');
+
+  /** A store of user "gen" with what an export carries: namespaces, tags, metadata, times, a keyed fact with an earlier version. */
+  async function generated(): Promise<{ dir: string; file: string; text: string }> {
+    const dir = home();
+    const seed = join(dir, 'seed.jsonl');
+    const lines = [
+      { namespace: { userId: 'gen' }, content: 'Prefers phone calls', tags: ['contact'], createdAt: '2026-03-01T09:00:00Z' },
+      { namespace: { userId: 'gen', agentId: 'sales' }, content: 'Asked for the spring catalogue', metadata: { channel: 'mail', n: 2 }, importance: 0.8 },
+      { namespace: { userId: 'gen' }, key: 'home.city', content: 'Lives in Lyon', validFrom: '2026-01-01T00:00:00Z' },
+      { namespace: { userId: 'gen' }, key: 'home.city', content: 'Lives in Porto', validFrom: '2026-02-01T00:00:00Z' },
+      { namespace: { userId: 'gen', scope: 'q3' }, content: '用户偏好圆通快递', tags: ['物流'] },
+    ];
+    writeFileSync(seed, lines.map((line) => JSON.stringify(line)).join('\n'));
+    const stored = await runBuilt(['import', seed], dir);
+    expect(stored.code, stored.stderr).toBe(0);
+    const file = join(dir, 'gen.jsonl');
+    const run = await runBuilt(['export', '--user', 'gen', '--out', file], dir);
+    expect(run.code, run.stderr).toBe(0);
+    return { dir, file, text: readFileSync(file, 'utf8') };
+  }
+
+  /** The same user exported again from another store. */
+  async function exportedAgain(dir: string, storeDir: string): Promise<string> {
+    const out = join(dir, `again-${Math.random().toString(36).slice(2)}.jsonl`);
+    const run = await runBuilt(['export', '--user', 'gen', '--out', out, '--dir', storeDir], dir);
+    expect(run.code, run.stderr).toBe(0);
+    return readFileSync(out, 'utf8');
+  }
+
+  it('export → import → export gives the same file (but for exportedAt) through the CLI, plain or gzipped, the SDK and REST', { timeout: 300_000 }, async () => {
+    const { dir, file, text } = await generated();
+    const records = text.trimEnd().split('\n').length - 1;
+    expect(records).toBe(5);
+
+    // The CLI, the issue's exact commands.
+    const imported = await runBuilt(['import', file, '--dir', join(dir, 'newstore')], dir);
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(imported.summary).toMatchObject({ ok: true, format: 'zeromem-export', items: records, stored: records, duplicates: 0, failed: 0, report: null });
+    expect(timeless(await exportedAgain(dir, join(dir, 'newstore')))).toBe(timeless(text));
+    // Again into the same store: every record found again, none copied.
+    expect((await runBuilt(['import', file, '--dir', join(dir, 'newstore')], dir)).summary).toMatchObject({ ok: true, stored: 0, duplicates: records });
+    // Gzipped, in batches of one record.
+    writeFileSync(`${file}.gz`, gzipSync(text));
+    const gz = await runBuilt(['import', `${file}.gz`, '--dir', join(dir, 'gzstore'), '--batch', '1'], dir);
+    expect(gz.summary).toMatchObject({ ok: true, stored: records });
+    expect(timeless(await exportedAgain(dir, join(dir, 'gzstore')))).toBe(timeless(text));
+
+    // The SDK: importJsonl of the CLI's file, exported again by the CLI.
+    const sdk = await openStore({ directory: join(dir, 'sdkstore'), name: 'zeromem' });
+    try {
+      expect(await sdk.importJsonl(text)).toMatchObject({ imported: records, failed: 0 });
+    } finally {
+      await sdk.close();
+    }
+    expect(timeless(await exportedAgain(dir, join(dir, 'sdkstore')))).toBe(timeless(text));
+
+    // REST: POST /v1/import to `zeromem serve`, exported again by GET and by the CLI.
+    const restDir = join(dir, 'reststore');
+    const serve = startBuilt(['serve', '--port', '0', '--embedder', 'none', '--dir', restDir], dir);
+    let out = '';
+    serve.child.stdout!.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    for (let i = 0; i < 2400 && !/token: \S+\n/.test(out); i++) await new Promise((resolve) => setTimeout(resolve, 25));
+    const url = /listening on (\S+)/.exec(out)![1]!;
+    const headers = { authorization: `Bearer ${/token: (\S+)\n/.exec(out)![1]!}` };
+    try {
+      const posted = await fetch(`${url}/v1/import`, { method: 'POST', headers: { ...headers, 'content-type': 'application/x-ndjson' }, body: text });
+      expect(await posted.json()).toMatchObject({ imported: records, failed: 0 });
+      const got = await fetch(`${url}/v1/users/gen/export`, { headers });
+      expect(timeless(await got.text())).toBe(timeless(text));
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.done;
+    }
+    expect(timeless(await exportedAgain(dir, restDir))).toBe(timeless(text));
+  });
+
+  it('check-import and import say the same of every file: the same bad lines, the same counts', { timeout: 300_000 }, async () => {
+    const { dir, text } = await generated();
+    const lines = text.trimEnd().split('\n');
+    const files: Record<string, string> = {
+      'export.jsonl': text,
+      // An export with a bad record (importance 5), a line that is not JSON, and a record count that is off.
+      'broken-export.jsonl': [lines[0], lines[1]!.replace(/"importance":[\d.]+/, '"importance":5'), '{"record":', ...lines.slice(2)].join('\n'),
+      'truncated-export.jsonl': lines.slice(0, 3).join('\n'),
+      'not-an-export-header.jsonl': [lines[0]!.replace('"version":1', '"version":7'), ...lines.slice(1)].join('\n'),
+      'memories.jsonl': ['{"namespace":{"userId":"u1"},"content":"Plays the cello"}', '{"ns":"u1","id":"x","text":"hello"}', 'not json', '{"userId":"u1","content":"Lives in Porto"}'].join('\n'),
+      'memories.csv': 'content,userId,tags\nLikes tea,u1,drink|morning\n,u1,\n"Two\nlines",u1,\n',
+    };
+    for (const [name, content] of Object.entries(files)) {
+      const file = join(dir, name);
+      writeFileSync(file, content);
+      const check = await runBuilt(['check-import', file], dir);
+      const store = join(dir, `store-${name}`);
+      const imported = await runBuilt(['import', file, '--dir', store], dir);
+      // What check-import lists on stderr is what import's failure report holds.
+      const checked = check.stderr.split('\n').filter((line) => line.startsWith('line ')).map((line) => /^line (\d+): (\S+)/.exec(line)!.slice(1).join(' '));
+      const reported = imported.summary.report ? readFileSync(imported.summary.report, 'utf8').trimEnd().split('\n').map((line) => JSON.parse(line)).map((f) => `${f.line} ${f.code}`) : [];
+      if (imported.code === 2) {
+        // A header core cannot read: both refuse the file, and import writes nothing.
+        expect(check.code, name).toBe(1);
+        expect(check.stderr, name).toContain('line 1 is not a zeromem export header');
+        expect(imported.summary.error.message, name).toContain('line 1 is not a zeromem export header');
+        continue;
+      }
+      expect(checked, name).toEqual(reported);
+      expect(check.code, name).toBe(imported.code);
+      const counts = /records: (\d+) imported, (\d+) duplicates, (\d+) expired \(skipped\), (\d+) bad lines/.exec(check.stdout)!.slice(1).map(Number);
+      expect(counts, name).toEqual([imported.summary.stored, imported.summary.duplicates, imported.summary.expired, imported.summary.failed]);
+    }
+    // The expected verdicts, so the comparison above is not vacuous.
+    const broken = await runBuilt(['check-import', join(dir, 'broken-export.jsonl')], dir);
+    expect(broken.stderr).toContain('line 2: INVALID_INPUT record.importance: must be a number from 0 to 1, got 5');
+    expect(broken.stderr).toMatch(/line 3: INVALID_INPUT is not valid JSON/);
+    expect(broken.stderr).toMatch(/line 1: INVALID_INPUT records: the header announces 5 record lines, the file has 6/);
+    expect((await runBuilt(['check-import', join(dir, 'truncated-export.jsonl')], dir)).stdout).toContain('records: 2 imported, 0 duplicates, 0 expired (skipped), 1 bad lines');
+    expect((await runBuilt(['check-import', join(dir, 'memories.jsonl')], dir)).stderr).toMatch(/line 2: NAMESPACE_REQUIRED ns: unknown/);
   });
 });

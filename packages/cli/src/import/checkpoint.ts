@@ -3,6 +3,7 @@ import { closeSync, fsyncSync, openSync, readFileSync, readSync, renameSync, rmS
 import { mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { JobError } from '../jobs/job-error.ts';
+import type { ImportCounts } from './import-stream.ts';
 
 /** Which file, exactly, a checkpoint belongs to: a changed file cannot be resumed. */
 export interface FileFingerprint {
@@ -29,7 +30,7 @@ export interface ImportCheckpoint {
   line: number;
   /** Length of the failure report at that commit (a rerun cuts off anything after it). */
   reportBytes: number;
-  counts: { stored: number; duplicates: number; failed: number };
+  counts: ImportCounts;
 }
 
 /** Where the checkpoint of importing `input` into a store is kept: `<dir>/jobs/import-<name>-<hash of the input path>.json`. */

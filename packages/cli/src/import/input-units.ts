@@ -11,6 +11,12 @@ export interface InputUnit {
   line: number;
   /** The parsed item (fields as core's `RememberInput`, namespace not yet defaulted). */
   item?: Record<string, unknown>;
+  /**
+   * A line of a zeromem export (what `zeromem export` and `exportJsonl()` write): its
+   * header, or one of its record lines. Core's `importJsonl` reads them (`raw`), so every
+   * export format core reads, this command reads.
+   */
+  exportLine?: 'header' | 'record';
   /** Why the text is not an item (bad JSON, a CSV row with the wrong number of fields). */
   error?: { code: 'INVALID_INPUT'; message: string };
   /** The text of the item as in the file (for the failure report). */
@@ -48,15 +54,27 @@ export function readUnits(file: string, format: InputFormat): { units: AsyncGene
   return { units, bytesRead: () => bytes };
 }
 
+/**
+ * JSONL: one memory per line, or a zeromem export, told apart by the first line: an
+ * object with a `format` field is an export's header (a memory has no such field), and
+ * every line after it is a record line of that export.
+ */
 async function* jsonlUnits(input: Readable): AsyncGenerator<InputUnit> {
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let line = 0;
   let end = 0;
+  let anExport: boolean | undefined;
   try {
     for await (const text of lines) {
       line++;
       end += Buffer.byteLength(text) + 1;
       if (text.trim() === '') continue;
+      const first = anExport === undefined;
+      anExport ??= isExportHeader(text);
+      if (anExport) {
+        yield { line, end, raw: text, exportLine: first ? 'header' : 'record' };
+        continue;
+      }
       let value: unknown;
       try {
         value = JSON.parse(text);
@@ -73,6 +91,16 @@ async function* jsonlUnits(input: Readable): AsyncGenerator<InputUnit> {
   } finally {
     lines.close();
     input.destroy();
+  }
+}
+
+/** True when `text` is a JSON object with a `format` field: the first line of a zeromem export (core checks the rest of it). */
+function isExportHeader(text: string): boolean {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return typeof value === 'object' && value !== null && !Array.isArray(value) && 'format' in value;
+  } catch {
+    return false;
   }
 }
 

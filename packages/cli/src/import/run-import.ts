@@ -1,6 +1,6 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Memory, Namespace, RememberInput } from '@zeromem/core';
+import { EXPORT_FORMAT, type Namespace } from '@zeromem/core';
 import { NAMESPACE_OPTIONS, STORE_OPTIONS, parseJobArgs, requirePositionals, wholeNumber } from '../jobs/job-args.ts';
 import { EXIT, JobError, invalidArgument, printSummary, type JobIo } from '../jobs/job-error.ts';
 import { JobProgress } from '../jobs/job-progress.ts';
@@ -8,27 +8,33 @@ import { Interrupt } from '../jobs/interrupt.ts';
 import { namespaceArgs } from '../jobs/namespace-args.ts';
 import { openStore, storeChoice } from '../jobs/open-store.ts';
 import { checkResumable, checkpointPath, fingerprint, readCheckpoint, removeCheckpoint, writeCheckpoint, type ImportCheckpoint } from './checkpoint.ts';
-import { FailureReport, type FailureLine } from './failure-report.ts';
-import { toRememberInput } from './import-item.ts';
-import { formatOf, readUnits, type InputFormat, type InputUnit } from './input-units.ts';
+import { FailureReport } from './failure-report.ts';
+import { importUnits } from './import-stream.ts';
+import { formatOf, readUnits, type InputFormat } from './input-units.ts';
 
 export const IMPORT_USAGE = `Usage: zeromem import <file> [options]
 
 Stores the memories of a JSONL or CSV file (.jsonl, .ndjson, .csv; gzipped with .gz) in
-the store, a batch at a time (one transaction each, through rememberMany). Progress and an
-estimate go to stderr, one JSON summary line to stdout. Items that cannot be stored are
-listed in the failure report (JSONL: line, code, message, item); the others are stored.
+the store, a batch at a time (one transaction each). Progress and an estimate go to
+stderr, one JSON summary line to stdout. Items that cannot be stored are listed in the
+failure report (JSONL: line, code, message, item); the others are stored.
+
+A zeromem export (what zeromem export and memory.exportJsonl() write: a first line with
+"format") is read as memory.importJsonl() reads it, every field kept (ids, times,
+access counts, keyed facts, vectors), at most 100 records per transaction; --user,
+--agent and --scope do not apply to it (its records name their namespaces). Any other
+JSONL file has one memory per line: {"namespace":{"userId":"u1"},"content":"...",
+"tags":[...], "metadata":{...}, "importance":0.7, "createdAt":"...", "id":"..."};
+"userId", "agentId" and "scope" may also be top-level fields, and these go through
+rememberMany. CSV has a header row with the columns content, id, userId, agentId, scope,
+source, layer, tags (|-separated), metadata (JSON), importance, createdAt, expiresAt, ttl,
+or metadata.<key> columns. zeromem check-import reads a file the same way without
+keeping anything.
 
 Ctrl-C stops after the batch in flight; run the same command again to continue. A
 checkpoint (<dir>/jobs/) keeps how far the last committed batch got, and every item is
 stored under its own "id" or one derived from its content, so an item stored twice
 (after a crash between a commit and its checkpoint) is found again, never copied.
-
-A JSONL line is a memory: {"namespace":{"userId":"u1"},"content":"...", "tags":[...],
-"metadata":{...}, "importance":0.7, "createdAt":"...", "id":"..."}; "userId", "agentId"
-and "scope" may also be top-level fields. CSV has a header row with the columns content,
-id, userId, agentId, scope, source, layer, tags (|-separated), metadata (JSON),
-importance, createdAt, expiresAt, ttl, or metadata.<key> columns.
 
 Options:
   --user <id>, --agent <id>, --scope <s>
@@ -124,8 +130,9 @@ export async function runImport(args: readonly string[], io: JobIo): Promise<num
     units: 0,
     line: 0,
     reportBytes: 0,
-    counts: { stored: 0, duplicates: 0, failed: 0 },
+    counts: { stored: 0, duplicates: 0, expired: 0, failed: 0 },
   };
+  state.counts.expired ??= 0; // a checkpoint written before exports were read
   const { units, bytesRead } = readUnits(options.file, options.format);
   // Progress in bytes of the file: exact item ends for a plain file, the read position for a gzipped one.
   const gzipped = options.file.endsWith('.gz');
@@ -133,39 +140,36 @@ export async function runImport(args: readonly string[], io: JobIo): Promise<num
   const done = () => (gzipped ? bytesRead() : position);
   try {
     if (resumed) io.stderr.write(`import: continuing after line ${resumed.line} (${resumed.units} items committed before)\n`);
-    let seen = 0;
-    let batch: InputUnit[] = [];
-    let showing = false;
     const detail = () => `${state.units.toLocaleString('en-US')} items, ${state.counts.failed.toLocaleString('en-US')} failed`;
-    for await (const unit of units) {
-      if (interrupt.requested) break;
-      if (seen++ < state.units) {
-        position = unit.end; // committed by an earlier run
-        continue;
-      }
-      if (!showing) {
-        progress.start(current.size, done(), detail());
-        showing = true;
-      }
-      batch.push(unit);
-      if (batch.length >= options.batch) {
-        await commitBatch(memory, batch, options.namespace, state, report, checkpointFile);
-        position = unit.end;
-        batch = [];
+    progress.start(current.size, done(), detail());
+    const read = await importUnits(memory, units, state.counts, {
+      namespace: options.namespace,
+      batch: options.batch,
+      skip: state.units,
+      stopRequested: () => interrupt.requested !== undefined,
+      onSkipped: (unit) => (position = unit.end), // committed by an earlier run
+      onCommitted: (failures, batch) => {
+        // The failures (synced), then the checkpoint: a crash before it leaves the old one, and the rerun finds the batch's records again.
+        report.append(failures);
+        state.units += batch.length;
+        if (batch.length) {
+          state.line = batch[batch.length - 1]!.line;
+          position = batch[batch.length - 1]!.end;
+        }
+        state.reportBytes = report.bytes;
+        writeCheckpoint(checkpointFile, state);
         progress.update(done(), detail());
-      }
-    }
-    if (batch.length) await commitBatch(memory, batch, options.namespace, state, report, checkpointFile);
-    if (batch.length) position = batch[batch.length - 1]!.end;
-    progress.update(interrupt.requested ? done() : current.size, detail());
+      },
+    });
+    progress.update(read.stopped ? done() : current.size, detail());
     progress.stop();
-    const interrupted = interrupt.requested !== undefined;
+    const interrupted = read.stopped;
     if (!interrupted) removeCheckpoint(checkpointFile);
     const summary = {
       ok: !interrupted && state.counts.failed === 0,
       command: 'import',
       file: options.file,
-      format: options.format,
+      format: read.header === undefined ? options.format : EXPORT_FORMAT,
       items: state.units,
       ...state.counts,
       report: report.written ? options.report : null,
@@ -185,49 +189,4 @@ export async function runImport(args: readonly string[], io: JobIo): Promise<num
     await units.return(undefined);
     await memory.close();
   }
-}
-
-/**
- * One batch: a single rememberMany transaction (valid items stored, invalid ones returned),
- * then its failures into the report (synced), then the checkpoint. A crash before the
- * checkpoint leaves the old one: the rerun sends the batch again and finds its records.
- */
-async function commitBatch(
-  memory: Memory,
-  batch: InputUnit[],
-  fallback: Namespace | undefined,
-  state: ImportCheckpoint,
-  report: FailureReport,
-  checkpointFile: string,
-): Promise<void> {
-  const failures: FailureLine[] = [];
-  const inputs: RememberInput[] = [];
-  const sent: InputUnit[] = [];
-  for (const unit of batch) {
-    if (unit.error) failures.push({ line: unit.line, code: unit.error.code, message: unit.error.message, item: unit.raw });
-    else {
-      inputs.push(toRememberInput(unit.item!, fallback));
-      sent.push(unit);
-    }
-  }
-  if (inputs.length) {
-    const { results, failures: refused } = await memory.rememberMany(inputs, { skipInvalid: true });
-    for (const result of results) {
-      if (result.deduplicated) state.counts.duplicates++;
-      else state.counts.stored++;
-    }
-    for (const failure of refused) {
-      const unit = sent[failure.index]!;
-      const issues = failure.issues;
-      const message = issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ') || failure.code;
-      failures.push({ line: unit.line, code: failure.code, message, issues, item: unit.item });
-    }
-  }
-  failures.sort((a, b) => a.line - b.line);
-  report.append(failures);
-  state.counts.failed += failures.length;
-  state.units += batch.length;
-  state.line = batch[batch.length - 1]!.line;
-  state.reportBytes = report.bytes;
-  writeCheckpoint(checkpointFile, state);
 }
