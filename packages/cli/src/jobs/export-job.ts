@@ -12,8 +12,8 @@ Writes a user's memories (all their namespaces, or one with --agent/--scope) as 
 versioned JSONL export (memory.exportJsonl(): a header line, then one line per record),
 read in one transaction. With --out the file appears whole or not at all and the summary
 line goes to stdout; without it (or with --out -) the export goes to stdout and the
-summary to stderr. Import it into another store with memory.importJsonl() (check it
-first with zeromem check-import).
+summary to stderr. Import it into this or another store with zeromem import (--dir,
+--name) or memory.importJsonl(); zeromem check-import checks it first.
 
 Options:
   --user <id>        whose memories (required)
