@@ -1,12 +1,11 @@
 import { hostname } from 'node:os';
 import { defaultDirectory, diskIndexedDB, openMemory, type Embedder } from '@zeromem/core';
 import { shareNamespace, type SharedNamespace } from '@zeromem/sync';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import WebSocket from 'ws';
 import { USAGE, UsageError, readConfig, type ServerConfig } from './config.ts';
 import { startHttpServer } from './http.ts';
 import { createMemoryServer } from './server.ts';
-import { BoundedMessages, MAX_MESSAGE_BYTES, oversizedError } from './stdin-messages.ts';
+import { serveStdio } from './stdio.ts';
 
 interface Io {
   stderr: { write(text: string): unknown };
@@ -70,51 +69,26 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
   const serverFor = () => createMemoryServer({ memory, namespace: config.namespace });
 
   let stop!: () => void;
-  let exitCode = 0;
-  /** Set once the server is being stopped (stdin ended, a signal): the transport's close is then expected. */
-  let stopping = false;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
   let closeTransport: () => Promise<void>;
+  let failed = () => false;
   if (config.transport === 'http') {
     const endpoint = await startHttpServer({ ...config.http!, serverFor });
     log(`serving ${endpoint.url} for namespace ${JSON.stringify(config.namespace)} (recall: ${recall})`);
     closeTransport = endpoint.close;
   } else {
-    const server = serverFor();
-    // Messages reach the SDK's transport through BoundedMessages: one over its read limit is
-    // answered with an error and the server keeps serving, instead of the transport closing.
-    const input = new BoundedMessages((message) => {
-      log(`refused a message of ${message.bytes} bytes (the limit is ${MAX_MESSAGE_BYTES}): answered with an error, still serving`);
-      transport.send(oversizedError(message)).catch((err: Error) => log(`could not answer it: ${err.message}`));
-    });
-    process.stdin.pipe(input);
-    const transport = new StdioServerTransport(input, process.stdout, { maxBufferSize: 2 * MAX_MESSAGE_BYTES });
-    transport.onerror = (err) => log(`stdio: ${err.message}`);
-    transport.onclose = () => {
-      // stdin ended (the client is gone: exit 0), or the transport gave up: say so and exit 1.
-      if (!stdinEnded && !stopping) {
-        log('the stdio transport closed while stdin was still open; stopping');
-        exitCode = 1;
-      }
-      stop();
-    };
-    let stdinEnded = false;
-    process.stdin.once('end', () => {
-      stdinEnded = true;
-      stop();
-    });
-    await server.connect(transport);
+    const stdio = await serveStdio(serverFor(), { log, stop });
     log(`ready on stdio for namespace ${JSON.stringify(config.namespace)} (recall: ${recall})`);
-    closeTransport = () => server.close();
+    closeTransport = stdio.close;
+    failed = stdio.failed;
   }
   await stopped;
-  stopping = true;
   await closeTransport();
   await share?.close();
   await memory.close();
-  return exitCode;
+  return failed() ? 1 : 0;
 }
 
 /**
