@@ -264,6 +264,8 @@ export class SharedNamespace {
     if (!(await this.#checkKey())) return;
     const canSend = () => this.#canSend();
     await this.#local.send(canSend);
+    // Offline, forgets and overwrites still take the old text out of the stored document now.
+    if (!this.readOnly && !canSend()) await this.#local.eraseOffline();
     if (this.#fullReconcile) {
       this.#fullReconcile = false;
       await this.#local.markUnshared();
