@@ -27,7 +27,7 @@ import { ChangeFeed } from './sqlite-changes.ts';
 import { Connection, beginImmediate, type Synchronous } from './sqlite-connection.ts';
 import { checkFormat, checkHeader, openFormat } from './sqlite-format.ts';
 import { NEW_FILE } from './sqlite-schema.ts';
-import { SqliteReadTransaction, SqliteWriteTransaction } from './sqlite-transactions.ts';
+import { SqliteReadTransaction, SqliteWriteTransaction, watchTextReplacements } from './sqlite-transactions.ts';
 import { CHECKPOINT_WAIT_MS, prepareStoreFile, storageError } from './store-file.ts';
 import type BetterSqlite3 from 'better-sqlite3';
 
@@ -65,6 +65,7 @@ export async function openSqliteStore(directory: string, name: string, options: 
     checkHeader(path);
     writer = new Connection(Database, path, synchronous, 0);
     await openFormat(writer);
+    watchTextReplacements(writer);
     return new SqliteStore(name, Database, writer, synchronous);
   } catch (err) {
     writer?.close();

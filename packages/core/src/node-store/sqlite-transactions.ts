@@ -25,8 +25,33 @@ type AuditColumns = [number, string, string, string, number, string, string];
 export interface WriteEffects {
   /** It appended to the audit log. */
   audited: boolean;
-  /** It deleted rows: their old bytes must leave the WAL too (a checkpoint). */
+  /** It deleted rows, or replaced a record's text: the old bytes must leave the file's old pages and the WAL too (a checkpoint). */
   deleted: boolean;
+}
+
+/** Per writer connection: how many record updates replaced text so far ({@link watchTextReplacements}). */
+const textReplacements = new WeakMap<Connection, { count: number }>();
+
+/**
+ * Makes the writer connection count the record updates that replace text (content, tags or
+ * metadata): a temporary trigger (this connection's own, never stored in the file, so other
+ * processes and releases never see it) calls a function of this process. An update rewrites
+ * the row in place, `secure_delete` zeroes the old cell in the new copy of the page, but the
+ * old copy stays in the file until a checkpoint (and in the WAL until it is truncated), as a
+ * deleted row's does: so such a write is checkpointed like a deletion (`historyDepth: 0`
+ * would otherwise keep the replaced text on disk until the next deletion or close). Inserts
+ * never run the trigger, so imports pay nothing for it. Call once, outside a transaction.
+ */
+export function watchTextReplacements(connection: Connection): void {
+  const counter = { count: 0 };
+  connection.db.function('zeromem_text_replaced', () => {
+    counter.count++;
+    return null;
+  });
+  connection.db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS zeromem_text_replaced AFTER UPDATE OF content, tags, rest ON main.records
+    WHEN OLD.content IS NOT NEW.content OR OLD.tags IS NOT NEW.tags OR (OLD.rest IS NOT NEW.rest AND json_extract(OLD.rest, '$.metadata') IS NOT json_extract(NEW.rest, '$.metadata'))
+    BEGIN SELECT zeromem_text_replaced(); END`);
+  textReplacements.set(connection, counter);
 }
 
 /** The reads of a transaction on `connection`; usable only while the transaction runs. */
@@ -205,7 +230,10 @@ export class SqliteWriteTransaction extends SqliteReadTransaction implements Wri
   putRecords(rows: readonly RecordRow[]): Promise<void> {
     return this.run('write', () => {
       const upsert = this.connection.statement(UPSERT_RECORD);
+      const replaced = textReplacements.get(this.connection);
+      const before = replaced?.count;
       for (const row of rows) upsert.run(...recordColumns(row));
+      if (replaced && replaced.count !== before) this.effects.deleted = true;
     });
   }
 
