@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { defaultDirectory, diskIndexedDB, openMemory, type Embedder } from '@zeromem/core';
+import { defaultDirectory, openMemory, type Embedder } from '@zeromem/core';
 import { shareNamespace, type SharedNamespace } from '@zeromem/sync';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import WebSocket from 'ws';
@@ -54,7 +54,6 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
       url: config.share.url,
       token: config.share.token,
       WebSocketPolyfill: WebSocket,
-      ...diskIndexedDB(directory),
       agentName: 'zeromem-mcp',
       deviceName: hostname(),
       ...(config.share.encryptionKey ? { encryptionKey: config.share.encryptionKey } : {}),

@@ -3,7 +3,7 @@ import { canonicalJson, replicaOf, type Replica } from '@zeromem/core/internal';
 import type { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 import { connectRoom } from './connection.ts';
-import type { DocStore } from './doc-store.ts';
+import { DocStore } from './doc-store.ts';
 import type { ShareOptions } from './options.ts';
 import { LocalChanges } from './local-changes.ts';
 import { listPeers, type Peer, type PeerState } from './peers.ts';
@@ -29,7 +29,6 @@ export interface SharedNamespaceParts {
   room: string;
   opts: ShareOptions;
   codec: RecordCodec;
-  store: DocStore;
   readOnly: boolean;
   /** Called once the share closed. */
   onClosed: () => void;
@@ -60,7 +59,6 @@ export class SharedNamespace {
   /** Stops hearing of the memory's writes. */
   #stopWatching: (() => void) | undefined;
   readonly #opts: ShareOptions;
-  readonly #store: DocStore;
   readonly #stored: StoredDoc;
   readonly #doc = new Y.Doc({ gc: true });
   readonly #map: RecordMap;
@@ -84,15 +82,14 @@ export class SharedNamespace {
   readonly #errors: ShareErrors;
 
   /** @internal Use {@link shareNamespace}. */
-  constructor({ memory, namespace, room, opts, codec, store, readOnly, onClosed }: SharedNamespaceParts) {
+  constructor({ memory, namespace, room, opts, codec, readOnly, onClosed }: SharedNamespaceParts) {
     this.#onClosed = onClosed;
     this.#errors = new ShareErrors(opts.onError);
     this.#replica = replicaOf(memory);
     this.namespace = namespace;
     this.room = room;
     this.#opts = opts;
-    this.#store = store;
-    this.#stored = new StoredDoc(store, room, this.#doc, (err) => this.#errors.report(err));
+    this.#stored = new StoredDoc(new DocStore(this.#replica.docLog, room), room, this.#doc, (err) => this.#errors.report(err));
     this.readOnly = readOnly;
     this.#map = new RecordMap(this.#doc, codec);
     this.#records = this.#map.records;
@@ -241,7 +238,6 @@ export class SharedNamespace {
     await this.#stored.stored(); // and what it changed is stored
     await this.#stored.compactIfOverwritten(); // no old version outlives the session
     this.#doc.destroy();
-    this.#store.close();
     this.#onClosed();
   }
 

@@ -5,7 +5,7 @@
  */
 import { ZeromemError } from '../model/errors.ts';
 import type { Namespace } from '../model/types.ts';
-import type { AuditRow, OrderedQuery, ReadTransaction, RecordKey, StoredSnapshot, VectorRow, WriteTransaction } from '../store/port.ts';
+import type { AuditRow, DocLog, OrderedQuery, ReadTransaction, RecordKey, StoredSnapshot, VectorRow, WriteTransaction } from '../store/port.ts';
 import type { RecordRow } from '../store/row.ts';
 import type { Connection } from './sqlite-connection.ts';
 import { RECORD_COLUMNS, auditColumns, auditOf, recordColumns, recordOf, snapshotBody, snapshotOf, vectorBlob, vectorOf, type RecordColumns } from './sqlite-rows.ts';
@@ -221,6 +221,15 @@ export class SqliteReadTransaction implements ReadTransaction {
       return row && snapshotOf(ns, row[0], row[1]);
     });
   }
+
+  getDocLog(room: string): Promise<DocLog> {
+    return this.run('read', () => {
+      const bodies = this.connection.pluck('SELECT body FROM doc_updates WHERE room = ? ORDER BY seq').all(room) as Buffer[];
+      const cursor = this.connection.pluck('SELECT cursor FROM doc_cursors WHERE room = ?').get(room) as number | undefined;
+      // Plain Uint8Arrays, as every engine hands them out (a Buffer would be one too, but compares differently in tests).
+      return { updates: bodies.map((body) => new Uint8Array(body.buffer, body.byteOffset, body.byteLength)), cursor };
+    });
+  }
 }
 
 /** The reads and writes of a write transaction on the writer connection, noting what it did ({@link WriteEffects}). */
@@ -276,6 +285,23 @@ export class SqliteWriteTransaction extends SqliteReadTransaction implements Wri
     return this.run('write', () => {
       const remove = this.connection.statement('DELETE FROM index_snapshots WHERE ns = ?');
       for (const ns of new Set(namespaceKeys)) if (remove.run(ns).changes > 0) this.effects.deleted = true;
+    });
+  }
+
+  appendDocLog(room: string, updates: readonly Uint8Array[], cursor?: number): Promise<number> {
+    return this.run('write', () => {
+      const insert = this.connection.statement('INSERT INTO doc_updates (room, body) VALUES (?, ?)');
+      for (const update of updates) insert.run(room, update);
+      if (cursor !== undefined) this.connection.statement('INSERT OR REPLACE INTO doc_cursors (room, cursor) VALUES (?, ?)').run(room, cursor);
+      return this.connection.pluck('SELECT count(*) FROM doc_updates WHERE room = ?').get(room) as number;
+    });
+  }
+
+  compactDocLog(room: string, update: Uint8Array): Promise<void> {
+    return this.run('write', () => {
+      // Deleted like a forgotten record: zeroed in the file, then out of the WAL by the checkpoint after the commit.
+      if (this.connection.statement('DELETE FROM doc_updates WHERE room = ?').run(room).changes > 0) this.effects.deleted = true;
+      this.connection.statement('INSERT INTO doc_updates (room, body) VALUES (?, ?)').run(room, update);
     });
   }
 }
