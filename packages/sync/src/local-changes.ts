@@ -88,6 +88,7 @@ export class LocalChanges {
   async eraseOffline(): Promise<void> {
     const { memory, namespace, map, doc, local } = this.share;
     this.erasedUpTo = Math.max(this.erasedUpTo, this.cursor);
+    if (map.records.size === 0) return; // nothing stored to erase (a first share reads no audit log here)
     for (;;) {
       const entries = await memory.audit(namespace, { after: this.erasedUpTo, limit: BATCH });
       if (entries.length === 0) return;
