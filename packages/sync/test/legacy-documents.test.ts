@@ -1,4 +1,4 @@
-import { copyFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -60,4 +60,16 @@ it('an earlier release\'s <name>-sync.sqlite moves into the memory\'s file once:
   expect((await replicaOf(again).docLog.load(namespaceKey(NS))).updates.length).toBe(1); // compacted by the forget
   await again.close();
   expect(errors.concat(phone.errors)).toEqual([]);
+});
+
+it('an unreadable <name>-sync.sqlite is STORAGE_FAILED (corrupt) naming it, is left as it is, and the memory opens once it is moved away', async () => {
+  const dir = tempDir();
+  const old = join(dir, 'laptop-sync.sqlite');
+  writeFileSync(old, Buffer.alloc(4096, 7));
+  await expect(openMemory({ name: 'laptop', directory: dir })).rejects.toMatchObject({ code: 'STORAGE_FAILED', details: { storage: { reason: 'corrupt', path: old } } });
+  expect(readdirSync(dir).sort()).toEqual(['laptop-sync.sqlite', 'laptop.sqlite']);
+  rmSync(old);
+  const memory = await openMemory({ name: 'laptop', directory: dir });
+  expect(await memory.count(NS)).toBe(0);
+  await memory.close();
 });

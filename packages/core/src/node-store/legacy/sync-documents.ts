@@ -11,6 +11,7 @@
 import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
+import { ZeromemError } from '../../model/errors.ts';
 import type { Connection } from '../sqlite-connection.ts';
 import { fileNameOf } from '../store-file.ts';
 import { eachValue, oldStores } from './idb-rows.ts';
@@ -30,11 +31,34 @@ export function hasSyncDocumentsFile(path: string): boolean {
  * file, in the writer's open write transaction. A room that already has a log there is
  * left as it is (a process stopped between this commit and the removal of the old file
  * moved it already). The old file is only read.
+ * @throws ZeromemError STORAGE_FAILED (`corrupt`, naming the old file) when it cannot be read: nothing is moved
  */
 export function moveSyncDocuments(writer: Connection, Database: typeof BetterSqlite3, path: string): void {
-  const old = new Database(path, { fileMustExist: true });
   const updates = new Map<string, Array<{ seq: number; update: Uint8Array }>>();
   const cursors = new Map<string, number>();
+  try {
+    readOldFile(Database, path, updates, cursors);
+  } catch (err) {
+    throw new ZeromemError(
+      'STORAGE_FAILED',
+      `The shared documents an earlier release kept beside this memory could not be read, so they were not moved into its file; the file was left as it is. Move it away to open the memory (sharing downloads the documents again) (${path}: ${err instanceof Error ? err.message : String(err)})`,
+      { cause: err, storage: { reason: 'corrupt', path } },
+    );
+  }
+  const stored = writer.pluck('SELECT 1 FROM doc_updates WHERE room = ? UNION ALL SELECT 1 FROM doc_cursors WHERE room = ? LIMIT 1');
+  const insert = writer.statement('INSERT INTO doc_updates (room, body) VALUES (?, ?)');
+  const setCursor = writer.statement('INSERT INTO doc_cursors (room, cursor) VALUES (?, ?)');
+  for (const room of new Set([...updates.keys(), ...cursors.keys()])) {
+    if (stored.get(room, room) !== undefined) continue;
+    for (const { update } of (updates.get(room) ?? []).sort((a, b) => a.seq - b.seq)) insert.run(room, update);
+    const cursor = cursors.get(room);
+    if (cursor !== undefined) setCursor.run(room, cursor);
+  }
+}
+
+/** The updates and cursors of the old file, by room. */
+function readOldFile(Database: typeof BetterSqlite3, path: string, updates: Map<string, Array<{ seq: number; update: Uint8Array }>>, cursors: Map<string, number>): void {
+  const old = new Database(path, { fileMustExist: true });
   try {
     const hasStores = old.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'stores'").get() !== undefined;
     for (const store of hasStores ? oldStores(old) : []) {
@@ -54,15 +78,6 @@ export function moveSyncDocuments(writer: Connection, Database: typeof BetterSql
     }
   } finally {
     old.close();
-  }
-  const stored = writer.pluck('SELECT 1 FROM doc_updates WHERE room = ? UNION ALL SELECT 1 FROM doc_cursors WHERE room = ? LIMIT 1');
-  const insert = writer.statement('INSERT INTO doc_updates (room, body) VALUES (?, ?)');
-  const setCursor = writer.statement('INSERT INTO doc_cursors (room, cursor) VALUES (?, ?)');
-  for (const room of new Set([...updates.keys(), ...cursors.keys()])) {
-    if (stored.get(room, room) !== undefined) continue;
-    for (const { update } of (updates.get(room) ?? []).sort((a, b) => a.seq - b.seq)) insert.run(room, update);
-    const cursor = cursors.get(room);
-    if (cursor !== undefined) setCursor.run(room, cursor);
   }
 }
 
