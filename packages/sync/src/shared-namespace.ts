@@ -6,6 +6,7 @@ import { connectRoom } from './connection.ts';
 import { DocStore } from './doc-store.ts';
 import type { ShareOptions } from './options.ts';
 import { LocalChanges } from './local-changes.ts';
+import { moveOldDocuments } from './old-documents.ts';
 import { listPeers, type Peer, type PeerState } from './peers.ts';
 import type { RecordCodec } from './record-codec.ts';
 import { RecordMap } from './record-map.ts';
@@ -56,6 +57,7 @@ export class SharedNamespace {
   readonly synced: Promise<void>;
 
   readonly #replica: Replica;
+  readonly #memoryName: string;
   /** Stops hearing of the memory's writes. */
   #stopWatching: (() => void) | undefined;
   readonly #opts: ShareOptions;
@@ -86,6 +88,7 @@ export class SharedNamespace {
     this.#onClosed = onClosed;
     this.#errors = new ShareErrors(opts.onError);
     this.#replica = replicaOf(memory);
+    this.#memoryName = memory.name;
     this.namespace = namespace;
     this.room = room;
     this.#opts = opts;
@@ -137,6 +140,7 @@ export class SharedNamespace {
 
   /** @internal Loads the stored document, connects, and starts sharing (offline changes once in sync). */
   async start(): Promise<void> {
+    await moveOldDocuments(this.#memoryName, this.room, this.#replica.docLog);
     const storedCursor = await this.#stored.load(LOAD);
     this.#local.cursor = storedCursor ?? 0;
     if (storedCursor !== undefined) {
