@@ -67,7 +67,7 @@ function input(i: number): RememberInput {
 async function replica(name: string, socket = counting(), pollMs?: number): Promise<{ memory: Memory; share: SharedNamespace; bytes: { sent: number } }> {
   const factory = new IDBFactory();
   const memory = await openMemory({ indexedDB: factory, IDBKeyRange, name, indexSnapshots: false });
-  const share = await shareNamespace(memory, NS, { url: relay.url, token, WebSocketPolyfill: socket.WebSocketPolyfill, indexedDB: factory, IDBKeyRange, ...(pollMs ? { pollMs } : {}) });
+  const share = await shareNamespace(memory, NS, { url: relay.url, token, WebSocketPolyfill: socket.WebSocketPolyfill, ...(pollMs ? { pollMs } : {}) });
   return { memory, share, bytes: socket.bytes };
 }
 
@@ -81,7 +81,7 @@ const written = await aMemory.rememberMany(inputs);
 const jsonBytes = written.results.reduce((sum, r) => sum + Buffer.byteLength(JSON.stringify(r.record)), 0) / N;
 const aSocket = counting();
 let t = performance.now();
-const aShare = await shareNamespace(aMemory, NS, { url: relay.url, token, WebSocketPolyfill: aSocket.WebSocketPolyfill, indexedDB: aFactory, IDBKeyRange });
+const aShare = await shareNamespace(aMemory, NS, { url: relay.url, token, WebSocketPolyfill: aSocket.WebSocketPolyfill });
 await aShare.synced;
 await aShare.flush();
 const pushMs = performance.now() - t;
@@ -114,7 +114,7 @@ const secretToken = await issueToken({ secret: SECRET, subject: 'bench', rooms: 
 const eSocket = counting();
 const eFactory = new IDBFactory();
 const eMemory = await openMemory({ indexedDB: eFactory, IDBKeyRange, name: 'e', indexSnapshots: false });
-const eShare = await shareNamespace(eMemory, SECRET_NS, { url: relay.url, token: secretToken, WebSocketPolyfill: eSocket.WebSocketPolyfill, indexedDB: eFactory, IDBKeyRange, encryptionKey: generateNamespaceKey() });
+const eShare = await shareNamespace(eMemory, SECRET_NS, { url: relay.url, token: secretToken, WebSocketPolyfill: eSocket.WebSocketPolyfill, encryptionKey: generateNamespaceKey() });
 await eShare.synced;
 await eShare.flush();
 const eBefore = eSocket.bytes.sent;

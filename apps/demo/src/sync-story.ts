@@ -29,7 +29,7 @@ export async function runSyncStory(print: Print, options: { indexedDB?: IDBFacto
   // Two machines: two databases. (In a browser or Electron each would be its own profile.)
   const support = await openMemory({ name: 'after-sales-machine', actor: 'after-sales-agent', ...options });
   const marketing = await openMemory({ name: 'marketing-machine', actor: 'marketing-agent', ...options });
-  const common = { url: relay.url, WebSocketPolyfill: WebSocket, ...options };
+  const common = { url: relay.url, WebSocketPolyfill: WebSocket }; // each share keeps its document in its memory's store
   const supportShare = await shareNamespace(support, user, { ...common, token: supportToken, agentName: 'after-sales-agent', deviceName: 'support-server' });
   const marketingShare = await shareNamespace(marketing, user, { ...common, token: marketingToken, agentName: 'marketing-agent', deviceName: 'campaign-server' });
   try {

@@ -1,5 +1,4 @@
 // The Node entry of @zeromem/core: the same API, with memories kept on disk by default.
 export * from './index.ts';
 export { openMemory, type OpenMemoryOptions } from './node-store/open-memory.ts';
-export { diskIndexedDB, type DiskIndexedDB } from './node-store/disk-indexeddb.ts';
 export { defaultDirectory } from './node-store/default-directory.ts';

@@ -6,7 +6,8 @@
  *
  * @packageDocumentation
  */
-export { replicaOf, type Replica } from './replica.ts';
+export { replicaOf, type DocLogAccess, type Replica } from './replica.ts';
+export type { DocLog } from './store/port.ts';
 export { replicatedState } from './model/replicated-state.ts';
 export { canonicalJson } from './model/canonical-json.ts';
 export type { ApplyReplicatedResult, ReplicatedChange, ReplicatedRecord } from './model/types.ts';

@@ -78,7 +78,7 @@ import { historyInternals, memoryInternals } from './internals.ts';
 import { DEFAULT_HISTORY_DEPTH, MAX_HISTORY_DEPTH } from './store/history.ts';
 import { checkRedaction, type RedactionOptions } from './redact/redactor.ts';
 import { maskingSource } from './context/mask-context.ts';
-import { registerReplica } from './replica.ts';
+import { docLogOf, registerReplica } from './replica.ts';
 
 /** Options of {@link openMemory}. Everything is optional. */
 export interface OpenMemoryOptions extends DatabaseOptions {
@@ -325,6 +325,7 @@ export class Memory {
     registerReplica(this, {
       apply: (namespace, changes, replicaOptions) => this.#applyReplicated(namespace, changes, replicaOptions),
       onAuditWrites: (listener) => ctx.store.onAuditWrites(listener),
+      docLog: docLogOf(ctx.store),
     });
     if (options.sweepEveryMs !== undefined) {
       this.#timer = setInterval(() => void this.sweep().catch(report), options.sweepEveryMs);

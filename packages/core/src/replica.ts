@@ -1,6 +1,7 @@
 import type { Memory } from './memory.ts';
 import { invalidInput } from './model/errors.ts';
 import type { ApplyReplicatedResult, Namespace, ReplicatedChange } from './model/types.ts';
+import type { DocLog, StoragePort } from './store/port.ts';
 
 /**
  * The side of an open {@link Memory} that a replication layer (`@zeromem/sync`) drives:
@@ -22,6 +23,32 @@ export interface Replica {
    * log itself (`memory.audit()`) says what changed. Returns the function that stops it.
    */
   onAuditWrites(listener: () => void): () => void;
+  /**
+   * The replication layer's own state of each room, kept in this memory's store (in Node,
+   * its one file): the document's updates and the audit cursor they cover (see
+   * {@link DocLog}). Storage failures are coded as the store's (STORAGE_FAILED,
+   * QUOTA_EXCEEDED, CLOSED after the memory closed).
+   */
+  readonly docLog: DocLogAccess;
+}
+
+/** A room's document log in a memory's store (the port's `getDocLog`, `appendDocLog`, `compactDocLog`, each its own transaction). */
+export interface DocLogAccess {
+  /** The room's updates in append order and its cursor; none and `undefined` for a room never stored. */
+  load(room: string): Promise<DocLog>;
+  /** Appends updates and, when given, sets the cursor, in one transaction; resolves with how many updates the log holds. */
+  append(room: string, updates: readonly Uint8Array[], cursor?: number): Promise<number>;
+  /** Replaces the room's updates with `update` (the document's whole state); the replaced bytes are erased as a forget's are. */
+  compact(room: string, update: Uint8Array): Promise<void>;
+}
+
+/** The {@link DocLogAccess} of a store. */
+export function docLogOf(store: StoragePort): DocLogAccess {
+  return {
+    load: (room) => store.read((tx) => tx.getDocLog(room)),
+    append: (room, updates, cursor) => store.write((tx) => tx.appendDocLog(room, updates, cursor)),
+    compact: (room, update) => store.write((tx) => tx.compactDocLog(room, update)),
+  };
 }
 
 const replicas = new WeakMap<Memory, Replica>();

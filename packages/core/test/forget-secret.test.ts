@@ -268,6 +268,35 @@ describe('a forgotten secret leaves no trace in the files of a store on disk (No
     }
   });
 
+  // Without an embedder no vector of the old content is deleted: the update alone must erase.
+  it.each([
+    ['without an embedder', {}],
+    ['with an embedder and index snapshots', { embedder: hashingEmbedder(), indexSnapshots: { minRecords: 1, delayMs: 0 } }],
+  ])('an update that replaces the content with historyDepth 0 erases the old text like a forget, before and after close (issue 29 item 11), %s', async (_, options) => {
+    const directory = mkdtempSync(join(tmpdir(), 'zeromem-secret-'));
+    const t = await openTestMemory({ indexedDB: sqliteDirectory(directory), ...options, historyDepth: 0 });
+    try {
+      const ns = { userId: 'u1' };
+      const { id } = await t.memory.remember({ namespace: ns, content: SECRET, tags: ['quokka-tag'], metadata: { note: 'xylophone-note' } });
+      await t.memory.remember({ namespace: ns, content: 'Prefers phone calls over e-mail' });
+      expect((await t.memory.recall(ns, 'vault code quokka')).hits[0]?.id).toBe(id);
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the snapshot writer has run
+      const look = [...(await needles()), 'quokka-tag', 'xylophone-note'];
+      expect(fileTraces(directory, look)).toEqual(expect.arrayContaining([`test.sqlite-wal: ${SECRET}`])); // control
+
+      await t.memory.update(ns, id, { content: 'The vault was emptied', tags: ['plain'], metadata: { note: 'plain' } });
+      expect(fileTraces(directory, look)).toEqual([]);
+      expect((await t.memory.recall(ns, 'vault emptied')).hits[0]?.id).toBe(id);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(fileTraces(directory, look)).toEqual([]);
+      await t.memory.close();
+      expect(fileTraces(directory, look)).toEqual([]);
+      expect(fileTraces(directory, ['The vault was emptied'])).toEqual(['test.sqlite: The vault was emptied']);
+    } finally {
+      rmSync(directory, { recursive: true, force: true });
+    }
+  });
+
   it('after forgetUser() and sweep(): none of the secrets is in any file', async () => {
     const { t, directory, cleanup } = await onDisk();
     try {

@@ -2,7 +2,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { diskIndexedDB } from '../src/node-store/disk-indexeddb.ts';
 import { openMemory as openNodeMemory } from '../src/node-store/open-memory.ts';
 import { readSqliteStore, readSqliteTable } from './sqlite-store-rows.ts';
 import { fileNameOf } from '../src/node-store/store-file.ts';
@@ -44,9 +43,8 @@ function freshDirectory(): string {
   return mkdtempSync(join(diskRoot, 'db-'));
 }
 
-/** A fresh, private IndexedDB (fake-indexeddb, or the Node store on disk, {@link onDisk}) so tests never see each other's data. */
+/** A fresh, private IndexedDB (fake-indexeddb) so tests never see each other's data: the Dexie engine's, in both runs of the suite. */
 export function freshIndexedDB(): { indexedDB: IDBFactory; IDBKeyRange: typeof IDBKeyRange } {
-  if (onDisk) return diskIndexedDB(freshDirectory()) as { indexedDB: IDBFactory; IDBKeyRange: typeof IDBKeyRange };
   return { indexedDB: new IDBFactory(), IDBKeyRange };
 }
 

@@ -16,6 +16,8 @@ export function readSqliteStore(path: string): Record<string, unknown[]> {
       audit: (db.prepare('SELECT seq, ns, op, id, at, actor, rest FROM audit ORDER BY seq').raw().all() as Array<[number, string, string, string, number, string, string]>).map(auditOf),
       vectors: (db.prepare('SELECT model, hash, vector FROM vectors ORDER BY model, hash').raw().all() as Array<[string, string, Buffer | null]>).map(([model, hash, blob]) => vectorOf(model, hash, blob)),
       indexSnapshots: (db.prepare('SELECT ns, last_seq, body FROM index_snapshots ORDER BY ns').raw().all() as Array<[string, number, Buffer]>).map(([ns, lastSeq, body]) => snapshotOf(ns, lastSeq, body)),
+      docUpdates: (db.prepare('SELECT seq, room, body FROM doc_updates ORDER BY seq').raw().all() as Array<[number, string, Buffer]>).map(([seq, room, body]) => ({ seq, room, update: new Uint8Array(body) })),
+      docCursors: db.prepare('SELECT room, cursor FROM doc_cursors ORDER BY room').all(),
     };
   } finally {
     db.close();

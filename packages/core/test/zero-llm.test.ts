@@ -164,14 +164,13 @@ describe('zero LLM, zero network', () => {
 
 describe('zero LLM, statically', () => {
   /**
-   * Core's dependencies: storage (Dexie; in Node fake-indexeddb's engine and, optional,
-   * better-sqlite3 for the files), the BPE token counter contexts are measured with
+   * Core's dependencies: storage (Dexie; in Node, optional, better-sqlite3 for the files), the BPE token counter contexts are measured with
    * (its ranks ship inside the package; it never downloads), and the date parser recall
    * reads time expressions in queries with (pure code), and OpenCC's Traditional ->
    * Simplified tables (opencc-js, pure code and data), and the English Porter stemmer of
    * the text index (stemmer, pure code). Nothing that talks to a server.
    */
-  const ALLOWED = ['chrono-node', 'dexie', 'fake-indexeddb', 'gpt-tokenizer', 'opencc-js', 'stemmer'];
+  const ALLOWED = ['chrono-node', 'dexie', 'gpt-tokenizer', 'opencc-js', 'stemmer'];
   const OPTIONAL = ['better-sqlite3'];
   /** Node's file APIs, only in the Node store (src/node-store); no net, http, dns or child_process. */
   const NODE_STORE_BUILTINS = ['node:fs', 'node:os', 'node:path', 'node:v8', 'node:module'];

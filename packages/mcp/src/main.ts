@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { defaultDirectory, diskIndexedDB, openMemory, type Embedder } from '@zeromem/core';
+import { defaultDirectory, openMemory, type Embedder } from '@zeromem/core';
 import { shareNamespace, type SharedNamespace } from '@zeromem/sync';
 import WebSocket from 'ws';
 import { USAGE, UsageError, readConfig, type ServerConfig } from './config.ts';
@@ -54,7 +54,6 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
       url: config.share.url,
       token: config.share.token,
       WebSocketPolyfill: WebSocket,
-      ...diskIndexedDB(directory),
       agentName: 'zeromem-mcp',
       deviceName: hostname(),
       ...(config.share.encryptionKey ? { encryptionKey: config.share.encryptionKey } : {}),

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { diskIndexedDB, namespaceKey, openMemory, type Memory } from '@zeromem/core';
+import { namespaceKey, openMemory, type Memory } from '@zeromem/core';
 import { issueToken, startRelay, type Relay } from '@zeromem/relay';
 import { shareNamespace, type SharedNamespace } from '@zeromem/sync';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -42,7 +42,7 @@ async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolea
 
 it('--share joins the namespace through a relay: the MCP client and another app see the same memory', async () => {
   const token = await issueToken({ secret: SECRET, subject: 'alice', rooms: [namespaceKey(namespace)], access: 'read-write', ttlSeconds: 3600 });
-  appShare = await shareNamespace(app, namespace, { url: relay.url, token, WebSocketPolyfill: WebSocket, agentName: 'desktop-app', ...diskIndexedDB(join(dataDir, 'desktop-app')) });
+  appShare = await shareNamespace(app, namespace, { url: relay.url, token, WebSocketPolyfill: WebSocket, agentName: 'desktop-app' });
   await appShare.synced;
   await app.remember({ namespace, content: 'Alice is learning Portuguese' });
 

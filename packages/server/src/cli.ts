@@ -114,7 +114,7 @@ export async function runService(argv: readonly string[], env: NodeJS.ProcessEnv
     return 2;
   }
   const directory = values.dir === undefined ? defaultDirectory() : resolve(values.dir);
-  const shareSettings = readShareSettings(values.share ?? [], values['relay-url'] ?? env.ZEROMEM_RELAY_URL, values['relay-token'] ?? env.ZEROMEM_RELAY_TOKEN, env, directory);
+  const shareSettings = readShareSettings(values.share ?? [], values['relay-url'] ?? env.ZEROMEM_RELAY_URL, values['relay-token'] ?? env.ZEROMEM_RELAY_TOKEN, env);
   if (typeof shareSettings === 'string') {
     io.stderr.write(`zeromem serve: ${shareSettings}\n`);
     return 2;
@@ -191,7 +191,7 @@ export async function runService(argv: readonly string[], env: NodeJS.ProcessEnv
 }
 
 /** The `--share` settings, `undefined` without `--share`, or what is wrong with them. */
-function readShareSettings(keys: string[], url: string | undefined, token: string | undefined, env: NodeJS.ProcessEnv, directory: string): ShareSettings | undefined | string {
+function readShareSettings(keys: string[], url: string | undefined, token: string | undefined, env: NodeJS.ProcessEnv): ShareSettings | undefined | string {
   if (keys.length === 0) return undefined;
   const namespaces: Namespace[] = [];
   for (const key of keys) {
@@ -201,7 +201,7 @@ function readShareSettings(keys: string[], url: string | undefined, token: strin
     namespaces.push(namespace);
   }
   if (!url?.trim() || !token?.trim()) return '--share needs a relay: --relay-url (or ZEROMEM_RELAY_URL) and --relay-token (or ZEROMEM_RELAY_TOKEN), a token granting every shared namespace';
-  return { namespaces, url: url.trim(), token: token.trim(), encryptionKey: env.ZEROMEM_ENCRYPTION_KEY?.trim() || undefined, directory };
+  return { namespaces, url: url.trim(), token: token.trim(), encryptionKey: env.ZEROMEM_ENCRYPTION_KEY?.trim() || undefined };
 }
 
 /** A coded error as `CODE (reason): message`, e.g. `STORAGE_FAILED (locked): Another process ...`. */

@@ -1,4 +1,4 @@
-import { diskIndexedDB, namespaceKey, type Memory, type Namespace, type ZeromemError } from '@zeromem/core';
+import { namespaceKey, type Memory, type Namespace, type ZeromemError } from '@zeromem/core';
 import { shareNamespace, type SharedNamespace } from '@zeromem/sync';
 import WebSocket from 'ws';
 
@@ -12,8 +12,6 @@ export interface ShareSettings {
   token: string;
   /** The namespaces' key when their rooms are end-to-end encrypted. */
   encryptionKey: string | undefined;
-  /** The store's directory: the shared copies' documents are kept next to the memory. */
-  directory: string;
 }
 
 /**
@@ -50,7 +48,6 @@ export async function startShares(memory: Memory, settings: ShareSettings, onErr
           url: settings.url,
           token: settings.token,
           WebSocketPolyfill: WebSocket,
-          ...diskIndexedDB(settings.directory),
           agentName: 'zeromem-serve',
           ...(settings.encryptionKey ? { encryptionKey: settings.encryptionKey } : {}),
           onError,

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
-import { diskIndexedDB, namespaceKey, openMemory, type Memory } from '@zeromem/core';
+import { namespaceKey, openMemory, type Memory } from '@zeromem/core';
 import { issueToken } from '@zeromem/relay';
 import { shareNamespace, type SharedNamespace } from '@zeromem/sync';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,7 +38,7 @@ beforeAll(async () => {
   await api.load();
   const deviceDir = join(work, 'device');
   device = await openMemory({ name: 'phone', directory: deviceDir });
-  deviceShare = await shareNamespace(device, ns, { url: relay.url, token, WebSocketPolyfill: WebSocket, agentName: 'phone', ...diskIndexedDB(deviceDir) });
+  deviceShare = await shareNamespace(device, ns, { url: relay.url, token, WebSocketPolyfill: WebSocket, agentName: 'phone' });
   await deviceShare.synced;
 }, 90_000);
 afterAll(async () => {

@@ -10,6 +10,8 @@ const BATCH = 250;
  * limit, leaving room for Yjs' encoding. A single larger record goes alone.
  */
 const MAX_UPDATE_BYTES = 512 * 1024;
+/** Audit ops that may drop or replace text the document holds (the others add a record, or change only this device). */
+const ERASING_OPS = new Set(['update', 'forget', 'expire', 'merge']);
 
 /** What the loop from the store to the document needs of its share. */
 export interface LocalChangesContext {
@@ -37,12 +39,17 @@ export interface LocalChangesContext {
 export class LocalChanges {
   /** The last audit seq whose change is in the document (or was applied from it). */
   cursor = 0;
+  /** The last audit seq {@link eraseOffline} looked at (at or after the cursor while offline). */
+  private erasedUpTo = 0;
+  /** Bytes of updates put into the document while the relay was not in sync with it (sent as one message on reconnect). */
+  private offlineBytes = 0;
 
   constructor(private readonly share: LocalChangesContext) {}
 
   /** Puts the local changes after the cursor into the document while `canSend()` (a read-only replica reports them instead). */
   async send(canSend: () => boolean): Promise<void> {
     const { memory, namespace, room, readOnly, map, errors } = this.share;
+    if (canSend()) this.offlineBytes = 0; // the relay has everything the document had
     while (readOnly || canSend()) {
       const entries = await memory.audit(namespace, { after: this.cursor, limit: BATCH });
       if (entries.length === 0) return;
@@ -63,6 +70,42 @@ export class LocalChanges {
       }
       this.cursor = entries[entries.length - 1]!.seq;
       this.share.saveCursor(this.cursor);
+    }
+  }
+
+  /**
+   * While the relay is not in sync (offline, or still connecting): the local forgets, and
+   * the updates of records the document holds, go into the document now, so that the
+   * compaction they trigger takes the old text out of the stored document at once rather
+   * than when the share reconnects, which may be never. A forget is a key deletion and a
+   * tombstone, a few bytes, so every one goes in; updates go in while they add up to less
+   * than one message (MAX_UPDATE_BYTES), since y-websocket sends what the relay lacks as one
+   * message on reconnect; beyond it they wait for the relay like any other change. Merging
+   * is the same as for changes made online at once on two replicas (the newer state wins,
+   * a tombstone beats an update of its incarnation). The cursor does not move: {@link send}
+   * goes over these entries again once online and finds the document already holding them.
+   */
+  async eraseOffline(): Promise<void> {
+    const { memory, namespace, map, doc, local } = this.share;
+    this.erasedUpTo = Math.max(this.erasedUpTo, this.cursor);
+    if (map.records.size === 0) return; // nothing stored to erase (a first share reads no audit log here)
+    for (;;) {
+      const entries = await memory.audit(namespace, { after: this.erasedUpTo, limit: BATCH });
+      if (entries.length === 0) return;
+      const ids = [...new Set(entries.filter((entry) => !entry.replicated && ERASING_OPS.has(entry.op) && map.records.has(entry.id)).map((entry) => entry.id))];
+      const records = await Promise.all(ids.map((id) => readLocal(memory, namespace, id)));
+      const plans = await Promise.all(ids.map((id, i) => map.planLocal(id, records[i])));
+      const applies: Array<() => void> = [];
+      plans.forEach((plan, i) => {
+        if (plan.kind !== 'change') return;
+        if (records[i] !== undefined) {
+          if (this.offlineBytes + plan.bytes > MAX_UPDATE_BYTES) return;
+          this.offlineBytes += plan.bytes;
+        }
+        applies.push(plan.apply);
+      });
+      if (applies.length) doc.transact(() => applies.forEach((apply) => apply()), local);
+      this.erasedUpTo = entries[entries.length - 1]!.seq;
     }
   }
 

@@ -1,9 +1,8 @@
 import { ZeromemError, type InputIssue } from '@zeromem/core';
 import type { NamespaceKeyInput } from './encryption.ts';
-import type { StorageOptions } from './doc-store.ts';
 
 /** Options of {@link shareNamespace}. `url` and `token` are required. */
-export interface ShareOptions extends StorageOptions {
+export interface ShareOptions {
   /** The relay, e.g. `wss://relay.example.com` (`ws://127.0.0.1:8787` locally). */
   url: string;
   /** A relay token granting this namespace's key (see `zeromem-relay token`). */
@@ -35,7 +34,7 @@ export interface ShareOptions extends StorageOptions {
   onError?: (err: ZeromemError) => void;
 }
 
-const FIELDS = ['url', 'token', 'WebSocketPolyfill', 'encryptionKey', 'agentName', 'deviceName', 'readOnly', 'pollMs', 'maxBackoffMs', 'onError', 'indexedDB', 'IDBKeyRange'];
+const FIELDS = ['url', 'token', 'WebSocketPolyfill', 'encryptionKey', 'agentName', 'deviceName', 'readOnly', 'pollMs', 'maxBackoffMs', 'onError'];
 
 /** Validates the options; INVALID_INPUT lists every problem. */
 export function checkShareOptions(value: unknown): ShareOptions {

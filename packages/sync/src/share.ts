@@ -1,5 +1,4 @@
 import { ZeromemError, namespaceKey, type Memory, type Namespace } from '@zeromem/core';
-import { DocStore } from './doc-store.ts';
 import { importNamespaceKey } from './encryption.ts';
 import { checkShareOptions, type ShareOptions } from './options.ts';
 import { RecordCodec } from './record-codec.ts';
@@ -11,9 +10,9 @@ import { readGrant } from './token-grant.ts';
  * Shares one namespace of `memory` with every replica that opens it with a token for the
  * same relay room (the namespace key). Local writes, updates and forgets of the namespace
  * go to the others; theirs land in this memory's store and indexes (and get embedded here).
- * Other namespaces never leave the device. The shared document is kept in IndexedDB
- * (database `<memory name>-sync`), so a restart neither loses unsent changes nor downloads
- * everything again. Close the share before the memory.
+ * Other namespaces never leave the device. The shared document is kept in the memory's
+ * own store (in Node its one file), so a restart neither loses unsent changes nor
+ * downloads everything again. Close the share before the memory.
  *
  * @example relay
  * const share = await shareNamespace(memory, { userId: 'alice', scope: 'support' }, { url, token, agentName: 'support-bot' });
@@ -43,15 +42,12 @@ export async function shareNamespace(memory: Memory, namespace: Namespace, optio
   if (open.has(room)) throw new ZeromemError('CONFLICT', `Namespace ${room} is already shared by this memory: use that share, or close it first.`);
   open.set(room, undefined); // taken while the share starts
   openShares.set(memory, open);
-  const store = new DocStore(`${memory.name}-sync`, opts);
   try {
-    await store.open();
-    const share = new SharedNamespace({ memory, namespace, room, opts, codec: new RecordCodec(room, key), store, readOnly: opts.readOnly ?? grant.access === 'read', onClosed: () => open.delete(room) });
+    const share = new SharedNamespace({ memory, namespace, room, opts, codec: new RecordCodec(room, key), readOnly: opts.readOnly ?? grant.access === 'read', onClosed: () => open.delete(room) });
     await share.start();
     open.set(room, share);
     return share;
   } catch (err) {
-    store.close(); // nothing else holds the stored document open
     open.delete(room);
     throw err;
   }

@@ -3,9 +3,10 @@ import { canonicalJson, replicaOf, type Replica } from '@zeromem/core/internal';
 import type { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 import { connectRoom } from './connection.ts';
-import type { DocStore } from './doc-store.ts';
+import { DocStore } from './doc-store.ts';
 import type { ShareOptions } from './options.ts';
 import { LocalChanges } from './local-changes.ts';
+import { moveOldDocuments } from './old-documents.ts';
 import { listPeers, type Peer, type PeerState } from './peers.ts';
 import type { RecordCodec } from './record-codec.ts';
 import { RecordMap } from './record-map.ts';
@@ -29,7 +30,6 @@ export interface SharedNamespaceParts {
   room: string;
   opts: ShareOptions;
   codec: RecordCodec;
-  store: DocStore;
   readOnly: boolean;
   /** Called once the share closed. */
   onClosed: () => void;
@@ -57,10 +57,10 @@ export class SharedNamespace {
   readonly synced: Promise<void>;
 
   readonly #replica: Replica;
+  readonly #memoryName: string;
   /** Stops hearing of the memory's writes. */
   #stopWatching: (() => void) | undefined;
   readonly #opts: ShareOptions;
-  readonly #store: DocStore;
   readonly #stored: StoredDoc;
   readonly #doc = new Y.Doc({ gc: true });
   readonly #map: RecordMap;
@@ -84,15 +84,15 @@ export class SharedNamespace {
   readonly #errors: ShareErrors;
 
   /** @internal Use {@link shareNamespace}. */
-  constructor({ memory, namespace, room, opts, codec, store, readOnly, onClosed }: SharedNamespaceParts) {
+  constructor({ memory, namespace, room, opts, codec, readOnly, onClosed }: SharedNamespaceParts) {
     this.#onClosed = onClosed;
     this.#errors = new ShareErrors(opts.onError);
     this.#replica = replicaOf(memory);
+    this.#memoryName = memory.name;
     this.namespace = namespace;
     this.room = room;
     this.#opts = opts;
-    this.#store = store;
-    this.#stored = new StoredDoc(store, room, this.#doc, (err) => this.#errors.report(err));
+    this.#stored = new StoredDoc(new DocStore(this.#replica.docLog, room), room, this.#doc, (err) => this.#errors.report(err));
     this.readOnly = readOnly;
     this.#map = new RecordMap(this.#doc, codec);
     this.#records = this.#map.records;
@@ -140,6 +140,7 @@ export class SharedNamespace {
 
   /** @internal Loads the stored document, connects, and starts sharing (offline changes once in sync). */
   async start(): Promise<void> {
+    await moveOldDocuments(this.#memoryName, this.room, this.#replica.docLog);
     const storedCursor = await this.#stored.load(LOAD);
     this.#local.cursor = storedCursor ?? 0;
     if (storedCursor !== undefined) {
@@ -241,7 +242,6 @@ export class SharedNamespace {
     await this.#stored.stored(); // and what it changed is stored
     await this.#stored.compactIfOverwritten(); // no old version outlives the session
     this.#doc.destroy();
-    this.#store.close();
     this.#onClosed();
   }
 
@@ -264,6 +264,8 @@ export class SharedNamespace {
     if (!(await this.#checkKey())) return;
     const canSend = () => this.#canSend();
     await this.#local.send(canSend);
+    // Offline, forgets and overwrites still take the old text out of the stored document now.
+    if (!this.readOnly && !canSend()) await this.#local.eraseOffline();
     if (this.#fullReconcile) {
       this.#fullReconcile = false;
       await this.#local.markUnshared();

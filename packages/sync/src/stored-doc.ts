@@ -10,9 +10,10 @@ const COMPACT_TEXT_AFTER_MS = 1000;
 const COMPACT_AFTER = 500;
 
 /**
- * A share's document as kept in the local {@link DocStore}: its updates appended in order
- * with the audit cursor they cover, and when to fold them into one state ("compact") so
- * that deleted or overwritten values leave the disk: at once after a forget, within a
+ * A share's document as kept in the local {@link DocStore} (the room's log in the memory's
+ * store): its updates appended in order with the audit cursor they cover, and when to
+ * fold them into one state ("compact") so that deleted or overwritten values leave the
+ * disk: at once after a forget (online or not, local-changes.ts `eraseOffline`), within a
  * second after an overwrite that changed text, after 100 other overwrites or 500 stored
  * updates, and on close.
  */
@@ -42,7 +43,7 @@ export class StoredDoc {
 
   /** Loads the stored state into the document (as `origin`); returns the stored cursor. */
   async load(origin: unknown): Promise<number | undefined> {
-    const { cursor } = await this.#store.load(this.#room, this.#doc, origin);
+    const cursor = await this.#store.load(this.#doc, origin);
     this.#savedCursor = cursor;
     return cursor;
   }
@@ -70,7 +71,7 @@ export class StoredDoc {
     if (updates.length === 0 && cursor === undefined) return;
     if (cursor !== undefined) this.#savedCursor = cursor;
     this.#persist = this.#persist
-      .then(() => this.#store.append(this.#room, updates, cursor))
+      .then(() => this.#store.append(updates, cursor))
       .then((stored) => {
         if (stored > COMPACT_AFTER) this.#needsCompaction = true;
       })
@@ -102,6 +103,6 @@ export class StoredDoc {
     this.#textOverwritten = false;
     this.#overwrites = 0;
     this.#compactedAt = Date.now();
-    await this.#store.compact(this.#room, this.#doc);
+    await this.#store.compact(this.#doc);
   }
 }

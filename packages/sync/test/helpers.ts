@@ -84,8 +84,6 @@ export async function device(name = 'device', factory = new IDBFactory(), embedd
     share: async (namespace, options) => {
       const share = await shareNamespace(memory, namespace, {
         WebSocketPolyfill: WebSocket,
-        indexedDB: factory,
-        IDBKeyRange,
         pollMs: 20,
         maxBackoffMs: 100,
         onError: (err) => errors.push(err),
@@ -142,8 +140,11 @@ export function directoryContains(dir: string, needle: string): boolean {
     .some((entry) => readFileSync(join(entry.parentPath, entry.name)).includes(bytes));
 }
 
-/** Every row of every object store of every database in `factory` (or only the one named `only`), as JSON text (Uint8Arrays as their bytes in latin1). */
-export async function dumpAll(factory: IDBFactory, only?: string): Promise<string> {
+/**
+ * Every row of every object store of every database in `factory` (or only the one named
+ * `only`, only its stores named in `stores`), as JSON text (Uint8Arrays as their bytes in latin1).
+ */
+export async function dumpAll(factory: IDBFactory, only?: string, stores?: string[]): Promise<string> {
   const out: string[] = [];
   for (const info of await factory.databases()) {
     if (only !== undefined && info.name !== only) continue;
@@ -152,7 +153,7 @@ export async function dumpAll(factory: IDBFactory, only?: string): Promise<strin
       request.onsuccess = () => resolve(request.result);
       request.onerror = () => reject(request.error);
     });
-    for (const storeName of Array.from(db.objectStoreNames)) {
+    for (const storeName of Array.from(db.objectStoreNames).filter((store) => !stores || stores.includes(store))) {
       const rows = await new Promise<unknown[]>((resolve, reject) => {
         const request = db.transaction(storeName).objectStore(storeName).getAll();
         request.onsuccess = () => resolve(request.result);
@@ -163,6 +164,11 @@ export async function dumpAll(factory: IDBFactory, only?: string): Promise<strin
     db.close();
   }
   return out.join('\n');
+}
+
+/** The shared documents a device stores (its memory's document logs), as {@link dumpAll} gives them. */
+export function storedDocuments(device: Device): Promise<string> {
+  return dumpAll(device.factory, device.name, ['docUpdates']);
 }
 
 /** A WebSocket class for the provider that counts the bytes it sends and receives, and keeps them. */

@@ -1,9 +1,7 @@
 import { openMemory as openIndexedDBMemory, openMemoryOnStore, type Memory, type OpenMemoryOptions as BaseOpenMemoryOptions } from '../memory.ts';
 import { describe } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
-import { Dexie } from 'dexie';
 import { defaultDirectory } from './default-directory.ts';
-import { diskIndexedDB } from './disk-indexeddb.ts';
 import { openSqliteStore } from './sqlite-engine.ts';
 
 /** Options of {@link openMemory} in Node: those of every platform, plus where the memories are stored. */
@@ -51,21 +49,7 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
 }
 
 /** A memory on the SQLite engine (sqlite-engine.ts): its file in `directory`. */
-async function onDisk(options: BaseOpenMemoryOptions, directory: string): Promise<Memory> {
-  const memory = await openMemoryOnStore(options, (name, checked) => openSqliteStore(directory, name, { durability: checked.durability ?? 'default' }));
-  lendDiskIndexedDB(directory);
-  return memory;
+function onDisk(options: BaseOpenMemoryOptions, directory: string): Promise<Memory> {
+  return openMemoryOnStore(options, (name, checked) => openSqliteStore(directory, name, { durability: checked.durability ?? 'default' }));
 }
 
-/**
- * What keeps its own Dexie database beside a memory (@zeromem/sync's shared documents,
- * `<name>-sync`) finds no IndexedDB in Node: Dexie's default is lent one on disk in the
- * memory's directory (the first memory's, when several directories are open), as the
- * store lent its own before it moved to SQLite. An IndexedDB already there is kept.
- */
-function lendDiskIndexedDB(directory: string): void {
-  if (Dexie.dependencies.indexedDB) return;
-  const disk = diskIndexedDB(directory);
-  Dexie.dependencies.indexedDB = disk.indexedDB;
-  Dexie.dependencies.IDBKeyRange = disk.IDBKeyRange;
-}

@@ -25,9 +25,10 @@ import { ZeromemError } from '../model/errors.ts';
 import type { ReadTransaction, StoragePort, WriteTransaction } from '../store/port.ts';
 import { ChangeFeed } from './sqlite-changes.ts';
 import { Connection, beginImmediate, type Synchronous } from './sqlite-connection.ts';
+import { syncDocumentsFile } from './legacy/sync-documents.ts';
 import { checkFormat, checkHeader, openFormat } from './sqlite-format.ts';
 import { NEW_FILE } from './sqlite-schema.ts';
-import { SqliteReadTransaction, SqliteWriteTransaction } from './sqlite-transactions.ts';
+import { SqliteReadTransaction, SqliteWriteTransaction, watchTextReplacements } from './sqlite-transactions.ts';
 import { CHECKPOINT_WAIT_MS, prepareStoreFile, storageError } from './store-file.ts';
 import type BetterSqlite3 from 'better-sqlite3';
 
@@ -64,7 +65,8 @@ export async function openSqliteStore(directory: string, name: string, options: 
   try {
     checkHeader(path);
     writer = new Connection(Database, path, synchronous, 0);
-    await openFormat(writer);
+    await openFormat(writer, { Database, syncDocuments: syncDocumentsFile(directory, name) });
+    watchTextReplacements(writer);
     return new SqliteStore(name, Database, writer, synchronous);
   } catch (err) {
     writer?.close();

@@ -1,13 +1,17 @@
 /**
  * What a store file holds, checked at open and at every write: a SQLite file whole, in
- * this release's format (sqlite-schema.ts), or in the format of the releases before the
- * SQLite engine, which is migrated once (sqlite-migration.ts).
+ * this release's format (sqlite-schema.ts), or in the format of earlier releases, which is
+ * migrated once: the format before the SQLite engine (legacy/memory-file.ts), format 1001
+ * (no document logs: their tables are added), and sync's documents in a file of their own
+ * (legacy/sync-documents.ts).
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import type BetterSqlite3 from 'better-sqlite3';
 import { ZeromemError } from '../model/errors.ts';
+import { migrateLegacyFile } from './legacy/memory-file.ts';
+import { hasSyncDocumentsFile, moveSyncDocuments, removeSyncDocumentsFile } from './legacy/sync-documents.ts';
 import { beginImmediate, type Connection } from './sqlite-connection.ts';
-import { migrateLegacyFile } from './sqlite-migration.ts';
-import { FORMAT_VERSION, TABLES } from './sqlite-schema.ts';
+import { FORMAT_BEFORE_DOC_LOGS, FORMAT_VERSION, TABLES } from './sqlite-schema.ts';
 
 const HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
@@ -40,28 +44,45 @@ export function checkHeader(path: string): void {
   if (valid && pages * pageSize > size && !walHoldsPages) throw corrupt(`truncated: ${size} bytes of ${pages * pageSize}`);
 }
 
+/** Where an opened file's earlier releases may have left more of it: sync's documents (legacy/sync-documents.ts). */
+export interface OldFiles {
+  Database: typeof BetterSqlite3;
+  /** The file sync's documents were kept in before format 1002. */
+  syncDocuments: string;
+}
+
 /**
  * Makes the opened file ready to use: this release's format as it is, an earlier
- * release's migrated (once, by whichever process comes first), anything else refused.
- * Reading the tables' first pages also finds damage there now rather than at a later read.
+ * release's migrated (once, by whichever process comes first, in one write transaction),
+ * anything else refused. Reading the tables' first pages also finds damage there now
+ * rather than at a later read.
  * @throws ZeromemError STORAGE_FAILED (`locked` for another release's format, `corrupt`)
  */
-export async function openFormat(writer: Connection): Promise<void> {
-  if (!hasTable(writer, 'records') && hasTable(writer, 'rows')) {
+export async function openFormat(writer: Connection, old: OldFiles): Promise<void> {
+  if (needsMigration(writer, old)) {
     await beginImmediate(writer);
-    let migrated = false;
+    let vacuum = false;
+    let moved = false;
     try {
       // Another process may have migrated it while this one waited for the lock.
-      if (!hasTable(writer, 'records')) {
+      if (!hasTable(writer, 'records') && hasTable(writer, 'rows')) {
         writer.db.exec(TABLES);
         migrateLegacyFile(writer);
-        migrated = true;
+        vacuum = true;
+      } else if (hasTable(writer, 'records') && versionOf(writer) === FORMAT_BEFORE_DOC_LOGS) {
+        writer.db.exec(TABLES);
+        writer.statement("UPDATE meta SET v = ? WHERE k = 'version'").run(FORMAT_VERSION);
+      }
+      if (hasTable(writer, 'records') && versionOf(writer) === FORMAT_VERSION && hasSyncDocumentsFile(old.syncDocuments)) {
+        moveSyncDocuments(writer, old.Database, old.syncDocuments);
+        moved = true;
       }
       writer.db.exec('COMMIT');
     } finally {
       if (writer.db.inTransaction) writer.db.exec('ROLLBACK');
     }
-    if (migrated) compact(writer);
+    if (moved) removeSyncDocumentsFile(old.syncDocuments);
+    if (vacuum) compact(writer);
   }
   if (!hasTable(writer, 'records')) {
     throw new ZeromemError('STORAGE_FAILED', `The file is a SQLite database but not a zeromem store; it was left as it is. Move it away or choose another name (${writer.path})`, {
@@ -70,7 +91,7 @@ export async function openFormat(writer: Connection): Promise<void> {
   }
   checkFormat(writer);
   // Their first pages: damage there is found at open.
-  for (const table of ['records', 'record_tags', 'audit', 'vectors', 'index_snapshots']) writer.pluck(`SELECT 1 FROM ${table} LIMIT 1`).get();
+  for (const table of ['records', 'record_tags', 'audit', 'vectors', 'index_snapshots', 'doc_updates', 'doc_cursors']) writer.pluck(`SELECT 1 FROM ${table} LIMIT 1`).get();
 }
 
 /**
@@ -79,7 +100,7 @@ export async function openFormat(writer: Connection): Promise<void> {
  * @throws ZeromemError STORAGE_FAILED (`locked`) saying why
  */
 export function checkFormat(connection: Connection): void {
-  const version = connection.pluck("SELECT v FROM meta WHERE k = 'version'").get() as number | undefined;
+  const version = versionOf(connection);
   if (version === FORMAT_VERSION) return;
   throw new ZeromemError(
     'STORAGE_FAILED',
@@ -95,6 +116,16 @@ function compact(writer: Connection): void {
   } catch {
     // Only space: the free pages are zeroed (secure_delete) and reused by later writes.
   }
+}
+
+/** True when the file is of an earlier format, or sync's documents of an earlier release wait beside it. */
+function needsMigration(writer: Connection, old: OldFiles): boolean {
+  if (!hasTable(writer, 'records')) return hasTable(writer, 'rows');
+  return versionOf(writer) === FORMAT_BEFORE_DOC_LOGS || hasSyncDocumentsFile(old.syncDocuments);
+}
+
+function versionOf(connection: Connection): number | undefined {
+  return connection.pluck("SELECT v FROM meta WHERE k = 'version'").get() as number | undefined;
 }
 
 function hasTable(connection: Connection, name: string): boolean {

@@ -15,6 +15,11 @@
  *   the newest entries were deleted), one sequence for every process.
  * - `vectors`: embeddings by (model, content hash); `vector` NULL when the model could not embed the text.
  * - `index_snapshots`: one search-index snapshot per namespace (node:v8 bytes).
+ * - `doc_updates`, `doc_cursors`: the document logs of @zeromem/sync's shared documents
+ *   (store/port.ts `DocLog`), opaque bytes in append order per room and the room's cursor,
+ *   in the memory's own file so that `secure_delete` and the checkpoint after a deletion
+ *   cover them (format 1002; before it they were a file of their own, `<name>-sync.sqlite`,
+ *   migrated once by legacy/sync-documents.ts).
  * - `meta`: `version`, the format version.
  */
 
@@ -23,7 +28,10 @@
  * releases before this engine stored under the same key (Dexie's version times ten, 40 at
  * the last of them), so those releases refuse a migrated file rather than write to it.
  */
-export const FORMAT_VERSION = 1001;
+export const FORMAT_VERSION = 1002;
+
+/** The format before the document logs: a file of it gets their tables and this release's version at open (sqlite-format.ts). */
+export const FORMAT_BEFORE_DOC_LOGS = 1001;
 
 export const TABLES = `
   CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v) WITHOUT ROWID;
@@ -90,6 +98,9 @@ export const TABLES = `
   ) WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS vectors_by_hash ON vectors (hash);
   CREATE TABLE IF NOT EXISTS index_snapshots (ns TEXT PRIMARY KEY, last_seq INTEGER NOT NULL, body BLOB NOT NULL);
+  CREATE TABLE IF NOT EXISTS doc_updates (seq INTEGER PRIMARY KEY, room TEXT NOT NULL, body BLOB NOT NULL);
+  CREATE INDEX IF NOT EXISTS doc_updates_by_room ON doc_updates (room, seq);
+  CREATE TABLE IF NOT EXISTS doc_cursors (room TEXT PRIMARY KEY, cursor INTEGER NOT NULL) WITHOUT ROWID;
 `;
 
 /** What a new file is created with: the tables and its format version. */

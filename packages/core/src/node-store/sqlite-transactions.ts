@@ -5,7 +5,7 @@
  */
 import { ZeromemError } from '../model/errors.ts';
 import type { Namespace } from '../model/types.ts';
-import type { AuditRow, OrderedQuery, ReadTransaction, RecordKey, StoredSnapshot, VectorRow, WriteTransaction } from '../store/port.ts';
+import type { AuditRow, DocLog, OrderedQuery, ReadTransaction, RecordKey, StoredSnapshot, VectorRow, WriteTransaction } from '../store/port.ts';
 import type { RecordRow } from '../store/row.ts';
 import type { Connection } from './sqlite-connection.ts';
 import { RECORD_COLUMNS, auditColumns, auditOf, recordColumns, recordOf, snapshotBody, snapshotOf, vectorBlob, vectorOf, type RecordColumns } from './sqlite-rows.ts';
@@ -25,8 +25,33 @@ type AuditColumns = [number, string, string, string, number, string, string];
 export interface WriteEffects {
   /** It appended to the audit log. */
   audited: boolean;
-  /** It deleted rows: their old bytes must leave the WAL too (a checkpoint). */
+  /** It deleted rows, or replaced a record's text: the old bytes must leave the file's old pages and the WAL too (a checkpoint). */
   deleted: boolean;
+}
+
+/** Per writer connection: how many record updates replaced text so far ({@link watchTextReplacements}). */
+const textReplacements = new WeakMap<Connection, { count: number }>();
+
+/**
+ * Makes the writer connection count the record updates that replace text (content, tags or
+ * metadata): a temporary trigger (this connection's own, never stored in the file, so other
+ * processes and releases never see it) calls a function of this process. An update rewrites
+ * the row in place, `secure_delete` zeroes the old cell in the new copy of the page, but the
+ * old copy stays in the file until a checkpoint (and in the WAL until it is truncated), as a
+ * deleted row's does: so such a write is checkpointed like a deletion (`historyDepth: 0`
+ * would otherwise keep the replaced text on disk until the next deletion or close). Inserts
+ * never run the trigger, so imports pay nothing for it. Call once, outside a transaction.
+ */
+export function watchTextReplacements(connection: Connection): void {
+  const counter = { count: 0 };
+  connection.db.function('zeromem_text_replaced', () => {
+    counter.count++;
+    return null;
+  });
+  connection.db.exec(`CREATE TEMP TRIGGER IF NOT EXISTS zeromem_text_replaced AFTER UPDATE OF content, tags, rest ON main.records
+    WHEN OLD.content IS NOT NEW.content OR OLD.tags IS NOT NEW.tags OR (OLD.rest IS NOT NEW.rest AND json_extract(OLD.rest, '$.metadata') IS NOT json_extract(NEW.rest, '$.metadata'))
+    BEGIN SELECT zeromem_text_replaced(); END`);
+  textReplacements.set(connection, counter);
 }
 
 /** The reads of a transaction on `connection`; usable only while the transaction runs. */
@@ -196,6 +221,15 @@ export class SqliteReadTransaction implements ReadTransaction {
       return row && snapshotOf(ns, row[0], row[1]);
     });
   }
+
+  getDocLog(room: string): Promise<DocLog> {
+    return this.run('read', () => {
+      const bodies = this.connection.pluck('SELECT body FROM doc_updates WHERE room = ? ORDER BY seq').all(room) as Buffer[];
+      const cursor = this.connection.pluck('SELECT cursor FROM doc_cursors WHERE room = ?').get(room) as number | undefined;
+      // Plain Uint8Arrays, as every engine hands them out (a Buffer would be one too, but compares differently in tests).
+      return { updates: bodies.map((body) => new Uint8Array(body.buffer, body.byteOffset, body.byteLength)), cursor };
+    });
+  }
 }
 
 /** The reads and writes of a write transaction on the writer connection, noting what it did ({@link WriteEffects}). */
@@ -205,7 +239,10 @@ export class SqliteWriteTransaction extends SqliteReadTransaction implements Wri
   putRecords(rows: readonly RecordRow[]): Promise<void> {
     return this.run('write', () => {
       const upsert = this.connection.statement(UPSERT_RECORD);
+      const replaced = textReplacements.get(this.connection);
+      const before = replaced?.count;
       for (const row of rows) upsert.run(...recordColumns(row));
+      if (replaced && replaced.count !== before) this.effects.deleted = true;
     });
   }
 
@@ -248,6 +285,23 @@ export class SqliteWriteTransaction extends SqliteReadTransaction implements Wri
     return this.run('write', () => {
       const remove = this.connection.statement('DELETE FROM index_snapshots WHERE ns = ?');
       for (const ns of new Set(namespaceKeys)) if (remove.run(ns).changes > 0) this.effects.deleted = true;
+    });
+  }
+
+  appendDocLog(room: string, updates: readonly Uint8Array[], cursor?: number): Promise<number> {
+    return this.run('write', () => {
+      const insert = this.connection.statement('INSERT INTO doc_updates (room, body) VALUES (?, ?)');
+      for (const update of updates) insert.run(room, update);
+      if (cursor !== undefined) this.connection.statement('INSERT OR REPLACE INTO doc_cursors (room, cursor) VALUES (?, ?)').run(room, cursor);
+      return this.connection.pluck('SELECT count(*) FROM doc_updates WHERE room = ?').get(room) as number;
+    });
+  }
+
+  compactDocLog(room: string, update: Uint8Array): Promise<void> {
+    return this.run('write', () => {
+      // Deleted like a forgotten record: zeroed in the file, then out of the WAL by the checkpoint after the commit.
+      if (this.connection.statement('DELETE FROM doc_updates WHERE room = ?').run(room).changes > 0) this.effects.deleted = true;
+      this.connection.statement('INSERT INTO doc_updates (room, body) VALUES (?, ?)').run(room, update);
     });
   }
 }

@@ -1,8 +1,7 @@
 /**
- * A store's SQLite file as both Node engines open it (the SQLite engine of memories,
- * sqlite-engine.ts, and the IndexedDB on disk that sync's documents use,
- * storage-file.ts): its name on disk, the checks before SQLite touches it, its creation
- * as a whole file, and SQLite's failures as coded errors.
+ * A store's SQLite file as the Node engine opens it (sqlite-engine.ts): its name on disk,
+ * the checks before SQLite touches it, its creation as a whole file, and SQLite's
+ * failures as coded errors.
  */
 import { accessSync, constants, existsSync, linkSync, mkdirSync, rmSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';

@@ -27,12 +27,16 @@ export interface DatabaseOptions {
  *   layer (the context's session turns) reads only that layer's rows.
  * - v5: records indexed by [ns+key], so the versions of a keyed fact (issue 24) are one
  *   lookup; rows without a key are not in it.
+ * - v6: document logs (@zeromem/sync's shared documents, port.ts `DocLog`): `docUpdates`
+ *   in append order by room, `docCursors` per room.
  */
 export class MemoryDatabase extends Dexie {
   records!: Table<RecordRow, [string, string]>;
   audit!: Table<AuditRow, number>;
   vectors!: Table<VectorRow, [string, string]>;
   indexSnapshots!: Table<StoredSnapshot, string>;
+  docUpdates!: Table<DocUpdateRow, number>;
+  docCursors!: Table<DocCursorRow, string>;
 
   constructor(name: string, options: DatabaseOptions = {}) {
     super(name, {
@@ -64,5 +68,19 @@ export class MemoryDatabase extends Dexie {
       records:
         '[ns+id], [ns+contentHash], contentHash, userId, expiresAt, [ns+expiresAt], *byCreated, *byUpdated, [ns+layer+createdAt+id], [ns+layer+updatedAt+id], [ns+key]',
     });
+    this.version(6).stores({ docUpdates: '++seq, room', docCursors: 'room' });
   }
+}
+
+/** One update of a room's document log, numbered in append order. */
+export interface DocUpdateRow {
+  seq?: number;
+  room: string;
+  update: Uint8Array;
+}
+
+/** A room's document log cursor. */
+export interface DocCursorRow {
+  room: string;
+  cursor: number;
 }

@@ -1,7 +1,7 @@
 import { Dexie, liveQuery, type Collection, type ObservabilitySet, type Table, type Transaction } from 'dexie';
 import type { Layer, Namespace } from '../model/types.ts';
-import { MemoryDatabase, type DatabaseOptions } from './database.ts';
-import type { AuditRow, OrderedQuery, ReadTransaction, RecordKey, StoragePort, StoredSnapshot, VectorRow, WriteTransaction } from './port.ts';
+import { MemoryDatabase, type DatabaseOptions, type DocCursorRow, type DocUpdateRow } from './database.ts';
+import type { AuditRow, DocLog, OrderedQuery, ReadTransaction, RecordKey, StoragePort, StoredSnapshot, VectorRow, WriteTransaction } from './port.ts';
 import type { RecordRow } from './row.ts';
 import { position, streamPrefix, streamRange } from './sort-keys.ts';
 import { withStorage } from './storage-errors.ts';
@@ -73,12 +73,16 @@ class DexieTransaction implements WriteTransaction {
   readonly #audit: Table<AuditRow, number>;
   readonly #vectors: Table<VectorRow, [string, string]>;
   readonly #snapshots: Table<StoredSnapshot, string>;
+  readonly #docUpdates: Table<DocUpdateRow, number>;
+  readonly #docCursors: Table<DocCursorRow, string>;
 
   constructor(trans: Transaction) {
     this.#records = trans.table('records');
     this.#audit = trans.table('audit');
     this.#vectors = trans.table('vectors');
     this.#snapshots = trans.table('indexSnapshots');
+    this.#docUpdates = trans.table('docUpdates');
+    this.#docCursors = trans.table('docCursors');
   }
 
   getRecords(keys: readonly RecordKey[]): Promise<Array<RecordRow | undefined>> {
@@ -207,6 +211,12 @@ class DexieTransaction implements WriteTransaction {
     return this.#snapshots.get(ns);
   }
 
+  async getDocLog(room: string): Promise<DocLog> {
+    // `++seq` keys ascend in append order, and the room index lists a room's rows by key.
+    const rows = await this.#docUpdates.where('room').equals(room).toArray();
+    return { updates: rows.map((row) => row.update), cursor: (await this.#docCursors.get(room))?.cursor };
+  }
+
   async putRecords(rows: readonly RecordRow[]): Promise<void> {
     if (rows.length) await this.#records.bulkPut(rows as RecordRow[]);
   }
@@ -237,6 +247,17 @@ class DexieTransaction implements WriteTransaction {
   async deleteSnapshots(namespaceKeys: Iterable<string>): Promise<void> {
     const keys = [...new Set(namespaceKeys)];
     if (keys.length) await this.#snapshots.bulkDelete(keys);
+  }
+
+  async appendDocLog(room: string, updates: readonly Uint8Array[], cursor?: number): Promise<number> {
+    if (updates.length) await this.#docUpdates.bulkAdd(updates.map((update) => ({ room, update })));
+    if (cursor !== undefined) await this.#docCursors.put({ room, cursor });
+    return this.#docUpdates.where('room').equals(room).count();
+  }
+
+  async compactDocLog(room: string, update: Uint8Array): Promise<void> {
+    await this.#docUpdates.where('room').equals(room).delete();
+    await this.#docUpdates.add({ room, update });
   }
 
   #ofNamespace(ns: string, after?: string): Collection<RecordRow, [string, string]> {

@@ -127,6 +127,11 @@ export interface ReadTransaction {
 
   /** The namespace's stored index snapshot, or undefined. */
   getSnapshot(ns: string): Promise<StoredSnapshot | undefined>;
+
+  // --- document logs ---
+
+  /** The document log of `room` (see {@link DocLog}); no updates and no cursor for a room never stored. */
+  getDocLog(room: string): Promise<DocLog>;
 }
 
 /** The writes of a read-write transaction (and every read). */
@@ -145,6 +150,28 @@ export interface WriteTransaction extends ReadTransaction {
   putSnapshot(row: StoredSnapshot): Promise<void>;
   /** Deletes the index snapshots of these namespaces (missing ones are no error). */
   deleteSnapshots(namespaceKeys: Iterable<string>): Promise<void>;
+  /**
+   * Appends `updates` to the document log of `room`, after its others, and sets its cursor
+   * when `cursor` is given; resolves with how many updates the log holds now.
+   */
+  appendDocLog(room: string, updates: readonly Uint8Array[], cursor?: number): Promise<number>;
+  /**
+   * Replaces every update of the document log of `room` with `update` (compaction; the
+   * cursor stays). The replaced updates are deleted as a forgotten record is: on SQLite
+   * their bytes leave the file and its WAL before the write resolves.
+   */
+  compactDocLog(room: string, update: Uint8Array): Promise<void>;
+}
+
+/**
+ * A room's document log: what @zeromem/sync keeps of a shared namespace's document on the
+ * device, in the memory's own store (one file per memory in Node), opaque to the store:
+ * the document's updates in the order they were appended, and the audit cursor sync
+ * stored with them (the last audit seq of the namespace whose change the document holds).
+ */
+export interface DocLog {
+  updates: Uint8Array[];
+  cursor: number | undefined;
 }
 
 /**

@@ -5,8 +5,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openMemory, type Memory } from '../../src/index.node.ts';
-import { encodeKey } from '../../src/node-store/key-codec.ts';
-import { StorageFile } from '../../src/node-store/storage-file.ts';
 import { toRow } from '../../src/store/row.ts';
 import { runStoreProcess, startStoreProcess } from './run-store-process.ts';
 
@@ -21,32 +19,32 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-/** A copy of the fixture as store `u1` with `extra` more records (and their audit rows) written in the old format. */
+/**
+ * A copy of the fixture as store `u1` with `extra` more records (and their audit rows) in
+ * the old format's tables. They are written whole (no index fields split out into `ix`,
+ * which the old reader takes as they are): the fixture's own rows are the old writer's.
+ */
 function oldStore(extra: number): string {
   const dir = mkdtempSync(join(tmpdir(), 'zeromem-migrate-'));
   dirs.push(dir);
   copyFileSync(FIXTURE, join(dir, 'u1.sqlite'));
-  const file = new StorageFile(dir, 'u1');
-  const schema = file.readSchema()!;
-  const audit = schema.stores.find((store) => store.name === 'audit')!;
-  const records = [];
-  const audits = [];
-  for (let i = 0; i < extra; i++) {
-    const id = `OLD${String(i).padStart(8, '0')}`;
-    const at = Date.UTC(2026, 0, 2) + i;
-    const row = toRow({ id, namespace: ns, namespaceKey: 'u=u1', content: `Old memory ${i} with a few more words in it`, source: 'user', layer: 'long_term', tags: [`t${i % 3}`], metadata: { i }, importance: 0.5, createdAt: at, updatedAt: at, expiresAt: null, accessCount: 0, lastAccessedAt: null, contentHash: `${i}`.padStart(64, '0'), version: 1, tier: 'hot', mergedFrom: [], key: null, validFrom: null, validUntil: null, closedBy: null, statedUntil: null });
-    records.push({ key: encodeKey(['u=u1', id]), value: row });
-    const seq = audit.keyGenerator + i + 1;
-    audits.push({ key: encodeKey(seq), value: { ns: 'u=u1', op: 'remember', id, namespace: ns, at, actor: 'local', seq } });
-  }
-  file.commit(
-    [
-      { store: 'records', cleared: false, rows: records, keyGenerator: null },
-      { store: 'audit', cleared: false, rows: audits, keyGenerator: audit.keyGenerator + extra },
-    ],
-    false,
-  );
-  file.close();
+  const db = new Database(join(dir, 'u1.sqlite'));
+  const store = (name: string) => db.prepare('SELECT id, keyGenerator FROM stores WHERE name = ?').raw().get(name) as [number, number];
+  const [records] = store('records');
+  const [audit, keyGenerator] = store('audit');
+  const insert = db.prepare('INSERT INTO rows (store, key, ix, json, bytes) VALUES (?, ?, NULL, ?, NULL)');
+  db.transaction(() => {
+    for (let i = 0; i < extra; i++) {
+      const id = `OLD${String(i).padStart(8, '0')}`;
+      const at = Date.UTC(2026, 0, 2) + i;
+      const row = toRow({ id, namespace: ns, namespaceKey: 'u=u1', content: `Old memory ${i} with a few more words in it`, source: 'user', layer: 'long_term', tags: [`t${i % 3}`], metadata: { i }, importance: 0.5, createdAt: at, updatedAt: at, expiresAt: null, accessCount: 0, lastAccessedAt: null, contentHash: `${i}`.padStart(64, '0'), version: 1, tier: 'hot', mergedFrom: [], key: null, validFrom: null, validUntil: null, closedBy: null, statedUntil: null });
+      insert.run(records, Buffer.from(`u=u1/${id}`), JSON.stringify(row));
+      const seq = keyGenerator + i + 1;
+      insert.run(audit, Buffer.from(`seq/${seq}`), JSON.stringify({ ns: 'u=u1', op: 'remember', id, namespace: ns, at, actor: 'local', seq }));
+    }
+    db.prepare('UPDATE stores SET keyGenerator = ? WHERE id = ?').run(keyGenerator + extra, audit);
+  })();
+  db.close();
   return dir;
 }
 
@@ -74,7 +72,7 @@ describe('the migration of a store of the releases before the SQLite engine', { 
     const dir = oldStore(500);
     expect(tables(dir)).toEqual(['entries', 'meta', 'rows', 'stores']);
     const memory = await openMemory({ name: 'u1', directory: dir });
-    expect(tables(dir)).toEqual(['audit', 'index_snapshots', 'meta', 'record_tags', 'records', 'vectors']);
+    expect(tables(dir)).toEqual(['audit', 'doc_cursors', 'doc_updates', 'index_snapshots', 'meta', 'record_tags', 'records', 'vectors']);
     expect(await memory.count(ns)).toBe(519);
     expect((await memory.get(ns, 'OLD00000499'))?.metadata).toEqual({ i: 499 });
     expect((await memory.list(ns, { tags: { any: ['t1'] }, limit: 1000 })).items.length).toBe(6 + 167);

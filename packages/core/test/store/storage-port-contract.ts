@@ -223,6 +223,35 @@ export function describeStoragePort(engine: string, openStore: () => Promise<Sto
         expect(await store.read((tx) => tx.getSnapshot('n2'))).toEqual({ ns: 'n2', lastSeq: 3 });
       }));
 
+    it('keeps a document log per room: updates in append order with a cursor, compacted into one', () =>
+      withStore(async (store) => {
+        const bytes = (...values: number[]) => new Uint8Array(values);
+        expect(await store.read((tx) => tx.getDocLog('r1'))).toEqual({ updates: [], cursor: undefined });
+        expect(await store.write((tx) => tx.appendDocLog('r1', [bytes(1), bytes(2, 3)]))).toBe(2);
+        expect(await store.write((tx) => tx.appendDocLog('r2', [bytes(9)], 7))).toBe(1);
+        expect(await store.write((tx) => tx.appendDocLog('r1', [bytes(4)], 5))).toBe(3);
+        expect(await store.write((tx) => tx.appendDocLog('r1', [], 6))).toBe(3); // only the cursor moves
+        const log = await store.read((tx) => tx.getDocLog('r1'));
+        expect(log.updates.map((update) => [...update])).toEqual([[1], [2, 3], [4]]);
+        expect(log.updates.every((update) => update instanceof Uint8Array)).toBe(true);
+        expect(log.cursor).toBe(6);
+        await store.write((tx) => tx.compactDocLog('r1', bytes(1, 2, 3, 4)));
+        const compacted = await store.read((tx) => tx.getDocLog('r1'));
+        expect({ updates: compacted.updates.map((update) => [...update]), cursor: compacted.cursor }).toEqual({ updates: [[1, 2, 3, 4]], cursor: 6 });
+        expect(await store.write((tx) => tx.appendDocLog('r1', [bytes(5)]))).toBe(2);
+        expect((await store.read((tx) => tx.getDocLog('r1'))).updates.map((update) => [...update])).toEqual([[1, 2, 3, 4], [5]]);
+        const other = await store.read((tx) => tx.getDocLog('r2'));
+        expect({ updates: other.updates.map((update) => [...update]), cursor: other.cursor }).toEqual({ updates: [[9]], cursor: 7 });
+        // All or nothing with the rest of a write.
+        await expect(
+          store.write(async (tx) => {
+            await tx.appendDocLog('r2', [bytes(10)], 8);
+            throw new ZeromemError('CONFLICT', 'no');
+          }),
+        ).rejects.toThrow('no');
+        expect((await store.read((tx) => tx.getDocLog('r2'))).cursor).toBe(7);
+      }));
+
     it('stores nothing of a write whose function throws, and hands the error on unchanged', () =>
       withStore(async (store) => {
         const failure = new ZeromemError('CONFLICT', 'changed since read');

@@ -1,33 +1,27 @@
 /**
  * The one-time migration of a store file of the releases before the SQLite engine (an
- * IndexedDB persisted to SQLite, storage-file.ts: object stores' rows as keys and encoded
+ * IndexedDB persisted to SQLite, idb-rows.ts: object stores' rows as keys and encoded
  * values in table `rows`) into this release's tables (sqlite-schema.ts), inside the
  * caller's write transaction: all or nothing. A process killed during it leaves the file
  * as it was (its WAL frames never committed), and the next open migrates it again from
- * the start. Only the reading of the old values (`decodeRow`, `indexFields`) is shared
- * with storage-file.ts, which sync's documents still use.
+ * the start.
  */
-import type { AuditRow, StoredSnapshot, VectorRow } from '../store/port.ts';
-import type { RecordRow } from '../store/row.ts';
-import type { Connection } from './sqlite-connection.ts';
-import { RECORD_COLUMNS, auditColumns, recordColumns, snapshotBody, vectorBlob } from './sqlite-rows.ts';
-import { FORMAT_VERSION } from './sqlite-schema.ts';
-import { decodeRow, indexFields, type StoredSchema } from './storage-file.ts';
-
-/** Rows read per query: no statement stays open while the rows are written. */
-const PAGE = 1000;
+import type { AuditRow, StoredSnapshot, VectorRow } from '../../store/port.ts';
+import type { RecordRow } from '../../store/row.ts';
+import type { Connection } from '../sqlite-connection.ts';
+import { RECORD_COLUMNS, auditColumns, recordColumns, snapshotBody, vectorBlob } from '../sqlite-rows.ts';
+import { FORMAT_VERSION } from '../sqlite-schema.ts';
+import { eachValue, oldStores } from './idb-rows.ts';
 
 /** Copies every row of the old tables into the new ones, drops the old tables and sets the format version. */
 export function migrateLegacyFile(writer: Connection): void {
-  const stores = writer.raw('SELECT id, name, schema, keyGenerator FROM stores').all() as Array<[number, string, string, number]>;
-  for (const [id, name, schema, keyGenerator] of stores) {
-    const fields = indexFields((JSON.parse(schema) as StoredSchema).indexes);
-    const copy = COPIERS[name];
+  for (const store of oldStores(writer.db)) {
+    const copy = COPIERS[store.name];
     if (!copy) continue; // no other object store was ever written by a memory
-    eachValue(writer, id, fields, (value) => copy(writer, value));
-    if (name === 'audit') {
+    eachValue(writer.db, store, (value) => copy(writer, value));
+    if (store.name === 'audit') {
       // The key generator's number was never reused, also after the newest entries were deleted.
-      const last = Math.max(keyGenerator, (writer.pluck('SELECT max(seq) FROM audit').get() as number | null) ?? 0);
+      const last = Math.max(store.keyGenerator, (writer.pluck('SELECT max(seq) FROM audit').get() as number | null) ?? 0);
       writer.statement("DELETE FROM sqlite_sequence WHERE name = 'audit'").run();
       writer.statement("INSERT INTO sqlite_sequence (name, seq) VALUES ('audit', ?)").run(last);
     }
@@ -53,14 +47,3 @@ const COPIERS: Record<string, (writer: Connection, value: unknown) => void> = {
     writer.statement('INSERT OR REPLACE INTO index_snapshots (ns, last_seq, body) VALUES (?, ?, ?)').run(row.ns, row.lastSeq, snapshotBody(row));
   },
 };
-
-/** Every value of object store `store`, decoded, page by page in row order. */
-function eachValue(writer: Connection, store: number, fields: string[] | undefined, each: (value: unknown) => void): void {
-  const page = writer.raw('SELECT rowid, ix, json, bytes FROM rows WHERE store = ? AND rowid > ? ORDER BY rowid LIMIT ?');
-  for (let after = 0; ; ) {
-    const rows = page.all(store, after, PAGE) as Array<[number, string | Buffer | null, string | null, Buffer | null]>;
-    for (const [, ix, json, bytes] of rows) each(decodeRow(fields, ix, json, bytes));
-    if (rows.length < PAGE) return;
-    after = rows.at(-1)![0];
-  }
-}
