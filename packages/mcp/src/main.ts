@@ -1,10 +1,7 @@
 import { hostname } from 'node:os';
 import { defaultDirectory, diskIndexedDB, openMemory, type Embedder } from '@zeromem/core';
-import { shareNamespace, type SharedNamespace } from '@zeromem/sync';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import WebSocket from 'ws';
+import type { SharedNamespace } from '@zeromem/sync';
 import { USAGE, UsageError, readConfig, type ServerConfig } from './config.ts';
-import { startHttpServer } from './http.ts';
 import { createMemoryServer } from './server.ts';
 
 interface Io {
@@ -50,6 +47,9 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
   });
   let share: SharedNamespace | undefined;
   if (config.share) {
+    // Loaded only for --share (like the HTTP transport and the embedder below): a server
+    // that does not use them starts sooner and smaller (docs/BENCHMARKS.md, issue 32).
+    const [{ shareNamespace }, { default: WebSocket }] = await Promise.all([import('@zeromem/sync'), import('ws')]);
     share = await shareNamespace(memory, config.namespace, {
       url: config.share.url,
       token: config.share.token,
@@ -74,10 +74,12 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
   process.once('SIGTERM', stop);
   let closeTransport: () => Promise<void>;
   if (config.transport === 'http') {
+    const { startHttpServer } = await import('./http.ts');
     const endpoint = await startHttpServer({ ...config.http!, serverFor });
     log(`serving ${endpoint.url} for namespace ${JSON.stringify(config.namespace)} (recall: ${recall})`);
     closeTransport = endpoint.close;
   } else {
+    const { StdioServerTransport } = await import('@modelcontextprotocol/sdk/server/stdio.js');
     const server = serverFor();
     const transport = new StdioServerTransport();
     transport.onclose = stop;

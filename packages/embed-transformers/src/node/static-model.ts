@@ -55,6 +55,25 @@ function lookupExtractor(tokenizer: NonNullable<ReturnType<typeof staticTokenize
   };
   return {
     tokenizer: Object.assign(tokenize, { all_special_ids: tokenizer.all_special_ids, model: tokenizer.model }),
+    sumTokens(inputs) {
+      const ids = inputs.input_ids.data as Int32Array;
+      const mask = inputs.attention_mask.data as Uint8Array;
+      const [batch, length] = inputs.input_ids.dims as [number, number];
+      const sums = new Float32Array(batch * width);
+      for (let row = 0; row < batch; row++) {
+        const into = row * width;
+        for (let t = row * length; t < (row + 1) * length; t++) {
+          const id = ids[t]!;
+          if (!mask[t] || id < 0 || id >= vocabSize) continue;
+          const weight = scale[id]!;
+          const from = id * width;
+          // Token by token in order, each product rounded to float32 before it is added, as
+          // onnxruntime's Mul and then the float32 pooling loop do: the same bits.
+          for (let k = 0; k < width; k++) sums[into + k] = sums[into + k]! + Math.fround(rows[from + k]! * weight);
+        }
+      }
+      return { sums, width };
+    },
     async model(inputs) {
       const ids = inputs.input_ids!.data as Int32Array;
       const mask = inputs.attention_mask!.data as Uint8Array;
