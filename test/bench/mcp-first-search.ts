@@ -14,7 +14,7 @@
  * BENCH_STORE (default /tmp/zeromem-mcp-bench-20k) with this checkout's core and embedder and
  * reused; every server opens that same file (a warm-up start of each build comes first). An
  * empty store is a new directory each start. RSS is VmRSS of the server process after the
- * answer. Writes test/bench/results/mcp-first-search.json.
+ * answer. BENCH_NODE_ARGS are put before the bin (`--cpu-prof --cpu-prof-dir=/tmp/prof` for a profile). Writes test/bench/results/mcp-first-search.json.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -74,7 +74,7 @@ interface Start {
 /** One server from spawn to its first search answered. */
 async function start(bin: string, dir: string): Promise<Start> {
   const t0 = performance.now();
-  const transport = new StdioClientTransport({ command: process.execPath, args: [bin, '--user', USER, '--dir', dir, '--embedder', EMBEDDER], stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), bin, '--user', USER, '--dir', dir, '--embedder', EMBEDDER], stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const client = new Client({ name: 'zeromem-bench', version: '1.0.0' });

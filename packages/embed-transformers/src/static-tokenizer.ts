@@ -141,9 +141,10 @@ export function staticTokenizerFrom(json: TokenizerJson, maxTokens: number): Sta
   if (model?.type !== 'WordPiece' || !model.vocab || model.unk_token === undefined) return undefined;
   const prefix = model.continuing_subword_prefix ?? '##';
   const ids = new Map<string, number>();
-  for (const [token, id] of Object.entries(model.vocab)) {
+  const { vocab } = model;
+  for (const token in vocab) {
     if (prefix && token.startsWith(prefix)) return undefined; // subword pieces: not a whole-word vocabulary
-    ids.set(token, id);
+    ids.set(token, vocab[token]!);
   }
   const unk = ids.get(model.unk_token);
   if (unk === undefined) return undefined;
