@@ -25,6 +25,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { openMemory } from '@zeromem/core';
 import { createEmbedderFromChoice, parseEmbedderChoice } from '@zeromem/embed-transformers';
 import { prng } from './prng.ts';
+import { SAMPLE_WORDS } from './sample-words.ts';
 import { median } from './stats.ts';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 5);
@@ -36,13 +37,7 @@ const builds: Record<string, string> = { branch: fileURLToPath(new URL('../../pa
 if (process.env.BENCH_BASE) builds.base = join(process.env.BENCH_BASE, 'packages/mcp/dist/bin.js');
 for (const bin of Object.values(builds)) if (!existsSync(bin)) throw new Error(`${bin} is missing: build it first`);
 
-const WORDS = (
-  'customer prefers phone calls after six order shipped late charging port loose refund approved warranty extended battery replaced ' +
-  'screen cracked meeting moved to friday the team agreed on a new budget for the project manager asked about travel plans hotel ' +
-  'booked near the airport flight delayed by two hours doctor appointment next week my daughter started school in september we ' +
-  'planted tomatoes in the garden car needs new tires insurance renewal due in march favorite restaurant serves italian food ' +
-  'allergic to peanuts likes jazz music and long walks moved to a new apartment downtown works as a nurse at the hospital'
-).split(' ');
+const WORDS = SAMPLE_WORDS;
 
 /** The 20k store, written once (rememberMany in batches, every vector stored, the index snapshot written at close). */
 async function prepareStore(): Promise<void> {
