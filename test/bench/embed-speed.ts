@@ -30,6 +30,7 @@ import { DEFAULT_MODEL, bundledModelsDir, createTransformersEmbedder, type Trans
 import type { WorkerEmbedder } from '@zeromem/embed-transformers/browser';
 import { findChromium, startHarness } from '../e2e/browser.ts';
 import { prng } from './prng.ts';
+import { SAMPLE_WORDS } from './sample-words.ts';
 import { writeWithHistory } from './results-history.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -40,13 +41,7 @@ const BULK = { call: 64, short: { chars: 80, count: 2000 }, long: { chars: 1000,
 
 const log = (message: string) => process.stderr.write(`${message}\n`);
 
-const WORDS = (
-  'customer prefers phone calls after six order shipped late charging port loose refund approved warranty extended battery replaced ' +
-  'screen cracked meeting moved to friday the team agreed on a new budget for the project manager asked about travel plans hotel ' +
-  'booked near the airport flight delayed by two hours doctor appointment next week my daughter started school in september we ' +
-  'planted tomatoes in the garden car needs new tires insurance renewal due in march favorite restaurant serves italian food ' +
-  'allergic to peanuts likes jazz music and long walks moved to a new apartment downtown works as a nurse at the hospital'
-).split(' ');
+const WORDS = SAMPLE_WORDS;
 
 /** `count` texts of about `chars` characters, reproducible. */
 function makeTexts(count: number, chars: number, seed: number): string[] {

@@ -37,7 +37,8 @@ export class UnknownTokenGuard {
     this.#kind = new Uint8Array(Math.max(this.#vocab.length, 1));
     for (let id = 0; id < this.#vocab.length; id++) {
       const token = this.#vocab[id];
-      if (token !== undefined && [...token].length === 1 && !WORD_LIKE.test(token)) this.#marks.add(token);
+      // One code point (one UTF-16 unit, or a surrogate pair), checked without spreading 50,000 tokens.
+      if (token !== undefined && (token.length === 1 || (token.length === 2 && token.codePointAt(0)! > 0xffff)) && !WORD_LIKE.test(token)) this.#marks.add(token);
     }
   }
 

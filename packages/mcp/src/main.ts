@@ -1,9 +1,7 @@
 import { hostname } from 'node:os';
 import { defaultDirectory, openMemory, type Embedder } from '@zeromem/core';
-import { shareNamespace, type SharedNamespace } from '@zeromem/sync';
-import WebSocket from 'ws';
+import type { SharedNamespace } from '@zeromem/sync';
 import { USAGE, UsageError, readConfig, type ServerConfig } from './config.ts';
-import { startHttpServer } from './http.ts';
 import { createMemoryServer } from './server.ts';
 import { serveStdio } from './stdio.ts';
 
@@ -50,6 +48,9 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
   });
   let share: SharedNamespace | undefined;
   if (config.share) {
+    // Loaded only for --share (like the HTTP transport and the embedder below): a server
+    // that does not use them starts sooner and smaller (docs/BENCHMARKS.md, issue 32).
+    const [{ shareNamespace }, { default: WebSocket }] = await Promise.all([import('@zeromem/sync'), import('ws')]);
     share = await shareNamespace(memory, config.namespace, {
       url: config.share.url,
       token: config.share.token,
@@ -74,6 +75,7 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
   let closeTransport: () => Promise<void>;
   let failed = () => false;
   if (config.transport === 'http') {
+    const { startHttpServer } = await import('./http.ts');
     const endpoint = await startHttpServer({ ...config.http!, serverFor });
     log(`serving ${endpoint.url} for namespace ${JSON.stringify(config.namespace)} (recall: ${recall})`);
     closeTransport = endpoint.close;

@@ -29,6 +29,12 @@ export class IndexManager {
   readonly #needsVectors: (jobs: EmbedJob[]) => void;
   readonly #indexes = new Map<string, NamespaceIndex>();
   readonly #pending = new Map<string, Promise<NamespaceIndex>>();
+  /** Per namespace, the catch-up that runs after the pending one (for callers that came during it). */
+  readonly #next = new Map<string, Promise<NamespaceIndex>>();
+  #unfollow: (() => void) | undefined;
+  #following: Promise<void> | undefined;
+  #followAgain = false;
+  #closing = false;
   readonly #maxIndexedRecords: number;
   readonly #snapshots: SnapshotWriter | undefined;
 
@@ -53,20 +59,73 @@ export class IndexManager {
     }
   }
 
-  /** The namespace's index, current with the store. Concurrent calls share one load. */
+  /**
+   * The namespace's index, current with the store (every write committed before the call).
+   * Callers that arrive while a load or catch-up runs share one more after it: the running
+   * one may have read the audit log before their own writes committed.
+   */
   ready(ns: string): Promise<NamespaceIndex> {
     const running = this.#pending.get(ns);
-    if (running) return running;
+    if (!running) return this.#start(ns, true);
+    let next = this.#next.get(ns);
+    if (!next) {
+      next = running
+        .catch(() => undefined)
+        .then(() => {
+          this.#next.delete(ns);
+          return this.#pending.get(ns) ?? this.#start(ns, true);
+        });
+      this.#next.set(ns, next);
+    }
+    return next;
+  }
+
+  /** Loads or catches up the namespace's index; `searched` makes it the most recently used (a background catch-up neither reorders nor brings back an evicted index). */
+  #start(ns: string, searched: boolean): Promise<NamespaceIndex> {
     const work = (async () => {
       const existing = this.#indexes.get(ns);
       const index = existing ? await this.#catchUp(ns, existing) : await this.#load(ns);
-      this.#indexes.delete(ns); // re-insert: the Map's order is the recency order
-      this.#indexes.set(ns, index);
-      this.#evict();
+      if (searched) {
+        this.#indexes.delete(ns); // re-insert: the Map's order is the recency order
+        this.#indexes.set(ns, index);
+        this.#evict();
+      }
       return index;
     })().finally(() => this.#pending.delete(ns));
     this.#pending.set(ns, work);
     return work;
+  }
+
+  /**
+   * Loaded indexes follow the audit log as writes commit (this process's, and the ones the
+   * engine sees of other processes), in the background, so a recall finds at most the last
+   * few entries to apply: over 10k writes one by one, the first recall after them paid the
+   * whole catch-up (p99 990 ms; docs/BENCHMARKS.md, issue 32). One catch-up runs at a
+   * time; commits during it make one more. Listening starts with the first loaded index.
+   */
+  #follow(): void {
+    if (this.#unfollow || this.#closing) return;
+    this.#unfollow = this.#store.onAuditWrites(() => this.#catchUpSoon());
+  }
+
+  #catchUpSoon(): void {
+    if (this.#following) {
+      this.#followAgain = true;
+      return;
+    }
+    this.#following = (async () => {
+      do {
+        this.#followAgain = false;
+        // After the committing call has returned to its caller, not inside its transaction.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        for (const ns of this.loadedKeys()) {
+          if (this.#closing) return;
+          if (this.#pending.has(ns) || this.#next.has(ns)) continue; // a running load or catch-up reads the log itself
+          // A failure here is a recall's to report: its own catch-up reads the same entries again.
+          await this.#start(ns, false).catch(() => undefined);
+        }
+      } while (this.#followAgain && !this.#closing);
+    })().finally(() => (this.#following = undefined));
   }
 
   /** The index of a namespace if it is loaded (no store access). */
@@ -90,6 +149,7 @@ export class IndexManager {
   }
 
   async #load(ns: string): Promise<NamespaceIndex> {
+    this.#follow();
     const restored = this.#snapshots ? await this.#restore(ns) : undefined;
     if (restored) return restored;
     const index = await this.#build(ns);
@@ -225,6 +285,9 @@ export class IndexManager {
    * writes the snapshots that are due, before the database closes.
    */
   async close(): Promise<void> {
+    this.#closing = true;
+    this.#unfollow?.();
+    await this.#following;
     if (!this.#snapshots) return;
     for (const ns of [...this.#indexes.keys()]) await this.ready(ns);
     await this.#snapshots.close(this.#indexes);

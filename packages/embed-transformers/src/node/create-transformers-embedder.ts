@@ -1,8 +1,10 @@
+import { resolve } from 'node:path';
 import { invalidOption } from '../errors.ts';
 import { loadExtractor } from '../load-extractor.ts';
 import { modelIdFor, resolveSettings, type ModelSettingsOptions } from '../model-settings.ts';
 import { pipelineEmbedder, type TransformersEmbedder } from '../pipeline-embedder.ts';
 import { locateModel } from './model-location.ts';
+import { loadStaticModel } from './static-model.ts';
 
 /** Options of {@link createTransformersEmbedder}. Everything is optional. */
 export interface TransformersEmbedderOptions extends ModelSettingsOptions {
@@ -43,7 +45,10 @@ const OPTION_KEYS: ReadonlySet<string> = new Set([
 
 /**
  * Creates an {@link Embedder} that runs a transformers.js feature-extraction model in
- * Node (onnxruntime-node), from local files only unless `allowRemoteModels`.
+ * Node (onnxruntime-node), from local files only unless `allowRemoteModels`. A static
+ * embedding model (the bundled `zeromem-static-en`) is a table lookup and runs in plain
+ * JavaScript instead, with the same vectors: transformers.js and the ONNX runtime are
+ * loaded only for a transformer model.
  *
  * Texts the model cannot read (all or mostly unknown tokens: Chinese or emoji for the
  * English bundled model) get `null`: such memories are found lexically.
@@ -80,6 +85,10 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
   const notFoundHint = location.isFolder
     ? 'Check that the folder holds the ONNX file for the dtype asked for (onnx/model.onnx for fp32, onnx/model_quantized.onnx for q8).'
     : `Pass modelPath: a folder that holds config.json, tokenizer.json and onnx/model.onnx; or localModelPath: the folder that holds "${location.model}/"; or allowRemoteModels: true to download "${location.model}" from the Hugging Face hub.`;
+  const identity = { modelId: modelIdFor(location.label, settings), model: location.label };
+  // A static model (a table lookup) runs in plain JavaScript: no ONNX runtime is loaded for it.
+  const lookup = settings.dtype === undefined || settings.dtype === 'fp32' ? loadStaticModel(resolve(location.localModelPath, location.model)) : undefined;
+  if (lookup) return pipelineEmbedder(lookup, settings, identity, async () => undefined);
   const loaded = await loadExtractor({
     model: location.model,
     localModelPath: location.localModelPath,
@@ -89,7 +98,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
     notFoundHint,
   });
   try {
-    return await pipelineEmbedder(loaded.extractor, settings, { modelId: modelIdFor(location.label, settings), model: location.label }, loaded.dispose);
+    return await pipelineEmbedder(loaded.extractor, settings, identity, loaded.dispose);
   } catch (err) {
     await loaded.dispose().catch(() => undefined);
     throw err;

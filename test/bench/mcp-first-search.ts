@@ -1,0 +1,118 @@
+/**
+ * `zeromem-mcp` from spawn to its first search answered, and its resident memory then: the
+ * built bin (packages/mcp/dist/bin.js) over stdio with the MCP SDK's own client (connect,
+ * `tools/list`, one `search_memories` call), on an empty store and on a store of 20,000
+ * English memories with their vectors (the static English model), a base build and this
+ * branch's taking turns in the same run.
+ *
+ *   npx -y pnpm@10 build    # or: npx tsc -b packages/mcp/tsconfig.build.json
+ *   # a base build: git worktree add --detach /tmp/base <commit> && (cd /tmp/base && npx -y pnpm@10 install --frozen-lockfile && npx tsc -b packages/mcp/tsconfig.build.json)
+ *   BENCH_BASE=/tmp/base npx tsx --conditions=development test/bench/mcp-first-search.ts
+ *
+ * BENCH_RUNS (default 5) rounds; BENCH_EMBEDDER (default `bundled`) is the `--embedder` of
+ * every server and of the store's vectors. The 20k store is written once to
+ * BENCH_STORE (default /tmp/zeromem-mcp-bench-20k) with this checkout's core and embedder and
+ * reused; every server opens that same file (a warm-up start of each build comes first). An
+ * empty store is a new directory each start. RSS is VmRSS of the server process after the
+ * answer. BENCH_NODE_ARGS are put before the bin (`--cpu-prof --cpu-prof-dir=/tmp/prof` for a profile). Writes test/bench/results/mcp-first-search.json.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { openMemory } from '@zeromem/core';
+import { createEmbedderFromChoice, parseEmbedderChoice } from '@zeromem/embed-transformers';
+import { prng } from './prng.ts';
+import { SAMPLE_WORDS } from './sample-words.ts';
+import { median } from './stats.ts';
+
+const RUNS = Number(process.env.BENCH_RUNS ?? 5);
+const EMBEDDER = process.env.BENCH_EMBEDDER ?? 'bundled';
+const STORE = process.env.BENCH_STORE ?? join(tmpdir(), 'zeromem-mcp-bench-20k');
+const STORE_SIZE = 20_000;
+const USER = 'bench';
+const builds: Record<string, string> = { branch: fileURLToPath(new URL('../../packages/mcp/dist/bin.js', import.meta.url)) };
+if (process.env.BENCH_BASE) builds.base = join(process.env.BENCH_BASE, 'packages/mcp/dist/bin.js');
+for (const bin of Object.values(builds)) if (!existsSync(bin)) throw new Error(`${bin} is missing: build it first`);
+
+const WORDS = SAMPLE_WORDS;
+
+/** The 20k store, written once (rememberMany in batches, every vector stored, the index snapshot written at close). */
+async function prepareStore(): Promise<void> {
+  if (existsSync(join(STORE, 'done'))) return;
+  rmSync(STORE, { recursive: true, force: true });
+  const random = prng(20_000);
+  const embedder = await createEmbedderFromChoice(parseEmbedderChoice(EMBEDDER));
+  const memory = await openMemory({ name: 'zeromem', directory: STORE, actor: 'bench', ...(embedder ? { embedder } : {}) });
+  for (let i = 0; i < STORE_SIZE; i += 1000) {
+    const batch = Array.from({ length: 1000 }, (_, k) => {
+      const words = Array.from({ length: 8 + Math.floor(random() * 10) }, () => WORDS[Math.floor(random() * WORDS.length)]!);
+      return { namespace: { userId: USER }, content: `#${i + k} ${words.join(' ')}` };
+    });
+    await memory.rememberMany(batch);
+  }
+  await memory.whenEmbedded();
+  await memory.recall({ userId: USER }, 'warm the index');
+  await memory.close();
+  await embedder?.dispose();
+  writeFileSync(join(STORE, 'done'), '');
+}
+
+interface Start {
+  listMs: number;
+  searchMs: number;
+  rssMb: number;
+}
+
+/** One server from spawn to its first search answered. */
+async function start(bin: string, dir: string): Promise<Start> {
+  const t0 = performance.now();
+  const transport = new StdioClientTransport({ command: process.execPath, args: [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), bin, '--user', USER, '--dir', dir, '--embedder', EMBEDDER], stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const client = new Client({ name: 'zeromem-bench', version: '1.0.0' });
+  try {
+    await client.connect(transport);
+    await client.listTools();
+    const listMs = performance.now() - t0;
+    const answer = await client.callTool({ name: 'search_memories', arguments: { query: 'when is the doctor appointment' } });
+    const searchMs = performance.now() - t0;
+    if (answer.isError) throw new Error(`search failed: ${JSON.stringify(answer.content)}`);
+    const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${transport.pid}/status`, 'utf8'))![1]);
+    return { listMs: Math.round(listMs), searchMs: Math.round(searchMs), rssMb: Math.round(rssKb / 1024) };
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n${stderr}`);
+  } finally {
+    await client.close();
+  }
+}
+
+await prepareStore();
+const stores = { empty: () => mkdtempSync(join(tmpdir(), 'zeromem-mcp-empty-')), '20k': () => STORE };
+const names = Object.keys(builds);
+for (const bin of Object.values(builds)) await start(bin, STORE); // warm-up: the OS cache, and a first open that may rewrite the snapshot
+const runs: Record<string, Record<string, Start[]>> = {};
+for (const store of Object.keys(stores)) runs[store] = Object.fromEntries(names.map((name) => [name, [] as Start[]]));
+const loads: number[] = [];
+for (let round = 0; round < RUNS; round++) {
+  loads.push(loadavg()[0]!);
+  for (const [store, dirFor] of Object.entries(stores)) {
+    for (const name of round % 2 ? [...names].reverse() : names) {
+      const dir = dirFor();
+      runs[store]![name]!.push(await start(builds[name]!, dir));
+      if (store === 'empty') rmSync(dir, { recursive: true, force: true });
+    }
+    console.error(`round ${round + 1}/${RUNS} ${store}: ${names.map((n) => `${n} ${JSON.stringify(runs[store]![n]!.at(-1))}`).join('  ')}`);
+  }
+}
+const medians = Object.fromEntries(
+  Object.entries(runs).map(([store, byBuild]) => [
+    store,
+    Object.fromEntries(Object.entries(byBuild).map(([name, list]) => [name, { listMs: median(list.map((r) => r.listMs)), searchMs: median(list.map((r) => r.searchMs)), rssMb: median(list.map((r) => r.rssMb)) }])),
+  ]),
+);
+const result = { date: new Date().toISOString(), embedder: EMBEDDER, runs: RUNS, loadAverage: { min: Math.min(...loads), max: Math.max(...loads) }, medians, all: runs };
+console.log(JSON.stringify({ loadAverage: result.loadAverage, medians }, null, 2));
+writeFileSync(fileURLToPath(new URL('./results/mcp-first-search.json', import.meta.url)), `${JSON.stringify(result, null, 2)}\n`);
