@@ -28,6 +28,7 @@ import { Connection, beginImmediate, type Synchronous } from './sqlite-connectio
 import { checkFormat, checkHeader, openFormat } from './sqlite-format.ts';
 import { NEW_FILE } from './sqlite-schema.ts';
 import { SqliteReadTransaction, SqliteWriteTransaction } from './sqlite-transactions.ts';
+import { keepReserve, releaseReserve } from './sqlite-reserve.ts';
 import { CHECKPOINT_WAIT_MS, prepareStoreFile, storageError } from './store-file.ts';
 import type BetterSqlite3 from 'better-sqlite3';
 
@@ -65,6 +66,7 @@ export async function openSqliteStore(directory: string, name: string, options: 
     checkHeader(path);
     writer = new Connection(Database, path, synchronous, 0);
     await openFormat(writer);
+    keepReserve(path);
     return new SqliteStore(name, Database, writer, synchronous);
   } catch (err) {
     writer?.close();
@@ -86,6 +88,8 @@ export class SqliteStore implements StoragePort {
   /** Transactions running (reads and writes); the file closes when the last one ends after {@link close}. */
   #running = 0;
   #closed = false;
+  /** Set once damage was found ({@link #failure}): every later write gets it. */
+  #damage: ZeromemError | undefined;
 
   constructor(name: string, Database: typeof BetterSqlite3, writer: Connection, synchronous: Synchronous) {
     this.name = name;
@@ -105,6 +109,7 @@ export class SqliteStore implements StoragePort {
     this.#running++;
     let reader: Connection | undefined;
     let tx: SqliteReadTransaction | undefined;
+    let failed = false;
     try {
       reader = this.#idleReaders.pop() ?? new Connection(this.#Database, this.path, this.#synchronous, READER_BUSY_MS);
       reader.db.exec('BEGIN');
@@ -113,11 +118,13 @@ export class SqliteStore implements StoragePort {
       tx = new SqliteReadTransaction(reader);
       return await fn(tx);
     } catch (err) {
-      throw storageError(err, this.path, 'read');
+      failed = true;
+      throw this.#failure(err, 'read');
     } finally {
       tx?.end();
-      if (reader?.db.inTransaction) reader.db.exec('COMMIT');
-      if (reader && !this.#closed && this.#idleReaders.length < IDLE_READERS) this.#idleReaders.push(reader);
+      // Ending the transaction must neither replace the read's own error nor leave the connection in it (close() would leave it open).
+      if (reader && !endRead(reader, failed)) failed = true;
+      if (reader && !failed && !this.#closed && this.#idleReaders.length < IDLE_READERS) this.#idleReaders.push(reader);
       else reader?.close();
       this.#ended();
     }
@@ -148,12 +155,14 @@ export class SqliteStore implements StoragePort {
    * transaction (one sync of the file), each in a savepoint of its own, one after the other
    * in the order they were asked for. A write whose function fails rolls back only its
    * savepoint and gets its error; the others are acknowledged once the transaction is committed.
+   * `reserve`: the group runs again on the space of the reserve (see {@link #full}).
    */
-  async #commitGroup(group: PendingWrite[]): Promise<void> {
+  async #commitGroup(group: PendingWrite[], reserve = false): Promise<void> {
     const db = this.#writer.db;
     const fail = (jobs: PendingWrite[], err: unknown) => {
-      for (const job of jobs) job.reject(storageError(err, this.path, 'write'));
+      for (const job of jobs) job.reject(this.#failure(err, 'write'));
     };
+    if (this.#damage) return fail(group, this.#damage);
     try {
       await beginImmediate(this.#writer);
       checkFormat(this.#writer);
@@ -163,7 +172,7 @@ export class SqliteStore implements StoragePort {
       return;
     }
     const alone = group.length === 1;
-    const done: Array<{ job: PendingWrite; result: unknown }> = [];
+    const done: Array<{ job: PendingWrite; result: unknown; tx: SqliteWriteTransaction }> = [];
     const effects = { audited: false, deleted: false };
     for (const [i, job] of group.entries()) {
       const tx = new SqliteWriteTransaction(this.#writer);
@@ -172,13 +181,17 @@ export class SqliteStore implements StoragePort {
         const result = await job.fn(tx);
         tx.end();
         if (!alone) db.exec('RELEASE verb');
-        done.push({ job, result });
+        done.push({ job, result, tx });
         effects.audited ||= tx.effects.audited;
         effects.deleted ||= tx.effects.deleted;
       } catch (err) {
         tx.end();
-        job.reject(storageError(err, this.path, 'write'));
-        // SQLite ends the whole transaction on some failures (a full disk): then nothing of the group is written.
+        if (isDiskFull(err)) {
+          if (db.inTransaction) db.exec('ROLLBACK');
+          return this.#full(err, [...done.map((d) => ({ job: d.job, tx: d.tx })), { job, tx }], group.slice(i + 1), reserve);
+        }
+        job.reject(this.#failure(err, 'write'));
+        // SQLite ends the whole transaction on some failures: then nothing of the group is written.
         if (alone || !db.inTransaction) {
           if (db.inTransaction) db.exec('ROLLBACK');
           fail([...done.map((d) => d.job), ...group.slice(i + 1)], err);
@@ -191,12 +204,53 @@ export class SqliteStore implements StoragePort {
       db.exec('COMMIT');
     } catch (err) {
       if (db.inTransaction) db.exec('ROLLBACK');
+      if (isDiskFull(err)) return this.#full(err, done, [], reserve);
       fail(done.map((d) => d.job), err);
       return;
     }
-    if (effects.deleted) this.#checkpoint();
+    if (effects.deleted) {
+      this.#checkpoint();
+      keepReserve(this.path);
+    }
     if (done.length > 0) this.#changes.committed(effects.audited);
     for (const { job, result } of done) job.resolve(result);
+  }
+
+  /**
+   * A group failed because the disk is full (nothing of it was written). Its writes that
+   * delete records run again on the reserve's space (sqlite-reserve.ts): the reserve is
+   * given back to the file system, the WAL checkpointed and truncated, then they are
+   * committed as a group of their own. The writes that only add get QUOTA_EXCEEDED; those
+   * that had not run yet wait for the next group.
+   */
+  async #full(err: unknown, attempted: Array<{ job: PendingWrite; tx: SqliteWriteTransaction }>, notRun: PendingWrite[], reserve: boolean): Promise<void> {
+    this.#pending.unshift(...notRun);
+    const erasures = reserve ? [] : attempted.filter(({ tx }) => tx.effects.deleting).map(({ job }) => job);
+    for (const { job, tx } of attempted) {
+      if (erasures.includes(job)) continue;
+      job.reject(reserve && tx.effects.deleting ? reserveTooSmall(this.path, err) : this.#failure(err, 'write'));
+    }
+    if (erasures.length === 0) return;
+    releaseReserve(this.path);
+    this.#checkpoint();
+    await this.#commitGroup(erasures, true);
+  }
+
+  /**
+   * A failure as the coded error the caller gets. Damage (`corrupt`) found by any read or
+   * write is remembered: later writes are refused, so nothing more is acknowledged into a
+   * file known to be damaged.
+   */
+  #failure(err: unknown, during: 'read' | 'write'): ZeromemError {
+    const failure = storageError(err, this.path, during);
+    if (failure.details.storage?.reason === 'corrupt' && !this.#damage) {
+      this.#damage = new ZeromemError(
+        'STORAGE_FAILED',
+        `This memory's file was found damaged, so it takes no more writes (${failure.message}). Export what can still be read, then restore the file from a backup or an export, or move it away.`,
+        { cause: failure, storage: { reason: 'corrupt', path: this.path } },
+      );
+    }
+    return failure;
   }
 
   observe<T>(query: () => Promise<T>, observer: { next: (value: T) => void; error: (err: unknown) => void }): () => void {
@@ -241,6 +295,36 @@ export class SqliteStore implements StoragePort {
       db.pragma('busy_timeout = 0');
     }
   }
+}
+
+/**
+ * Ends a read transaction: COMMIT, or ROLLBACK after a failed read. False when even that
+ * failed (the connection is then closed, not kept).
+ */
+function endRead(reader: Connection, failed: boolean): boolean {
+  if (!reader.db.inTransaction) return true;
+  try {
+    reader.db.exec(failed ? 'ROLLBACK' : 'COMMIT');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The failure is SQLite's "disk full" (raw, or already coded by a transaction's step). */
+function isDiskFull(err: unknown): boolean {
+  if (err instanceof ZeromemError) return err.details.storage?.reason === 'full';
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_FULL' || code === 'ENOSPC';
+}
+
+/** A deletion failed on a full disk even on the reserve's space. */
+function reserveTooSmall(path: string, cause: unknown): ZeromemError {
+  return new ZeromemError(
+    'QUOTA_EXCEEDED',
+    `The disk is full, and this deletion needs more space than is kept in reserve for deletions: nothing was deleted; free space on the disk, or forget fewer memories at once (${path}).`,
+    { cause, storage: { reason: 'full', path } },
+  );
 }
 
 function closedError(): ZeromemError {

@@ -27,6 +27,8 @@ export interface WriteEffects {
   audited: boolean;
   /** It deleted rows: their old bytes must leave the WAL too (a checkpoint). */
   deleted: boolean;
+  /** It asked to delete records (set before the statement runs, so also when that failed): on a full disk it may use the reserve (sqlite-reserve.ts). */
+  deleting: boolean;
 }
 
 /** The reads of a transaction on `connection`; usable only while the transaction runs. */
@@ -200,7 +202,7 @@ export class SqliteReadTransaction implements ReadTransaction {
 
 /** The reads and writes of a write transaction on the writer connection, noting what it did ({@link WriteEffects}). */
 export class SqliteWriteTransaction extends SqliteReadTransaction implements WriteTransaction {
-  readonly effects: WriteEffects = { audited: false, deleted: false };
+  readonly effects: WriteEffects = { audited: false, deleted: false, deleting: false };
 
   putRecords(rows: readonly RecordRow[]): Promise<void> {
     return this.run('write', () => {
@@ -210,6 +212,7 @@ export class SqliteWriteTransaction extends SqliteReadTransaction implements Wri
   }
 
   deleteRecords(keys: readonly RecordKey[]): Promise<void> {
+    if (keys.length > 0) this.effects.deleting = true;
     return this.run('write', () => {
       const remove = this.connection.statement('DELETE FROM records WHERE ns = ? AND id = ?');
       for (const [ns, id] of keys) if (remove.run(ns, id).changes > 0) this.effects.deleted = true;

@@ -112,7 +112,7 @@ export function storageError(err: unknown, path: string, during: 'open' | 'read'
   const problem = (reason: StorageProblem['reason'], text: string) =>
     new ZeromemError('STORAGE_FAILED', `${text} (${path}: ${message})`, { cause: err, storage: { reason, path } });
   if (code === 'SQLITE_FULL' || code === 'ENOSPC') {
-    return new ZeromemError('QUOTA_EXCEEDED', `The disk is full: nothing of this operation was written; free space, or forget or export old memories (${path}).`, {
+    return new ZeromemError('QUOTA_EXCEEDED', `The disk is full: nothing of this operation was written; free space on the disk, then try again (${path}).`, {
       cause: err,
       storage: { reason: 'full', path },
     });
