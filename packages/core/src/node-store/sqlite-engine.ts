@@ -243,7 +243,9 @@ export class SqliteStore implements StoragePort {
    */
   #failure(err: unknown, during: 'read' | 'write'): ZeromemError {
     const failure = storageError(err, this.path, during);
-    if (failure.details.storage?.reason === 'corrupt' && !this.#damage) {
+    // SQLite's own finding (a damaged page), not one record whose content does not match its hash: that one can still be forgotten.
+    const code = String((failure.details.cause as { code?: unknown } | undefined)?.code ?? '');
+    if ((code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') && !this.#damage) {
       this.#damage = new ZeromemError(
         'STORAGE_FAILED',
         `This memory's file was found damaged, so it takes no more writes (${failure.message}). Export what can still be read, then restore the file from a backup or an export, or move it away.`,

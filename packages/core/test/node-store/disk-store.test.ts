@@ -265,11 +265,11 @@ describe('memories on disk in Node', { timeout: 120_000 }, () => {
   it('without a directory, Node stores under ZEROMEM_HOME, else ~/.zeromem; with fake-indexeddb/auto nothing goes to disk', async () => {
     const zeromemHome = tempDir();
     expect(await runStoreProcess(['default', 'my-agent'], { env: { ZEROMEM_HOME: zeromemHome } })).toEqual(['ok']);
-    expect(readdirSync(zeromemHome)).toEqual(['my-agent.sqlite']);
+    expect(readdirSync(zeromemHome).sort()).toEqual(['my-agent.sqlite', 'my-agent.sqlite-reserve']); // the space a forget on a full disk uses
 
     const home = tempDir();
     expect(await runStoreProcess(['default', 'my-agent'], { env: { ZEROMEM_HOME: '', HOME: home, USERPROFILE: home } })).toEqual(['ok']);
-    expect(readdirSync(join(home, '.zeromem'))).toEqual(['my-agent.sqlite']);
+    expect(readdirSync(join(home, '.zeromem')).sort()).toEqual(['my-agent.sqlite', 'my-agent.sqlite-reserve']);
 
     const untouched = tempDir();
     expect(await runStoreProcess(['auto', 'my-agent'], { env: { ZEROMEM_HOME: untouched, HOME: untouched } })).toEqual(['ok']);
@@ -283,7 +283,8 @@ describe('memories on disk in Node', { timeout: 120_000 }, () => {
       await memory.remember({ namespace: NS, content: `In ${name}` });
       await memory.close();
     }
-    expect(readdirSync(dir).sort()).toEqual(['%2E%2E.sqlite', 'a%252Fb.sqlite', 'a%2Fb.sqlite', '%C3%9Cn%C3%AFc%C3%B6d%C3%A9%20name.sqlite'].sort()); // closed: no WAL left
+    const files = ['%2E%2E.sqlite', 'a%252Fb.sqlite', 'a%2Fb.sqlite', '%C3%9Cn%C3%AFc%C3%B6d%C3%A9%20name.sqlite'];
+    expect(readdirSync(dir).sort()).toEqual([...files, ...files.map((file) => `${file}-reserve`)].sort()); // closed: no WAL left
     expect(existsSync(join(dir, 'a'))).toBe(false);
     expect(await diskIndexedDB(dir).indexedDB.databases()).toEqual(expect.arrayContaining([expect.objectContaining({ name: 'a/b' }), expect.objectContaining({ name: '..' })]));
   });

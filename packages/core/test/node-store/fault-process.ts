@@ -9,9 +9,15 @@
  * full-forget: remembers 40 memories, fills the disk, then prints one JSON line per step:
  *              a remember, a forget, a forgetWhere, a second forget (`{ step, ok }` or
  *              `{ step, code, message }`), and `{ found }` with what is left.
- * Prints `closed` once the memory closed.
+ * damaged:     reads a store whose pages were damaged: list (every page), exportJsonl,
+ *              stats, remember, recall (its access counts are written later), forgetUser,
+ *              each a `{ step, ok }` or `{ step, code, reason, message }` line.
+ * tampered:    get, list and exportJsonl of a store one record's content was changed in,
+ *              then a forget of that record and a list.
+ * Prints `closed` once the memory closed, then `open files <n>`: how many of the store's
+ * files this process still has open.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { openMemory, ZeromemError } from '../../src/index.node.ts';
 import { NS } from './run-store-process.ts';
@@ -63,6 +69,42 @@ if (command === 'full-recall') {
   await step('forgetWhere', () => memory.forgetWhere(NS, { tags: { any: ['odd'] } }));
   await step('forget again', () => memory.forget(NS, results[2]!.record.id));
   out(JSON.stringify({ found: await memory.count(NS) }));
+} else if (command === 'damaged') {
+  await step('list', async () => {
+    let count = 0;
+    let cursor: string | undefined;
+    do {
+      const page = await memory.list(NS, { limit: 100, ...(cursor ? { cursor } : {}) });
+      count += page.items.length;
+      cursor = page.nextCursor ?? undefined;
+    } while (cursor);
+    return count;
+  });
+  await step('exportJsonl', () => memory.exportJsonl({ namespace: NS }).then((text) => text.length));
+  await step('stats', () => memory.stats(NS).then((stats) => stats.count));
+  await step('remember', () => memory.remember({ namespace: NS, content: 'Written into a file known to be damaged' }).then((r) => r.id));
+  await step('recall', () => memory.recall(NS, 'number 7 words').then((r) => r.hits.length));
+  await step('forgetUser', () => memory.forgetUser(NS.userId));
+  // The recall's access counts are written about a second later.
+  await new Promise((resolve) => setTimeout(resolve, 2500));
+  out('alive');
+} else if (command === 'tampered') {
+  const id = process.argv[5]!;
+  await step('get', () => memory.get(NS, id).then((record) => record?.content));
+  await step('list', () => memory.list(NS, { limit: 100 }).then((page) => page.items.length));
+  await step('exportJsonl', () => memory.exportJsonl({ namespace: NS }).then((text) => text.length));
+  await step('forget', () => memory.forget(NS, id));
+  await step('list after forget', () => memory.list(NS, { limit: 100 }).then((page) => page.items.length));
 } else throw new Error(`unknown command ${command}`);
 await memory.close();
 out('closed');
+// The store's files this process still holds (a reader left in a transaction kept its connection open).
+await new Promise((resolve) => setTimeout(resolve, 100));
+const held = readdirSync('/proc/self/fd').filter((fd) => {
+  try {
+    return readlinkSync(`/proc/self/fd/${fd}`).includes(join(directory, name));
+  } catch {
+    return false;
+  }
+});
+out(`open files ${held.length}`);

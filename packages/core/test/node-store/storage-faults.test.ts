@@ -3,11 +3,12 @@
  * companion files removed. Each fault hits a real process on a real file; a full disk is
  * a small tmpfs the process mounts in a namespace of its own (run-store-process.ts).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { canMountTmpfs, startStoreProcess } from './run-store-process.ts';
+import { openMemory } from '../../src/index.node.ts';
+import { NS, canMountTmpfs, startStoreProcess } from './run-store-process.ts';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -27,6 +28,26 @@ async function onFullDisk(command: string): Promise<{ code: number | null; lines
   const child = startStoreProcess([command, dir, 'agent'], { script: './fault-process.ts', tmpfs: { dir, size: '4m' } });
   const { code, stderr } = await child.exited;
   return { code, lines: child.lines, stderr };
+}
+
+/** Runs fault-process.ts `command` on the store `agent` in `dir` to its end; its JSON step lines by step. */
+async function faultProcess(command: string, dir: string, ...args: string[]) {
+  const child = startStoreProcess([command, dir, 'agent', ...args], { script: './fault-process.ts' });
+  const { code, stderr } = await child.exited;
+  const steps = Object.fromEntries(
+    child.lines.filter((line) => line.startsWith('{"step"')).map((line) => [(JSON.parse(line) as { step: string }).step, JSON.parse(line) as Record<string, unknown>]),
+  );
+  return { code, stderr, lines: child.lines, steps };
+}
+
+/** A store `agent` in a new directory with `n` memories, closed (its WAL checkpointed into the file). */
+async function storeWith(n: number): Promise<{ dir: string; file: string; ids: string[] }> {
+  const dir = tempDir();
+  const memory = await openMemory({ name: 'agent', directory: dir });
+  const { results } = await memory.rememberMany(Array.from({ length: n }, (_, i) => ({ namespace: NS, content: `Memory number ${i} with some words to fill pages: ${'lorem ipsum '.repeat(8)}` })));
+  await memory.close();
+  await new Promise((resolve) => setTimeout(resolve, 50)); // the file closes once the connection's work is done
+  return { dir, file: join(dir, 'agent.sqlite'), ids: results.map((r) => r.record.id) };
 }
 
 describe('storage faults', { timeout: 120_000 }, () => {
@@ -53,5 +74,38 @@ describe('storage faults', { timeout: 120_000 }, () => {
     expect((steps.forgetWhere as { ok: string[] }).ok, stderr).toHaveLength(20);
     expect(steps['forget again']).toMatchObject({ ok: true });
     expect(lines).toContain(JSON.stringify({ found: 40 - 1 - 20 - 1 }));
+  });
+
+  it('a damaged page mid-file: reads are STORAGE_FAILED (corrupt), writes are refused after it, background writes do not crash, close() closes every file', async () => {
+    const { dir, file } = await storeWith(3000);
+    const bytes = readFileSync(file);
+    const middle = Math.floor(bytes.length / 2);
+    bytes.fill(0xa5, middle, middle + 2000);
+    writeFileSync(file, bytes);
+    const { code, stderr, lines, steps } = await faultProcess('damaged', dir);
+    expect(code, stderr).toBe(0);
+    for (const verb of ['list', 'exportJsonl', 'stats']) expect(steps[verb], verb).toMatchObject({ code: 'STORAGE_FAILED', reason: 'corrupt' });
+    expect(steps.remember).toMatchObject({ code: 'STORAGE_FAILED', reason: 'corrupt' });
+    expect(steps.forgetUser).toMatchObject({ code: 'STORAGE_FAILED', reason: 'corrupt' });
+    expect(lines).toContain('alive');
+    expect(lines).toContain('closed');
+    expect(lines).toContain('open files 0');
+  });
+
+  it('8 bytes changed inside a record\'s content: get, list and exportJsonl are STORAGE_FAILED (corrupt), never the changed text; the record can be forgotten', async () => {
+    const { dir, file, ids } = await storeWith(50);
+    const bytes = readFileSync(file);
+    const at = bytes.indexOf('Memory number 17 with');
+    expect(at).toBeGreaterThan(0);
+    bytes.write('XXXXXXXX', at + 'Memory number 17 with'.length + 1, 'latin1');
+    writeFileSync(file, bytes);
+    const { code, stderr, lines, steps } = await faultProcess('tampered', dir, ids[17]!);
+    expect(code, stderr).toBe(0);
+    for (const verb of ['get', 'list', 'exportJsonl']) expect(steps[verb], verb).toMatchObject({ code: 'STORAGE_FAILED', reason: 'corrupt' });
+    expect(String(steps.get!.message)).toContain(ids[17]!);
+    // The file's pages are whole: the damaged record can be forgotten, and the rest reads.
+    expect(steps.forget).toMatchObject({ ok: true });
+    expect(steps['list after forget']).toMatchObject({ ok: 49 });
+    expect(lines).toContain('open files 0');
   });
 });
