@@ -25,6 +25,7 @@ import { ZeromemError } from '../model/errors.ts';
 import type { ReadTransaction, StoragePort, WriteTransaction } from '../store/port.ts';
 import { ChangeFeed } from './sqlite-changes.ts';
 import { Connection, beginImmediate, type Synchronous } from './sqlite-connection.ts';
+import { changedCompanion, checkWalNotLost, companionError, companionsOf, dropStaleIndex, type Companions } from './sqlite-companions.ts';
 import { checkFormat, checkHeader, openFormat } from './sqlite-format.ts';
 import { NEW_FILE } from './sqlite-schema.ts';
 import { SqliteReadTransaction, SqliteWriteTransaction } from './sqlite-transactions.ts';
@@ -64,6 +65,7 @@ export async function openSqliteStore(directory: string, name: string, options: 
   let writer: Connection | undefined;
   try {
     checkHeader(path);
+    checkWalNotLost(path);
     writer = new Connection(Database, path, synchronous, 0);
     await openFormat(writer);
     keepReserve(path);
@@ -88,8 +90,12 @@ export class SqliteStore implements StoragePort {
   /** Transactions running (reads and writes); the file closes when the last one ends after {@link close}. */
   #running = 0;
   #closed = false;
-  /** Set once damage was found ({@link #failure}): every later write gets it. */
-  #damage: ZeromemError | undefined;
+  /** Set once damage was found ({@link #failure}) or the WAL or its index was removed ({@link #checkCompanions}): every later write gets it. */
+  #refusal: ZeromemError | undefined;
+  /** The `-wal` and `-shm` files as they were at open (sqlite-companions.ts). */
+  readonly #companions: Companions | undefined;
+  /** The `-shm` file was replaced: this process's connections hold an index of the WAL others no longer use ({@link #closeFile}). */
+  #staleIndex = false;
 
   constructor(name: string, Database: typeof BetterSqlite3, writer: Connection, synchronous: Synchronous) {
     this.name = name;
@@ -97,6 +103,7 @@ export class SqliteStore implements StoragePort {
     this.#writer = writer;
     this.#synchronous = synchronous;
     this.#changes = new ChangeFeed(writer);
+    this.#companions = companionsOf(writer.path);
   }
 
   /** The store file's path. */
@@ -162,10 +169,11 @@ export class SqliteStore implements StoragePort {
     const fail = (jobs: PendingWrite[], err: unknown) => {
       for (const job of jobs) job.reject(this.#failure(err, 'write'));
     };
-    if (this.#damage) return fail(group, this.#damage);
+    if (this.#refusal) return fail(group, this.#refusal);
     try {
       await beginImmediate(this.#writer);
       checkFormat(this.#writer);
+      this.#checkCompanions();
     } catch (err) {
       if (db.inTransaction) db.exec('ROLLBACK');
       fail(group, err);
@@ -237,6 +245,24 @@ export class SqliteStore implements StoragePort {
   }
 
   /**
+   * Inside the write transaction, before anything is written: the `-wal` and `-shm` files
+   * are still those of the open (sqlite-companions.ts). When the WAL was removed, this
+   * process's connections still hold it open: a checkpoint copies its commits into the
+   * store file, so what was acknowledged is kept. Either way writes are refused from then on.
+   * @throws ZeromemError STORAGE_FAILED
+   */
+  #checkCompanions(): void {
+    if (!this.#companions) return;
+    const changed = changedCompanion(this.path, this.#companions);
+    if (!changed) return;
+    this.#writer.db.exec('ROLLBACK');
+    if (changed === 'wal') this.#checkpoint('FULL');
+    else this.#staleIndex = true;
+    this.#refusal ??= companionError(this.path, changed);
+    throw this.#refusal;
+  }
+
+  /**
    * A failure as the coded error the caller gets. Damage (`corrupt`) found by any read or
    * write is remembered: later writes are refused, so nothing more is acknowledged into a
    * file known to be damaged.
@@ -245,8 +271,8 @@ export class SqliteStore implements StoragePort {
     const failure = storageError(err, this.path, during);
     // SQLite's own finding (a damaged page), not one record whose content does not match its hash: that one can still be forgotten.
     const code = String((failure.details.cause as { code?: unknown } | undefined)?.code ?? '');
-    if ((code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') && !this.#damage) {
-      this.#damage = new ZeromemError(
+    if ((code.startsWith('SQLITE_CORRUPT') || code === 'SQLITE_NOTADB') && !this.#refusal) {
+      this.#refusal = new ZeromemError(
         'STORAGE_FAILED',
         `This memory's file was found damaged, so it takes no more writes (${failure.message}). Export what can still be read, then restore the file from a backup or an export, or move it away.`,
         { cause: failure, storage: { reason: 'corrupt', path: this.path } },
@@ -276,6 +302,8 @@ export class SqliteStore implements StoragePort {
   }
 
   #closeFile(): void {
+    // The last connection to close checkpoints the WAL from its index and removes it: from a stale index, that would lose the commits others made since.
+    if (this.#staleIndex) dropStaleIndex(this.path);
     for (const reader of this.#idleReaders.splice(0)) reader.close();
     this.#writer.close();
   }
@@ -286,11 +314,11 @@ export class SqliteStore implements StoragePort {
    * those pages stay in the WAL until then. It waits briefly for other processes' readers;
    * when they hold on, the next deletion (or the last close) does it.
    */
-  #checkpoint(): void {
+  #checkpoint(mode: 'TRUNCATE' | 'FULL' = 'TRUNCATE'): void {
     const db = this.#writer.db;
     try {
       db.pragma(`busy_timeout = ${CHECKPOINT_WAIT_MS}`);
-      db.pragma('wal_checkpoint(TRUNCATE)');
+      db.pragma(`wal_checkpoint(${mode})`);
     } catch {
       // The commit itself is durable; only the WAL's truncation waits for a later checkpoint.
     } finally {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openMemory } from '../../src/index.node.ts';
-import { NS, canMountTmpfs, startStoreProcess } from './run-store-process.ts';
+import { NS, canMountTmpfs, runStoreProcess, startServingProcess, startStoreProcess, type ServingProcess } from './run-store-process.ts';
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -48,6 +48,19 @@ async function storeWith(n: number): Promise<{ dir: string; file: string; ids: s
   await memory.close();
   await new Promise((resolve) => setTimeout(resolve, 50)); // the file closes once the connection's work is done
   return { dir, file: join(dir, 'agent.sqlite'), ids: results.map((r) => r.record.id) };
+}
+
+/** What a new process finds in the store: its record count, or the error code and reason of its open. */
+async function reopen(dir: string): Promise<{ count?: number; code?: string; reason?: string }> {
+  const lines = await runStoreProcess(['open', dir, 'agent']);
+  const opened = JSON.parse(lines.at(-1)!) as { ok?: true; code?: string; reason?: string };
+  if (!opened.ok) return { code: opened.code!, reason: opened.reason! };
+  return { count: (JSON.parse((await runStoreProcess(['read', dir, 'agent'])).at(-1)!) as { count: number }).count };
+}
+
+/** `n` remembers through a serving process; every one must be acknowledged. */
+async function rememberThrough(process: ServingProcess, n: number, label: string): Promise<void> {
+  for (let i = 0; i < n; i++) expect(await process.send({ op: 'remember', content: `${label} ${i}` })).toHaveProperty('ok');
 }
 
 describe('storage faults', { timeout: 120_000 }, () => {
@@ -107,5 +120,41 @@ describe('storage faults', { timeout: 120_000 }, () => {
     expect(steps.forget).toMatchObject({ ok: true });
     expect(steps['list after forget']).toMatchObject({ ok: 49 });
     expect(lines).toContain('open files 0');
+  });
+
+  it('-wal removed while a process has the store open: its writes are refused (STORAGE_FAILED), and what it acknowledged survives a SIGKILL', async () => {
+    const dir = tempDir();
+    const a = await startServingProcess(dir, 'agent');
+    await rememberThrough(a, 40, 'Acknowledged before the WAL went');
+    rmSync(join(dir, 'agent.sqlite-wal'));
+    expect(await a.send({ op: 'remember', content: 'Written after the WAL went' })).toMatchObject({ error: 'STORAGE_FAILED' });
+    a.child.kill('SIGKILL');
+    await a.exited;
+    expect(await reopen(dir)).toEqual({ count: 40 });
+  });
+
+  it('-wal removed and the process killed before it wrote again: the next open is STORAGE_FAILED (corrupt), never an empty store', async () => {
+    const dir = tempDir();
+    const a = await startServingProcess(dir, 'agent');
+    await rememberThrough(a, 40, 'Acknowledged before the WAL went');
+    rmSync(join(dir, 'agent.sqlite-wal'));
+    a.child.kill('SIGKILL');
+    await a.exited;
+    expect(await reopen(dir)).toMatchObject({ code: 'STORAGE_FAILED', reason: 'corrupt' });
+  });
+
+  it('-shm removed while a process has the store open: its writes are refused, and another process\'s acknowledged writes survive both closing', async () => {
+    const dir = tempDir();
+    const a = await startServingProcess(dir, 'agent');
+    await rememberThrough(a, 5, 'Written by a');
+    rmSync(join(dir, 'agent.sqlite-shm'));
+    const b = await startServingProcess(dir, 'agent');
+    await rememberThrough(b, 10, 'Written by b');
+    expect(await a.send({ op: 'remember', content: 'Written by a after the shm went' })).toMatchObject({ error: 'STORAGE_FAILED' });
+    b.child.stdin!.end();
+    expect((await b.exited).code).toBe(0);
+    a.child.stdin!.end();
+    expect((await a.exited).code).toBe(0);
+    expect(await reopen(dir)).toEqual({ count: 15 });
   });
 });
