@@ -7,7 +7,7 @@ import type { RawConnection, RawDatabase, RawObjectStore, RawObjectStoreHandle, 
 import { indexWithoutExceptions } from './index-keys.ts';
 import { encodeKey } from './key-codec.ts';
 import { buildTreesBefore, buildTreesOnFirstUse, committedToFile, forgetBuiltTrees } from './lazy-trees.ts';
-import { fileNameOf, nameOfFile } from './store-file.ts';
+import { nameOfFile, storeFilePath } from './store-file.ts';
 import { StorageFile, type KeyBounds, type RowChange, type StoreChanges, type StoredSchema } from './storage-file.ts';
 import { StoredRecord, readStoredRecordsDirectly, type ReadValue } from './stored-record.ts';
 
@@ -416,7 +416,7 @@ class DiskIDBFactory {
         session.file.close();
         this.#sessions.delete(name);
       }
-      const path = join(this.#directory, fileNameOf(name));
+      const path = storeFilePath(this.#directory, name);
       for (const suffix of ['', '-wal', '-shm', '-journal']) rmSync(`${path}${suffix}`, { force: true });
     });
     return request;

@@ -37,6 +37,12 @@ import type BetterSqlite3 from 'better-sqlite3';
 export interface SqliteStoreOptions {
   /** See {@link Synchronous}: `relaxed` does not sync commits; the others do. */
   durability?: 'default' | 'strict' | 'relaxed';
+  /**
+   * Reads check each record's content against its content hash (sqlite-transactions.ts
+   * `checkedRecordOf`). Default true; `false` only for tests of the port that store rows
+   * with made-up hashes.
+   */
+  checkContentHashes?: boolean;
 }
 
 /** A write waiting its turn. */
@@ -69,7 +75,7 @@ export async function openSqliteStore(directory: string, name: string, options: 
     writer = new Connection(Database, path, synchronous, 0);
     await openFormat(writer);
     keepReserve(path);
-    return new SqliteStore(name, Database, writer, synchronous);
+    return new SqliteStore(name, Database, writer, synchronous, options.checkContentHashes ?? true);
   } catch (err) {
     writer?.close();
     throw storageError(err, path, 'open');
@@ -96,9 +102,11 @@ export class SqliteStore implements StoragePort {
   readonly #companions: Companions | undefined;
   /** The `-shm` file was replaced: this process's connections hold an index of the WAL others no longer use ({@link #closeFile}). */
   #staleIndex = false;
+  readonly #checkContentHashes: boolean;
 
-  constructor(name: string, Database: typeof BetterSqlite3, writer: Connection, synchronous: Synchronous) {
+  constructor(name: string, Database: typeof BetterSqlite3, writer: Connection, synchronous: Synchronous, checkContentHashes: boolean) {
     this.name = name;
+    this.#checkContentHashes = checkContentHashes;
     this.#Database = Database;
     this.#writer = writer;
     this.#synchronous = synchronous;
@@ -122,7 +130,7 @@ export class SqliteStore implements StoragePort {
       reader.db.exec('BEGIN');
       // A deferred transaction takes its snapshot at its first read: now, not at the caller's first await.
       reader.pluck("SELECT v FROM meta WHERE k = 'version'").get();
-      tx = new SqliteReadTransaction(reader);
+      tx = new SqliteReadTransaction(reader, this.#checkContentHashes);
       return await fn(tx);
     } catch (err) {
       failed = true;
@@ -183,7 +191,7 @@ export class SqliteStore implements StoragePort {
     const done: Array<{ job: PendingWrite; result: unknown; tx: SqliteWriteTransaction }> = [];
     const effects = { audited: false, deleted: false };
     for (const [i, job] of group.entries()) {
-      const tx = new SqliteWriteTransaction(this.#writer);
+      const tx = new SqliteWriteTransaction(this.#writer, false);
       try {
         if (!alone) db.exec('SAVEPOINT verb');
         const result = await job.fn(tx);

@@ -35,10 +35,13 @@ export interface WriteEffects {
 /** The reads of a transaction on `connection`; usable only while the transaction runs. */
 export class SqliteReadTransaction implements ReadTransaction {
   protected readonly connection: Connection;
+  readonly #checkContent: boolean;
   #open = true;
 
-  constructor(connection: Connection) {
+  /** @param checkContent check each record read against its content hash ({@link checkedRecordOf}) */
+  constructor(connection: Connection, checkContent: boolean) {
     this.connection = connection;
+    this.#checkContent = checkContent;
   }
 
   /** Ends the transaction's use: later calls (a caller that kept the transaction) fail. */
@@ -61,12 +64,12 @@ export class SqliteReadTransaction implements ReadTransaction {
    * ({@link checkedRecordOf}); a write does not, so a forget (or an update of the content)
    * of a damaged record still goes through.
    */
-  protected recordOf(columns: RecordColumns): RecordRow {
-    return checkedRecordOf(columns, this.connection.path);
+  #recordOf(columns: RecordColumns): RecordRow {
+    return this.#checkContent ? checkedRecordOf(columns, this.connection.path) : recordOf(columns);
   }
 
   protected records(sql: string, ...params: unknown[]): RecordRow[] {
-    return (this.connection.raw(sql).all(...params) as RecordColumns[]).map((columns) => this.recordOf(columns));
+    return (this.connection.raw(sql).all(...params) as RecordColumns[]).map((columns) => this.#recordOf(columns));
   }
 
   getRecords(keys: readonly RecordKey[]): Promise<Array<RecordRow | undefined>> {
@@ -74,7 +77,7 @@ export class SqliteReadTransaction implements ReadTransaction {
       const get = this.connection.raw(`${SELECT_RECORDS} WHERE ns = ? AND id = ?`);
       return keys.map(([ns, id]) => {
         const columns = get.get(ns, id) as RecordColumns | undefined;
-        return columns && this.recordOf(columns);
+        return columns && this.#recordOf(columns);
       });
     });
   }
@@ -142,7 +145,7 @@ export class SqliteReadTransaction implements ReadTransaction {
         const statement = this.connection.raw(orderedSql(query, after !== undefined));
         const page = (after ? statement.all(...params, after.time, after.id, size) : statement.all(...params, size)) as RecordColumns[];
         for (const columns of page) {
-          const row = this.recordOf(columns);
+          const row = this.#recordOf(columns);
           if (accept && !accept(row)) continue;
           out.push(row);
           if (out.length >= wanted) return out;
@@ -213,10 +216,6 @@ export class SqliteReadTransaction implements ReadTransaction {
 /** The reads and writes of a write transaction on the writer connection, noting what it did ({@link WriteEffects}). */
 export class SqliteWriteTransaction extends SqliteReadTransaction implements WriteTransaction {
   readonly effects: WriteEffects = { audited: false, deleted: false, deleting: false };
-
-  protected override recordOf(columns: RecordColumns): RecordRow {
-    return recordOf(columns);
-  }
 
   putRecords(rows: readonly RecordRow[]): Promise<void> {
     return this.run('write', () => {

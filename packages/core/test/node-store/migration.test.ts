@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openMemory, type Memory } from '../../src/index.node.ts';
+import { contentHashNow } from '../../src/model/content-hash.ts';
 import { encodeKey } from '../../src/node-store/key-codec.ts';
 import { StorageFile } from '../../src/node-store/storage-file.ts';
 import { toRow } from '../../src/store/row.ts';
@@ -34,7 +35,8 @@ function oldStore(extra: number): string {
   for (let i = 0; i < extra; i++) {
     const id = `OLD${String(i).padStart(8, '0')}`;
     const at = Date.UTC(2026, 0, 2) + i;
-    const row = toRow({ id, namespace: ns, namespaceKey: 'u=u1', content: `Old memory ${i} with a few more words in it`, source: 'user', layer: 'long_term', tags: [`t${i % 3}`], metadata: { i }, importance: 0.5, createdAt: at, updatedAt: at, expiresAt: null, accessCount: 0, lastAccessedAt: null, contentHash: `${i}`.padStart(64, '0'), version: 1, tier: 'hot', mergedFrom: [], key: null, validFrom: null, validUntil: null, closedBy: null, statedUntil: null });
+    const content = `Old memory ${i} with a few more words in it`;
+    const row = toRow({ id, namespace: ns, namespaceKey: 'u=u1', content, source: 'user', layer: 'long_term', tags: [`t${i % 3}`], metadata: { i }, importance: 0.5, createdAt: at, updatedAt: at, expiresAt: null, accessCount: 0, lastAccessedAt: null, contentHash: contentHashNow(content)!, version: 1, tier: 'hot', mergedFrom: [], key: null, validFrom: null, validUntil: null, closedBy: null, statedUntil: null });
     records.push({ key: encodeKey(['u=u1', id]), value: row });
     const seq = audit.keyGenerator + i + 1;
     audits.push({ key: encodeKey(seq), value: { ns: 'u=u1', op: 'remember', id, namespace: ns, at, actor: 'local', seq } });
