@@ -27,6 +27,7 @@ import { ChangeFeed } from './sqlite-changes.ts';
 import { Connection, beginImmediate, type Synchronous } from './sqlite-connection.ts';
 import { changedCompanion, checkWalNotLost, companionError, companionsOf, dropStaleIndex, type Companions } from './sqlite-companions.ts';
 import { checkFormat, checkHeader, openFormat } from './sqlite-format.ts';
+import type { MigrationProgress } from './sqlite-migration-progress.ts';
 import { NEW_FILE } from './sqlite-schema.ts';
 import { SqliteReadTransaction, SqliteWriteTransaction } from './sqlite-transactions.ts';
 import { keepReserve, releaseReserve } from './sqlite-reserve.ts';
@@ -43,6 +44,8 @@ export interface SqliteStoreOptions {
    * with made-up hashes.
    */
   checkContentHashes?: boolean;
+  /** Hears the progress of a migration of the file from an earlier release: this process's, or another's it waits for. */
+  onMigration?: (progress: MigrationProgress) => void;
 }
 
 /** A write waiting its turn. */
@@ -73,7 +76,7 @@ export async function openSqliteStore(directory: string, name: string, options: 
     checkHeader(path);
     checkWalNotLost(path);
     writer = new Connection(Database, path, synchronous, 0);
-    await openFormat(writer);
+    await openFormat(writer, options.onMigration);
     keepReserve(path);
     return new SqliteStore(name, Database, writer, synchronous, options.checkContentHashes ?? true);
   } catch (err) {

@@ -7,6 +7,7 @@ import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import { ZeromemError } from '../model/errors.ts';
 import { beginImmediate, type Connection } from './sqlite-connection.ts';
 import { migrateLegacyFile } from './sqlite-migration.ts';
+import { MigrationReport, runningMigration, type MigrationProgress } from './sqlite-migration-progress.ts';
 import { FORMAT_VERSION, TABLES } from './sqlite-schema.ts';
 
 const HEADER = Buffer.from('SQLite format 3\0', 'latin1');
@@ -46,19 +47,22 @@ export function checkHeader(path: string): void {
  * Reading the tables' first pages also finds damage there now rather than at a later read.
  * @throws ZeromemError STORAGE_FAILED (`locked` for another release's format, `corrupt`)
  */
-export async function openFormat(writer: Connection): Promise<void> {
+export async function openFormat(writer: Connection, onMigration?: (progress: MigrationProgress) => void): Promise<void> {
   if (!hasTable(writer, 'records') && hasTable(writer, 'rows')) {
-    await beginImmediate(writer);
+    // Another process's migration holds the lock far longer than a write: waited for while it makes progress.
+    await beginImmediate(writer, { waitLonger: () => waitingFor(runningMigration(writer.path), onMigration) });
     let migrated = false;
+    const report = new MigrationReport(writer.path, onMigration);
     try {
       // Another process may have migrated it while this one waited for the lock.
       if (!hasTable(writer, 'records')) {
         writer.db.exec(TABLES);
-        migrateLegacyFile(writer);
+        migrateLegacyFile(writer, (done, total) => report.progress(done, total));
         migrated = true;
       }
       writer.db.exec('COMMIT');
     } finally {
+      report.end();
       if (writer.db.inTransaction) writer.db.exec('ROLLBACK');
     }
     if (migrated) compact(writer);
@@ -95,6 +99,12 @@ function compact(writer: Connection): void {
   } catch {
     // Only space: the free pages are zeroed (secure_delete) and reused by later writes.
   }
+}
+
+/** Whether a migration runs (telling `listener` how far it came): the wait for its lock goes on. */
+function waitingFor(running: MigrationProgress | undefined, listener: ((progress: MigrationProgress) => void) | undefined): boolean {
+  if (running) listener?.(running);
+  return running !== undefined;
 }
 
 function hasTable(connection: Connection, name: string): boolean {

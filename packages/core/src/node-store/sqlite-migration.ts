@@ -17,14 +17,22 @@ import { decodeRow, indexFields, type StoredSchema } from './storage-file.ts';
 /** Rows read per query: no statement stays open while the rows are written. */
 const PAGE = 1000;
 
-/** Copies every row of the old tables into the new ones, drops the old tables and sets the format version. */
-export function migrateLegacyFile(writer: Connection): void {
+/**
+ * Copies every row of the old tables into the new ones, drops the old tables and sets the
+ * format version. `progress` hears the rows copied so far and in all (sqlite-migration-progress.ts).
+ */
+export function migrateLegacyFile(writer: Connection, progress: (done: number, total: number) => void = () => {}): void {
   const stores = writer.raw('SELECT id, name, schema, keyGenerator FROM stores').all() as Array<[number, string, string, number]>;
+  const total = writer.pluck('SELECT count(*) FROM rows').get() as number;
+  let done = 0;
   for (const [id, name, schema, keyGenerator] of stores) {
     const fields = indexFields((JSON.parse(schema) as StoredSchema).indexes);
     const copy = COPIERS[name];
     if (!copy) continue; // no other object store was ever written by a memory
-    eachValue(writer, id, fields, (value) => copy(writer, value));
+    eachValue(writer, id, fields, (value) => {
+      copy(writer, value);
+      if (++done % PAGE === 0) progress(done, total);
+    });
     if (name === 'audit') {
       // The key generator's number was never reused, also after the newest entries were deleted.
       const last = Math.max(keyGenerator, (writer.pluck('SELECT max(seq) FROM audit').get() as number | null) ?? 0);
@@ -32,6 +40,7 @@ export function migrateLegacyFile(writer: Connection): void {
       writer.statement("INSERT INTO sqlite_sequence (name, seq) VALUES ('audit', ?)").run(last);
     }
   }
+  progress(total, total);
   writer.db.exec('DROP TABLE rows; DROP TABLE IF EXISTS entries; DROP TABLE stores;');
   writer.statement("INSERT INTO meta (k, v) VALUES ('version', ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v").run(FORMAT_VERSION);
 }

@@ -331,6 +331,5 @@ describe('memories on disk in Node', { timeout: 120_000 }, () => {
     const stores = readdirSync(dir).filter((file) => file.endsWith('.sqlite'));
     expect(stores).toHaveLength(6);
     for (const file of readdirSync(dir)) expect(reserved.test(file.split('.')[0]!), file).toBe(false);
-    expect((await diskIndexedDB(dir).indexedDB.databases()).map((db) => db.name).sort()).toEqual(['NUL', 'Lpt9', 'aux', 'com1', 'con', 'prn'].sort());
   });
 });

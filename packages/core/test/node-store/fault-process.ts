@@ -14,6 +14,8 @@
  *              each a `{ step, ok }` or `{ step, code, reason, message }` line.
  * tampered:    get, list and exportJsonl of a store one record's content was changed in,
  *              then a forget of that record and a list.
+ * migrated:    opens a store of an earlier release's format, printing each `{ progress }` of
+ *              the migration it runs or waits for, then `{ count }` of the namespace.
  * Prints `closed` once the memory closed, then `open files <n>`: how many of the store's
  * files this process still has open.
  */
@@ -52,7 +54,8 @@ async function step(label: string, run: () => Promise<unknown>): Promise<void> {
   }
 }
 
-const memory = await openMemory({ name, directory });
+// migrated: opens (migrating, or waiting for another process's migration), printing each progress heard as JSON, then `{ count }` of the namespace.
+const memory = await openMemory({ name, directory, ...(command === 'migrated' ? { onMigration: (progress) => out(JSON.stringify({ progress })) } : {}) });
 if (command === 'full-recall') {
   await memory.rememberMany(Array.from({ length: 30 }, (_, i) => ({ namespace: NS, content: `Note ${i} about the garden and its roses` })));
   fillDisk(directory);
@@ -95,6 +98,8 @@ if (command === 'full-recall') {
   await step('exportJsonl', () => memory.exportJsonl({ namespace: NS }).then((text) => text.length));
   await step('forget', () => memory.forget(NS, id));
   await step('list after forget', () => memory.list(NS, { limit: 100 }).then((page) => page.items.length));
+} else if (command === 'migrated') {
+  out(JSON.stringify({ count: await memory.count(NS) }));
 } else throw new Error(`unknown command ${command}`);
 await memory.close();
 out('closed');
