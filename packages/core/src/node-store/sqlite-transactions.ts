@@ -272,7 +272,8 @@ export class SqliteWriteTransaction extends SqliteReadTransaction implements Wri
  * The row of a record's columns, its content checked against its content hash: SQLite
  * checks the structure of pages, not what a row holds, so bytes changed inside a content
  * would be read back as if written. A mismatch is STORAGE_FAILED (`corrupt`) naming the
- * record. About 2 µs a record (SHA-256 of the normalized content), on every record a read
+ * record. One SHA-256 of the normalized content, about 3x the decoding of the row
+ * (BENCHMARKS "Content check on read"), on every record a read
  * transaction reads (get, list, export, recall's hits, the index built at open); writes
  * read records unchecked.
  */
