@@ -112,4 +112,25 @@ describe('the migration of a store of the releases before the SQLite engine', { 
     expect((await memory.get(ns, 'OLD00019999'))?.content).toBe('Old memory 19999 with a few more words in it');
     await memory.close();
   });
+
+  it('is waited for by a second opener while it runs (it holds the write lock far longer than a write), which hears how far it came and then opens the migrated store', async () => {
+    const dir = oldStore(40_000);
+    const first = startStoreProcess(['migrated', dir, 'u1'], { script: './fault-process.ts' });
+    await first.waitFor((line) => line.includes('"migrating"') || line.startsWith('exited'));
+    expect(existsSync(join(dir, 'u1.sqlite-migrate'))).toBe(true);
+    const second = startStoreProcess(['migrated', dir, 'u1'], { script: './fault-process.ts' });
+    const [a, b] = await Promise.all([first.exited, second.exited]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    const heard = (lines: string[]) =>
+      lines.filter((line) => line.startsWith('{"progress"')).map((line) => (JSON.parse(line) as { progress: { state: string; done: number; total: number; pid: number } }).progress);
+    const waited = heard(second.lines);
+    expect(waited.length, second.lines.join('\n')).toBeGreaterThan(0);
+    expect(waited.every((progress) => progress.state === 'waiting' && progress.pid === first.child.pid && progress.done <= progress.total)).toBe(true);
+    const last = heard(first.lines).at(-1)!;
+    expect(last.state).toBe('migrating');
+    expect(last.done).toBe(last.total);
+    for (const process of [first, second]) expect(process.lines).toContain(JSON.stringify({ count: 40_019 }));
+    expect(existsSync(join(dir, 'u1.sqlite-migrate'))).toBe(false);
+  });
 });
