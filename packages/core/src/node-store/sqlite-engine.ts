@@ -128,6 +128,8 @@ export class SqliteStore implements StoragePort {
     let reader: Connection | undefined;
     let tx: SqliteReadTransaction | undefined;
     let failed = false;
+    /** The connection may be unusable (a storage failure, or its transaction would not end): closed, not kept. */
+    let broken = false;
     try {
       reader = this.#idleReaders.pop() ?? new Connection(this.#Database, this.path, this.#synchronous, READER_BUSY_MS);
       reader.db.exec('BEGIN');
@@ -137,12 +139,14 @@ export class SqliteStore implements StoragePort {
       return await fn(tx);
     } catch (err) {
       failed = true;
-      throw this.#failure(err, 'read');
+      const failure = this.#failure(err, 'read');
+      broken = failure.code === 'STORAGE_FAILED' || failure.code === 'QUOTA_EXCEEDED';
+      throw failure;
     } finally {
       tx?.end();
       // Ending the transaction must neither replace the read's own error nor leave the connection in it (close() would leave it open).
-      if (reader && !endRead(reader, failed)) failed = true;
-      if (reader && !failed && !this.#closed && this.#idleReaders.length < IDLE_READERS) this.#idleReaders.push(reader);
+      if (reader && !endRead(reader, failed)) broken = true;
+      if (reader && !broken && !this.#closed && this.#idleReaders.length < IDLE_READERS) this.#idleReaders.push(reader);
       else reader?.close();
       this.#ended();
     }
