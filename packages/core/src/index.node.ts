@@ -2,3 +2,4 @@
 export * from './index.ts';
 export { openMemory, type OpenMemoryOptions } from './node-store/open-memory.ts';
 export { defaultDirectory } from './node-store/default-directory.ts';
+export type { MigrationProgress } from './node-store/sqlite-migration-progress.ts';

@@ -92,7 +92,12 @@ export interface OpenMemoryOptions extends DatabaseOptions {
   actor?: string;
   /** Run `sweep()` this often (ms). Default: never (call `sweep()` yourself). */
   sweepEveryMs?: number;
-  /** Receives errors of background work (the sweep timer). Default: rethrown as an uncaught error. */
+  /**
+   * Receives errors of background work: the sweep timer, access counts after a recall,
+   * embeddings, index snapshots. Default: the first error of each code is a warning
+   * (`process.emitWarning` in Node, `console.warn` elsewhere) and the work goes on; the
+   * process is never ended by it.
+   */
   onBackgroundError?: (err: ZeromemError) => void;
   /**
    * Embeds memories on the device for semantic recall (e.g. from `@zeromem/embed-transformers`).
@@ -288,10 +293,12 @@ export class Memory {
     },
   ) {
     if (options.tokenizer) this.#tokenizer = Promise.resolve(options.tokenizer);
+    const warn = warnOnce();
     const report = (err: unknown) => {
       if ((err as ZeromemError).code === 'CLOSED') return; // closed while background work ran: nothing to do
       if (options.onBackgroundError) options.onBackgroundError(err as ZeromemError);
-      else throw err; // nobody listens: surface it as an uncaught error rather than lose it
+      // Nobody listens: a warning, never an uncaught error (work the caller did not ask for must not end its process).
+      else warn(err);
     };
     this.#report = report;
     this.#listensForErrors = options.onBackgroundError !== undefined;
@@ -656,10 +663,29 @@ export class Memory {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#queue?.close();
     try {
-      await this.#ctx.access.flush();
+      // Access counts are background work: a failure to write them is reported, and the memory still closes.
+      await this.#ctx.access.flush().catch(this.#report);
       await this.#ctx.indexes.close();
     } finally {
       await this.#ctx.store.close();
     }
   }
+}
+
+/**
+ * The default of `onBackgroundError`: each code's first failure as a warning (Node's
+ * `process.emitWarning`, else `console.warn`), later ones of that code not repeated, so a
+ * full disk does not print a line per recall.
+ */
+function warnOnce(): (err: unknown) => void {
+  const warned = new Set<string>();
+  return (err) => {
+    const code = err instanceof ZeromemError ? err.code : 'UNEXPECTED';
+    if (warned.has(code)) return;
+    warned.add(code);
+    const text = `zeromem: background work failed and goes on without it (reported once per code; pass onBackgroundError to hear every failure): ${code}: ${err instanceof Error ? err.message : String(err)}`;
+    const node = (globalThis as { process?: { emitWarning?: (message: string, options: { type: string; code: string }) => void } }).process;
+    if (typeof node?.emitWarning === 'function') node.emitWarning(text, { type: 'ZeromemWarning', code });
+    else console.warn(text);
+  };
 }

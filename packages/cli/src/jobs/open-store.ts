@@ -9,7 +9,7 @@ import { JobError, invalidArgument } from './job-error.ts';
  * they are named here.
  */
 interface NodeEntry {
-  openMemory(options: OpenMemoryOptions & { directory?: string }): Promise<Memory>;
+  openMemory(options: OpenMemoryOptions & { directory?: string; onMigration?: (progress: MigrationProgress) => void }): Promise<Memory>;
   defaultDirectory(): string;
 }
 
@@ -19,6 +19,26 @@ function nodeEntry(): NodeEntry {
     throw new JobError('UNSUPPORTED_ENVIRONMENT', '@zeromem/core was not loaded through its Node entry: run zeromem with node');
   }
   return entry as NodeEntry;
+}
+
+/** What core's Node entry says of a migration from an earlier release's file (its `MigrationProgress`). */
+interface MigrationProgress {
+  path: string;
+  state: 'migrating' | 'waiting';
+  pid: number;
+  done: number;
+  total: number;
+}
+
+/** Progress of a migration on stderr, at most once a second (and its end): it can take minutes for a large store. */
+function migrationOnStderr(): (progress: MigrationProgress) => void {
+  let last = 0;
+  return ({ path, state, pid, done, total }) => {
+    if (done < total && Date.now() - last < 1000) return;
+    last = Date.now();
+    const who = state === 'migrating' ? 'migrating' : `waiting for process ${pid}, which is migrating`;
+    process.stderr.write(`zeromem: ${who} ${path} from an earlier release's format: ${done} of ${total} rows (${Math.floor((done / Math.max(total, 1)) * 100)}%)\n`);
+  };
 }
 
 /** Which durable store a job works on. */
@@ -47,5 +67,6 @@ export function openStore(store: StoreChoice, options: { embedder?: Embedder; on
     directory: store.directory,
     ...(options.embedder ? { embedder: options.embedder } : {}),
     onBackgroundError: options.onBackgroundError ?? (() => {}),
+    onMigration: migrationOnStderr(),
   });
 }

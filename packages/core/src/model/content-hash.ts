@@ -36,6 +36,14 @@ export async function contentHash(content: string): Promise<string> {
   return hash;
 }
 
+/**
+ * {@link contentHash} at once, where the runtime has Node's SHA-256 (`undefined` elsewhere):
+ * for checks on a synchronous path, such as a record read back from a file.
+ */
+export function contentHashNow(content: string): string | undefined {
+  return nodeCrypto && nodeDigest(nodeCrypto, content);
+}
+
 /** {@link contentHash} of each content, in order (one synchronous pass where the runtime allows it). */
 export async function contentHashes(contents: readonly string[]): Promise<string[]> {
   if (!nodeCrypto) return Promise.all(contents.map(webDigest));

@@ -2,6 +2,7 @@ import { openMemory as openIndexedDBMemory, openMemoryOnStore, type Memory, type
 import { describe } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
 import { defaultDirectory } from './default-directory.ts';
+import type { MigrationProgress } from './sqlite-migration-progress.ts';
 import { openSqliteStore } from './sqlite-engine.ts';
 
 /** Options of {@link openMemory} in Node: those of every platform, plus where the memories are stored. */
@@ -11,6 +12,12 @@ export interface OpenMemoryOptions extends BaseOpenMemoryOptions {
    * `$ZEROMEM_HOME`, else `~/.zeromem`. Not together with `indexedDB`.
    */
   directory?: string;
+  /**
+   * Node: hears how far the one-time migration of a store file written by a release before
+   * the SQLite engine has come (about 4,000 records a second): this process's own, or
+   * another process's that this open waits for (as long as that one makes progress).
+   */
+  onMigration?: (progress: MigrationProgress) => void;
 }
 
 /**
@@ -33,11 +40,14 @@ export interface OpenMemoryOptions extends BaseOpenMemoryOptions {
  */
 export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memory> {
   if (options === null || typeof options !== 'object') return openIndexedDBMemory(options); // its INVALID_INPUT
-  const { directory, ...rest } = options;
+  const { directory, onMigration, ...rest } = options;
+  if (onMigration !== undefined && typeof onMigration !== 'function') {
+    throw invalidInput('openMemory options', [{ path: 'onMigration', message: `must be a function, got ${describe(onMigration)}` }]);
+  }
   if (directory === undefined) {
     // An IndexedDB given or installed globally is used as on every other platform.
     if (rest.indexedDB !== undefined || typeof indexedDB !== 'undefined') return openIndexedDBMemory(rest);
-    return onDisk(rest, defaultDirectory());
+    return onDisk(rest, defaultDirectory(), onMigration);
   }
   if (typeof directory !== 'string' || directory.trim() === '') {
     throw invalidInput('openMemory options', [{ path: 'directory', message: `must be a path to a directory, got ${describe(directory)}` }]);
@@ -45,11 +55,13 @@ export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memor
   if (rest.indexedDB !== undefined || rest.IDBKeyRange !== undefined) {
     throw invalidInput('openMemory options', [{ path: 'directory', message: 'give either a directory (stored on disk) or an indexedDB, not both' }]);
   }
-  return onDisk(rest, directory);
+  return onDisk(rest, directory, onMigration);
 }
 
 /** A memory on the SQLite engine (sqlite-engine.ts): its file in `directory`. */
-function onDisk(options: BaseOpenMemoryOptions, directory: string): Promise<Memory> {
-  return openMemoryOnStore(options, (name, checked) => openSqliteStore(directory, name, { durability: checked.durability ?? 'default' }));
+function onDisk(options: BaseOpenMemoryOptions, directory: string, onMigration: OpenMemoryOptions['onMigration']): Promise<Memory> {
+  return openMemoryOnStore(options, (name, checked) =>
+    openSqliteStore(directory, name, { durability: checked.durability ?? 'default', ...(onMigration ? { onMigration } : {}) }),
+  );
 }
 

@@ -63,17 +63,21 @@ const MAX_RETRY_MS = 25;
  * `BEGIN IMMEDIATE` on `connection`: takes the file's write lock. While another process
  * holds it, tries again after a short, growing pause (the event loop stays free: reads,
  * other stores, timers go on), for up to {@link BUSY_TIMEOUT_MS}; then STORAGE_FAILED
- * (`locked`): a process held the lock that long, so it probably hangs.
+ * (`locked`): a process held the lock that long, so it probably hangs. `waitLonger`,
+ * asked after each try, restarts that wait while it says the holder makes progress.
  */
-export async function beginImmediate(connection: Connection): Promise<void> {
-  const deadline = Date.now() + BUSY_TIMEOUT_MS;
+export async function beginImmediate(connection: Connection, options: { waitLonger?: () => boolean } = {}): Promise<void> {
+  let deadline = Date.now() + BUSY_TIMEOUT_MS;
   for (let pause = FIRST_RETRY_MS; ; pause = Math.min(pause * 2, MAX_RETRY_MS)) {
     try {
       connection.db.exec('BEGIN IMMEDIATE');
       return;
     } catch (err) {
       const code = String((err as { code?: unknown }).code ?? '');
-      if (!code.startsWith('SQLITE_BUSY') || Date.now() >= deadline) throw storageError(err, connection.path, 'write');
+      if (!code.startsWith('SQLITE_BUSY')) throw storageError(err, connection.path, 'write');
+      // A holder known to make progress (a migration) is waited for as long as it does.
+      if (options.waitLonger?.()) deadline = Date.now() + BUSY_TIMEOUT_MS;
+      if (Date.now() >= deadline) throw storageError(err, connection.path, 'write');
     }
     await new Promise((resolve) => setTimeout(resolve, pause));
   }

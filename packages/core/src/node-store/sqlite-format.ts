@@ -11,6 +11,7 @@ import { ZeromemError } from '../model/errors.ts';
 import { migrateLegacyFile } from './legacy/memory-file.ts';
 import { hasSyncDocumentsFile, moveSyncDocuments, removeSyncDocumentsFile } from './legacy/sync-documents.ts';
 import { beginImmediate, type Connection } from './sqlite-connection.ts';
+import { MigrationReport, runningMigration, type MigrationProgress } from './sqlite-migration-progress.ts';
 import { FORMAT_BEFORE_DOC_LOGS, FORMAT_VERSION, TABLES } from './sqlite-schema.ts';
 
 const HEADER = Buffer.from('SQLite format 3\0', 'latin1');
@@ -58,16 +59,18 @@ export interface OldFiles {
  * rather than at a later read.
  * @throws ZeromemError STORAGE_FAILED (`locked` for another release's format, `corrupt`)
  */
-export async function openFormat(writer: Connection, old: OldFiles): Promise<void> {
+export async function openFormat(writer: Connection, old: OldFiles, onMigration?: (progress: MigrationProgress) => void): Promise<void> {
   if (needsMigration(writer, old)) {
-    await beginImmediate(writer);
+    // Another process's migration holds the lock far longer than a write: waited for while it makes progress.
+    await beginImmediate(writer, { waitLonger: () => waitingFor(runningMigration(writer.path), onMigration) });
     let vacuum = false;
     let moved = false;
+    const report = new MigrationReport(writer.path, onMigration);
     try {
       // Another process may have migrated it while this one waited for the lock.
       if (!hasTable(writer, 'records') && hasTable(writer, 'rows')) {
         writer.db.exec(TABLES);
-        migrateLegacyFile(writer);
+        migrateLegacyFile(writer, (done, total) => report.progress(done, total));
         vacuum = true;
       } else if (hasTable(writer, 'records') && versionOf(writer) === FORMAT_BEFORE_DOC_LOGS) {
         writer.db.exec(TABLES);
@@ -79,6 +82,7 @@ export async function openFormat(writer: Connection, old: OldFiles): Promise<voi
       }
       writer.db.exec('COMMIT');
     } finally {
+      report.end();
       if (writer.db.inTransaction) writer.db.exec('ROLLBACK');
     }
     if (moved) removeSyncDocumentsFile(old.syncDocuments);
@@ -126,6 +130,12 @@ function needsMigration(writer: Connection, old: OldFiles): boolean {
 
 function versionOf(connection: Connection): number | undefined {
   return connection.pluck("SELECT v FROM meta WHERE k = 'version'").get() as number | undefined;
+}
+
+/** Whether a migration runs (telling `listener` how far it came): the wait for its lock goes on. */
+function waitingFor(running: MigrationProgress | undefined, listener: ((progress: MigrationProgress) => void) | undefined): boolean {
+  if (running) listener?.(running);
+  return running !== undefined;
 }
 
 function hasTable(connection: Connection, name: string): boolean {

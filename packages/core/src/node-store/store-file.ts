@@ -28,17 +28,43 @@ export function loadDriver(path: string): typeof BetterSqlite3 {
 }
 
 /**
- * Disk file names of databases: ASCII letters, digits, `_` and `-` stay, every other
- * UTF-8 byte is %-encoded (`.` and `/` too), so every name maps to one file and back and
- * none can point elsewhere.
+ * Disk file names of databases: the name in Unicode NFC (so the NFC and NFD spellings of
+ * one name, as macOS and Linux keyboards or file pickers may give them, are one store),
+ * ASCII letters, digits, `_` and `-` kept, every other UTF-8 byte %-encoded (`.` and `/`
+ * too), so every name maps to one file and back and none can point elsewhere. A name
+ * Windows reserves for a device (`con`, `nul`, `com1`, ...: such a file cannot be created
+ * there, whatever its extension) has its first letter %-encoded too (`%63on.sqlite`).
  */
 export function fileNameOf(name: string): string {
+  const encoded = encodeName(name.normalize('NFC'));
+  return `${WINDOWS_DEVICES.test(encoded) ? `%${encoded.charCodeAt(0).toString(16).toUpperCase()}${encoded.slice(1)}` : encoded}.sqlite`;
+}
+
+/** Names Windows reserves for devices, in any case. */
+const WINDOWS_DEVICES = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
+
+function encodeName(name: string): string {
   let out = '';
   for (const byte of Buffer.from(name, 'utf8')) {
     const c = String.fromCharCode(byte);
     out += /[A-Za-z0-9_-]/.test(c) ? c : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
   }
-  return `${out}.sqlite`;
+  return out;
+}
+
+/**
+ * The file of database `name` in `directory`: {@link fileNameOf}'s, unless only a file an
+ * earlier release named (the name's bytes as given, NFC or NFD, device names unescaped)
+ * exists, which is then used as it is (renaming it could split it from its `-wal`).
+ */
+export function storeFilePath(directory: string, name: string): string {
+  const path = join(directory, fileNameOf(name));
+  if (existsSync(path)) return path;
+  for (const spelling of new Set([name, name.normalize('NFC'), name.normalize('NFD')])) {
+    const earlier = join(directory, `${encodeName(spelling)}.sqlite`);
+    if (earlier !== path && existsSync(earlier)) return earlier;
+  }
+  return path;
 }
 
 /** The longest file name most file systems take (ext4, APFS, NTFS: 255 bytes). */
@@ -111,7 +137,7 @@ export function storageError(err: unknown, path: string, during: 'open' | 'read'
   const problem = (reason: StorageProblem['reason'], text: string) =>
     new ZeromemError('STORAGE_FAILED', `${text} (${path}: ${message})`, { cause: err, storage: { reason, path } });
   if (code === 'SQLITE_FULL' || code === 'ENOSPC') {
-    return new ZeromemError('QUOTA_EXCEEDED', `The disk is full: nothing of this operation was written; free space, or forget or export old memories (${path}).`, {
+    return new ZeromemError('QUOTA_EXCEEDED', `The disk is full: nothing of this operation was written; free space on the disk, then try again (${path}).`, {
       cause: err,
       storage: { reason: 'full', path },
     });
@@ -141,7 +167,7 @@ export function storageError(err: unknown, path: string, during: 'open' | 'read'
 export function prepareStoreFile(directory: string, name: string, tables: string): { path: string; Database: typeof BetterSqlite3 } {
   const tooLong = fileNameProblem(name);
   if (tooLong) throw invalidInput('openMemory options', [{ path: 'name', message: tooLong }]);
-  const path = join(directory, fileNameOf(name));
+  const path = storeFilePath(directory, name);
   const Database = loadDriver(path);
   try {
     mkdirSync(directory, { recursive: true, mode: 0o700 });

@@ -26,7 +26,11 @@ export interface StoragePort {
   readonly name: string;
   /** Runs `fn` in a read-only transaction and resolves with its result. */
   read<T>(fn: (tx: ReadTransaction) => Promise<T>): Promise<T>;
-  /** Runs `fn` in a read-write transaction; resolves with its result once committed. All or nothing. */
+  /**
+   * Runs `fn` in a read-write transaction; resolves with its result once committed. All or
+   * nothing. An engine may run `fn` again after an attempt that wrote nothing (the SQLite
+   * engine reruns deletions on a full disk), so `fn` acts only through `tx`.
+   */
   write<T>(fn: (tx: WriteTransaction) => Promise<T>): Promise<T>;
   /**
    * Runs `query` now and again after every committed write (of this process, and where the

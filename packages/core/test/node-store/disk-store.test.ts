@@ -1,4 +1,4 @@
-import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -265,11 +265,11 @@ describe('memories on disk in Node', { timeout: 120_000 }, () => {
   it('without a directory, Node stores under ZEROMEM_HOME, else ~/.zeromem; with fake-indexeddb/auto nothing goes to disk', async () => {
     const zeromemHome = tempDir();
     expect(await runStoreProcess(['default', 'my-agent'], { env: { ZEROMEM_HOME: zeromemHome } })).toEqual(['ok']);
-    expect(readdirSync(zeromemHome)).toEqual(['my-agent.sqlite']);
+    expect(readdirSync(zeromemHome).sort()).toEqual(['my-agent.sqlite', 'my-agent.sqlite-reserve']); // the space a forget on a full disk uses
 
     const home = tempDir();
     expect(await runStoreProcess(['default', 'my-agent'], { env: { ZEROMEM_HOME: '', HOME: home, USERPROFILE: home } })).toEqual(['ok']);
-    expect(readdirSync(join(home, '.zeromem'))).toEqual(['my-agent.sqlite']);
+    expect(readdirSync(join(home, '.zeromem')).sort()).toEqual(['my-agent.sqlite', 'my-agent.sqlite-reserve']);
 
     const untouched = tempDir();
     expect(await runStoreProcess(['auto', 'my-agent'], { env: { ZEROMEM_HOME: untouched, HOME: untouched } })).toEqual(['ok']);
@@ -283,12 +283,57 @@ describe('memories on disk in Node', { timeout: 120_000 }, () => {
       await memory.remember({ namespace: NS, content: `In ${name}` });
       await memory.close();
     }
-    expect(readdirSync(dir).sort()).toEqual(['%2E%2E.sqlite', 'a%252Fb.sqlite', 'a%2Fb.sqlite', '%C3%9Cn%C3%AFc%C3%B6d%C3%A9%20name.sqlite'].sort()); // closed: no WAL left
+    const files = ['%2E%2E.sqlite', 'a%252Fb.sqlite', 'a%2Fb.sqlite', '%C3%9Cn%C3%AFc%C3%B6d%C3%A9%20name.sqlite'];
+    expect(readdirSync(dir).sort()).toEqual([...files, ...files.map((file) => `${file}-reserve`)].sort()); // closed: no WAL left
     expect(existsSync(join(dir, 'a'))).toBe(false);
     for (const name of ['a/b', '..']) {
       const memory = await openMemory({ name, directory: dir });
       expect(await memory.count(NS)).toBe(1); // each name opens its own file again
       await memory.close();
     }
+  });
+
+  it('NFC and NFD spellings of a name open one store, also one an earlier release created under the NFD spelling', async () => {
+    const dir = tempDir();
+    const nfc = 'Café Zoë'.normalize('NFC');
+    const nfd = nfc.normalize('NFD');
+    expect(nfd).not.toBe(nfc);
+    const a = await openMemory({ name: nfc, directory: dir });
+    await a.remember({ namespace: NS, content: 'Written under the NFC spelling' });
+    await a.close();
+    const b = await openMemory({ name: nfd, directory: dir });
+    expect(await b.count(NS)).toBe(1);
+    await b.close();
+    expect(readdirSync(dir).filter((file) => file.endsWith('.sqlite'))).toHaveLength(1);
+
+    // A file an earlier release named after the NFD bytes: both spellings find it, none creates a second.
+    const old = tempDir();
+    const legacy = await openMemory({ name: nfd, directory: old });
+    await legacy.remember({ namespace: NS, content: 'Written by an earlier release' });
+    await legacy.close();
+    const encodedNfd = `${[...Buffer.from(nfd, 'utf8')].map((byte) => (/[A-Za-z0-9_-]/.test(String.fromCharCode(byte)) ? String.fromCharCode(byte) : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)).join('')}.sqlite`;
+    for (const file of readdirSync(old)) renameSync(join(old, file), join(old, file.replace(/^[^.]*\.sqlite/, encodedNfd)));
+    for (const name of [nfc, nfd]) {
+      const memory = await openMemory({ name, directory: old });
+      expect(await memory.count(NS)).toBe(1);
+      await memory.close();
+    }
+    expect(readdirSync(old).filter((file) => file.endsWith('.sqlite'))).toEqual([encodedNfd]);
+  });
+
+  it('Windows reserved names (con, NUL, com1, lpt9) are stored under file names Windows accepts, and open the same store again', async () => {
+    const dir = tempDir();
+    for (const name of ['con', 'NUL', 'com1', 'Lpt9', 'aux', 'prn']) {
+      const memory = await openMemory({ name, directory: dir });
+      await memory.remember({ namespace: NS, content: `In ${name}` });
+      await memory.close();
+      const again = await openMemory({ name, directory: dir });
+      expect((await again.list(NS)).items.map((record) => record.content)).toEqual([`In ${name}`]);
+      await again.close();
+    }
+    const reserved = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
+    const stores = readdirSync(dir).filter((file) => file.endsWith('.sqlite'));
+    expect(stores).toHaveLength(6);
+    for (const file of readdirSync(dir)) expect(reserved.test(file.split('.')[0]!), file).toBe(false);
   });
 });

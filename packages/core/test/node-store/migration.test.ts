@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openMemory, type Memory } from '../../src/index.node.ts';
+import { contentHashNow } from '../../src/model/content-hash.ts';
 import { toRow } from '../../src/store/row.ts';
 import { runStoreProcess, startStoreProcess } from './run-store-process.ts';
 
@@ -37,7 +38,8 @@ function oldStore(extra: number): string {
     for (let i = 0; i < extra; i++) {
       const id = `OLD${String(i).padStart(8, '0')}`;
       const at = Date.UTC(2026, 0, 2) + i;
-      const row = toRow({ id, namespace: ns, namespaceKey: 'u=u1', content: `Old memory ${i} with a few more words in it`, source: 'user', layer: 'long_term', tags: [`t${i % 3}`], metadata: { i }, importance: 0.5, createdAt: at, updatedAt: at, expiresAt: null, accessCount: 0, lastAccessedAt: null, contentHash: `${i}`.padStart(64, '0'), version: 1, tier: 'hot', mergedFrom: [], key: null, validFrom: null, validUntil: null, closedBy: null, statedUntil: null });
+      const content = `Old memory ${i} with a few more words in it`;
+      const row = toRow({ id, namespace: ns, namespaceKey: 'u=u1', content, source: 'user', layer: 'long_term', tags: [`t${i % 3}`], metadata: { i }, importance: 0.5, createdAt: at, updatedAt: at, expiresAt: null, accessCount: 0, lastAccessedAt: null, contentHash: contentHashNow(content)!, version: 1, tier: 'hot', mergedFrom: [], key: null, validFrom: null, validUntil: null, closedBy: null, statedUntil: null });
       insert.run(records, Buffer.from(`u=u1/${id}`), JSON.stringify(row));
       const seq = keyGenerator + i + 1;
       insert.run(audit, Buffer.from(`seq/${seq}`), JSON.stringify({ ns: 'u=u1', op: 'remember', id, namespace: ns, at, actor: 'local', seq }));
@@ -107,5 +109,26 @@ describe('the migration of a store of the releases before the SQLite engine', { 
     expect(new Set(seqs).size).toBe(seqs.length);
     expect((await memory.get(ns, 'OLD00019999'))?.content).toBe('Old memory 19999 with a few more words in it');
     await memory.close();
+  });
+
+  it('is waited for by a second opener while it runs (it holds the write lock far longer than a write), which hears how far it came and then opens the migrated store', async () => {
+    const dir = oldStore(40_000);
+    const first = startStoreProcess(['migrated', dir, 'u1'], { script: './fault-process.ts' });
+    await first.waitFor((line) => line.includes('"migrating"') || line.startsWith('exited'));
+    expect(existsSync(join(dir, 'u1.sqlite-migrate'))).toBe(true);
+    const second = startStoreProcess(['migrated', dir, 'u1'], { script: './fault-process.ts' });
+    const [a, b] = await Promise.all([first.exited, second.exited]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    const heard = (lines: string[]) =>
+      lines.filter((line) => line.startsWith('{"progress"')).map((line) => (JSON.parse(line) as { progress: { state: string; done: number; total: number; pid: number } }).progress);
+    const waited = heard(second.lines);
+    expect(waited.length, second.lines.join('\n')).toBeGreaterThan(0);
+    expect(waited.every((progress) => progress.state === 'waiting' && progress.pid === first.child.pid && progress.done <= progress.total)).toBe(true);
+    const last = heard(first.lines).at(-1)!;
+    expect(last.state).toBe('migrating');
+    expect(last.done).toBe(last.total);
+    for (const process of [first, second]) expect(process.lines).toContain(JSON.stringify({ count: 40_019 }));
+    expect(existsSync(join(dir, 'u1.sqlite-migrate'))).toBe(false);
   });
 });

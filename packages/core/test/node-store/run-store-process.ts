@@ -1,10 +1,36 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The namespace store-process.ts writes and reads. */
 export const NS = { userId: 'u1' };
 
 const SCRIPT = fileURLToPath(new URL('./store-process.ts', import.meta.url));
+
+/** Options of {@link startStoreProcess}. */
+export interface StoreProcessOptions {
+  env?: NodeJS.ProcessEnv;
+  uid?: number;
+  gid?: number;
+  /** Another script of this folder to run instead of store-process.ts (e.g. fault-process.ts). */
+  script?: string;
+  /** Runs the process in a mount namespace of its own with a tmpfs of this size (e.g. `4m`) on `dir`: a small disk that fills up ({@link canMountTmpfs}). */
+  tmpfs?: { dir: string; size: string };
+}
+
+/** Whether this machine lets a test mount a tmpfs in a user and mount namespace of its own (`unshare`): nothing is mounted outside it. */
+export function canMountTmpfs(): boolean {
+  const dir = mkdtempSync(join(tmpdir(), 'zeromem-tmpfs-probe-'));
+  try {
+    return spawnSync('unshare', [...UNSHARE, 'sh', '-c', 'mount -t tmpfs -o size=1m tmpfs "$0"', dir]).status === 0;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const UNSHARE = ['--user', '--map-root-user', '--mount'];
 
 /** A running store-process.ts: its lines of output so far, and a way to wait for one. */
 export interface StoreProcess {
@@ -17,8 +43,12 @@ export interface StoreProcess {
 }
 
 /** Starts `store-process.ts <args>` under `node --import tsx`; `uid`/`gid` run it as another user. */
-export function startStoreProcess(args: string[], options: { env?: NodeJS.ProcessEnv; uid?: number; gid?: number } = {}): StoreProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', SCRIPT, ...args], {
+export function startStoreProcess(args: string[], options: StoreProcessOptions = {}): StoreProcess {
+  const node = [process.execPath, '--import', 'tsx', options.script ? fileURLToPath(new URL(options.script, import.meta.url)) : SCRIPT, ...args];
+  const [command, ...rest] = options.tmpfs
+    ? ['unshare', ...UNSHARE, 'sh', '-c', `mount -t tmpfs -o size=${options.tmpfs.size} tmpfs "$0" && exec "$@"`, options.tmpfs.dir, ...node]
+    : node;
+  const child = spawn(command!, rest, {
     env: { ...process.env, ...options.env },
     stdio: ['pipe', 'pipe', 'pipe'],
     ...(options.uid !== undefined ? { uid: options.uid, gid: options.gid } : {}),
@@ -61,7 +91,7 @@ export function startStoreProcess(args: string[], options: { env?: NodeJS.Proces
 }
 
 /** Runs store-process.ts to its end and returns its output lines (rejects on a non-zero exit). */
-export async function runStoreProcess(args: string[], options: { env?: NodeJS.ProcessEnv; uid?: number; gid?: number } = {}): Promise<string[]> {
+export async function runStoreProcess(args: string[], options: StoreProcessOptions = {}): Promise<string[]> {
   const process = startStoreProcess(args, options);
   const { code, stderr } = await process.exited;
   if (code !== 0) throw new Error(`store-process ${args.join(' ')} exited with ${code}: ${stderr}`);

@@ -33,7 +33,7 @@ const engines: Array<[string, () => Promise<StoragePort>]> = [
     async () => {
       const dir = mkdtempSync(join(tmpdir(), 'zeromem-port-'));
       dirs.push(dir);
-      return openSqliteStore(dir, 'contract', { durability: 'relaxed' });
+      return openSqliteStore(dir, 'contract', { durability: 'relaxed', checkContentHashes: false });
     },
   ],
 ];

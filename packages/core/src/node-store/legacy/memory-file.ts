@@ -13,12 +13,23 @@ import { RECORD_COLUMNS, auditColumns, recordColumns, snapshotBody, vectorBlob }
 import { FORMAT_VERSION } from '../sqlite-schema.ts';
 import { eachValue, oldStores } from './idb-rows.ts';
 
-/** Copies every row of the old tables into the new ones, drops the old tables and sets the format version. */
-export function migrateLegacyFile(writer: Connection): void {
+/** How many rows are copied between two progress reports. */
+const PROGRESS_EVERY = 1000;
+
+/**
+ * Copies every row of the old tables into the new ones, drops the old tables and sets the
+ * format version. `progress` hears the rows copied so far and in all (sqlite-migration-progress.ts).
+ */
+export function migrateLegacyFile(writer: Connection, progress: (done: number, total: number) => void = () => {}): void {
+  const total = writer.pluck('SELECT count(*) FROM rows').get() as number;
+  let done = 0;
   for (const store of oldStores(writer.db)) {
     const copy = COPIERS[store.name];
     if (!copy) continue; // no other object store was ever written by a memory
-    eachValue(writer.db, store, (value) => copy(writer, value));
+    eachValue(writer.db, store, (value) => {
+      copy(writer, value);
+      if (++done % PROGRESS_EVERY === 0) progress(done, total);
+    });
     if (store.name === 'audit') {
       // The key generator's number was never reused, also after the newest entries were deleted.
       const last = Math.max(store.keyGenerator, (writer.pluck('SELECT max(seq) FROM audit').get() as number | null) ?? 0);
@@ -26,6 +37,7 @@ export function migrateLegacyFile(writer: Connection): void {
       writer.statement("INSERT INTO sqlite_sequence (name, seq) VALUES ('audit', ?)").run(last);
     }
   }
+  progress(total, total);
   writer.db.exec('DROP TABLE rows; DROP TABLE IF EXISTS entries; DROP TABLE stores;');
   writer.statement("INSERT INTO meta (k, v) VALUES ('version', ?) ON CONFLICT (k) DO UPDATE SET v = excluded.v").run(FORMAT_VERSION);
 }
