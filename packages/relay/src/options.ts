@@ -44,6 +44,21 @@ export interface RelayOptions {
    */
   maxAwarenessBytes?: number;
   /**
+   * Awareness states one token subject may hold at once on this instance, over all its
+   * sockets and rooms (a y-websocket client publishes one per socket); an update that would
+   * take it past this closes its socket with 4413, nothing applied. Default 64.
+   */
+  maxAwarenessStatesPerSubject?: number;
+  /** Bytes of the awareness states one token subject may hold at once on this instance, as above. Default 256 KiB. */
+  maxAwarenessBytesPerSubject?: number;
+  /**
+   * Awareness states one room holds (every peer that joins is sent them all); an update
+   * that would add more is not applied nor forwarded, its socket stays open. Default 1024.
+   */
+  maxAwarenessStatesPerRoom?: number;
+  /** Bytes of the awareness states one room holds, as above. Default 1 MiB. */
+  maxAwarenessBytesPerRoom?: number;
+  /**
    * Messages per second one socket may send on average (two seconds' worth at once); more
    * close it with 4529. Default 200.
    */
@@ -91,6 +106,10 @@ export interface ResolvedOptions {
   maxPendingBytes: number;
   maxBufferedBytes: number;
   maxAwarenessBytes: number;
+  maxAwarenessStatesPerSubject: number;
+  maxAwarenessBytesPerSubject: number;
+  maxAwarenessStatesPerRoom: number;
+  maxAwarenessBytesPerRoom: number;
   maxMessagesPerSecond: number;
   maxBytesPerSecond: number;
   maxUpdatesPerCommit: number;
@@ -110,6 +129,10 @@ export const DEFAULTS = {
   maxPendingBytes: 256 * 1024,
   maxBufferedBytes: 8 * 1024 * 1024,
   maxAwarenessBytes: 16 * 1024,
+  maxAwarenessStatesPerSubject: 64,
+  maxAwarenessBytesPerSubject: 256 * 1024,
+  maxAwarenessStatesPerRoom: 1024,
+  maxAwarenessBytesPerRoom: 1024 * 1024,
   maxMessagesPerSecond: 200,
   maxBytesPerSecond: 8 * 1024 * 1024,
   maxUpdatesPerCommit: 1000,
@@ -137,6 +160,10 @@ export const LIMITS: readonly LimitSpec[] = [
   { key: 'maxDocumentBytes', flag: 'max-document-bytes', min: 1024, max: 2 ** 40, help: 'largest document (pending updates count), else close 4413' },
   { key: 'maxPendingBytes', flag: 'max-pending-bytes', min: 1024, max: 2 ** 40, help: 'updates waiting for a dependency, else dropped and close 4413' },
   { key: 'maxAwarenessBytes', flag: 'max-awareness-bytes', min: 64, max: 256 * 1024 * 1024, help: 'largest awareness update, else close 1009' },
+  { key: 'maxAwarenessStatesPerSubject', flag: 'max-awareness-states-per-subject', min: 1, max: 1_000_000, help: 'awareness states a token subject holds, else close 4413' },
+  { key: 'maxAwarenessBytesPerSubject', flag: 'max-awareness-bytes-per-subject', min: 64, max: 2 ** 40, help: 'bytes of awareness a token subject holds, else close 4413' },
+  { key: 'maxAwarenessStatesPerRoom', flag: 'max-awareness-states-per-room', min: 1, max: 1_000_000, help: 'awareness states a room holds, else not applied' },
+  { key: 'maxAwarenessBytesPerRoom', flag: 'max-awareness-bytes-per-room', min: 64, max: 2 ** 40, help: 'bytes of awareness a room holds, else not applied' },
   { key: 'maxMessagesPerSecond', flag: 'max-messages-per-second', min: 1, max: 1_000_000_000, help: 'messages per socket per second (2 s at once), else close 4529' },
   { key: 'maxBytesPerSecond', flag: 'max-bytes-per-second', min: 1024, max: 2 ** 40, help: 'bytes per socket per second (2 s at once), else close 4529' },
   { key: 'maxBufferedBytes', flag: 'max-buffered-bytes', min: 64 * 1024, max: 2 ** 40, help: 'bytes waiting to be sent to a socket, else close 4507' },
