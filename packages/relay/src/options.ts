@@ -77,11 +77,15 @@ export interface RelayOptions {
   /** Open connections one token subject may hold; more get HTTP 429. Default 16. */
   maxConnectionsPerSubject?: number;
   /**
-   * Milliseconds of the relay's time (handling messages, forwarding what they changed) one
-   * token subject may take per second, over all its sockets on this instance (one second's
-   * worth at once). A subject past it has its sockets paused (nothing more is read from
-   * them) until it is back within it, and its new sockets are refused with HTTP 429: one
-   * client, however heavy its messages, never takes the relay from the others. Default 100.
+   * Milliseconds of the relay's time one token subject may take per second, over all its
+   * sockets on this instance (one second's worth at once). Everything done for it counts:
+   * its upgrades, loading and decoding a room for its socket, the sync answers it is sent,
+   * handling its messages, forwarding what they changed, the compactions it triggers. A
+   * subject past it has its sockets paused (nothing more is read from them) until it is
+   * back within it, its new sockets are refused with HTTP 429 and no room is loaded for it
+   * (close 4529): one client, however heavy its messages or big its rooms, never takes the
+   * relay from the others. A room of 100,000 small records takes ~0.3 s to load here, so
+   * its first load puts a subject ~3 s in debt. Default 100.
    */
   maxCpuMsPerSecond?: number;
   /** Stored updates of a room after which it is compacted. Default 500. */
@@ -168,7 +172,7 @@ export const LIMITS: readonly LimitSpec[] = [
   { key: 'maxBytesPerSecond', flag: 'max-bytes-per-second', min: 1024, max: 2 ** 40, help: 'bytes per socket per second (2 s at once), else close 4529' },
   { key: 'maxBufferedBytes', flag: 'max-buffered-bytes', min: 64 * 1024, max: 2 ** 40, help: 'bytes waiting to be sent to a socket, else close 4507' },
   { key: 'maxConnectionsPerSubject', flag: 'max-connections-per-subject', min: 1, max: 1_000_000, help: 'sockets per token subject, else HTTP 429' },
-  { key: 'maxCpuMsPerSecond', flag: 'max-cpu-ms-per-second', min: 1, max: 1000, help: "relay time (ms) per token subject per second (1 s at once), else its sockets wait" },
+  { key: 'maxCpuMsPerSecond', flag: 'max-cpu-ms-per-second', min: 1, max: 1000, help: "relay time (ms) per token subject per second (1 s at once), else its sockets wait, 429, no room loaded (4529)" },
   { key: 'maxUpdatesPerCommit', flag: 'max-updates-per-commit', min: 1, max: 1_000_000, help: 'updates per durable write (group commit; 1: fsync each)' },
   { key: 'compactEvery', flag: 'compact-every', min: 1, max: 1_000_000, help: 'stored updates before a room is compacted' },
   { key: 'pingIntervalMs', flag: 'ping-interval-ms', min: 100, max: 3_600_000, help: 'websocket ping interval; a missed pong drops the socket' },

@@ -56,6 +56,9 @@ export const MAX_AWARENESS_DEPTH = 64;
 /** One client's entry in an awareness update: its id, and its state's size or its removal. */
 export interface AwarenessEntry {
   clientId: number;
+  clock: number;
+  /** The state's JSON text. */
+  state: string;
   /** Length of the state's JSON text (UTF-8 bytes); 0 for a removal. */
   bytes: number;
   /** The state is `null`: the client is gone. */
@@ -73,15 +76,27 @@ export function awarenessEntries(update: Uint8Array): AwarenessEntry[] {
   const entries: AwarenessEntry[] = [];
   for (let i = 0; i < count; i++) {
     const clientId = decoding.readVarUint(decoder);
-    decoding.readVarUint(decoder); // clock
+    const clock = decoding.readVarUint(decoder);
     const start = decoder.pos;
     const state = decoding.readVarString(decoder);
     if (jsonDepth(state) > MAX_AWARENESS_DEPTH) throw new Error(`awareness state nested too deep (over ${MAX_AWARENESS_DEPTH} levels)`);
     const removed = JSON.parse(state) === null;
-    entries.push({ clientId, bytes: removed ? 0 : decoder.pos - start, removed });
+    entries.push({ clientId, clock, state, bytes: removed ? 0 : decoder.pos - start, removed });
   }
   if (decoding.hasContent(decoder)) throw new Error('trailing bytes after the awareness update');
   return entries;
+}
+
+/** An awareness update of these entries (the format y-protocols' `applyAwarenessUpdate` reads). */
+export function encodeAwarenessEntries(entries: readonly AwarenessEntry[]): Uint8Array {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, entries.length);
+  for (const { clientId, clock, state } of entries) {
+    encoding.writeVarUint(encoder, clientId);
+    encoding.writeVarUint(encoder, clock);
+    encoding.writeVarString(encoder, state);
+  }
+  return encoding.toUint8Array(encoder);
 }
 
 /** How deep arrays and objects nest in a JSON text (brackets inside strings do not count); checked before parsing it. */

@@ -4,7 +4,7 @@ import { CLOSE } from '../close-codes.ts';
 import { RelayError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { type Peer, send } from './peer.ts';
-import { type AwarenessEntry, type IncomingMessage, awarenessEntries, awarenessMessage, decodeMessage, syncStep1Message, syncStep2Message, updateMessage } from './protocol.ts';
+import { type AwarenessEntry, type IncomingMessage, awarenessEntries, awarenessMessage, encodeAwarenessEntries, decodeMessage, syncStep1Message, syncStep2Message, updateMessage } from './protocol.ts';
 import type { RoomStorage, StoredRoom } from '../storage/room-storage.ts';
 import { CommitBatch } from './commit-batch.ts';
 import type { SharedCommit } from '../storage/shared-commit.ts';
@@ -123,8 +123,11 @@ export class Room {
   private readonly awarenessHeld = new Map<number, { peer: Peer | undefined; bytes: number }>();
   /** Bytes of the current awareness states. */
   private awarenessBytes = 0;
-  /** Removed client ids whose clock is still kept, oldest first, with when they were removed. */
-  private readonly removedAt = new Map<number, number>();
+  /**
+   * Removed client ids whose clock is still kept, oldest first: when they were removed, and
+   * the subject whose state it was (whose awareness bound it counts against meanwhile).
+   */
+  private readonly removedAt = new Map<number, { at: number; subject: string | undefined }>();
   /** Sizes of the states of the awareness update being applied. */
   private incomingSizes: Map<number, number> | undefined;
   private readonly awarenessQuota: AwarenessQuota;
@@ -368,13 +371,14 @@ export class Room {
   /** An awareness update another instance's socket sent. */
   awarenessFromOtherInstance(update: Uint8Array): void {
     try {
-      const entries = awarenessEntries(update); // checked like a socket's: another instance may run older code
+      const entries = this.withoutVoidRemovals(awarenessEntries(update)); // checked like a socket's: another instance may run older code
+      if (entries.length === 0) return;
       const growth = this.awarenessGrowth(undefined, entries);
       if (growth === 'taken' || !this.roomHasRoomFor(growth)) {
         this.log.debug('awareness from another instance refused: room full', { room: this.name });
         return;
       }
-      this.applyAwareness(update, entries, REMOTE);
+      this.applyAwareness(entries, REMOTE);
     } catch (err) {
       this.log.warn('malformed awareness from another instance', { room: this.name, error: (err as Error).message });
     }
@@ -402,7 +406,8 @@ export class Room {
   destroy(): void {
     this.destroyed = true;
     // Its awareness is gone with it: what its peers held no longer counts against their subjects.
-    for (const id of [...this.awarenessHeld.keys()]) this.release(id);
+    for (const id of [...this.awarenessHeld.keys()]) this.unhold(id);
+    for (const id of [...this.removedAt.keys()]) this.forgetRemoved(id);
     clearTimeout(this.gapTimer);
     this.batch.discard();
     this.awareness.destroy();
@@ -510,12 +515,15 @@ export class Room {
    * nothing applied), and a room only so many (past that the update is not applied, the
    * socket stays).
    */
-  private receiveAwareness(peer: Peer, update: Uint8Array, entries: AwarenessEntry[]): void {
+  private receiveAwareness(peer: Peer, update: Uint8Array, received: AwarenessEntry[]): void {
     if (update.byteLength > this.limits.maxAwarenessBytes) {
       this.log.warn('awareness update too large', { room: this.name, subject: peer.subject, bytes: update.byteLength });
       peer.socket.close(CLOSE.messageTooBig, 'awareness update too large');
       return;
     }
+    this.forgetOldRemovals();
+    const entries = this.withoutVoidRemovals(received);
+    if (entries.length === 0) return;
     const growth = this.awarenessGrowth(peer, entries);
     if (growth === 'taken') {
       this.log.debug('awareness refused: client id of another socket', { room: this.name, subject: peer.subject });
@@ -530,7 +538,16 @@ export class Room {
       this.log.debug('awareness refused: room full', { room: this.name, subject: peer.subject, states: this.awarenessHeld.size, bytes: this.awarenessBytes });
       return;
     }
-    this.applyAwareness(update, entries, peer);
+    this.applyAwareness(entries, peer);
+  }
+
+  /**
+   * Drops the removals of client ids that have no state here (y-websocket clients send back
+   * every change they hear, removals included): y-protocols would keep a clock for each,
+   * without any event, however many a socket sends.
+   */
+  private withoutVoidRemovals(entries: AwarenessEntry[]): AwarenessEntry[] {
+    return entries.filter((entry) => !entry.removed || this.awareness.states.has(entry.clientId));
   }
 
   /**
@@ -549,9 +566,11 @@ export class Room {
       const next = removed ? undefined : { peer, bytes };
       growth.roomStates += (next ? 1 : 0) - (before ? 1 : 0);
       growth.roomBytes += (next?.bytes ?? 0) - (before?.bytes ?? 0);
-      const mine = before?.peer === peer && peer !== undefined;
-      growth.subjectStates += (next ? 1 : 0) - (mine ? 1 : 0);
-      growth.subjectBytes += (next?.bytes ?? 0) - (mine ? before!.bytes : 0);
+      // A removed state's clock still counts against its subject for a while (see rememberRemoved): removing frees only bytes.
+      const mine = before !== undefined && before.peer === peer && peer !== undefined;
+      const remembered = before === undefined && peer !== undefined && this.removedAt.get(clientId)?.subject === peer.subject;
+      if (next) growth.subjectStates += mine || remembered ? 0 : 1;
+      growth.subjectBytes += (next?.bytes ?? 0) - (mine ? before.bytes : 0);
       after.set(clientId, next);
     }
     return growth;
@@ -565,20 +584,19 @@ export class Room {
     );
   }
 
-  private applyAwareness(update: Uint8Array, entries: AwarenessEntry[], origin: Peer | typeof REMOTE): void {
+  private applyAwareness(entries: AwarenessEntry[], origin: Peer | typeof REMOTE): void {
     this.incomingSizes = new Map(entries.map((entry) => [entry.clientId, entry.bytes]));
     try {
-      applyAwarenessUpdate(this.awareness, update, origin);
+      applyAwarenessUpdate(this.awareness, encodeAwarenessEntries(entries), origin);
     } finally {
       this.incomingSizes = undefined;
     }
-    // The removal of an id the room had no clock for sets one without any event: bound it like the others.
-    this.rememberRemoved(entries.filter((entry) => entry.removed && !this.awareness.states.has(entry.clientId) && !this.removedAt.has(entry.clientId)).map((entry) => entry.clientId));
   }
 
   private forwardAwareness({ added, updated, removed }: AwarenessChange, origin: unknown): void {
     const source = this.peers.has(origin as Peer) ? (origin as Peer) : undefined;
     for (const id of [...added, ...updated]) this.hold(id, source, this.incomingSizes?.get(id) ?? 0);
+    const owners = removed.map((id) => this.awarenessHeld.get(id)?.peer?.subject);
     for (const id of removed) this.release(id);
     const changed = [...added, ...updated, ...removed];
     if (changed.length === 0) return;
@@ -586,35 +604,51 @@ export class Room {
     // Own sockets' changes (and their removal when they leave) go to the other instances; expiry ('timeout') happens on each.
     if (this.hooks.peers && origin !== REMOTE && origin !== 'timeout') this.hooks.peers.awareness(encodeAwarenessUpdate(this.awareness, changed));
     for (const peer of this.peers) if (peer !== source) this.send(peer, message);
-    this.rememberRemoved(removed);
+    this.rememberRemoved(removed, owners);
   }
 
   /**
-   * Keeps the clocks of removed client ids for a while, then forgets them. y-protocols keeps
-   * one per client id ever seen, which a socket publishing new ids would grow without end;
-   * forgetting at once would not do either: y-websocket clients send every change they hear
-   * back, and the echo of an addition arriving after its removal would bring the state back
-   * (to the echoing socket's account). So at most `maxAwarenessStatesPerRoom` removed ids
-   * are remembered, none longer than {@link REMOVED_CLOCK_MS}.
+   * Keeps the clocks of removed client ids for {@link REMOVED_CLOCK_MS}, then forgets them.
+   * y-protocols keeps one per client id ever seen, which a socket publishing new ids would
+   * grow without end; forgetting at once would not do either: y-websocket clients send every
+   * change they hear back, and the echo of an addition arriving after its removal would bring
+   * the state back, to the echoing socket's account. Meanwhile each counts against the
+   * awareness bound of the subject whose state it was (so a subject's churn of new ids is
+   * bounded too), and a room keeps at most `maxAwarenessStatesPerRoom` of them.
    */
-  private rememberRemoved(removed: Iterable<number>): void {
+  private rememberRemoved(removed: readonly number[], owners: ReadonlyArray<string | undefined>): void {
     const now = performance.now();
-    for (const id of removed) {
-      if (id === this.awareness.clientID) continue;
-      this.removedAt.delete(id);
-      this.removedAt.set(id, now);
-    }
-    for (const [id, at] of this.removedAt) {
+    removed.forEach((id, i) => {
+      if (id === this.awareness.clientID) return;
+      this.forgetRemoved(id, false);
+      const subject = owners[i];
+      this.removedAt.set(id, { at: now, subject });
+      if (subject !== undefined) this.awarenessQuota.add(subject, 1, 0);
+    });
+    this.forgetOldRemovals(now);
+  }
+
+  /** Forgets the removed ids kept past {@link REMOVED_CLOCK_MS}, and the oldest beyond the room's bound. */
+  private forgetOldRemovals(now = performance.now()): void {
+    for (const [id, { at }] of this.removedAt) {
       if (this.removedAt.size <= this.limits.maxAwarenessStatesPerRoom && now - at < REMOVED_CLOCK_MS) break;
-      this.removedAt.delete(id);
-      if (!this.awareness.states.has(id)) this.awareness.meta.delete(id);
+      this.forgetRemoved(id);
     }
+  }
+
+  /** Stops keeping removed client `id` (and its clock, unless `clock` is false or it has a state again). */
+  private forgetRemoved(id: number, clock = true): void {
+    const kept = this.removedAt.get(id);
+    if (!kept) return;
+    this.removedAt.delete(id);
+    if (kept.subject !== undefined) this.awarenessQuota.add(kept.subject, -1, 0);
+    if (clock && !this.awareness.states.has(id)) this.awareness.meta.delete(id);
   }
 
   /** Records that client `id`'s current state, of `bytes`, is `peer`'s (undefined: another instance's). */
   private hold(id: number, peer: Peer | undefined, bytes: number): void {
     this.unhold(id);
-    this.removedAt.delete(id);
+    this.forgetRemoved(id, false);
     this.awarenessHeld.set(id, { peer, bytes });
     this.awarenessBytes += bytes;
     if (peer) {
