@@ -45,8 +45,9 @@ export interface RelayOptions {
   maxAwarenessBytes?: number;
   /**
    * Awareness states one token subject may hold at once on this instance, over all its
-   * sockets and rooms (a y-websocket client publishes one per socket); an update that would
-   * take it past this closes its socket with 4413, nothing applied. Default 64.
+   * sockets and rooms (a y-websocket client publishes one per socket; a removed one counts
+   * for 30 s more, while its clock is kept against echoes); an update that would take it
+   * past this closes its socket with 4413, nothing applied. Default 64.
    */
   maxAwarenessStatesPerSubject?: number;
   /** Bytes of the awareness states one token subject may hold at once on this instance, as above. Default 256 KiB. */

@@ -282,10 +282,16 @@ export class Room {
       return;
     }
     switch (message.kind) {
-      case 'sync-step-1':
-        // Answered once everything in the document is durable; encoding it (the whole document for a new client) is charged to the asker.
-        this.whenDurable(() => this.measured(peer.subject, () => this.send(peer, () => withoutPending(this.doc, () => syncStep2Message(this.doc, message.stateVector)))));
+      case 'sync-step-1': {
+        // Answered once everything in the document is durable. Encoding it (the whole
+        // document for a new client) is the asker's cost: measured with this message when
+        // answered at once, else charged when it is.
+        const answer = (): void => this.send(peer, () => withoutPending(this.doc, () => syncStep2Message(this.doc, message.stateVector)));
+        let later = false;
+        this.whenDurable(() => (later ? this.measured(peer.subject, answer) : answer()));
+        later = true;
         return;
+      }
       case 'update':
         return this.receiveUpdate(peer, message.update);
       case 'awareness':
