@@ -81,7 +81,7 @@ export interface RelayOptions {
    * Milliseconds of the relay's time one token subject may take per second, over all its
    * sockets on this instance (one second's worth at once). Everything done for it counts:
    * its upgrades, loading and decoding a room for its socket, the sync answers it is sent,
-   * handling its messages, forwarding what they changed, the compactions it triggers. A
+   * handling its messages, forwarding what they changed, encoding the compactions it triggers. A
    * subject past it has its sockets paused (nothing more is read from them) until it is
    * back within it, its new sockets are refused with HTTP 429 and no room is loaded for it
    * (close 4529): one client, however heavy its messages or big its rooms, never takes the

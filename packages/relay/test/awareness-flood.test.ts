@@ -1,11 +1,9 @@
-import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import * as encoding from 'lib0/encoding';
 import { afterEach, describe, expect, it } from 'vitest';
 import { CLOSE } from '../src/index.ts';
-import type { FloodReport } from './flood-client.ts';
-import { cleanup, client, closeCode, rawConnect, synced, tempDir, testRelay, token, until } from './helpers.ts';
+import { flood, stopAttack } from './flood.ts';
+import { client, closeCode, rawConnect, synced, tempDir, testRelay, token, until } from './helpers.ts';
 import { type RelayProcess, serveRelay } from './spawn-relay.ts';
 
 // Awareness is kept in memory and sent to every client that joins a room, so what one token
@@ -13,18 +11,9 @@ import { type RelayProcess, serveRelay } from './spawn-relay.ts';
 // 867,200 client ids in 15 s, +100 MB on the relay, and a joiner was sent 7.7 MB).
 
 const ROOM = 'u=alice;s=shared';
-const FLOOD_CLIENT = fileURLToPath(new URL('./flood-client.ts', import.meta.url));
 const running: RelayProcess[] = [];
-const attackers: ChildProcess[] = [];
 
-afterEach(async () => {
-  for (const child of attackers.splice(0)) child.kill('SIGKILL');
-  await cleanup();
-  for (const relay of running.splice(0)) {
-    if (relay.child.exitCode === null && relay.child.signalCode === null) relay.child.kill('SIGKILL');
-    await relay.exited;
-  }
-});
+afterEach(() => stopAttack(running));
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -69,13 +58,7 @@ describe('an awareness flood from one read-only token, the attacker in its own p
 
     // 150 messages per second (under the 200 per socket allowed), 50 new client ids each.
     const readOnly = await token([ROOM], { subject: 'mallory', access: 'read' });
-    const child = fork(FLOOD_CLIENT, [relay.url, ROOM, readOnly, '1', '150', 'awareness'], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
-    attackers.push(child);
-    let report: FloodReport | undefined;
-    child.on('message', (message) => {
-      if (typeof message === 'object') report = message as FloodReport;
-    });
-    await new Promise((resolve) => child.once('message', resolve));
+    const attacker = await flood(relay.url, [ROOM], readOnly, 1, 150, 'awareness');
     await sleep(4000);
     // What a client joining now is sent, and what the relay holds, while the flood goes on.
     const joiner = await rawConnect(relay.url, `/${encodeURIComponent(ROOM)}?token=${await token([ROOM], { subject: 'joiner', access: 'read' })}`);
@@ -84,7 +67,8 @@ describe('an awareness flood from one read-only token, the attacker in its own p
     const joinerBytes = joiner.received[0]!.byteLength;
     const held = (await health(relay.port)).awarenessClients;
     const rssAfter = rssMb(relay.child.pid!);
-    child.kill('SIGKILL');
+    const report = attacker.last();
+    attacker.child.kill('SIGKILL');
     console.log(`awareness flood: attacker ${JSON.stringify(report)}; relay holds ${held} client ids; joiner sent ${joinerBytes} bytes of awareness; relay RSS ${rssBefore.toFixed(0)} -> ${rssAfter.toFixed(0)} MB`);
 
     expect(report!.sent).toBeGreaterThan(20); // the flood did run: over 1,000 client ids offered

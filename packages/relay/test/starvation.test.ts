@@ -1,11 +1,9 @@
-import { type ChildProcess, fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { type Access, CLOSE } from '../src/index.ts';
 import { SqliteStore } from '../src/storage/sqlite-store.ts';
-import type { FloodReport } from './flood-client.ts';
-import { cleanup, client, synced, tempDir, token } from './helpers.ts';
+import { type Flood, type FloodReport, flood, stopAttack } from './flood.ts';
+import { client, synced, tempDir, token } from './helpers.ts';
 import { type RelayProcess, serveRelay } from './spawn-relay.ts';
 
 // A bound on how much of the relay one token subject can take, checked the way a user
@@ -17,16 +15,8 @@ import { type RelayProcess, serveRelay } from './spawn-relay.ts';
 const ATTACK_ROOM = 'u=mallory;s=attack';
 const VICTIM_ROOM = 'u=alice;s=shared';
 const running: RelayProcess[] = [];
-const attackers: ChildProcess[] = [];
 
-afterEach(async () => {
-  for (const child of attackers.splice(0)) child.kill('SIGKILL');
-  await cleanup();
-  for (const relay of running.splice(0)) {
-    if (relay.child.exitCode === null && relay.child.signalCode === null) relay.child.kill('SIGKILL');
-    await relay.exited;
-  }
-});
+afterEach(() => stopAttack(running));
 
 /** A document of `records` small records, encoded as one update (what a compacted room stores). */
 function bigDocument(records: number): Uint8Array {
@@ -38,27 +28,15 @@ function bigDocument(records: number): Uint8Array {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const FLOOD_CLIENT = fileURLToPath(new URL('./flood-client.ts', import.meta.url));
 
 function p95(samples: number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))]!;
 }
 
-/**
- * Starts the hostile client of subject "mallory" in its own process (see flood-client.ts);
- * resolves once it runs. `last()` is its latest report.
- */
-async function attack(url: string, sockets: number, perSecond: number, kind: 'pending' | 'valid' | 'reload', rooms: string[] = [ATTACK_ROOM], access: Access = 'read-write'): Promise<{ child: ChildProcess; last(): FloodReport | undefined }> {
-  const authToken = await token(rooms, { subject: 'mallory', access });
-  const child = fork(FLOOD_CLIENT, [url, JSON.stringify(rooms), authToken, String(sockets), String(perSecond), kind], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
-  attackers.push(child);
-  let last: FloodReport | undefined;
-  child.on('message', (message) => {
-    if (typeof message === 'object') last = message as FloodReport;
-  });
-  await new Promise((resolve) => child.once('message', resolve));
-  return { child, last: () => last };
+/** Starts the hostile client of subject "mallory" in its own process (see flood-client.ts). */
+async function attack(url: string, sockets: number, perSecond: number, kind: 'pending' | 'valid' | 'reload', rooms: string[] = [ATTACK_ROOM], access: Access = 'read-write'): Promise<Flood> {
+  return flood(url, rooms, await token(rooms, { subject: 'mallory', access }), sockets, perSecond, kind);
 }
 
 interface Samples {
@@ -116,7 +94,7 @@ async function watch(url: string, port: number, phase: { samples: Samples; done:
  * shared machine drifts within a test; the attacker's own process adds to it). Without a
  * bound the victim sees nothing for seconds.
  */
-async function underAttack(startAttack: (url: string) => Promise<{ child: ChildProcess; last(): FloodReport | undefined }>, dataDir = tempDir()): Promise<FloodReport | undefined> {
+async function underAttack(startAttack: (url: string) => Promise<Flood>, dataDir = tempDir()): Promise<FloodReport | undefined> {
   const relay = await serveRelay(dataDir, ['--quiet']);
   running.push(relay);
   const alone: Samples = { roundTrips: [], health: [] };
