@@ -1,6 +1,7 @@
 /**
  * Awareness each token subject holds on this instance, over all its sockets and rooms: how
- * many client states it published that are still current, and their bytes. Awareness is
+ * many client states it published that are still current (or removed, while the room keeps
+ * their clock), and their bytes. Awareness is
  * kept in memory and sent to every peer that joins a room, so without a bound one socket
  * can publish client ids until the relay runs out of memory (one read-only socket published
  * 867,200 in 15 s). A y-websocket client publishes one state per socket.

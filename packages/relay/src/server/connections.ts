@@ -147,7 +147,7 @@ export class Connections {
 
   private disconnect(room: Room, peer: Peer): void {
     this.coordination.releaseConnection(peer.subject, peer.connection);
-    // Leaving forwards the removal of its awareness; the compaction when the room empties is its cost too.
+    // Leaving forwards the removal of its awareness; encoding the compaction when the room empties is its cost too.
     this.throttle.measure(peer.subject, () => room.leave(peer));
     this.config.logger.info('disconnected', { room: room.name, subject: peer.subject });
     if (room.peers.size === 0) this.rooms.unload(room, peer.subject);

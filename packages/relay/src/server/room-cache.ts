@@ -87,10 +87,9 @@ export class RoomCache {
    * rejects with {@link BudgetSpent}. Joining a room loaded, or being loaded, for someone
    * else costs nothing and is never refused.
    */
-  open(name: string, subject?: string): Promise<Room> {
+  open(name: string, subject: string): Promise<Room> {
     const ready = this.rooms.get(name) ?? this.opening.get(name);
     if (ready) return ready instanceof Room ? Promise.resolve(ready) : ready;
-    if (subject === undefined) return this.load(name);
     const previous = this.loadsOf.get(subject) ?? Promise.resolve();
     const mine = previous.then(() => {
       const now = this.rooms.get(name) ?? this.opening.get(name);
@@ -109,7 +108,7 @@ export class RoomCache {
     return mine;
   }
 
-  private load(name: string, subject?: string): Promise<Room> {
+  private load(name: string, subject: string): Promise<Room> {
     const opening = (async () => {
       this.early.set(name, []);
       try {
