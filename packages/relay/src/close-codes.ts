@@ -29,8 +29,9 @@ export const CLOSE = {
   sendBufferFull: 4507,
   /**
    * The socket sent more than `maxMessagesPerSecond` messages or `maxBytesPerSecond` bytes
-   * (averaged; two seconds' worth may come at once). Transient: y-websocket reconnects
-   * with backoff, and the sync handshake resends what was not stored.
+   * (averaged; two seconds' worth may come at once), or its room is not loaded and its token
+   * subject spent its share of the relay's time (`maxCpuMsPerSecond`). Transient: y-websocket
+   * reconnects with backoff, and the sync handshake resends what was not stored.
    */
   rateLimited: 4529,
   /** The relay could not store an update; the room was unloaded, reconnect to resend. */
@@ -43,7 +44,9 @@ export const CLOSE = {
   storageUnavailable: 4503,
   /**
    * The update would make the document larger than `maxDocumentBytes` (pending updates,
-   * waiting for a dependency, count), or more than `maxPendingBytes` wait for dependencies.
+   * waiting for a dependency, count), or more than `maxPendingBytes` wait for dependencies;
+   * or the awareness update would take its token subject past `maxAwarenessStatesPerSubject`
+   * or `maxAwarenessBytesPerSubject`.
    */
   documentTooLarge: 4413,
   /** The token's subject already holds `maxConnectionsPerSubject` sockets. */

@@ -44,6 +44,22 @@ export interface RelayOptions {
    */
   maxAwarenessBytes?: number;
   /**
+   * Awareness states one token subject may hold at once on this instance, over all its
+   * sockets and rooms (a y-websocket client publishes one per socket; a removed one counts
+   * for 30 s more, while its clock is kept against echoes); an update that would take it
+   * past this closes its socket with 4413, nothing applied. Default 64.
+   */
+  maxAwarenessStatesPerSubject?: number;
+  /** Bytes of the awareness states one token subject may hold at once on this instance, as above. Default 256 KiB. */
+  maxAwarenessBytesPerSubject?: number;
+  /**
+   * Awareness states one room holds (every peer that joins is sent them all); an update
+   * that would add more is not applied nor forwarded, its socket stays open. Default 1024.
+   */
+  maxAwarenessStatesPerRoom?: number;
+  /** Bytes of the awareness states one room holds, as above. Default 1 MiB. */
+  maxAwarenessBytesPerRoom?: number;
+  /**
    * Messages per second one socket may send on average (two seconds' worth at once); more
    * close it with 4529. Default 200.
    */
@@ -62,11 +78,15 @@ export interface RelayOptions {
   /** Open connections one token subject may hold; more get HTTP 429. Default 16. */
   maxConnectionsPerSubject?: number;
   /**
-   * Milliseconds of the relay's time (handling messages, forwarding what they changed) one
-   * token subject may take per second, over all its sockets on this instance (one second's
-   * worth at once). A subject past it has its sockets paused (nothing more is read from
-   * them) until it is back within it, and its new sockets are refused with HTTP 429: one
-   * client, however heavy its messages, never takes the relay from the others. Default 100.
+   * Milliseconds of the relay's time one token subject may take per second, over all its
+   * sockets on this instance (one second's worth at once). Everything done for it counts:
+   * its upgrades, loading and decoding a room for its socket, the sync answers it is sent,
+   * handling its messages, forwarding what they changed, encoding the compactions it triggers. A
+   * subject past it has its sockets paused (nothing more is read from them) until it is
+   * back within it, its new sockets are refused with HTTP 429 and no room is loaded for it
+   * (close 4529): one client, however heavy its messages or big its rooms, never takes the
+   * relay from the others. A room of 100,000 small records takes ~0.3 s to load here, so
+   * its first load puts a subject ~3 s in debt. Default 100.
    */
   maxCpuMsPerSecond?: number;
   /** Stored updates of a room after which it is compacted. Default 500. */
@@ -91,6 +111,10 @@ export interface ResolvedOptions {
   maxPendingBytes: number;
   maxBufferedBytes: number;
   maxAwarenessBytes: number;
+  maxAwarenessStatesPerSubject: number;
+  maxAwarenessBytesPerSubject: number;
+  maxAwarenessStatesPerRoom: number;
+  maxAwarenessBytesPerRoom: number;
   maxMessagesPerSecond: number;
   maxBytesPerSecond: number;
   maxUpdatesPerCommit: number;
@@ -110,6 +134,10 @@ export const DEFAULTS = {
   maxPendingBytes: 256 * 1024,
   maxBufferedBytes: 8 * 1024 * 1024,
   maxAwarenessBytes: 16 * 1024,
+  maxAwarenessStatesPerSubject: 64,
+  maxAwarenessBytesPerSubject: 256 * 1024,
+  maxAwarenessStatesPerRoom: 1024,
+  maxAwarenessBytesPerRoom: 1024 * 1024,
   maxMessagesPerSecond: 200,
   maxBytesPerSecond: 8 * 1024 * 1024,
   maxUpdatesPerCommit: 1000,
@@ -137,11 +165,15 @@ export const LIMITS: readonly LimitSpec[] = [
   { key: 'maxDocumentBytes', flag: 'max-document-bytes', min: 1024, max: 2 ** 40, help: 'largest document (pending updates count), else close 4413' },
   { key: 'maxPendingBytes', flag: 'max-pending-bytes', min: 1024, max: 2 ** 40, help: 'updates waiting for a dependency, else dropped and close 4413' },
   { key: 'maxAwarenessBytes', flag: 'max-awareness-bytes', min: 64, max: 256 * 1024 * 1024, help: 'largest awareness update, else close 1009' },
+  { key: 'maxAwarenessStatesPerSubject', flag: 'max-awareness-states-per-subject', min: 1, max: 1_000_000, help: 'awareness states a token subject holds, else close 4413' },
+  { key: 'maxAwarenessBytesPerSubject', flag: 'max-awareness-bytes-per-subject', min: 64, max: 2 ** 40, help: 'bytes of awareness a token subject holds, else close 4413' },
+  { key: 'maxAwarenessStatesPerRoom', flag: 'max-awareness-states-per-room', min: 1, max: 1_000_000, help: 'awareness states a room holds, else not applied' },
+  { key: 'maxAwarenessBytesPerRoom', flag: 'max-awareness-bytes-per-room', min: 64, max: 2 ** 40, help: 'bytes of awareness a room holds, else not applied' },
   { key: 'maxMessagesPerSecond', flag: 'max-messages-per-second', min: 1, max: 1_000_000_000, help: 'messages per socket per second (2 s at once), else close 4529' },
   { key: 'maxBytesPerSecond', flag: 'max-bytes-per-second', min: 1024, max: 2 ** 40, help: 'bytes per socket per second (2 s at once), else close 4529' },
   { key: 'maxBufferedBytes', flag: 'max-buffered-bytes', min: 64 * 1024, max: 2 ** 40, help: 'bytes waiting to be sent to a socket, else close 4507' },
   { key: 'maxConnectionsPerSubject', flag: 'max-connections-per-subject', min: 1, max: 1_000_000, help: 'sockets per token subject, else HTTP 429' },
-  { key: 'maxCpuMsPerSecond', flag: 'max-cpu-ms-per-second', min: 1, max: 1000, help: "relay time (ms) per token subject per second (1 s at once), else its sockets wait" },
+  { key: 'maxCpuMsPerSecond', flag: 'max-cpu-ms-per-second', min: 1, max: 1000, help: "relay time (ms) per token subject per second (1 s at once), else its sockets wait, 429, no room loaded (4529)" },
   { key: 'maxUpdatesPerCommit', flag: 'max-updates-per-commit', min: 1, max: 1_000_000, help: 'updates per durable write (group commit; 1: fsync each)' },
   { key: 'compactEvery', flag: 'compact-every', min: 1, max: 1_000_000, help: 'stored updates before a room is compacted' },
   { key: 'pingIntervalMs', flag: 'ping-interval-ms', min: 100, max: 3_600_000, help: 'websocket ping interval; a missed pong drops the socket' },

@@ -1,7 +1,9 @@
-import { type ChildProcess, fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { cleanup, client, synced, tempDir, token } from './helpers.ts';
+import * as Y from 'yjs';
+import { type Access, CLOSE } from '../src/index.ts';
+import { SqliteStore } from '../src/storage/sqlite-store.ts';
+import { type Flood, type FloodReport, flood, stopAttack } from './flood.ts';
+import { client, synced, tempDir, token } from './helpers.ts';
 import { type RelayProcess, serveRelay } from './spawn-relay.ts';
 
 // A bound on how much of the relay one token subject can take, checked the way a user
@@ -13,32 +15,28 @@ import { type RelayProcess, serveRelay } from './spawn-relay.ts';
 const ATTACK_ROOM = 'u=mallory;s=attack';
 const VICTIM_ROOM = 'u=alice;s=shared';
 const running: RelayProcess[] = [];
-const attackers: ChildProcess[] = [];
 
-afterEach(async () => {
-  for (const child of attackers.splice(0)) child.kill('SIGKILL');
-  await cleanup();
-  for (const relay of running.splice(0)) {
-    if (relay.child.exitCode === null && relay.child.signalCode === null) relay.child.kill('SIGKILL');
-    await relay.exited;
-  }
-});
+afterEach(() => stopAttack(running));
+
+/** A document of `records` small records, encoded as one update (what a compacted room stores). */
+function bigDocument(records: number): Uint8Array {
+  const doc = new Y.Doc();
+  doc.transact(() => {
+    for (let i = 0; i < records; i++) doc.getMap('records').set(`r${i}`, { content: `memory number ${i}`, importance: i % 10 });
+  });
+  return Y.encodeStateAsUpdate(doc);
+}
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const FLOOD_CLIENT = fileURLToPath(new URL('./flood-client.ts', import.meta.url));
 
 function p95(samples: number[]): number {
   const sorted = [...samples].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.95))]!;
 }
 
-/** Starts the hostile client of subject "mallory" in its own process (see flood-client.ts); resolves once it runs. */
-async function attack(url: string, sockets: number, perSecond: number, kind: 'pending' | 'valid'): Promise<ChildProcess> {
-  const authToken = await token([ATTACK_ROOM], { subject: 'mallory' });
-  const child = fork(FLOOD_CLIENT, [url, ATTACK_ROOM, authToken, String(sockets), String(perSecond), kind], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
-  attackers.push(child);
-  await new Promise((resolve) => child.once('message', resolve));
-  return child;
+/** Starts the hostile client of subject "mallory" in its own process (see flood-client.ts). */
+async function attack(url: string, sockets: number, perSecond: number, kind: 'pending' | 'valid' | 'reload', rooms: string[] = [ATTACK_ROOM], access: Access = 'read-write'): Promise<Flood> {
+  return flood(url, rooms, await token(rooms, { subject: 'mallory', access }), sockets, perSecond, kind);
 }
 
 interface Samples {
@@ -96,8 +94,8 @@ async function watch(url: string, port: number, phase: { samples: Samples; done:
  * shared machine drifts within a test; the attacker's own process adds to it). Without a
  * bound the victim sees nothing for seconds.
  */
-async function underAttack(sockets: number, perSecond: number, kind: 'pending' | 'valid'): Promise<void> {
-  const relay = await serveRelay(tempDir(), ['--quiet']);
+async function underAttack(startAttack: (url: string) => Promise<Flood>, dataDir = tempDir()): Promise<FloodReport | undefined> {
+  const relay = await serveRelay(dataDir, ['--quiet']);
   running.push(relay);
   const alone: Samples = { roundTrips: [], health: [] };
   const attacked: Samples = { roundTrips: [], health: [] };
@@ -105,30 +103,46 @@ async function underAttack(sockets: number, perSecond: number, kind: 'pending' |
   const phase = { samples: alone, done: false };
   const watching = watch(relay.url, relay.port, phase);
   await sleep(3000);
-  const attacking = await attack(relay.url, sockets, perSecond, kind);
+  const attacking = await startAttack(relay.url);
   phase.samples = attacked;
   await sleep(6000);
-  attacking.kill('SIGKILL');
+  const report = attacking.last();
+  attacking.child.kill('SIGKILL');
   phase.samples = aloneAfter;
   await sleep(3000);
   phase.done = true;
   await watching;
   const line = (what: string, samples: Samples) => `${what}: round trips ${samples.roundTrips.length}, p95 ${p95(samples.roundTrips).toFixed(1)} ms; /healthz ${samples.health.length}, p95 ${p95(samples.health).toFixed(1)} ms`;
-  console.log(`${kind} x${sockets} at ${perSecond}/s. ${line('alone', alone)}. ${line('attacked', attacked)}. ${line('alone after', aloneAfter)}`);
+  console.log(`attacker ${JSON.stringify(report)}. ${line('alone', alone)}. ${line('attacked', attacked)}. ${line('alone after', aloneAfter)}`);
   expect(attacked.roundTrips.length).toBeGreaterThan(10);
   const aloneP95 = (pick: (samples: Samples) => number[]) => Math.max(p95(pick(alone)), p95(pick(aloneAfter)));
   expect(p95(attacked.roundTrips)).toBeLessThan(Math.max(200, 3 * aloneP95((samples) => samples.roundTrips)));
   expect(p95(attacked.health)).toBeLessThan(Math.max(100, 3 * aloneP95((samples) => samples.health)));
   expect(relay.child.exitCode).toBeNull();
+  return report;
 }
 
 describe('one token subject within every per-socket limit', { timeout: 120_000 }, () => {
   it('cannot starve another room with updates waiting for a dependency that never comes', async () => {
     // Updates waiting for a dependency (under the pending bound), then 1-byte ones of the same kind: each makes Yjs merge all that waits.
-    await underAttack(1, 150, 'pending');
+    await underAttack((url) => attack(url, 1, 150, 'pending'));
   });
 
   it('cannot starve another room with 16 sockets of valid updates at 190 messages per second each', async () => {
-    await underAttack(16, 190, 'valid');
+    await underAttack((url) => attack(url, 16, 190, 'valid'));
+  });
+
+  it('cannot starve another room by making the relay load big rooms: one read-only token connecting and dropping after 100 ms', async () => {
+    // Four rooms of 30,000 records each (~1.6 MB, ~100 ms to load and decode here), stored
+    // compacted as a real room is, that nobody else holds: each connection loads one and
+    // is sent nothing: connecting is enough. Without the load charged to the subject, the relay does little else.
+    const dataDir = tempDir();
+    const rooms = [0, 1, 2, 3].map((i) => `u=bob;s=big${i}`);
+    const store = new SqliteStore(dataDir);
+    for (const room of rooms) await store.append([{ room, updates: [bigDocument(30_000)] }]);
+    await store.close();
+    const report = await underAttack((url) => attack(url, 4, 10, 'reload', rooms, 'read'), dataDir);
+    // It was turned away (HTTP 429 at the upgrade, or 4529 before a load) rather than served at will.
+    expect((report?.refused['429'] ?? 0) + (report?.closed[String(CLOSE.rateLimited)] ?? 0)).toBeGreaterThan(0);
   });
 });

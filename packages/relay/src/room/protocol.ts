@@ -53,24 +53,50 @@ export function awarenessMessage(awareness: Awareness, clients: number[]): Uint8
  */
 export const MAX_AWARENESS_DEPTH = 64;
 
+/** One client's entry in an awareness update: its id, and its state's size or its removal. */
+export interface AwarenessEntry {
+  clientId: number;
+  clock: number;
+  /** The state's JSON text. */
+  state: string;
+  /** Length of the state's JSON text (UTF-8 bytes); 0 for a removal. */
+  bytes: number;
+  /** The state is `null`: the client is gone. */
+  removed: boolean;
+}
+
 /**
- * The client ids an awareness update speaks for. Throws on a malformed update, including a
- * state that is not JSON (y-protocols would throw on it halfway through applying the update)
- * or is nested deeper than {@link MAX_AWARENESS_DEPTH}.
+ * The entries of an awareness update (the client ids it speaks for). Throws on a malformed
+ * update, including a state that is not JSON (y-protocols would throw on it halfway through
+ * applying the update) or is nested deeper than {@link MAX_AWARENESS_DEPTH}.
  */
-export function awarenessClientIds(update: Uint8Array): number[] {
+export function awarenessEntries(update: Uint8Array): AwarenessEntry[] {
   const decoder = decoding.createDecoder(update);
   const count = decoding.readVarUint(decoder);
-  const ids: number[] = [];
+  const entries: AwarenessEntry[] = [];
   for (let i = 0; i < count; i++) {
-    ids.push(decoding.readVarUint(decoder));
-    decoding.readVarUint(decoder); // clock
+    const clientId = decoding.readVarUint(decoder);
+    const clock = decoding.readVarUint(decoder);
+    const start = decoder.pos;
     const state = decoding.readVarString(decoder);
     if (jsonDepth(state) > MAX_AWARENESS_DEPTH) throw new Error(`awareness state nested too deep (over ${MAX_AWARENESS_DEPTH} levels)`);
-    JSON.parse(state);
+    const removed = JSON.parse(state) === null;
+    entries.push({ clientId, clock, state, bytes: removed ? 0 : decoder.pos - start, removed });
   }
   if (decoding.hasContent(decoder)) throw new Error('trailing bytes after the awareness update');
-  return ids;
+  return entries;
+}
+
+/** An awareness update of these entries (the format y-protocols' `applyAwarenessUpdate` reads). */
+export function encodeAwarenessEntries(entries: readonly AwarenessEntry[]): Uint8Array {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, entries.length);
+  for (const { clientId, clock, state } of entries) {
+    encoding.writeVarUint(encoder, clientId);
+    encoding.writeVarUint(encoder, clock);
+    encoding.writeVarString(encoder, state);
+  }
+  return encoding.toUint8Array(encoder);
 }
 
 /** How deep arrays and objects nest in a JSON text (brackets inside strings do not count); checked before parsing it. */
@@ -108,7 +134,7 @@ function checkStateVector(stateVector: Uint8Array): void {
 export type IncomingMessage =
   | { kind: 'sync-step-1'; stateVector: Uint8Array }
   | { kind: 'update'; update: Uint8Array }
-  | { kind: 'awareness'; update: Uint8Array; clientIds: number[] }
+  | { kind: 'awareness'; update: Uint8Array; entries: AwarenessEntry[] }
   | { kind: 'query-awareness' };
 
 /** Decodes and checks one client message; throws on anything malformed or unknown. */
@@ -127,7 +153,7 @@ export function decodeMessage(data: Uint8Array): IncomingMessage {
     else throw new Error(`unknown sync message type ${step}`);
   } else if (type === MESSAGE_AWARENESS) {
     const update = decoding.readVarUint8Array(decoder);
-    message = { kind: 'awareness', update, clientIds: awarenessClientIds(update) };
+    message = { kind: 'awareness', update, entries: awarenessEntries(update) };
   } else if (type === MESSAGE_QUERY_AWARENESS) {
     message = { kind: 'query-awareness' };
   } else {

@@ -7,7 +7,7 @@ import type { Peer } from '../room/peer.ts';
 import { RATE_BURST_SECONDS, RateLimit } from '../room/rate-limit.ts';
 import type { Room } from '../room/room.ts';
 import { isStorageFailure } from '../storage/room-storage.ts';
-import type { RoomCache } from './room-cache.ts';
+import { BudgetSpent, type RoomCache } from './room-cache.ts';
 import type { SubjectThrottle } from './subject-throttle.ts';
 
 /**
@@ -68,8 +68,13 @@ export class Connections {
     socket.on('error', (err) => this.config.logger.warn('socket error', { room: admission.room, subject: peer.subject, error: err.message }));
     let opened: Room;
     try {
-      opened = await this.rooms.open(admission.room);
+      opened = await this.rooms.open(admission.room, peer.subject);
     } catch (err) {
+      if (err instanceof BudgetSpent) {
+        this.config.logger.warn('room load refused: cpu budget spent', { room: admission.room, subject: peer.subject });
+        socket.close(CLOSE.rateLimited, 'this token subject used its share of the relay: retry in a second');
+        return;
+      }
       const unavailable = (err as { code?: string }).code === 'STORAGE_UNAVAILABLE';
       if (unavailable) {
         this.config.logger.error('room cannot be loaded: storage unavailable', { room: admission.room, error: (err as Error).message });
@@ -83,12 +88,13 @@ export class Connections {
     }
     if (closed || socket.readyState !== WebSocket.OPEN) {
       // Gone while its room loaded: the room may now have no socket.
-      if (opened.peers.size === 0) this.rooms.unload(opened);
+      if (opened.peers.size === 0) this.rooms.unload(opened, peer.subject);
       return;
     }
     this.rooms.unreadable.delete(admission.room);
     room = opened;
-    room.join(peer);
+    // Joining sends the room's awareness (and a read-write peer a state vector): the joiner's cost.
+    this.throttle.measure(peer.subject, () => opened.join(peer));
     this.config.logger.info('connected', { room: room.name, subject: peer.subject, access: peer.access });
     drain();
   }
@@ -141,9 +147,10 @@ export class Connections {
 
   private disconnect(room: Room, peer: Peer): void {
     this.coordination.releaseConnection(peer.subject, peer.connection);
-    room.leave(peer);
+    // Leaving forwards the removal of its awareness; encoding the compaction when the room empties is its cost too.
+    this.throttle.measure(peer.subject, () => room.leave(peer));
     this.config.logger.info('disconnected', { room: room.name, subject: peer.subject });
-    if (room.peers.size === 0) this.rooms.unload(room);
+    if (room.peers.size === 0) this.rooms.unload(room, peer.subject);
   }
 }
 

@@ -27,6 +27,11 @@ export interface RelayStats {
   storage: 'sqlite' | 'postgres';
   /** Sockets closed because their token was revoked, since start. */
   revokedConnections: number;
+  /**
+   * Client ids whose awareness the open rooms keep in memory (a current state, or briefly
+   * the clock of a removed one), bounded per token subject and per room.
+   */
+  awarenessClients: number;
 }
 
 /** What `GET /healthz` says: `degraded` while a room is unreadable or Redis is away, `stopping` (503) during shutdown. */

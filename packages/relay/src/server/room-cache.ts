@@ -5,6 +5,14 @@ import type { RoomStorage } from '../storage/room-storage.ts';
 import type { SharedCommit } from '../storage/shared-commit.ts';
 import type { SubjectThrottle } from './subject-throttle.ts';
 import { CLOSE } from '../close-codes.ts';
+import { AwarenessQuota } from '../room/awareness-quota.ts';
+
+/** A room load refused: the subject that asked for it spent its share of the relay's time. */
+export class BudgetSpent extends Error {
+  constructor(readonly subject: string) {
+    super(`token subject ${JSON.stringify(subject)} used its share of the relay's time: no room is loaded for it until it is within it again`);
+  }
+}
 
 /**
  * The rooms this instance holds in memory: loaded when their first socket arrives (sockets
@@ -15,12 +23,16 @@ export class RoomCache {
   private readonly rooms = new Map<string, Room>();
   /** Rooms being loaded. */
   private readonly opening = new Map<string, Promise<Room>>();
+  /** Per token subject, its last load asked for (settled or not): the next one waits for it. */
+  private readonly loadsOf = new Map<string, Promise<void>>();
   /** Changes other instances sent for a room while it loads (applied once it has). */
   private readonly early = new Map<string, InstanceMessage[]>();
   /** Rooms whose stored document could not be read at their last load. */
   readonly unreadable = new Set<string>();
   /** Writes refused from read-only sockets in rooms no longer loaded. */
   private refusedFromClosedRooms = 0;
+  /** Awareness held per token subject, over every room. */
+  private readonly awarenessQuota: AwarenessQuota;
   /** Set once the relay stops: rooms are then compacted by the shutdown, not unloaded one by one. */
   stopping = false;
 
@@ -31,7 +43,9 @@ export class RoomCache {
     /** Every room's appends, stored together when made in the same turn (group commit across rooms). */
     private readonly appends: SharedCommit,
     private readonly throttle: SubjectThrottle,
-  ) {}
+  ) {
+    this.awarenessQuota = new AwarenessQuota(config.maxAwarenessStatesPerSubject, config.maxAwarenessBytesPerSubject);
+  }
 
   /** The loaded room of that name. */
   get(name: string): Room | undefined {
@@ -47,6 +61,13 @@ export class RoomCache {
     return this.rooms.size;
   }
 
+  /** Client ids whose awareness the loaded rooms keep. */
+  awarenessClients(): number {
+    let clients = 0;
+    for (const room of this.rooms.values()) clients += room.awarenessClients;
+    return clients;
+  }
+
   /** Non-empty updates refused from read-only sockets since start. */
   refusedWrites(): number {
     let refused = this.refusedFromClosedRooms;
@@ -59,34 +80,65 @@ export class RoomCache {
     return this.rooms.get(room.name) === room;
   }
 
-  /** The loaded room, or loads it (subscribing to other instances' changes first, so none is missed in between). */
-  open(name: string): Promise<Room> {
-    const loaded = this.rooms.get(name);
-    if (loaded) return Promise.resolve(loaded);
-    let opening = this.opening.get(name);
-    if (!opening) {
-      opening = (async () => {
-        this.early.set(name, []);
-        try {
-          const peers = await this.coordination.join(name, (message) => this.fromOtherInstance(name, message));
-          const created: Room = await Room.open(name, this.store, this.appends, this.config, this.config.logger, {
+  /**
+   * The loaded room, or loads it for `subject` (subscribing to other instances' changes
+   * first, so none is missed in between). A load is charged to the subject that asked for
+   * it; one subject's loads run one after another, and one in debt gets none: the promise
+   * rejects with {@link BudgetSpent}. Joining a room loaded, or being loaded, for someone
+   * else costs nothing and is never refused.
+   */
+  open(name: string, subject: string): Promise<Room> {
+    const ready = this.rooms.get(name) ?? this.opening.get(name);
+    if (ready) return ready instanceof Room ? Promise.resolve(ready) : ready;
+    const previous = this.loadsOf.get(subject) ?? Promise.resolve();
+    const mine = previous.then(() => {
+      const now = this.rooms.get(name) ?? this.opening.get(name);
+      if (now) return now;
+      if (this.throttle.overdrawn(subject)) throw new BudgetSpent(subject);
+      return this.load(name, subject);
+    });
+    const settled = mine.then(
+      () => {},
+      () => {},
+    );
+    this.loadsOf.set(subject, settled);
+    void settled.then(() => {
+      if (this.loadsOf.get(subject) === settled) this.loadsOf.delete(subject);
+    });
+    return mine;
+  }
+
+  private load(name: string, subject: string): Promise<Room> {
+    const opening = (async () => {
+      this.early.set(name, []);
+      try {
+        const peers = await this.coordination.join(name, (message) => this.fromOtherInstance(name, message));
+        const created: Room = await Room.open(
+          name,
+          this.store,
+          this.appends,
+          this.config,
+          this.config.logger,
+          {
             failed: (err) => this.fail(created, err),
             charge: (subject, ms) => this.throttle.charge(subject, ms),
+            awarenessQuota: this.awarenessQuota,
             ...(peers ? { peers } : {}),
-          });
-          this.rooms.set(name, created);
-          for (const message of this.early.get(name) ?? []) this.fromOtherInstance(name, message);
-          return created;
-        } catch (err) {
-          this.coordination.leave(name);
-          throw err;
-        } finally {
-          this.early.delete(name);
-          this.opening.delete(name);
-        }
-      })();
-      this.opening.set(name, opening);
-    }
+          },
+          subject,
+        );
+        this.rooms.set(name, created);
+        for (const message of this.early.get(name) ?? []) this.fromOtherInstance(name, message);
+        return created;
+      } catch (err) {
+        this.coordination.leave(name);
+        throw err;
+      } finally {
+        this.early.delete(name);
+        this.opening.delete(name);
+      }
+    })();
+    this.opening.set(name, opening);
     return opening;
   }
 
@@ -128,13 +180,13 @@ export class RoomCache {
     room.destroy();
   }
 
-  /** The room's last socket left: compact what changed, then free it. */
-  unload(room: Room): void {
+  /** The room's last socket left (one of `subject`'s, which pays for the compaction): compact what changed, then free it. */
+  unload(room: Room, subject?: string): void {
     if (this.rooms.get(room.name) !== room || this.stopping || room.peers.size > 0) return;
     this.forget(room);
     room.intake(
       async () => {
-        await room.compactIfChanged();
+        await room.compactIfChanged(subject);
         room.destroy();
       },
       (err) => {

@@ -144,6 +144,7 @@ class RunningRelay implements Relay {
       uptimeSeconds: Math.round((Date.now() - this.started) / 1000),
       storage: this.store.kind,
       revokedConnections: this.poller.revokedConnections,
+      awarenessClients: this.rooms.awarenessClients(),
     };
   }
 

@@ -43,18 +43,26 @@ export class Upgrades {
     const log = this.config.logger;
     if (this.stopping()) return refuseUpgrade(socket, 503, 'relay shutting down');
     let decision: Admission | { status: number; reason: string; headers?: Record<string, string> };
+    // The check's time on this thread (parsing, verifying, once the subject is known the
+    // rest of the upgrade) is charged to the subject; the HMAC itself runs in WebCrypto.
+    let started = performance.now();
+    let checking = 0;
     try {
-      decision = await admit(request, this.config.secret);
+      const deciding = admit(request, this.config.secret);
+      checking = performance.now() - started;
+      decision = await deciding;
     } catch (err) {
       log.error('upgrade failed', { error: (err as Error).message });
       return refuseUpgrade(socket, 500, 'internal error');
     }
+    started = performance.now();
     if (this.stopping()) return refuseUpgrade(socket, 503, 'relay shutting down');
     if ('status' in decision) {
       log.info('upgrade refused', { status: decision.status, reason: decision.reason, remote: request.socket.remoteAddress });
       return refuseUpgrade(socket, decision.status, decision.reason, decision.headers);
     }
     const admission = decision;
+    this.throttle.charge(admission.subject, checking + performance.now() - started);
     if (this.revoked.revokes(admission)) {
       log.info('upgrade refused', { status: 401, reason: 'token revoked', subject: admission.subject });
       return refuseUpgrade(socket, 401, 'token revoked', { 'WWW-Authenticate': 'Bearer realm="zeromem-relay", error="invalid_token"' });
@@ -79,11 +87,13 @@ export class Upgrades {
       this.coordination.releaseConnection(admission.subject, connection);
       return this.stopping() ? refuseUpgrade(socket, 503, 'relay shutting down') : undefined;
     }
-    this.wss.handleUpgrade(request, socket, head, (ws) => {
-      this.connections.serve(ws, admission, connection).catch((err: Error) => {
-        log.error('connection failed', { room: admission.room, subject: admission.subject, error: err.message });
-        ws.close(CLOSE.internalError, 'internal error');
-      });
-    });
+    this.throttle.measure(admission.subject, () =>
+      this.wss.handleUpgrade(request, socket, head, (ws) => {
+        this.connections.serve(ws, admission, connection).catch((err: Error) => {
+          log.error('connection failed', { room: admission.room, subject: admission.subject, error: err.message });
+          ws.close(CLOSE.internalError, 'internal error');
+        });
+      }),
+    );
   }
 }
