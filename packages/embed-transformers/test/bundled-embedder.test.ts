@@ -1,12 +1,12 @@
 /**
- * The default Node embedder with both bundled models: English text goes to the static
- * English model, text with Chinese characters to bge-small-zh-v1.5 (loaded on the first
+ * The default Node embedder with the bundled models: English text goes to all-MiniLM-L6-v2
+ * (or the static English model, the light choice), text with Chinese characters to bge-small-zh-v1.5 (loaded on the first
  * such text), one vector space side by side; and the seed examples of Chinese recall.
  */
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMemory } from '@zeromem/core';
-import { CHINESE_MODEL, createBundledEmbedder, createTransformersEmbedder, hasHan, routeByScript, type ScriptRoutedEmbedder, type TransformersEmbedder } from '@zeromem/embed-transformers';
+import { CHINESE_MODEL, MINILM_MODEL, createBundledEmbedder, createTransformersEmbedder, hasHan, routeByScript, type ScriptRoutedEmbedder, type TransformersEmbedder } from '@zeromem/embed-transformers';
 
 function dot(a: Float32Array, b: Float32Array): number {
   let sum = 0;
@@ -25,7 +25,7 @@ describe('createBundledEmbedder', () => {
 
   beforeAll(async () => {
     embedder = await createBundledEmbedder();
-    english = await createTransformersEmbedder();
+    english = await createTransformersEmbedder({ model: MINILM_MODEL });
   }, 60_000);
 
   afterAll(async () => {
@@ -33,26 +33,43 @@ describe('createBundledEmbedder', () => {
     await english?.dispose();
   });
 
-  it('routes by script: English into the first 128 coordinates, Chinese into the last 512; the Chinese model loads on the first Chinese text', async () => {
-    expect(embedder.dimension).toBe(128 + 512);
+  it('routes by script: English into the first 384 coordinates (all-MiniLM-L6-v2), Chinese into the last 512; the Chinese model loads on the first Chinese text', async () => {
+    expect(embedder.dimension).toBe(384 + 512);
     expect(embedder.modelId).toBe(
-      'route:han=transformers.js:bge-small-zh-v1.5;pooling=cls;prefixes=["为这个句子生成表示以用于检索相关文章：",""];dtype=q8|other=transformers.js:zeromem-static-en',
+      'route:han=transformers.js:bge-small-zh-v1.5;pooling=cls;prefixes=["为这个句子生成表示以用于检索相关文章：",""];dtype=q8|other=transformers.js:all-MiniLM-L6-v2',
     );
     const [alone] = await english.embed(['Prefers phone calls over e-mail'], 'document');
     const [routed, emoji] = await embedder.embed(['Prefers phone calls over e-mail', '📞📞'], 'document');
     expect(embedder.hanLoaded).toBe(false);
     expect(emoji).toBeNull();
-    expect(dot(routed!.subarray(0, 128), alone!)).toBeCloseTo(1, 5);
-    expect(zeroBetween(routed!, 128, 640)).toBe(true);
+    expect(dot(routed!.subarray(0, 384), alone!)).toBeCloseTo(1, 5);
+    expect(zeroBetween(routed!, 384, 896)).toBe(true);
 
     const [chinese, mixed, english2] = await embedder.embed(['用户喜欢打电话', '用户喜欢 Python', 'likes Python'], 'document');
     expect(embedder.hanLoaded).toBe(true);
     for (const vector of [chinese!, mixed!]) {
-      expect(zeroBetween(vector, 0, 128)).toBe(true);
+      expect(zeroBetween(vector, 0, 384)).toBe(true);
       expect(dot(vector, vector)).toBeCloseTo(1, 5);
     }
-    expect(zeroBetween(english2!, 128, 640)).toBe(true);
+    expect(zeroBetween(english2!, 384, 896)).toBe(true);
     expect(dot(chinese!, english2!)).toBe(0);
+  }, 60_000);
+
+  it('englishModel zeromem-static-en is the light choice: 128 English coordinates, the same Chinese ones; another name is INVALID_INPUT', async () => {
+    const light = await createBundledEmbedder({ englishModel: 'zeromem-static-en' });
+    const staticEnglish = await createTransformersEmbedder();
+    try {
+      expect(light.dimension).toBe(128 + 512);
+      expect(light.modelId).toMatch(/\|other=transformers\.js:zeromem-static-en$/);
+      const [routed] = await light.embed(['Prefers phone calls over e-mail'], 'document');
+      const [alone] = await staticEnglish.embed(['Prefers phone calls over e-mail'], 'document');
+      expect(dot(routed!.subarray(0, 128), alone!)).toBeCloseTo(1, 5);
+      expect(zeroBetween(routed!, 128, 640)).toBe(true);
+    } finally {
+      await light.dispose();
+      await staticEnglish.dispose();
+    }
+    await expect(createBundledEmbedder({ englishModel: 'bert-base' as never })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   }, 60_000);
 
   it('loads neither model when created: its modelId and dimension are known at once, the English model loads on the first English text', async () => {
@@ -61,7 +78,7 @@ describe('createBundledEmbedder', () => {
       expect(fresh.otherLoaded).toBe(false);
       expect(fresh.hanLoaded).toBe(false);
       expect(fresh.modelId).toBe(embedder.modelId);
-      expect(fresh.dimension).toBe(640);
+      expect(fresh.dimension).toBe(896);
       expect(fresh.fusionWeight).toBe(english.fusionWeight);
       const [vector] = await fresh.embed(['Prefers phone calls over e-mail'], 'query');
       expect(fresh.otherLoaded).toBe(true);

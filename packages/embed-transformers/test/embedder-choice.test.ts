@@ -10,8 +10,9 @@ const scratch = mkdtempSync(join(tmpdir(), 'zeromem-choice-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('parseEmbedderChoice', () => {
-  it('reads bundled, none, folders and model ids', () => {
+  it('reads bundled, light, none, folders and model ids', () => {
     expect(parseEmbedderChoice('bundled')).toEqual({ kind: 'bundled' });
+    expect(parseEmbedderChoice('light')).toEqual({ kind: 'light' });
     expect(parseEmbedderChoice('none')).toEqual({ kind: 'none' });
     expect(parseEmbedderChoice(scratch)).toEqual({ kind: 'path', path: scratch });
     expect(parseEmbedderChoice('./models/x')).toEqual({ kind: 'path', path: resolve('./models/x') });
@@ -41,10 +42,15 @@ describe('createEmbedderFromChoice', () => {
     await expect(createEmbedderFromChoice({ kind: 'path', path: scratch })).rejects.toMatchObject({ code: 'EMBEDDER_UNAVAILABLE' });
   }, 60_000);
 
-  it('bundled is the routed embedder of both bundled models', async () => {
+  it('bundled routes other text than Chinese to all-MiniLM-L6-v2 (384 + 512 coordinates); light to the static English model (128 + 512)', async () => {
     const bundled = await createEmbedderFromChoice({ kind: 'bundled' });
-    expect(bundled?.modelId).toMatch(/^route:han=transformers\.js:bge-small-zh-v1\.5;.*\|other=transformers\.js:zeromem-static-en$/);
-    expect(bundled?.dimension).toBe(640);
+    expect(bundled?.modelId).toMatch(/^route:han=transformers\.js:bge-small-zh-v1\.5;.*\|other=transformers\.js:all-MiniLM-L6-v2$/);
+    expect(bundled?.dimension).toBe(896);
     await bundled?.dispose();
+    const light = await createEmbedderFromChoice({ kind: 'light' });
+    expect(light?.modelId).toMatch(/^route:han=transformers\.js:bge-small-zh-v1\.5;.*\|other=transformers\.js:zeromem-static-en$/);
+    expect(light?.dimension).toBe(640);
+    expect(describeEmbedderChoice({ kind: 'light' })).toBe('light (static English model)');
+    await light?.dispose();
   }, 60_000);
 });

