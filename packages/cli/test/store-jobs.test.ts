@@ -226,7 +226,7 @@ describe('zeromem reindex', () => {
     expect(run.summary).toMatchObject({
       ok: true,
       command: 'reindex',
-      model: expect.stringMatching(/^route:han=transformers\.js:bge-small-zh-v1\.5;.*\|other=transformers\.js:zeromem-static-en$/),
+      model: expect.stringMatching(/^route:han=transformers\.js:bge-small-zh-v1\.5;.*\|other=transformers\.js:all-MiniLM-L6-v2$/),
       embedded: 300,
       pending: 0,
       interrupted: false,
