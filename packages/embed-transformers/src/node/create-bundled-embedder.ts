@@ -22,7 +22,7 @@ import { createTransformersEmbedder } from './create-transformers-embedder.ts';
 export interface BundledEmbedderOptions {
   /**
    * The model of text without Chinese characters: `'all-MiniLM-L6-v2'` (default: a 6-layer
-   * sentence transformer, 384-d, ~45 MB, ~90 MB of memory once loaded) or
+   * sentence transformer, 384-d, 45 MB, ~100 MB more memory than the static model once loaded) or
    * `'zeromem-static-en'` (the static word-vector model, 128-d, 7 MB: the light choice for
    * processes that must stay small, `--embedder light` at the doors).
    */
