@@ -256,13 +256,14 @@ describe('zeromem reindex', () => {
   it('Ctrl-C stops it cleanly; a rerun embeds the rest', { timeout: 180_000 }, async () => {
     const lines = Array.from({ length: 4000 }, (_, i) => ({ namespace: { userId: 'u1' }, content: `Order ${i}: the customer asked about the charging port and battery ${i * 3}` }));
     const dir = await storeWith(lines);
-    const first = startBuilt(['reindex', '--embedder', 'bundled'], dir);
+    // The light choice (static English model): 4,000 memories embed in seconds, so the test is about the stop, not the model.
+    const first = startBuilt(['reindex', '--embedder', 'light'], dir);
     let stderr = '';
     first.child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     for (let i = 0; i < 3000 && !/\| [1-9]\d*\/\d+ records/.test(stderr); i++) await new Promise((resolve) => setTimeout(resolve, 20));
     first.child.kill('SIGINT');
     const stopped = await first.done;
-    const rerun = await runBuilt(['reindex', '--embedder', 'bundled'], dir);
+    const rerun = await runBuilt(['reindex', '--embedder', 'light'], dir);
     expect(rerun.summary).toMatchObject({ ok: true, pending: 0 });
     if (stopped.code === 130) {
       expect(stopped.summary).toMatchObject({ ok: false, interrupted: true });
@@ -274,6 +275,6 @@ describe('zeromem reindex', () => {
       expect(stopped.summary).toMatchObject({ ok: true, embedded: 4000 });
       expect(rerun.summary.embedded).toBe(0);
     }
-    expect((await runBuilt(['reindex', '--embedder', 'bundled'], dir)).summary.embedded).toBe(0);
+    expect((await runBuilt(['reindex', '--embedder', 'light'], dir)).summary.embedded).toBe(0);
   });
 });
