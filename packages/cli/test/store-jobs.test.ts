@@ -226,7 +226,7 @@ describe('zeromem reindex', () => {
     expect(run.summary).toMatchObject({
       ok: true,
       command: 'reindex',
-      model: expect.stringMatching(/^route:han=transformers\.js:bge-small-zh-v1\.5;.*\|other=transformers\.js:all-MiniLM-L6-v2$/),
+      model: expect.stringMatching(/^route:han=transformers\.js:bge-small-zh-v1\.5;.*\|other=transformers\.js:zeromem-static-en$/),
       embedded: 300,
       pending: 0,
       interrupted: false,
@@ -256,14 +256,13 @@ describe('zeromem reindex', () => {
   it('Ctrl-C stops it cleanly; a rerun embeds the rest', { timeout: 180_000 }, async () => {
     const lines = Array.from({ length: 4000 }, (_, i) => ({ namespace: { userId: 'u1' }, content: `Order ${i}: the customer asked about the charging port and battery ${i * 3}` }));
     const dir = await storeWith(lines);
-    // The light choice (static English model): 4,000 memories embed in seconds, so the test is about the stop, not the model.
-    const first = startBuilt(['reindex', '--embedder', 'light'], dir);
+    const first = startBuilt(['reindex', '--embedder', 'bundled'], dir);
     let stderr = '';
     first.child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     for (let i = 0; i < 3000 && !/\| [1-9]\d*\/\d+ records/.test(stderr); i++) await new Promise((resolve) => setTimeout(resolve, 20));
     first.child.kill('SIGINT');
     const stopped = await first.done;
-    const rerun = await runBuilt(['reindex', '--embedder', 'light'], dir);
+    const rerun = await runBuilt(['reindex', '--embedder', 'bundled'], dir);
     expect(rerun.summary).toMatchObject({ ok: true, pending: 0 });
     if (stopped.code === 130) {
       expect(stopped.summary).toMatchObject({ ok: false, interrupted: true });
@@ -275,6 +274,6 @@ describe('zeromem reindex', () => {
       expect(stopped.summary).toMatchObject({ ok: true, embedded: 4000 });
       expect(rerun.summary.embedded).toBe(0);
     }
-    expect((await runBuilt(['reindex', '--embedder', 'light'], dir)).summary.embedded).toBe(0);
+    expect((await runBuilt(['reindex', '--embedder', 'bundled'], dir)).summary.embedded).toBe(0);
   });
 });

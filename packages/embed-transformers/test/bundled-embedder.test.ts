@@ -1,6 +1,6 @@
 /**
- * The default Node embedder with the bundled models: English text goes to all-MiniLM-L6-v2
- * (or the static English model, the light choice), text with Chinese characters to bge-small-zh-v1.5 (loaded on the first
+ * The default Node embedder with the bundled models: English text goes to the static
+ * English model (or all-MiniLM-L6-v2, the opt-in), text with Chinese characters to bge-small-zh-v1.5 (loaded on the first
  * such text), one vector space side by side; and the seed examples of Chinese recall.
  */
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
@@ -25,7 +25,7 @@ describe('createBundledEmbedder', () => {
 
   beforeAll(async () => {
     embedder = await createBundledEmbedder();
-    english = await createTransformersEmbedder({ model: MINILM_MODEL });
+    english = await createTransformersEmbedder();
   }, 60_000);
 
   afterAll(async () => {
@@ -33,44 +33,49 @@ describe('createBundledEmbedder', () => {
     await english?.dispose();
   });
 
-  it('routes by script: English into the first 384 coordinates (all-MiniLM-L6-v2), Chinese into the last 512; the Chinese model loads on the first Chinese text', async () => {
-    expect(embedder.dimension).toBe(384 + 512);
+  it('by default routes English into the first 128 coordinates (the static zeromem-static-en, 640-d in all, as before MiniLM), Chinese into the last 512; the Chinese model loads on the first Chinese text', async () => {
+    expect(embedder.dimension).toBe(128 + 512);
     expect(embedder.modelId).toBe(
-      'route:han=transformers.js:bge-small-zh-v1.5;pooling=cls;prefixes=["为这个句子生成表示以用于检索相关文章：",""];dtype=q8|other=transformers.js:all-MiniLM-L6-v2',
+      'route:han=transformers.js:bge-small-zh-v1.5;pooling=cls;prefixes=["为这个句子生成表示以用于检索相关文章：",""];dtype=q8|other=transformers.js:zeromem-static-en',
     );
     const [alone] = await english.embed(['Prefers phone calls over e-mail'], 'document');
     const [routed, emoji] = await embedder.embed(['Prefers phone calls over e-mail', '📞📞'], 'document');
     expect(embedder.hanLoaded).toBe(false);
     expect(emoji).toBeNull();
-    expect(dot(routed!.subarray(0, 384), alone!)).toBeCloseTo(1, 5);
-    expect(zeroBetween(routed!, 384, 896)).toBe(true);
+    expect(routed!.length).toBe(640);
+    expect(dot(routed!.subarray(0, 128), alone!)).toBeCloseTo(1, 5);
+    expect(zeroBetween(routed!, 128, 640)).toBe(true);
 
     const [chinese, mixed, english2] = await embedder.embed(['用户喜欢打电话', '用户喜欢 Python', 'likes Python'], 'document');
     expect(embedder.hanLoaded).toBe(true);
     for (const vector of [chinese!, mixed!]) {
-      expect(zeroBetween(vector, 0, 384)).toBe(true);
+      expect(zeroBetween(vector, 0, 128)).toBe(true);
       expect(dot(vector, vector)).toBeCloseTo(1, 5);
     }
-    expect(zeroBetween(english2!, 384, 896)).toBe(true);
+    expect(zeroBetween(english2!, 128, 640)).toBe(true);
     expect(dot(chinese!, english2!)).toBe(0);
   }, 60_000);
 
-  it('englishModel zeromem-static-en is the light choice: 128 English coordinates, the same Chinese ones; another name is INVALID_INPUT', async () => {
-    const light = await createBundledEmbedder({ englishModel: 'zeromem-static-en' });
-    const staticEnglish = await createTransformersEmbedder();
+  it('englishModel all-MiniLM-L6-v2 is the opt-in: English into the first 384 coordinates (896-d in all), Chinese into the last 512; another name is INVALID_INPUT', async () => {
+    const minilm = await createBundledEmbedder({ englishModel: MINILM_MODEL });
+    const minilmAlone = await createTransformersEmbedder({ model: MINILM_MODEL });
     try {
-      expect(light.dimension).toBe(128 + 512);
-      expect(light.modelId).toMatch(/\|other=transformers\.js:zeromem-static-en$/);
-      const [routed] = await light.embed(['Prefers phone calls over e-mail'], 'document');
-      const [alone] = await staticEnglish.embed(['Prefers phone calls over e-mail'], 'document');
-      expect(dot(routed!.subarray(0, 128), alone!)).toBeCloseTo(1, 5);
-      expect(zeroBetween(routed!, 128, 640)).toBe(true);
+      expect(minilm.dimension).toBe(384 + 512);
+      expect(minilm.modelId).toBe(
+        'route:han=transformers.js:bge-small-zh-v1.5;pooling=cls;prefixes=["为这个句子生成表示以用于检索相关文章：",""];dtype=q8|other=transformers.js:all-MiniLM-L6-v2',
+      );
+      const [routed, chinese] = await minilm.embed(['Prefers phone calls over e-mail', '用户喜欢打电话'], 'document');
+      const [alone] = await minilmAlone.embed(['Prefers phone calls over e-mail'], 'document');
+      expect(dot(routed!.subarray(0, 384), alone!)).toBeCloseTo(1, 5);
+      expect(zeroBetween(routed!, 384, 896)).toBe(true);
+      expect(zeroBetween(chinese!, 0, 384)).toBe(true);
+      expect(dot(chinese!, chinese!)).toBeCloseTo(1, 5);
     } finally {
-      await light.dispose();
-      await staticEnglish.dispose();
+      await minilm.dispose();
+      await minilmAlone.dispose();
     }
     await expect(createBundledEmbedder({ englishModel: 'bert-base' as never })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
-  }, 60_000);
+  }, 120_000);
 
   it('loads neither model when created: its modelId and dimension are known at once, the English model loads on the first English text', async () => {
     const fresh = await createBundledEmbedder();
@@ -78,7 +83,7 @@ describe('createBundledEmbedder', () => {
       expect(fresh.otherLoaded).toBe(false);
       expect(fresh.hanLoaded).toBe(false);
       expect(fresh.modelId).toBe(embedder.modelId);
-      expect(fresh.dimension).toBe(896);
+      expect(fresh.dimension).toBe(640);
       expect(fresh.fusionWeight).toBe(english.fusionWeight);
       const [vector] = await fresh.embed(['Prefers phone calls over e-mail'], 'query');
       expect(fresh.otherLoaded).toBe(true);

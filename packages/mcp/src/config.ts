@@ -41,11 +41,11 @@ Storage (on disk, kept across restarts; shared with other processes on the same 
                                        (default ~/.zeromem)
 
 Recall:
-  --embedder <choice>                  bundled (default: the offline models, all-MiniLM-L6-v2
-                                       for English, bge-small-zh-v1.5 for Chinese; recall is
-                                       hybrid: words and meaning), light (the small static
-                                       English model instead of MiniLM), none (BM25 only),
-                                       or a local model folder
+  --embedder <choice>                  bundled (default: the offline zeromem-static-en model,
+                                       recall is hybrid: words and meaning), minilm (the
+                                       same with all-MiniLM-L6-v2 for English: better
+                                       English recall, far slower), none (BM25 only), or a
+                                       local model folder
 
 Transport (default stdio):
   --http                               serve Streamable HTTP at http://<host>:<port>/mcp

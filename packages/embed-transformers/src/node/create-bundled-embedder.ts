@@ -21,10 +21,11 @@ import { createTransformersEmbedder } from './create-transformers-embedder.ts';
 /** Options of {@link createBundledEmbedder}. */
 export interface BundledEmbedderOptions {
   /**
-   * The model of text without Chinese characters: `'all-MiniLM-L6-v2'` (default: a 6-layer
-   * sentence transformer, 384-d, 45 MB, ~100 MB more memory than the static model once loaded) or
-   * `'zeromem-static-en'` (the static word-vector model, 128-d, 7 MB: the light choice for
-   * processes that must stay small, `--embedder light` at the doors).
+   * The model of text without Chinese characters: `'zeromem-static-en'` (default: the static
+   * word-vector model, 128-d, 7 MB, a short query in well under a millisecond) or
+   * `'all-MiniLM-L6-v2'` (opt-in, `--embedder minilm` at the doors: a 6-layer sentence
+   * transformer, 384-d, 45 MB, ~100 MB more memory; better English recall, but some 10-100
+   * times slower to embed, see MODEL.md).
    */
   englishModel?: typeof MINILM_MODEL | typeof DEFAULT_MODEL;
 }
@@ -39,9 +40,9 @@ const ENGLISH_MODELS = {
  * The default embedder of every zeromem door in Node: bundled models routed by script. A
  * text with a Chinese (Han) character is embedded by `bge-small-zh-v1.5` (BAAI, 512-d,
  * quantized ONNX; a query gets BGE's retrieval instruction and is read from its last 128
- * characters), any other text by the English model: `all-MiniLM-L6-v2` (384-d sentence
- * transformer) by default, or the static `zeromem-static-en` (128-d) with
- * `englishModel: 'zeromem-static-en'`. One vector space holds both side by side (see
+ * characters), any other text by the English model: the static `zeromem-static-en` (128-d) by
+ * default, or the sentence transformer `all-MiniLM-L6-v2` (384-d) with
+ * `englishModel: 'all-MiniLM-L6-v2'`. One vector space holds both side by side (see
  * {@link routeByScript}), so recall searches both at once. No model is loaded here (each
  * loads on the first text that needs it): a memory opened with it is ready at once, and a
  * model that fails to load fails its first embed or recall with EMBEDDER_UNAVAILABLE
@@ -58,7 +59,7 @@ const ENGLISH_MODELS = {
  * await memory.remember({ namespace: user, content: 'Prefers phone calls over e-mail' });
  * await memory.whenEmbedded(); // each model loads at its first text
  * const { hits } = await memory.recall(user, '寄东西用什么公司');
- * console.log(embedder.dimension, hits[0]?.record.content); // 896 用户偏好圆通快递
+ * console.log(embedder.dimension, hits[0]?.record.content); // 640 用户偏好圆通快递
  * await memory.close();
  * await embedder.dispose();
  * @throws ZeromemError EMBEDDER_UNAVAILABLE when a bundled model's files are missing (a
@@ -66,9 +67,9 @@ const ENGLISH_MODELS = {
  *   INVALID_INPUT for an unknown `englishModel`
  */
 export async function createBundledEmbedder(options: BundledEmbedderOptions = {}): Promise<ScriptRoutedEmbedder> {
-  const englishModel = options.englishModel ?? MINILM_MODEL;
+  const englishModel = options.englishModel ?? DEFAULT_MODEL;
   const englishSpec = Object.hasOwn(ENGLISH_MODELS, englishModel) ? ENGLISH_MODELS[englishModel] : undefined;
-  if (!englishSpec) throw invalidOption('englishModel', `must be "${MINILM_MODEL}" or "${DEFAULT_MODEL}"`);
+  if (!englishSpec) throw invalidOption('englishModel', `must be "${DEFAULT_MODEL}" or "${MINILM_MODEL}"`);
   const models = bundledModelsDir();
   requireFile(
     join(models, englishModel, 'onnx', 'model.onnx'),
