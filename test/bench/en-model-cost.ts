@@ -1,11 +1,11 @@
 /**
- * What the English model of the bundled Node embedder costs: `light` (zeromem-static-en,
- * 128-d static) against `bundled` (all-MiniLM-L6-v2, 384-d, 6-layer transformer), each in
+ * What the English model of the bundled Node embedder costs: `bundled` (its default,
+ * zeromem-static-en, 128-d static) against `minilm` (the opt-in all-MiniLM-L6-v2, 384-d, 6-layer transformer), each in
  * its own Node process (load time and resident memory are per process), taking turns:
  *
  *   npx tsx --conditions=development test/bench/en-model-cost.ts [memories=10000] [rounds=2]
  *
- * Per process (`... en-model-cost.ts --side light|bundled N`):
+ * Per process (`... en-model-cost.ts --side bundled|minilm N`):
  *  - the first English text (loads the English model: the load time), resident memory before and after;
  *  - one short query's embedding (~8 words), p50 over 30 after warm-up;
  *  - background embedding: `remember` of N English memories (8-24 words, ~50-150
@@ -52,7 +52,7 @@ async function p50(samples: number, run: (i: number) => Promise<unknown>): Promi
   return summarize(times).p50;
 }
 
-async function measure(side: 'light' | 'bundled', n: number): Promise<Record<string, unknown>> {
+async function measure(side: 'bundled' | 'minilm', n: number): Promise<Record<string, unknown>> {
   const load = [loadavg()[0]];
   const rssBeforeMB = Math.round(process.memoryUsage().rss / 1e6);
   const embedder = (await createEmbedderFromChoice({ kind: side }))!;
@@ -92,21 +92,21 @@ async function measure(side: 'light' | 'bundled', n: number): Promise<Record<str
 
 const sideAt = process.argv.indexOf('--side');
 if (sideAt >= 0) {
-  const side = process.argv[sideAt + 1] as 'light' | 'bundled';
+  const side = process.argv[sideAt + 1] as 'bundled' | 'minilm';
   console.log(JSON.stringify(await measure(side, Number(process.argv[sideAt + 2]))));
 } else {
   const n = Number(process.argv[2] ?? 10_000);
   const rounds = Number(process.argv[3] ?? 2);
   const runs: Array<Record<string, number | string>> = [];
   for (let round = 0; round < rounds; round++) {
-    for (const side of round % 2 ? ['bundled', 'light'] : ['light', 'bundled']) {
+    for (const side of round % 2 ? ['minilm', 'bundled'] : ['bundled', 'minilm']) {
       const line = execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--side', side, String(n)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
       const run = JSON.parse(line.trim().split('\n').pop()!) as Record<string, number | string>;
       console.log(JSON.stringify(run));
       runs.push(run);
     }
   }
-  for (const side of ['light', 'bundled']) {
+  for (const side of ['bundled', 'minilm']) {
     const mine = runs.filter((run) => run.side === side);
     const keys = ['firstEnglishMs', 'queryEmbedMs', 'memoriesPerSecond', 'recallP50Ms', 'rssLoadedMB', 'rssEndMB'];
     console.log(JSON.stringify({ side, median: Object.fromEntries(keys.map((key) => [key, median(mine.map((run) => Number(run[key])))])) }));
