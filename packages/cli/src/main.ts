@@ -88,6 +88,7 @@ Options:
                          are always written so @10 metrics are defined). Default 10.
   --embedder <which>     bundled (default): the offline models of @zeromem/embed-transformers
                          (bge-small-zh-v1.5 for Chinese text, zeromem-static-en for the rest);
+                         minilm: the same with all-MiniLM-L6-v2 for English (slower);
                          none: BM25 only; or a local model path or a model id
   --weights <list>       recall weights, e.g. text=0.6,vector=0.4 (keys: ${Object.keys(DEFAULT_WEIGHTS).join(', ')})
   --limit-queries <n>    rank and score only the first n queries (quick runs)
@@ -202,7 +203,7 @@ export function parseEvalArgs(args: readonly string[]): Omit<EvalOptions, 'stdou
   const k = values.k === undefined ? 10 : wholeNumber('--k', values.k, 1, 1000);
   const limitQueries = values['limit-queries'] === undefined ? undefined : wholeNumber('--limit-queries', values['limit-queries'], 1, Number.MAX_SAFE_INTEGER);
   const embedderValue = values.embedder ?? 'bundled';
-  if (embedderValue.trim() === '') throw new UsageError('--embedder must be bundled, none, a model path or a model id');
+  if (embedderValue.trim() === '') throw new UsageError('--embedder must be bundled, minilm, none, a model path or a model id');
   const result: Omit<EvalOptions, 'stdout' | 'stderr'> = {
     memories,
     queries,

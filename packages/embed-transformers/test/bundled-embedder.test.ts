@@ -1,12 +1,12 @@
 /**
- * The default Node embedder with both bundled models: English text goes to the static
- * English model, text with Chinese characters to bge-small-zh-v1.5 (loaded on the first
+ * The default Node embedder with the bundled models: English text goes to the static
+ * English model (or all-MiniLM-L6-v2, the opt-in), text with Chinese characters to bge-small-zh-v1.5 (loaded on the first
  * such text), one vector space side by side; and the seed examples of Chinese recall.
  */
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openMemory } from '@zeromem/core';
-import { CHINESE_MODEL, createBundledEmbedder, createTransformersEmbedder, hasHan, routeByScript, type ScriptRoutedEmbedder, type TransformersEmbedder } from '@zeromem/embed-transformers';
+import { CHINESE_MODEL, MINILM_MODEL, createBundledEmbedder, createTransformersEmbedder, hasHan, routeByScript, type ScriptRoutedEmbedder, type TransformersEmbedder } from '@zeromem/embed-transformers';
 
 function dot(a: Float32Array, b: Float32Array): number {
   let sum = 0;
@@ -33,7 +33,7 @@ describe('createBundledEmbedder', () => {
     await english?.dispose();
   });
 
-  it('routes by script: English into the first 128 coordinates, Chinese into the last 512; the Chinese model loads on the first Chinese text', async () => {
+  it('by default routes English into the first 128 coordinates (the static zeromem-static-en, 640-d in all, as before MiniLM), Chinese into the last 512; the Chinese model loads on the first Chinese text', async () => {
     expect(embedder.dimension).toBe(128 + 512);
     expect(embedder.modelId).toBe(
       'route:han=transformers.js:bge-small-zh-v1.5;pooling=cls;prefixes=["为这个句子生成表示以用于检索相关文章：",""];dtype=q8|other=transformers.js:zeromem-static-en',
@@ -42,6 +42,7 @@ describe('createBundledEmbedder', () => {
     const [routed, emoji] = await embedder.embed(['Prefers phone calls over e-mail', '📞📞'], 'document');
     expect(embedder.hanLoaded).toBe(false);
     expect(emoji).toBeNull();
+    expect(routed!.length).toBe(640);
     expect(dot(routed!.subarray(0, 128), alone!)).toBeCloseTo(1, 5);
     expect(zeroBetween(routed!, 128, 640)).toBe(true);
 
@@ -54,6 +55,27 @@ describe('createBundledEmbedder', () => {
     expect(zeroBetween(english2!, 128, 640)).toBe(true);
     expect(dot(chinese!, english2!)).toBe(0);
   }, 60_000);
+
+  it('englishModel all-MiniLM-L6-v2 is the opt-in: English into the first 384 coordinates (896-d in all), Chinese into the last 512; another name is INVALID_INPUT', async () => {
+    const minilm = await createBundledEmbedder({ englishModel: MINILM_MODEL });
+    const minilmAlone = await createTransformersEmbedder({ model: MINILM_MODEL });
+    try {
+      expect(minilm.dimension).toBe(384 + 512);
+      expect(minilm.modelId).toBe(
+        'route:han=transformers.js:bge-small-zh-v1.5;pooling=cls;prefixes=["为这个句子生成表示以用于检索相关文章：",""];dtype=q8|other=transformers.js:all-MiniLM-L6-v2',
+      );
+      const [routed, chinese] = await minilm.embed(['Prefers phone calls over e-mail', '用户喜欢打电话'], 'document');
+      const [alone] = await minilmAlone.embed(['Prefers phone calls over e-mail'], 'document');
+      expect(dot(routed!.subarray(0, 384), alone!)).toBeCloseTo(1, 5);
+      expect(zeroBetween(routed!, 384, 896)).toBe(true);
+      expect(zeroBetween(chinese!, 0, 384)).toBe(true);
+      expect(dot(chinese!, chinese!)).toBeCloseTo(1, 5);
+    } finally {
+      await minilm.dispose();
+      await minilmAlone.dispose();
+    }
+    await expect(createBundledEmbedder({ englishModel: 'bert-base' as never })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  }, 120_000);
 
   it('loads neither model when created: its modelId and dimension are known at once, the English model loads on the first English text', async () => {
     const fresh = await createBundledEmbedder();

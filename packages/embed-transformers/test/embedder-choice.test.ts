@@ -10,8 +10,10 @@ const scratch = mkdtempSync(join(tmpdir(), 'zeromem-choice-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('parseEmbedderChoice', () => {
-  it('reads bundled, none, folders and model ids', () => {
+  it('reads bundled, minilm, none, folders and model ids', () => {
     expect(parseEmbedderChoice('bundled')).toEqual({ kind: 'bundled' });
+    expect(parseEmbedderChoice('minilm')).toEqual({ kind: 'minilm' });
+    expect(parseEmbedderChoice('light')).toEqual({ kind: 'model', model: 'light' });
     expect(parseEmbedderChoice('none')).toEqual({ kind: 'none' });
     expect(parseEmbedderChoice(scratch)).toEqual({ kind: 'path', path: scratch });
     expect(parseEmbedderChoice('./models/x')).toEqual({ kind: 'path', path: resolve('./models/x') });
@@ -41,10 +43,15 @@ describe('createEmbedderFromChoice', () => {
     await expect(createEmbedderFromChoice({ kind: 'path', path: scratch })).rejects.toMatchObject({ code: 'EMBEDDER_UNAVAILABLE' });
   }, 60_000);
 
-  it('bundled is the routed embedder of both bundled models', async () => {
+  it('bundled routes other text than Chinese to the static English model (128 + 512 coordinates, as on main); minilm to all-MiniLM-L6-v2 (384 + 512)', async () => {
     const bundled = await createEmbedderFromChoice({ kind: 'bundled' });
     expect(bundled?.modelId).toMatch(/^route:han=transformers\.js:bge-small-zh-v1\.5;.*\|other=transformers\.js:zeromem-static-en$/);
     expect(bundled?.dimension).toBe(640);
     await bundled?.dispose();
+    const minilm = await createEmbedderFromChoice(parseEmbedderChoice('minilm'));
+    expect(minilm?.modelId).toMatch(/^route:han=transformers\.js:bge-small-zh-v1\.5;.*\|other=transformers\.js:all-MiniLM-L6-v2$/);
+    expect(minilm?.dimension).toBe(896);
+    expect(describeEmbedderChoice({ kind: 'minilm' })).toBe('minilm (bundled, English by all-MiniLM-L6-v2)');
+    await minilm?.dispose();
   }, 60_000);
 });

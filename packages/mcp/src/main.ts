@@ -95,8 +95,8 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
 /**
  * The embedder `--embedder` names, read by the parser every door shares
  * (`parseEmbedderChoice` of `@zeromem/embed-transformers`): `bundled` (the offline English
- * static model and, for text with Chinese characters, the bundled Chinese model), `none`
- * (BM25 only), or a local model folder or model id. Nothing is ever downloaded; the ONNX
+ * static model and, for text with Chinese characters, the bundled Chinese model), `minilm` (the
+ * same with the English sentence model all-MiniLM-L6-v2), `none` (BM25 only), or a local model folder or model id. Nothing is ever downloaded; the ONNX
  * runtime is loaded only when asked for.
  */
 async function loadEmbedder(choice: string): Promise<Embedder | undefined> {

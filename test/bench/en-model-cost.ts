@@ -1,0 +1,114 @@
+/**
+ * What the English model of the bundled Node embedder costs: `bundled` (its default,
+ * zeromem-static-en, 128-d static) against `minilm` (the opt-in all-MiniLM-L6-v2, 384-d, 6-layer transformer), each in
+ * its own Node process (load time and resident memory are per process), taking turns:
+ *
+ *   npx tsx --conditions=development test/bench/en-model-cost.ts [memories=10000] [rounds=2]
+ *
+ * Per process (`... en-model-cost.ts --side bundled|minilm N`):
+ *  - the first English text (loads the English model: the load time), resident memory before and after;
+ *  - one short query's embedding (~8 words), p50 over 30 after warm-up;
+ *  - background embedding: `remember` of N English memories (8-24 words, ~50-150
+ *    characters), then `whenEmbedded()`; memories per second;
+ *  - `recall` p50 over 60 distinct queries at N memories, k = 10 (the query's embedding included);
+ *  - resident memory at the end.
+ * Synthetic text from a fixed word list and a seeded PRNG. Prints one JSON line per process
+ * with the load average before and after; the driver prints the medians per side.
+ */
+import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
+import { execFileSync } from 'node:child_process';
+import { loadavg } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { openMemory } from '../../packages/core/src/index.ts';
+import { createEmbedderFromChoice } from '../../packages/embed-transformers/src/index.ts';
+import { prng } from './prng.ts';
+import { median, summarize } from './stats.ts';
+
+const WORDS = (
+  'user prefers phone calls email morning evening weekend coffee tea doctor appointment dentist ' +
+  'flight hotel trip paris lyon berlin sister brother mother daughter son wife husband dog cat ' +
+  'birthday gift concert guitar cello piano marathon running swimming gym yoga recipe pasta ' +
+  'vegetarian allergy peanuts project deadline meeting manager salary laptop phone repair car ' +
+  'insurance rent apartment garden moved bought visited booked cancelled likes hates wants ' +
+  'the a on in at for with from about last next every since because after before new old'
+).split(' ');
+
+function sentences(seed: number, count: number, min: number, max: number): string[] {
+  const random = prng(seed);
+  return Array.from({ length: count }, () => {
+    const length = min + Math.floor(random() * (max - min + 1));
+    return Array.from({ length }, () => WORDS[Math.floor(random() * WORDS.length)]!).join(' ');
+  });
+}
+
+async function p50(samples: number, run: (i: number) => Promise<unknown>): Promise<number> {
+  for (let i = 0; i < 3; i++) await run(i);
+  const times: number[] = [];
+  for (let i = 0; i < samples; i++) {
+    const start = performance.now();
+    await run(i + 3);
+    times.push(performance.now() - start);
+  }
+  return summarize(times).p50;
+}
+
+async function measure(side: 'bundled' | 'minilm', n: number): Promise<Record<string, unknown>> {
+  const load = [loadavg()[0]];
+  const rssBeforeMB = Math.round(process.memoryUsage().rss / 1e6);
+  const embedder = (await createEmbedderFromChoice({ kind: side }))!;
+  let started = performance.now();
+  await embedder.embed(['Prefers phone calls over e-mail'], 'document');
+  const firstEnglishMs = Math.round(performance.now() - started);
+  const rssLoadedMB = Math.round(process.memoryUsage().rss / 1e6);
+  const queries = sentences(7, 100, 6, 10);
+  const queryEmbedMs = await p50(30, (i) => embedder.embed([queries[i % queries.length]!], 'query'));
+
+  const memory = await openMemory({ name: `en-cost-${side}`, embedder, indexedDB: new IDBFactory(), IDBKeyRange });
+  const ns = { userId: 'bench' };
+  const texts = sentences(11, n, 8, 24);
+  started = performance.now();
+  for (let i = 0; i < n; i += 500) await memory.rememberMany(texts.slice(i, i + 500).map((content) => ({ namespace: ns, content })));
+  await memory.whenEmbedded();
+  const embedAllMs = performance.now() - started;
+  const recallP50Ms = await p50(60, (i) => memory.recall(ns, queries[(i + 30) % queries.length]!, { k: 10, trackAccess: false }));
+  await memory.close();
+  await embedder.dispose();
+  load.push(loadavg()[0]);
+  return {
+    side,
+    embedder: embedder.modelId,
+    dimension: embedder.dimension,
+    memories: n,
+    firstEnglishMs,
+    queryEmbedMs,
+    memoriesPerSecond: Math.round(n / (embedAllMs / 1000)),
+    recallP50Ms,
+    rssBeforeMB,
+    rssLoadedMB,
+    rssEndMB: Math.round(process.memoryUsage().rss / 1e6),
+    load,
+  };
+}
+
+const sideAt = process.argv.indexOf('--side');
+if (sideAt >= 0) {
+  const side = process.argv[sideAt + 1] as 'bundled' | 'minilm';
+  console.log(JSON.stringify(await measure(side, Number(process.argv[sideAt + 2]))));
+} else {
+  const n = Number(process.argv[2] ?? 10_000);
+  const rounds = Number(process.argv[3] ?? 2);
+  const runs: Array<Record<string, number | string>> = [];
+  for (let round = 0; round < rounds; round++) {
+    for (const side of round % 2 ? ['minilm', 'bundled'] : ['bundled', 'minilm']) {
+      const line = execFileSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), '--side', side, String(n)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+      const run = JSON.parse(line.trim().split('\n').pop()!) as Record<string, number | string>;
+      console.log(JSON.stringify(run));
+      runs.push(run);
+    }
+  }
+  for (const side of ['bundled', 'minilm']) {
+    const mine = runs.filter((run) => run.side === side);
+    const keys = ['firstEnglishMs', 'queryEmbedMs', 'memoriesPerSecond', 'recallP50Ms', 'rssLoadedMB', 'rssEndMB'];
+    console.log(JSON.stringify({ side, median: Object.fromEntries(keys.map((key) => [key, median(mine.map((run) => Number(run[key])))])) }));
+  }
+}
