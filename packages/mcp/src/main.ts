@@ -66,7 +66,6 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
     );
   }
   const recall = embedder ? 'hybrid' : 'BM25 only';
-  const serverFor = () => createMemoryServer({ memory, namespace: config.namespace });
 
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
@@ -74,11 +73,12 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
   process.once('SIGTERM', stop);
   let closeTransport: () => Promise<void>;
   if (config.transport === 'http') {
-    const endpoint = await startHttpServer({ ...config.http!, serverFor });
+    // Stateless: each request has its own server, with nothing to send change notifications on.
+    const endpoint = await startHttpServer({ ...config.http!, serverFor: () => createMemoryServer({ memory, namespace: config.namespace, watch: false }) });
     log(`serving ${endpoint.url} for namespace ${JSON.stringify(config.namespace)} (recall: ${recall})`);
     closeTransport = endpoint.close;
   } else {
-    const server = serverFor();
+    const server = createMemoryServer({ memory, namespace: config.namespace });
     const transport = new StdioServerTransport();
     transport.onclose = stop;
     process.stdin.once('end', stop);
