@@ -1,7 +1,9 @@
 /**
  * Runs the examples of the README and of every package README: each ```ts block (a block
  * marked ```ts <word>, e.g. `ts browser-skip`, is shown, not run) as a module of its own,
- * on an empty IndexedDB. A `console.log(...)` line that ends in a `// comment` must print
+ * in order, on the IndexedDB the README's examples before it left (empty at its first): a
+ * reader runs them one after another, so each must stand on its own (its own store, or
+ * what it prints unchanged by the others'). A `console.log(...)` line that ends in a `// comment` must print
  * exactly that comment, where `…` stands for any text; a log line without a comment is
  * not checked.
  */
@@ -42,7 +44,7 @@ describe('README examples', () => {
     const name = relative(root, readme);
     for (const [index, block] of codeBlocks(readFileSync(readme, 'utf8')).entries()) {
       it(`runs the example at ${name}:${block.line}`, { timeout: 60_000 }, async () => {
-        await runChecked(block.code, join(outDir, `${name.replaceAll('/', '-')}-${index}.ts`));
+        await runChecked(block.code, join(outDir, `${name.replaceAll('/', '-')}-${index}.ts`), { keep: index > 0 });
       });
     }
   }

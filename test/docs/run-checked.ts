@@ -29,10 +29,12 @@ export async function emptyIndexedDb(): Promise<void> {
 /**
  * Writes `source` (with its checked logs rewritten) to `file`, imports it with console.log
  * and console.warn silenced, and expects every checked line to have run and printed what its
- * comment says. Returns how many lines were checked.
+ * comment says. Returns how many lines were checked. `keep`: on the IndexedDB as the
+ * examples before left it (as a reader who runs a README's examples in order has it),
+ * instead of an empty one.
  */
-export async function runChecked(source: string, file: string): Promise<number> {
-  await emptyIndexedDb();
+export async function runChecked(source: string, file: string, options: { keep?: boolean } = {}): Promise<number> {
+  if (!options.keep) await emptyIndexedDb();
   const { code, expected } = checkedLogs(source);
   mkdirSync(dirname(file), { recursive: true });
   writeFileSync(file, `${code}\nexport {};\n`);

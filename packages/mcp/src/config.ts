@@ -41,11 +41,12 @@ Storage (on disk, kept across restarts; shared with other processes on the same 
                                        (default ~/.zeromem)
 
 Recall:
-  --embedder <choice>                  bundled (default: the offline zeromem-static-en model,
-                                       recall is hybrid: words and meaning), minilm (the
-                                       same with all-MiniLM-L6-v2 for English: better
-                                       English recall, far slower), none (BM25 only), or a
-                                       local model folder
+  --embedder <choice>                  bundled (default: the offline models, zeromem-static-en
+                                       for English and bge-small-zh-v1.5 for text with Chinese
+                                       characters; recall is hybrid: words and meaning),
+                                       minilm (the same with all-MiniLM-L6-v2 for English:
+                                       better English recall, far slower), none (BM25 only),
+                                       or a local model folder
 
 Transport (default stdio):
   --http                               serve Streamable HTTP at http://<host>:<port>/mcp

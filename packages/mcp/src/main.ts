@@ -66,7 +66,6 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
     );
   }
   const recall = embedder ? 'hybrid' : 'BM25 only';
-  const serverFor = () => createMemoryServer({ memory, namespace: config.namespace });
 
   let stop!: () => void;
   const stopped = new Promise<void>((resolve) => (stop = resolve));
@@ -76,11 +75,12 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
   let failed = () => false;
   if (config.transport === 'http') {
     const { startHttpServer } = await import('./http.ts');
-    const endpoint = await startHttpServer({ ...config.http!, serverFor });
+    // Stateless: each request has its own server, with nothing to send change notifications on.
+    const endpoint = await startHttpServer({ ...config.http!, serverFor: () => createMemoryServer({ memory, namespace: config.namespace, watch: false }) });
     log(`serving ${endpoint.url} for namespace ${JSON.stringify(config.namespace)} (recall: ${recall})`);
     closeTransport = endpoint.close;
   } else {
-    const stdio = await serveStdio(serverFor(), { log, stop });
+    const stdio = await serveStdio(createMemoryServer({ memory, namespace: config.namespace }), { log, stop });
     log(`ready on stdio for namespace ${JSON.stringify(config.namespace)} (recall: ${recall})`);
     closeTransport = stdio.close;
     failed = stdio.failed;

@@ -12,6 +12,12 @@ export interface MemoryServerOptions {
   namespace: Namespace;
   /** Who acts, for zeromem's audit log. Default `"mcp"`. */
   actor?: string;
+  /**
+   * Tell the client when memories change (resource subscriptions and list changes), from
+   * the client's initialization until the connection closes. Default `true`; `false` for a
+   * stateless transport, which has no channel to send them on.
+   */
+  watch?: boolean;
 }
 
 /** The server's name and version as clients see them. */
@@ -27,6 +33,6 @@ export function createMemoryServer(options: MemoryServerOptions): McpServer {
     instructions: 'Long-term memory for this user. Search it (search_memories, build_context) before answering questions about the user; store durable facts with add_memory, and facts that replace earlier ones (how to reach the user, where they live) with set_fact under a stable key; get_profile gives the facts that hold now; delete only when the user asks.',
   });
   registerMemoryTools(server, bound);
-  registerMemoryResources(server, bound.memory, bound.namespace);
+  registerMemoryResources(server, bound.memory, bound.namespace, options.watch ?? true);
   return server;
 }

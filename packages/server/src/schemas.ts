@@ -29,13 +29,18 @@ function TimeParam(name: string, description: string) {
     .openapi({ param: { name, in: 'query' }, description: `${description}: epoch milliseconds or an ISO 8601 string.`, example: '2026-03-04' });
 }
 
-/** A boolean query parameter: `true` or `false`. */
+/**
+ * A boolean query parameter: `true` or `false`. It arrives as text and is checked as one of
+ * those two words, but is declared `type: boolean` (how a boolean is written in a query
+ * string), so generated clients (openapi-typescript, openapi-fetch) take a boolean, not
+ * `"true" | "false"`.
+ */
 function BooleanParam(name: string, description: string) {
   return z
     .enum(['true', 'false'])
     .transform((text) => text === 'true')
     .optional()
-    .openapi({ param: { name, in: 'query' }, description: `${description} (default false).` });
+    .openapi({ param: { name, in: 'query' }, type: 'boolean', description: `${description} (default false).` });
 }
 
 /** Namespace fields as query parameters (GET and DELETE requests). */

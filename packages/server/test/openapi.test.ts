@@ -63,7 +63,9 @@ const refused = await api.GET('/v1/memories/{id}', { params: { path: { id: 'no-s
 await api.POST('/v1/memories', { body: { namespace, key: 'contact.channel', content: 'Mr Wang prefers e-mail', validFrom: '2026-03-04' } });
 const profile = await api.GET('/v1/profile', { params: { query: { userId: 'wang', agentId: 'after-sales' } } });
 const fact: string | undefined = profile.data?.profile[0]?.key;
-console.log(JSON.stringify({ added: added.response.status, id, top, listed: listed.data?.items.length, refused: refused.error?.error.code, fact }));
+// A boolean query parameter takes a boolean (openapi-fetch writes it as "true").
+const versions = await api.GET('/v1/memories', { params: { query: { userId: 'wang', agentId: 'after-sales', key: 'contact.channel', includeClosed: true } } });
+console.log(JSON.stringify({ added: added.response.status, id, top, listed: listed.data?.items.length, refused: refused.error?.error.code, fact, versions: versions.data?.items.length }));
 `,
     );
     writeFileSync(
@@ -75,6 +77,6 @@ console.log(JSON.stringify({ added: added.response.status, id, top, listed: list
       throw new Error(`the generated client does not type-check:\n${err.stdout}`);
     });
     const { stdout } = await run(join(root, 'node_modules', '.bin', 'tsx'), [join(generated, 'client.ts')]);
-    expect(JSON.parse(stdout)).toEqual({ added: 201, id: expect.any(String), top: 'Mr Wang prefers phone calls after six', listed: 1, refused: 'NOT_FOUND', fact: 'contact.channel' });
+    expect(JSON.parse(stdout)).toEqual({ added: 201, id: expect.any(String), top: 'Mr Wang prefers phone calls after six', listed: 1, refused: 'NOT_FOUND', fact: 'contact.channel', versions: 1 });
   });
 });
