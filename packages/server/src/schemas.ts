@@ -337,7 +337,7 @@ export const BuiltContextSchema = z
         included: z.array(z.object({ layer: LayerName, id: z.string(), score: z.number().nullable(), tokens: z.number().int(), truncated: z.boolean() }).strict()),
         dropped: z.array(
           z
-            .object({ layer: LayerName, id: z.string(), score: z.number().nullable(), tokens: z.number().int(), reason: z.enum(['quota', 'budget', 'duplicate']), duplicateOf: z.string().optional() })
+            .object({ layer: LayerName, id: z.string(), score: z.number().nullable(), tokens: z.number().int(), reason: z.enum(['quota', 'budget', 'duplicate']), detail: z.string(), duplicateOf: z.string().optional() })
             .strict(),
         ),
         fullHistoryTokens: z.number().int().nullable(),
