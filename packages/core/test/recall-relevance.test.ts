@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_MIN_RELEVANCE } from '../src/index.ts';
 import { Bm25Index } from '../src/index/bm25-index.ts';
+import { VectorIndex } from '../src/index/vector-index.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
 import { expectCode, openTestMemory } from './helpers.ts';
 
@@ -101,6 +102,27 @@ describe('recall: absolute relevance and "nothing relevant"', () => {
     // "cello" now weighs what a word of no memory weighs (df 0 among the 1 left).
     expect(after.possible).toBeCloseTo(Math.log(1 + 1.5 / 0.5), 12);
     expect(index.search('cello', 10)).toEqual([]);
+  });
+
+  it("measures the background on every pair of a small index, and again once it grew by more than an eighth", () => {
+    const index = new VectorIndex(3);
+    const unit = (x: number, y: number, z: number) => {
+      const n = Math.hypot(x, y, z);
+      return new Float32Array([x / n, y / n, z / n]);
+    };
+    const vectors = [unit(1, 0, 0), unit(0, 1, 0), unit(1, 1, 0), unit(0, 0, 1), unit(1, 1, 1)];
+    expect(index.background()).toBeNull();
+    vectors.forEach((v, i) => index.set(`m${i}`, v));
+    const cosines: number[] = [];
+    for (let i = 0; i < vectors.length; i++) for (let j = i + 1; j < vectors.length; j++) cosines.push(vectors[i]!.reduce((sum, x, d) => sum + x * vectors[j]![d]!, 0));
+    const mean = cosines.reduce((a, b) => a + b, 0) / cosines.length;
+    const sd = Math.sqrt(cosines.reduce((a, c) => a + (c - mean) ** 2, 0) / cosines.length);
+    const measured = index.background()!;
+    expect(measured.pairs).toBe(10);
+    expect(measured.mean).toBeCloseTo(mean, 6);
+    expect(measured.sd).toBeCloseTo(sd, 6);
+    index.set('m5', unit(1, 0, 1));
+    expect(index.background()!.pairs).toBe(15); // 6 is more than 5 + 5/8: measured again
   });
 
   it.each([-0.1, 1.5, Number.NaN, '0.5', null])('refuses minRelevance %s', async (minRelevance) => {
