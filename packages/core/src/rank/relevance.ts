@@ -55,7 +55,7 @@ export interface SemanticEvidence {
 export interface RelevanceEvidence {
   /** Null when the memory shares no word with the query. */
   lexical: LexicalEvidence | null;
-  /** Null without vectors (no embedder, not embedded yet, or too few vectors to measure the background). */
+  /** Null without vectors (no embedder, or not embedded yet). */
   semantic: SemanticEvidence | null;
   /** `1 − (1 − lexical.share)(1 − semantic.share)`, 0..1. */
   relevance: number;
@@ -67,9 +67,15 @@ export function lexicalEvidence(matched: number, possible: number): LexicalEvide
   return { matched, possible, share: Math.min(1, matched / possible) };
 }
 
-/** Semantic evidence of a cosine against the namespace's background of `searched` vectors. */
+/**
+ * Semantic evidence of a cosine against the namespace's background of `searched` vectors.
+ * A namespace too small to measure one (fewer than 3 vectors) has nothing to stand above:
+ * there the cosine itself, 0 as the floor, is the share (reported as mean 0, sd 1), so the
+ * first memories of a store are found by meaning as before.
+ */
 export function semanticEvidence(cosine: number, background: CosineBackground | null, searched: number): SemanticEvidence | null {
-  if (!background || searched < 1) return null;
+  if (searched < 1) return null;
+  if (!background) return { cosine, mean: 0, sd: 1, z: cosine, searched, share: Math.min(1, Math.max(0, cosine)) };
   const z = (cosine - background.mean) / background.sd;
   // Φ(z)^N = exp(N·ln(1 − tail)); the tail from erfc keeps precision far out.
   const tail = 0.5 * erfc(z / Math.SQRT2);
