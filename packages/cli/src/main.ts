@@ -91,6 +91,8 @@ Options:
                          minilm: the same with all-MiniLM-L6-v2 for English (slower);
                          none: BM25 only; or a local model path or a model id
   --weights <list>       recall weights, e.g. text=0.6,vector=0.4 (keys: ${Object.keys(DEFAULT_WEIGHTS).join(', ')})
+  --min-relevance <x>    recall's relevance floor, 0..1 (default: recall's, 0.01); 0 keeps every hit
+                         and tops short lists up with the newest memories, as before the floor
   --limit-queries <n>    rank and score only the first n queries (quick runs)
   --strict               exit 1 when some memories could not be stored (they are always reported)
   -h, --help             show this help
@@ -181,6 +183,7 @@ export function parseEvalArgs(args: readonly string[]): Omit<EvalOptions, 'stdou
         embedder: { type: 'string' },
         weights: { type: 'string' },
         'limit-queries': { type: 'string' },
+        'min-relevance': { type: 'string' },
         strict: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -214,6 +217,11 @@ export function parseEvalArgs(args: readonly string[]): Omit<EvalOptions, 'stdou
   };
   if (values.weights !== undefined) result.weights = parseWeights(values.weights);
   if (limitQueries !== undefined) result.limitQueries = limitQueries;
+  if (values['min-relevance'] !== undefined) {
+    const floor = Number(values['min-relevance']);
+    if (values['min-relevance'].trim() === '' || !(floor >= 0 && floor <= 1)) throw new UsageError(`--min-relevance must be a number from 0 to 1, got "${values['min-relevance']}"`);
+    result.minRelevance = floor;
+  }
   return result;
 }
 

@@ -20,7 +20,7 @@ const ndcgQ2 = (1 + 1 / Math.log2(4)) / (1 + 1 / Math.log2(3)); // gold a3, a2 a
 describe('zeromem eval, end to end as a child process (--embedder none)', () => {
   it('replays gzip and plain memories, writes the run and prints the metrics', { timeout: 120_000 }, async () => {
     const outGz = join(fixture.dir, 'out', 'run-gz.jsonl');
-    const gz = await runCli(['eval', '--memories', fixture.memoriesGz, '--queries', fixture.queries, '--out', outGz, '--embedder', 'none']);
+    const gz = await runCli(['eval', '--memories', fixture.memoriesGz, '--queries', fixture.queries, '--out', outGz, '--embedder', 'none', '--min-relevance', '0']); // 0: the old full pages, topped up
     expect(gz.code, gz.stderr).toBe(0);
     // Hits best first, the duplicate a4 right after a1, "b 3" mapped back, no id from another namespace.
     expect(readRun(outGz)).toEqual(EXPECTED_RUN);
@@ -48,7 +48,7 @@ describe('zeromem eval, end to end as a child process (--embedder none)', () => 
 
     // Plain JSONL gives the same run; with --strict the unstored memory means exit code 1.
     const outPlain = join(fixture.dir, 'run-plain.jsonl');
-    const plain = await runCli(['eval', '--memories', fixture.memories, '--queries', fixture.queries, '--out', outPlain, '--embedder', 'none', '--strict']);
+    const plain = await runCli(['eval', '--memories', fixture.memories, '--queries', fixture.queries, '--out', outPlain, '--embedder', 'none', '--min-relevance', '0', '--strict']);
     expect(plain.code, plain.stderr).toBe(1);
     expect(plain.stderr).toContain('exit code 1: 1 memory could not be stored');
     expect(readFileSync(outPlain, 'utf8')).toBe(readFileSync(outGz, 'utf8'));
@@ -58,12 +58,17 @@ describe('zeromem eval, end to end as a child process (--embedder none)', () => 
     const out = join(fixture.dir, 'run-limited.jsonl');
     const run = await runCli([
       'eval', '--memories', fixture.memories, '--queries', fixture.queries, '--out', out,
-      '--embedder', 'none', '--limit-queries', '2', '--k', '12', '--weights', 'text=1,vector=0.5',
+      '--embedder', 'none', '--limit-queries', '2', '--k', '12', '--weights', 'text=1,vector=0.5', '--min-relevance', '0',
     ]);
     expect(run.code, run.stderr).toBe(0);
     expect(readRun(out)).toEqual(EXPECTED_RUN.slice(0, 2));
     expect(run.stdout).toContain('ranked ids per query: 12 · weights: text=1,vector=0.5');
     expect(run.stdout).toContain('| all | 2 |');
+    // Each query is also asked in another namespace of the set; the relevance file holds both answers.
+    expect(run.stdout).toMatch(/foreign queries \(each asked in another namespace of the set\): \d+\.\d% \(\d+\/2\) answered with no hits/);
+    const relevance = readFileSync(`${out}.relevance.jsonl`, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
+    expect(relevance.map((line: { qid: string }) => line.qid)).toEqual(EXPECTED_RUN.slice(0, 2).map((line) => line.qid));
+    for (const line of relevance) for (const [, value] of line.own) expect(value).toBeGreaterThanOrEqual(0);
   });
 
   it('bad arguments exit with code 2 and say what is wrong', { timeout: 60_000 }, async () => {

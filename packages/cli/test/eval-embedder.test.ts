@@ -47,7 +47,8 @@ describe('zeromem eval with an embedder (a stand-in for @zeromem/embed-transform
       out,
       k: 10,
       embedder: { kind: 'bundled' },
-            stdout: sink(),
+      minRelevance: 0, // every candidate: what the vectors reach
+      stdout: sink(),
       stderr,
       loadEmbedderModule: async () => ({ createEmbedderFromChoice: async () => embedder }),
     });

@@ -55,6 +55,7 @@ export { toUnitVector } from './embed/embedder.ts';
 export type { RecallExplain, RecallHit, RecallOptions, RecallResult, VectorMode } from './verbs/recall.ts';
 export type { ConversationTurn } from './rank/validate-recall.ts';
 export { DEFAULT_WEIGHTS, type RankingWeights } from './rank/ranking.ts';
+export { DEFAULT_MIN_RELEVANCE, type LexicalEvidence, type RelevanceEvidence, type SemanticEvidence } from './rank/relevance.ts';
 export type { QuerySignals } from './rank/query-signals.ts';
 export type { TimeWindow } from './rank/time-expressions.ts';
 export { tokenize } from './index/tokenize.ts';

@@ -96,6 +96,9 @@ describe('buildContext', () => {
     const byItems = await memory.buildContext({ ...base, layers: { ...base.layers, long_term: { maxItems: 1 } } });
     expect(byItems.report.included.map((i) => i.layer)).toEqual(['long_term']);
     expect(byItems.report.dropped.map((d) => d.reason)).toEqual(['quota', 'quota']);
+    // The report says in numbers that the budget still had room when the layer's quota left them out.
+    for (const d of byItems.report.dropped) expect(d.detail).toMatch(new RegExp(`^\\d+ of 2000 tokens in use, this item needs ${d.tokens}$`));
+    expect(Number(/^(\d+)/.exec(byItems.report.dropped[0]!.detail)![1])).toBeLessThan(2000 - byItems.report.dropped[0]!.tokens);
 
     const byTokens = await memory.buildContext({ ...base, layers: { ...base.layers, long_term: { maxTokens: 40 } } });
     expect(byTokens.report.dropped.find((d) => d.tokens > 100)?.reason).toBe('quota');

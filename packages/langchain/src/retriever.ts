@@ -8,8 +8,10 @@ export interface ZeromemDocumentMetadata {
   [key: string]: unknown;
   /** The memory id. */
   id: string;
-  /** The recall score (relevance x importance x recency x heat). */
+  /** The ranking score (relevance x importance x recency x heat): orders one query's documents, means nothing across queries. */
   score: number;
+  /** Absolute relevance, 0..1, the same scale for every query and store (see `explain.evidence`). */
+  relevance: number;
   /** How the score came about: BM25 and vector parts, importance, recency, heat. */
   explain: RecallExplain;
   tags: string[];
@@ -40,6 +42,8 @@ export interface ZeromemRetrieverInput extends BaseRetrieverInput {
   layers?: Layer[];
   /** Leave out hits scoring below this. Default: any score above 0 (a hit with nothing in common with the query is never returned). */
   minScore?: number;
+  /** Leave out hits whose absolute relevance is below this (0..1). Default: recall's; 0 keeps every candidate. */
+  minRelevance?: number;
 }
 
 /** The layers a retriever searches unless told otherwise. */
@@ -47,8 +51,9 @@ const LEARNED_LAYERS: readonly Layer[] = Object.freeze(['long_term', 'knowledge'
 
 /**
  * A LangChain retriever over `memory.recall` of the long-term layers: each hit becomes a
- * `Document` whose `pageContent` is the memory and whose metadata holds its score and
- * `explain`; hits of score 0 (nothing in common with the query) are left out.
+ * `Document` whose `pageContent` is the memory and whose metadata holds its relevance, score
+ * and `explain`; hits below recall's relevance floor (nothing in the namespace is about the
+ * query) are left out, so an unrelated query gets no documents.
  * On-device, no LLM and no remote embedding call.
  *
  * @example
@@ -73,6 +78,7 @@ export class ZeromemRetriever extends BaseRetriever<ZeromemDocumentMetadata> {
   readonly filters: RecordFilter | undefined;
   readonly layers: readonly Layer[];
   readonly minScore: number | undefined;
+  readonly minRelevance: number | undefined;
 
   constructor(fields: ZeromemRetrieverInput) {
     super(fields);
@@ -84,6 +90,7 @@ export class ZeromemRetriever extends BaseRetriever<ZeromemDocumentMetadata> {
     this.filters = fields.filters;
     this.layers = fields.layers ?? LEARNED_LAYERS;
     this.minScore = fields.minScore;
+    this.minRelevance = fields.minRelevance;
   }
 
   override async _getRelevantDocuments(query: string, _runManager?: CallbackManagerForRetrieverRun): Promise<Document<ZeromemDocumentMetadata>[]> {
@@ -92,15 +99,17 @@ export class ZeromemRetriever extends BaseRetriever<ZeromemDocumentMetadata> {
       layers: [...this.layers],
       ...(this.filters ? { filters: this.filters } : {}),
       ...(this.minScore !== undefined ? { minScore: this.minScore } : {}),
+      ...(this.minRelevance !== undefined ? { minRelevance: this.minRelevance } : {}),
     });
     return hits.filter((hit) => hit.score > 0).map(
-      ({ record, score, explain }) =>
+      ({ record, score, relevance, explain }) =>
         new Document<ZeromemDocumentMetadata>({
           id: record.id,
           pageContent: record.content,
           metadata: {
             id: record.id,
             score,
+            relevance,
             explain,
             tags: record.tags,
             layer: record.layer,

@@ -221,11 +221,21 @@ export const RecallBodySchema = z
     trackAccess: z.boolean().optional(),
     includeCold: z.boolean().optional(),
     minScore: z.number().optional(),
+    minRelevance: z.number().optional().openapi({ description: 'Leave out hits whose absolute relevance (0..1) is below this; default 0.01, 0 keeps every hit.' }),
     asOf: Time.optional().openapi({ description: 'Keyed facts that held at this time (default now).' }),
     includeClosed: z.boolean().optional().openapi({ description: 'Every version of keyed facts, closed ones too.' }),
   })
   .strict()
   .openapi('RecallBody');
+
+const EvidenceSchema = z
+  .object({
+    lexical: z.object({ matched: z.number(), possible: z.number(), share: z.number() }).strict().nullable(),
+    semantic: z.object({ cosine: z.number(), mean: z.number(), sd: z.number(), z: z.number(), searched: z.number(), share: z.number() }).strict().nullable(),
+    relevance: z.number(),
+  })
+  .strict()
+  .openapi('Evidence', { description: "A hit's absolute relevance and the lexical and semantic evidence it is made of." });
 
 const ExplainSchema = z
   .object({
@@ -242,6 +252,7 @@ const ExplainSchema = z
     time: z.number(),
     focus: z.number(),
     contributions: z.object({ text: z.number(), vector: z.number() }).strict(),
+    evidence: EvidenceSchema,
     validity: z
       .object({ key: z.string(), validFrom: z.number(), validUntil: z.number().nullable(), closedBy: z.string().nullable() })
       .strict()
@@ -262,12 +273,23 @@ const QuerySignalsSchema = z
 
 export const RecallResultSchema = z
   .object({
-    hits: z.array(z.object({ id: z.string(), score: z.number(), record: RecordSchema, explain: ExplainSchema }).strict()),
+    hits: z.array(
+      z
+        .object({
+          id: z.string(),
+          score: z.number().openapi({ description: 'Ranking score: orders the hits of one recall, means nothing across queries.' }),
+          relevance: z.number().openapi({ description: 'Absolute relevance, 0..1, the same scale in every query, namespace and store.' }),
+          record: RecordSchema,
+          explain: ExplainSchema,
+        })
+        .strict(),
+    ),
     vector: z.enum(['used', 'no-embedder', 'query-not-embeddable', 'no-vectors-yet', 'embedder-failed']),
     pendingEmbeddings: z.number().int(),
     /** With vector `embedder-failed`: why (the hits are lexical only). */
     vectorError: z.object({ code: z.string(), message: z.string() }).strict().optional(),
     signals: QuerySignalsSchema,
+    reason: z.string().optional().openapi({ description: 'Only when hits is empty: why ("nothing relevant: ..."). An empty answer is an answer.' }),
   })
   .strict()
   .openapi('RecallResult');
@@ -297,6 +319,7 @@ export const ContextBodySchema = z
     trackAccess: z.boolean().optional(),
     asOf: Time.optional().openapi({ description: 'Keyed facts as they held at this time (default now).' }),
     includeClosed: z.boolean().optional().openapi({ description: 'Closed versions of keyed facts may be recalled too.' }),
+    minRelevance: z.number().optional().openapi({ description: 'The recalled layers take only memories at least this relevant (0..1); default: recall\'s, 0 fills them whatever the relevance.' }),
   })
   .strict()
   .openapi('ContextBody');
@@ -319,7 +342,7 @@ export const BuiltContextSchema = z
         included: z.array(z.object({ layer: LayerName, id: z.string(), score: z.number().nullable(), tokens: z.number().int(), truncated: z.boolean() }).strict()),
         dropped: z.array(
           z
-            .object({ layer: LayerName, id: z.string(), score: z.number().nullable(), tokens: z.number().int(), reason: z.enum(['quota', 'budget', 'duplicate']), duplicateOf: z.string().optional() })
+            .object({ layer: LayerName, id: z.string(), score: z.number().nullable(), tokens: z.number().int(), reason: z.enum(['quota', 'budget', 'duplicate']), detail: z.string(), duplicateOf: z.string().optional() })
             .strict(),
         ),
         fullHistoryTokens: z.number().int().nullable(),

@@ -118,7 +118,9 @@ const addMemory = memoryTool({
 const searchMemories = memoryTool({
   name: 'search_memories',
   title: 'Search memories',
-  description: 'Find stored memories relevant to a question or topic, best first, each with its relevance score.',
+  description:
+    'Find stored memories relevant to a question or topic, best first, each with its relevance (0..1, the same scale for every question). ' +
+    'No results (with a reason) means nothing stored is about it: answer without memory rather than guess.',
   inputSchema: z
     .object({
       query: query.describe('What to look for, in natural language'),
@@ -126,12 +128,15 @@ const searchMemories = memoryTool({
       tags: anyTags.optional(),
     })
     .strict(),
-  outputSchema: z.object({ results: z.array(memoryViewSchema.extend({ score: z.number() })) }),
+  outputSchema: z.object({
+    results: z.array(memoryViewSchema.extend({ relevance: z.number().describe('0..1: how much of the question this memory is evidence for'), score: z.number().describe('Ranking score: orders these results only') })),
+    reason: z.string().optional().describe('Only when there are no results: why ("nothing relevant: ...")'),
+  }),
   annotations: READ,
   forgets: false,
   run: async ({ memory, namespace }, { query: text, limit, tags: any }) => {
-    const { hits } = await memory.recall(namespace, text, { k: limit ?? SEARCH_LIMIT.default, ...(any ? { filters: { tags: { any } } } : {}) });
-    return { results: hits.map((hit) => ({ ...memoryView(hit.record), score: hit.score })) };
+    const { hits, reason } = await memory.recall(namespace, text, { k: limit ?? SEARCH_LIMIT.default, ...(any ? { filters: { tags: { any } } } : {}) });
+    return { results: hits.map((hit) => ({ ...memoryView(hit.record), relevance: hit.relevance, score: hit.score })), ...(reason ? { reason } : {}) };
   },
 });
 

@@ -1,4 +1,4 @@
-import type { Memory, RankingWeights, VectorMode } from '@zeromem/core';
+import type { Memory, RankingWeights, RecallHit, VectorMode } from '@zeromem/core';
 import type { IdMap } from './id-map.ts';
 import type { RankingQuery } from './ranking-queries.ts';
 import { shapeQuery } from './query-shape.ts';
@@ -18,6 +18,8 @@ export interface RankContext {
   /** Least ids per query when the namespace has them (`max(k, 10)`). */
   depth: number;
   weights: Partial<RankingWeights> | undefined;
+  /** recall's `minRelevance`; undefined: recall's default. */
+  minRelevance: number | undefined;
   onProgress?: (done: number, total: number) => void;
 }
 
@@ -34,6 +36,41 @@ export interface RankResult {
   untimed: number;
   /** How the vector side took part, per recall. */
   vectorModes: Partial<Record<VectorMode, number>>;
+  /** Queries asked in their own namespace that recall answered with no hits. */
+  ownEmpty: number;
+  /** Each query asked again in another namespace of the set (see {@link foreignNamespace}). */
+  foreign: { asked: number; empty: number };
+  /** Per query: the relevance of its own-namespace hits (first `depth`) and the best relevance of its foreign recall. */
+  relevance: RelevanceLine[];
+}
+
+/** One line of the relevance file: what recall's floor would keep, per query. */
+export interface RelevanceLine {
+  qid: string;
+  /** `[data id, relevance, lexical share, semantic share]` of the own-namespace hits, in rank order. */
+  own: Array<[string, number, number, number]>;
+  /** `[relevance, lexical share, semantic share]` of the foreign recall's hits, in rank order (empty: not asked, or no hit). */
+  foreign: Array<[number, number, number]>;
+}
+
+function evidenceOf(hit: RecallHit): [number, number, number] {
+  const { lexical, semantic } = hit.explain.evidence;
+  return [round(hit.relevance), round(lexical?.share ?? 0), round(semantic?.share ?? 0)];
+}
+
+function round(value: number): number {
+  return Math.round(value * 1e4) / 1e4;
+}
+
+/**
+ * The namespace a query is asked in as a foreign query: the next namespace of the set in
+ * sorted order (wrapping around) that holds memories. Its gold cannot be there (a query is
+ * only ever answered from its own namespace), so every hit is one recall should not give.
+ */
+export function foreignNamespace(ns: string, namespaces: readonly string[]): string | undefined {
+  if (namespaces.length < 2) return undefined;
+  const at = namespaces.indexOf(ns);
+  return namespaces[(at + 1) % namespaces.length];
 }
 
 /**
@@ -46,25 +83,40 @@ export interface RankResult {
  * namespace's newest memories from `list`.
  */
 export async function rankQueries(queries: readonly RankingQuery[], ctx: RankContext): Promise<RankResult> {
-  const result: RankResult = { lines: [], latencies: [], padded: 0, emptyNamespace: [], untimed: 0, vectorModes: {} };
+  const result: RankResult = { lines: [], latencies: [], padded: 0, emptyNamespace: [], untimed: 0, vectorModes: {}, ownEmpty: 0, foreign: { asked: 0, empty: 0 }, relevance: [] };
   const k = Math.min(1000, ctx.depth);
+  const filled = [...ctx.namespaces].filter(([, info]) => info.records > 0).map(([ns]) => ns).sort();
   for (const query of queries) {
     const namespace = { userId: query.ns };
     const info = ctx.namespaces.get(query.ns);
     if (query.ts === undefined) result.untimed++;
     const now = query.ts ?? info?.latest;
     const started = performance.now();
-    const recalled = await ctx.memory.recall(namespace, shapeQuery(query.query), {
+    const options = {
       k,
       trackAccess: false,
       ...(now === undefined ? {} : { now }),
       ...(ctx.weights ? { weights: ctx.weights } : {}),
-    });
+      ...(ctx.minRelevance === undefined ? {} : { minRelevance: ctx.minRelevance }),
+    };
+    const recalled = await ctx.memory.recall(namespace, shapeQuery(query.query), options);
     result.latencies.push(performance.now() - started);
+    if (!recalled.hits.length) result.ownEmpty++;
+    let foreign: Array<[number, number, number]> = [];
+    const elsewhere = foreignNamespace(query.ns, filled);
+    if (elsewhere !== undefined) {
+      const answer = await ctx.memory.recall({ userId: elsewhere }, shapeQuery(query.query), options);
+      result.foreign.asked++;
+      if (!answer.hits.length) result.foreign.empty++;
+      foreign = answer.hits.slice(0, ctx.depth).map(evidenceOf);
+    }
+    const own = recalled.hits.flatMap((hit) => ctx.ids.toDataRanking(query.ns, [hit.id]).map((id): [string, number, number, number] => [id, ...evidenceOf(hit)]));
+    result.relevance.push({ qid: query.qid, own: own.slice(0, ctx.depth), foreign });
     result.vectorModes[recalled.vector] = (result.vectorModes[recalled.vector] ?? 0) + 1;
     const stored = recalled.hits.map((hit) => hit.id);
     let ranked = ctx.ids.toDataRanking(query.ns, stored);
-    if (ranked.length < ctx.depth && (info?.records ?? 0) > stored.length) {
+    // Topping up is for lexical-only runs without a floor: with one, a short answer is the answer.
+    if (ctx.minRelevance === 0 && ranked.length < ctx.depth && (info?.records ?? 0) > stored.length) {
       ranked = await topUp(ctx, query.ns, stored);
       result.padded++;
     }

@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { openMemory, type Memory, type RankingWeights } from '@zeromem/core';
+import { DEFAULT_MIN_RELEVANCE, openMemory, type Memory, type RankingWeights } from '@zeromem/core';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { chooseEmbedder, describeEmbedderSpec, type EmbedderSpec } from './embedder-choice.ts';
 import { readGoldQueries, readRun } from './gold-queries.ts';
@@ -19,6 +19,8 @@ export interface EvalOptions {
   k: number;
   embedder: EmbedderSpec;
   weights?: Partial<RankingWeights>;
+  /** recall's `minRelevance` (default: recall's own, `DEFAULT_MIN_RELEVANCE`). 0 keeps every hit and tops short lists up as before. */
+  minRelevance?: number;
   /** Rank and score only the first N queries. */
   limitQueries?: number;
   /** Exit 0 even when some memories could not be stored (they are still reported). */
@@ -106,12 +108,14 @@ export async function runEval(options: EvalOptions): Promise<number> {
       namespaces: replay.namespaces,
       depth,
       weights: options.weights,
+      minRelevance: options.minRelevance,
       onProgress: (done, total) => progress.update(`queries ${done}/${total}`),
     });
     const queryMs = performance.now() - queryStart;
     progress.log(`ranked ${queries.length} queries in ${seconds(queryMs)}`);
     await mkdir(dirname(options.out), { recursive: true });
     await writeFile(options.out, ranked.lines.map((line) => JSON.stringify(line)).join('\n') + (ranked.lines.length ? '\n' : ''));
+    await writeFile(`${options.out}.relevance.jsonl`, ranked.relevance.map((line) => JSON.stringify(line)).join('\n') + (ranked.relevance.length ? '\n' : ''));
 
     // 4. Score: gold is read from the queries file only now, and the run from disk.
     const gold = await readGoldQueries(options.queries, options.limitQueries);
@@ -178,6 +182,10 @@ function reportFailures(replay: ReplayResult, progress: Progress): void {
   if (replay.failures.length > SHOWN_FAILURES) progress.log(`  ... and ${replay.failures.length - SHOWN_FAILURES} more (all in the .metrics.json file)`);
 }
 
+function percent(part: number, whole: number): string {
+  return `${whole ? ((part / whole) * 100).toFixed(1) : '0.0'}% (${part}/${whole})`;
+}
+
 function quantile(sorted: number[], q: number): number {
   if (!sorted.length) return 0;
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
@@ -188,13 +196,18 @@ function report(options: EvalOptions, depth: number, replay: ReplayResult, ranke
   const lines = [
     `## zeromem eval: ${options.memories}`,
     '',
-    `embedder: ${describeEmbedderSpec(options.embedder)} · ranked ids per query: ${depth} · weights: ${weights}`,
+    `embedder: ${describeEmbedderSpec(options.embedder)} · ranked ids per query: ${depth} · weights: ${weights} · minRelevance: ${options.minRelevance ?? `default (${DEFAULT_MIN_RELEVANCE})`}`,
     `memories: ${count(replay.read)} read, ${count(replay.stored)} stored, ${replay.aliased} duplicates kept as aliases, ` +
       `${replay.repeated} repeated ids, ${replay.failures.length} not stored`,
     `queries: ${ranked.lines.length} ranked, ${metrics.overall.n} scored, ${metrics.withoutGold} without gold ids, ` +
       `${ranked.padded} topped up with newest memories, ${ranked.untimed} without a time (now = latest memory)`,
     '',
     metricsTable(metrics),
+    '',
+    `nothing relevant: ${percent(ranked.ownEmpty, ranked.lines.length)} of queries in their own namespace answered with no hits; ` +
+      (ranked.foreign.asked
+        ? `foreign queries (each asked in another namespace of the set): ${percent(ranked.foreign.empty, ranked.foreign.asked)} answered with no hits`
+        : 'foreign queries: none (the set has one namespace)'),
     '',
     `time: total ${seconds(timing.totalMs)} · store ${seconds(timing.storeMs)} · embed wait ${seconds(timing.embedWaitMs)} · ` +
       `index build ${seconds(timing.indexBuildMs)} · recall mean ${timing.recallMeanMs.toFixed(2)} ms ` +
@@ -230,7 +243,11 @@ function metricsFile(options: EvalOptions, depth: number, replay: ReplayResult, 
       emptyNamespace: ranked.emptyNamespace.length,
       missingFromRun: metrics.missingFromRun.length,
       vectorModes: ranked.vectorModes,
+      ownEmpty: ranked.ownEmpty,
+      foreignAsked: ranked.foreign.asked,
+      foreignEmpty: ranked.foreign.empty,
     },
+    minRelevance: options.minRelevance ?? null,
     failures: replay.failures,
     notes: replay.notes,
     timing,

@@ -26,7 +26,15 @@ export async function buildContext(source: ContextSource, tokenizer: Tokenizer, 
   const fill = new Fill(opts, count, tokenizer);
   const dropped: DroppedItem[] = [];
   const drop = (candidate: Candidate, reason: DropReason, duplicateOf?: string) =>
-    dropped.push({ layer: candidate.layer, id: candidate.id, score: candidate.score, tokens: candidate.lineUnit, reason, ...(duplicateOf ? { duplicateOf } : {}) });
+    dropped.push({
+      layer: candidate.layer,
+      id: candidate.id,
+      score: candidate.score,
+      tokens: candidate.lineUnit,
+      reason,
+      detail: reason === 'duplicate' ? `the same content is already in (${duplicateOf})` : `${fill.estimate()} of ${opts.budget} tokens in use, this item needs ${candidate.lineUnit}`,
+      ...(duplicateOf ? { duplicateOf } : {}),
+    });
 
   const seen = new Map<string, string>();
   opts.system.forEach((text, i) => seen.set(normalizeContent(text), `system:${i}`));

@@ -68,6 +68,7 @@ export async function fetchCandidates(
     trackAccess: false,
     ...validity,
     ...(opts.now !== undefined ? { now: opts.now } : {}),
+    ...(opts.minRelevance !== undefined ? { minRelevance: opts.minRelevance } : {}),
   });
   return hits.map((hit) => make(hit.record, hit.score));
 }

@@ -54,6 +54,11 @@ export class Fill {
     return undefined;
   }
 
+  /** Estimated tokens of what is chosen. */
+  estimate(): number {
+    return this.#totalEstimate(this.chosen);
+  }
+
   add(candidate: Candidate): void {
     this.chosen.push(candidate);
   }

@@ -71,6 +71,12 @@ export interface BuildContextOptions {
   asOf?: TimeInput;
   /** Closed versions of keyed facts may be recalled too (the profile stays current). Default false. */
   includeClosed?: boolean;
+  /**
+   * The recalled layers (long-term, knowledge) take only memories at least this relevant
+   * (recall's `minRelevance`, 0..1). Default: recall's (`DEFAULT_MIN_RELEVANCE`), so a
+   * query nothing is about adds no memory to the context; 0 fills them with the best candidates whatever they are.
+   */
+  minRelevance?: number;
 }
 
 /** A memory layer after validation. */
@@ -98,9 +104,11 @@ export interface PreparedContext {
   /** Time keyed facts must hold at (epoch ms), as given; undefined: now. */
   asOf: number | undefined;
   includeClosed: boolean;
+  /** recall's `minRelevance` for the recalled layers; undefined: recall's default. */
+  minRelevance: number | undefined;
 }
 
-const FIELDS = ['namespace', 'query', 'now', 'budget', 'system', 'sessionId', 'layers', 'maxItemTokens', 'fullHistory', 'trackAccess', 'asOf', 'includeClosed'] as const;
+const FIELDS = ['namespace', 'query', 'now', 'budget', 'system', 'sessionId', 'layers', 'maxItemTokens', 'fullHistory', 'trackAccess', 'asOf', 'includeClosed', 'minRelevance'] as const;
 
 /**
  * Validates buildContext options against the memory's limits; every problem is reported
@@ -125,6 +133,10 @@ export function validateContextOptions(options: unknown, limits: Limits): Prepar
   const trackAccess = checkBoolean(options.trackAccess, 'trackAccess', true, issues);
   const asOf = options.asOf === undefined ? undefined : checkTime(options.asOf, 'asOf', issues);
   const includeClosed = checkBoolean(options.includeClosed, 'includeClosed', false, issues);
+  const minRelevance = options.minRelevance;
+  if (minRelevance !== undefined && !(typeof minRelevance === 'number' && minRelevance >= 0 && minRelevance <= 1)) {
+    issues.add('minRelevance', `must be a number from 0 to 1, got ${describe(minRelevance)}`);
+  }
   if (options.asOf !== undefined && includeClosed === true) issues.add('includeClosed', 'give asOf (the facts that held then) or includeClosed (every version), not both');
   const total = budget ?? DEFAULT_BUDGET;
   let systemMaxTokens = total;
@@ -172,6 +184,7 @@ export function validateContextOptions(options: unknown, limits: Limits): Prepar
     trackAccess: trackAccess!,
     asOf,
     includeClosed: includeClosed!,
+    minRelevance: minRelevance as number | undefined,
   };
 }
 

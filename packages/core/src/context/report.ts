@@ -26,6 +26,11 @@ export interface DroppedItem {
   tokens: number;
   /** `quota`: its layer's item or token quota was full; `budget`: the total budget was; `duplicate`: the same content is already in. */
   reason: DropReason;
+  /**
+   * Why, in numbers: how many of the budget's tokens were in use when it was left out and
+   * what it needed (so a `quota` drop with room left in the budget shows), or what it repeats.
+   */
+  detail: string;
   /** For `duplicate`: the id of the item that holds the same content. */
   duplicateOf?: string;
 }

@@ -180,6 +180,42 @@ export class Bm25Index {
     return scores;
   }
 
+  /**
+   * How much of the query's lexical weight each of these memories holds: every query
+   * token weighs `count × idf` (a word no live memory holds weighs the most, the idf of
+   * document frequency 0, so a query about things this namespace never mentions cannot
+   * be covered), `possible` is their sum and `matched` the sum over the tokens a memory
+   * contains. Absolute evidence, unlike a BM25 score divided by the best candidate's:
+   * only memories that match at least one token are in `matched`.
+   */
+  coverage(query: string, ids: Iterable<string>): { possible: number; matched: Map<string, number> } {
+    const matched = new Map<string, number>();
+    const live = this.#slots.size;
+    const weights = new Map<number, number>();
+    let possible = 0;
+    const absent = Math.log(1 + (live + 0.5) / 0.5);
+    for (const token of tokenize(query)) {
+      const term = this.#termIds.get(token);
+      const df = term === undefined ? 0 : this.#df[term]!;
+      if (df === 0 || term === undefined) {
+        possible += absent;
+        continue;
+      }
+      const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5));
+      possible += idf;
+      weights.set(term, (weights.get(term) ?? 0) + idf);
+    }
+    if (!weights.size) return { possible, matched };
+    for (const id of ids) {
+      const slot = this.#slots.get(id);
+      if (slot === undefined || matched.has(id)) continue;
+      let sum = 0;
+      for (const [term, weight] of weights) if (this.#tf(term, slot) > 0) sum += weight;
+      if (sum > 0) matched.set(id, sum);
+    }
+    return { possible, matched };
+  }
+
   /** Query word -> how often the query says it, for the words the index has. */
   #queryTerms(query: string): Map<number, number> {
     const counts = new Map<number, number>();

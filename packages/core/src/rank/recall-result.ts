@@ -1,6 +1,7 @@
 import type { ZeromemError } from '../model/errors.ts';
 import type { MemoryRecord } from '../model/types.ts';
 import type { QuerySignals } from './query-signals.ts';
+import type { RelevanceEvidence } from './relevance.ts';
 
 /** Why a score came out as it did. `contributions.text + contributions.vector === score`. */
 export interface RecallExplain {
@@ -22,8 +23,14 @@ export interface RecallExplain {
    * so a weak vector side cannot push a strong lexical match down.
    */
   vectorScore: number;
-  /** `weights.text * textScore + weights.vector * vectorScore`. */
+  /**
+   * `weights.text * textScore + weights.vector * vectorScore`: ranking's relative mix (the
+   * best candidate of this query near 1 whatever it is). Not the hit's absolute relevance:
+   * that is `hit.relevance`, made of `evidence`.
+   */
   relevance: number;
+  /** The absolute relevance (`hit.relevance`) and the lexical and semantic evidence it is made of (see rank/relevance.ts). */
+  evidence: RelevanceEvidence;
   importance: number;
   recency: number;
   heat: number;
@@ -48,7 +55,13 @@ export interface RecallExplain {
 /** One recalled memory. */
 export interface RecallHit {
   id: string;
+  /** Ranking score: orders the hits of one recall, means nothing across queries. */
   score: number;
+  /**
+   * Absolute relevance, 0..1: the same scale in every query, namespace and store (see
+   * `explain.evidence`). `minRelevance` compares against it.
+   */
+  relevance: number;
   record: MemoryRecord;
   explain: RecallExplain;
 }
@@ -67,4 +80,10 @@ export interface RecallResult {
   vectorError?: ZeromemError;
   /** What recall read from the query besides its words (first person, time windows, focus words); their factors are in each hit's `explain`. */
   signals: QuerySignals;
+  /**
+   * Only when `hits` is empty: why ("nothing relevant: ..."), e.g. the best match's
+   * relevance and the floor it missed. An empty answer is an answer: nothing in this
+   * namespace is about the query.
+   */
+  reason?: string;
 }

@@ -1,11 +1,12 @@
 import { DEFAULT_WEIGHTS, type RankingWeights } from './ranking.ts';
+import { DEFAULT_MIN_RELEVANCE } from './relevance.ts';
 import { IssueList, checkEnum, checkKnownKeys, checkTime, describe, isPlainObject, join } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
 import type { Limits } from '../model/limits.ts';
 import { LAYERS, type Layer } from '../model/types.ts';
 import { VALIDITY_FIELDS, checkValidity, validateFilter, type PreparedFilter } from '../model/validate-filter.ts';
 
-const RECALL_FIELDS = ['k', 'filters', 'layers', 'now', 'weights', 'trackAccess', 'includeCold', 'minScore', ...VALIDITY_FIELDS] as const;
+const RECALL_FIELDS = ['k', 'filters', 'layers', 'now', 'weights', 'trackAccess', 'includeCold', 'minScore', 'minRelevance', ...VALIDITY_FIELDS] as const;
 
 /** Most hits one recall returns. */
 export const MAX_RECALL_K = 1000;
@@ -37,6 +38,8 @@ export interface PreparedRecall {
   includeCold: boolean;
   /** Hits scoring below this are left out (0 keeps every hit). */
   minScore: number;
+  /** Hits whose absolute relevance is below this are left out (0 keeps every hit). */
+  minRelevance: number;
 }
 
 /**
@@ -78,6 +81,10 @@ export function validateRecall(query: unknown, options: unknown, limits: Limits,
   if (opts.includeCold !== undefined && typeof opts.includeCold !== 'boolean') issues.add('includeCold', 'must be a boolean');
   const minScore = opts.minScore === undefined ? 0 : opts.minScore;
   if (!(typeof minScore === 'number' && Number.isFinite(minScore) && minScore >= 0)) issues.add('minScore', `must be a number, 0 or more, got ${describe(opts.minScore)}`);
+  const minRelevance = opts.minRelevance === undefined ? DEFAULT_MIN_RELEVANCE : opts.minRelevance;
+  if (!(typeof minRelevance === 'number' && Number.isFinite(minRelevance) && minRelevance >= 0 && minRelevance <= 1)) {
+    issues.add('minRelevance', `must be a number from 0 to 1, got ${describe(opts.minRelevance)}`);
+  }
   let filter: PreparedFilter = {};
   try {
     filter = validateFilter(opts.filters, limits, 'recall filters');
@@ -98,7 +105,7 @@ export function validateRecall(query: unknown, options: unknown, limits: Limits,
   const validAt = checkValidity(opts, clockNow, '', issues);
   if (validAt !== undefined) filter = { ...filter, validAt };
   if (!issues.ok) throw invalidInput('recall', issues.items);
-  return { ...texts!, k, filter, now: now!, weights, trackAccess, includeCold: opts.includeCold === true, minScore: minScore as number };
+  return { ...texts!, k, filter, now: now!, weights, trackAccess, includeCold: opts.includeCold === true, minScore: minScore as number, minRelevance: minRelevance as number };
 }
 
 /**

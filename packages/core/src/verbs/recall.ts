@@ -12,6 +12,8 @@ import type { PreparedFilter } from '../model/validate-filter.ts';
 import type { AccessTracker } from '../rank/access-tracker.ts';
 import { readQuerySignals, signalFactors, type QuerySignals, type SignalFactors } from '../rank/query-signals.ts';
 import { rankFactors, type RankFactors } from '../rank/ranking.ts';
+import { combineEvidence, lexicalEvidence, semanticEvidence, type RelevanceEvidence } from '../rank/relevance.ts';
+import type { CosineBackground } from '../index/vector-index.ts';
 import { isEmptyFilter, matchesFilter } from '../store/match.ts';
 import type { RecallContext } from '../write/context.ts';
 
@@ -33,6 +35,13 @@ export interface RecallOptions {
   includeCold?: boolean;
   /** Leave out hits scoring below this (scores are those of `explain`). Default 0: keep all. */
   minScore?: number;
+  /**
+   * Leave out hits whose absolute relevance (`hit.relevance`, 0..1, the same scale in every
+   * namespace and store) is below this. Default 0.01 (`DEFAULT_MIN_RELEVANCE`, some evidence of its own): when nothing
+   * in the namespace is about the query, recall answers `hits: []` and says why in
+   * `reason`. 0 keeps every candidate, as before relevance had a floor.
+   */
+  minRelevance?: number;
   /** Keyed facts that held at this time only. Default: now (the clock's, whatever `now` says). */
   asOf?: TimeInput;
   /** Every version of keyed facts, closed ones too (not with `asOf`). Default false. */
@@ -117,21 +126,39 @@ export async function recall(ctx: RecallContext, namespace: unknown, query: unkn
   // Neighbours lend their words whatever the filter says, unless expired (or cold).
   const live = everyRecordLive ? undefined : passing(NO_FILTER);
   const lexical = contextualText(index, text, textHits, candidates, opts.weights.context, live);
+  const semantic = { background: cosine.size ? (index.vectors?.background() ?? null) : null, searched: index.vectors?.size ?? 0 };
 
   const signals = readQuerySignals(opts.askText, opts.now);
-  const hits = fuse(candidates, lexical, cosine, opts, signals);
+  const { hits, best } = fuse(candidates, lexical, semantic, cosine, opts, signals);
   if (opts.trackAccess && hits.length) {
     const ids = hits.map((hit) => hit.id);
     ctx.access.note(ns.key, ids, clockNow);
     index.noteAccess(ids, clockNow);
   }
-  return { hits, vector: mode, pendingEmbeddings: pending(), ...(vectorError ? { vectorError } : {}), signals };
+  const reason = hits.length ? undefined : emptyReason(index.records.size, candidates.size, best, opts.minRelevance);
+  return { hits, vector: mode, pendingEmbeddings: pending(), ...(vectorError ? { vectorError } : {}), signals, ...(reason ? { reason } : {}) };
 }
 
-/** A candidate's lexical evidence: its own BM25 and what it borrows from its neighbours. */
+/** Why a recall found nothing, in words a person or an agent can act on. */
+function emptyReason(records: number, candidates: number, best: number, minRelevance: number): string {
+  if (records === 0) return 'nothing relevant: this namespace holds no memories';
+  if (candidates === 0) return 'nothing relevant: no memory shares a word or a meaning with the query';
+  if (best < minRelevance) return `nothing relevant: the best match's relevance ${best.toFixed(2)} is below minRelevance ${minRelevance}`;
+  return 'nothing relevant: no memory passed minScore';
+}
+
+/** A candidate's lexical evidence: its own BM25 and what it borrows from its neighbours, and the query word weight they hold. */
 interface LexicalScore {
   own: number | null;
   context: number | null;
+  /** Query word weight matched (see `Bm25Index.coverage`), its neighbour's counted as its BM25 is. */
+  matched: number;
+}
+
+/** The lexical evidence of every candidate, and the weight of all the query's words. */
+interface LexicalScores {
+  scores: Map<string, LexicalScore>;
+  possible: number;
 }
 
 /**
@@ -146,7 +173,7 @@ function contextualText(
   candidates: ReadonlyMap<string, MemoryRecord>,
   weight: number,
   live: ((id: string) => boolean) | undefined,
-): Map<string, LexicalScore> {
+): LexicalScores {
   const bm25 = new Map<string, number>();
   for (const hit of textHits) bm25.set(hit.id, hit.score);
   const neighbours = new Map<string, readonly string[]>();
@@ -161,24 +188,35 @@ function contextualText(
     for (const other of around) if (!bm25.has(other)) unscored.add(other);
   }
   if (query.trim() && unscored.size) for (const [id, score] of index.text.scoreDocs(query, unscored)) bm25.set(id, score);
+  // Only memories with a BM25 score hold a query word: their coverage is all there is to read.
+  const { possible, matched } = query.trim() ? index.text.coverage(query, bm25.keys()) : { possible: 0, matched: new Map<string, number>() };
   const scores = new Map<string, LexicalScore>();
   for (const [id, record] of candidates) {
     const own = bm25.get(id) ?? null;
     let best = 0;
-    for (const other of neighbours.get(id) ?? NO_NEIGHBOURS) best = Math.max(best, bm25.get(other) ?? 0);
+    let bestMatched = 0;
+    for (const other of neighbours.get(id) ?? NO_NEIGHBOURS) {
+      const score = bm25.get(other) ?? 0;
+      if (score > best) {
+        best = score;
+        bestMatched = matched.get(other) ?? 0;
+      }
+    }
     const share = Math.min(1, SHORT_TURN / Math.max(1, record.content.length));
-    scores.set(id, { own, context: best > 0 ? weight * share * best : null });
+    const borrowed = best > 0 ? weight * share : 0;
+    scores.set(id, { own, context: best > 0 ? borrowed * best : null, matched: (matched.get(id) ?? 0) + Math.min(1, borrowed) * bestMatched });
   }
-  return scores;
+  return { scores, possible };
 }
 
 function fuse(
   candidates: ReadonlyMap<string, MemoryRecord>,
-  lexical: Map<string, LexicalScore>,
+  { scores: lexical, possible }: LexicalScores,
+  semantic: { background: CosineBackground | null; searched: number },
   cosine: Map<string, number>,
   opts: ReturnType<typeof validateRecall>,
   signals: QuerySignals,
-): RecallHit[] {
+): { hits: RecallHit[]; best: number } {
   let maxText = 0;
   for (const { own, context } of lexical.values()) maxText = Math.max(maxText, (own ?? 0) + (context ?? 0));
   // Theoretical-minimum normalization (0 as the floor, the best candidate as 1) for both
@@ -189,7 +227,7 @@ function fuse(
   // Every candidate is scored; the hit and its explain are made only for those returned.
   const scored: ScoredCandidate[] = [];
   for (const [id, record] of candidates) {
-    const { own, context } = lexical.get(id)!;
+    const { own, context, matched } = lexical.get(id)!;
     const rawCos = cosine.get(id) ?? null;
     const textScore = maxText > 0 ? ((own ?? 0) + (context ?? 0)) / maxText : 0;
     const vectorScore = rawCos === null || maxCos <= 1e-9 ? 0 : Math.max(0, rawCos) / maxCos;
@@ -198,19 +236,25 @@ function fuse(
     const multiplier = factors.importance * factors.recency * factors.heat * boosts.speaker * boosts.time * boosts.focus;
     const text = weights.text * textScore * multiplier;
     const vector = weights.vector * vectorScore * multiplier;
-    scored.push({ id, record, own, context, rawCos, textScore, vectorScore, factors, boosts, text, vector, score: text + vector });
+    const evidence = combineEvidence(lexicalEvidence(matched, possible), rawCos === null ? null : semanticEvidence(rawCos, semantic.background, semantic.searched));
+    scored.push({ id, record, own, context, rawCos, textScore, vectorScore, factors, boosts, text, vector, score: text + vector, evidence });
   }
   scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
   const hits: RecallHit[] = [];
+  let best = 0;
   for (const c of scored) {
     if (hits.length === opts.k) break;
+    best = Math.max(best, c.evidence.relevance);
+    if (!(c.evidence.relevance >= opts.minRelevance)) continue;
     if (opts.minScore > 0 && !(c.score >= opts.minScore)) continue;
     const relevance = weights.text * c.textScore + weights.vector * c.vectorScore;
     hits.push({
       id: c.id,
       score: c.score,
+      relevance: c.evidence.relevance,
       record: c.record,
       explain: {
+        evidence: c.evidence,
         bm25: c.own,
         contextBm25: c.context,
         cosine: c.rawCos,
@@ -224,7 +268,7 @@ function fuse(
       },
     });
   }
-  return hits;
+  return { hits, best };
 }
 
 /** A candidate's score and the parts its explain is made of. */
@@ -241,6 +285,7 @@ interface ScoredCandidate {
   text: number;
   vector: number;
   score: number;
+  evidence: RelevanceEvidence;
 }
 
 /** The unit-length sum of the embeddable vectors (null when none is). */

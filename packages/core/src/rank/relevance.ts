@@ -1,0 +1,104 @@
+import type { CosineBackground } from '../index/vector-index.ts';
+
+/**
+ * The relevance recall's thresholds use: 0..1, the same scale in every query, namespace
+ * and store, built only from evidence each channel can vouch for on its own (ranking
+ * keeps its relative score, see ranking.ts). Default floor of {@link DEFAULT_MIN_RELEVANCE}.
+ *
+ * - Lexical: the share of the query's word weight (idf in this namespace) a memory holds,
+ *   against all of it (see `Bm25Index.coverage`). A word the namespace never uses weighs
+ *   the most, so a query about something this namespace never mentions stays low.
+ * - Semantic: how far the cosine stands above this store's own cosines of unrelated pairs
+ *   for the embedder that made them (`VectorIndex.background`), read as the chance that
+ *   none of the namespace's N memories would reach it by luck, `Φ(z)^N`. No cosine scale
+ *   is assumed, so a new model needs no new constant, and a bigger namespace needs a
+ *   clearer margin (the best of 50,000 unrelated memories stands higher than the best of 7).
+ * - Together: `1 − (1 − lexical)(1 − semantic)`, either channel alone can vouch.
+ */
+
+/**
+ * Recall's default `minRelevance`: a hit needs some evidence of its own, 1% of its query's
+ * word weight or a cosine that the namespace's unrelated memories reach by luck less than
+ * 99% of the time. Measured on the four dev sets (docs/BENCHMARKS.md, "Relevance"): the
+ * highest floor of 0.005 / 0.01 / 0.02 / 0.05 / 0.1 / 0.2 / 0.5 that costs no set more than
+ * 1 point of R@10; higher floors answer more unrelated queries with nothing but drop the
+ * dev sets' loosely related gold memories (MADial's associative recall: -49 points at 0.1).
+ * A caller that wants only what the evidence vouches for asks for 0.5.
+ */
+export const DEFAULT_MIN_RELEVANCE = 0.01;
+
+/** What the words say (see {@link RelevanceEvidence}). */
+export interface LexicalEvidence {
+  /** Weight of the query's words this memory holds (own words, plus what a short conversation turn borrows from the turn next to it). */
+  matched: number;
+  /** Weight of all the query's words (`Σ idf`, a word absent from the namespace at the highest idf). */
+  possible: number;
+  /** `matched / possible`, at most 1. */
+  share: number;
+}
+
+/** What the vectors say (see {@link RelevanceEvidence}). */
+export interface SemanticEvidence {
+  cosine: number;
+  /** Mean and standard deviation of the cosines of unrelated pairs in this namespace, for this embedder. */
+  mean: number;
+  sd: number;
+  /** `(cosine − mean) / sd`. */
+  z: number;
+  /** Vectors in the namespace (the N of `Φ(z)^N`). */
+  searched: number;
+  /** `Φ(z)^N`: the chance that no unrelated memory of the namespace reaches this cosine. */
+  share: number;
+}
+
+/** A hit's absolute relevance and the evidence it is made of. */
+export interface RelevanceEvidence {
+  /** Null when the memory shares no word with the query. */
+  lexical: LexicalEvidence | null;
+  /** Null without vectors (no embedder, or not embedded yet). */
+  semantic: SemanticEvidence | null;
+  /** `1 − (1 − lexical.share)(1 − semantic.share)`, 0..1. */
+  relevance: number;
+}
+
+/** Lexical evidence from matched and possible word weight; null when nothing matched. */
+export function lexicalEvidence(matched: number, possible: number): LexicalEvidence | null {
+  if (!(matched > 0) || !(possible > 0)) return null;
+  return { matched, possible, share: Math.min(1, matched / possible) };
+}
+
+/**
+ * Semantic evidence of a cosine against the namespace's background of `searched` vectors.
+ * A namespace too small to measure one (fewer than 3 vectors) has nothing to stand above:
+ * there the cosine itself, 0 as the floor, is the share (reported as mean 0, sd 1), so the
+ * first memories of a store are found by meaning as before.
+ */
+export function semanticEvidence(cosine: number, background: CosineBackground | null, searched: number): SemanticEvidence | null {
+  if (searched < 1) return null;
+  if (!background) return { cosine, mean: 0, sd: 1, z: cosine, searched, share: Math.min(1, Math.max(0, cosine)) };
+  const z = (cosine - background.mean) / background.sd;
+  // Φ(z)^N = exp(N·ln(1 − tail)); the tail from erfc keeps precision far out.
+  const tail = 0.5 * erfc(z / Math.SQRT2);
+  const share = tail >= 1 ? 0 : Math.exp(searched * Math.log1p(-tail));
+  return { cosine, mean: background.mean, sd: background.sd, z, searched, share };
+}
+
+/** The two channels combined (either can vouch on its own). */
+export function combineEvidence(lexical: LexicalEvidence | null, semantic: SemanticEvidence | null): RelevanceEvidence {
+  const relevance = 1 - (1 - (lexical?.share ?? 0)) * (1 - (semantic?.share ?? 0));
+  return { lexical, semantic, relevance };
+}
+
+/** Complementary error function (Numerical Recipes' erfcc: relative error below 1.2e-7 everywhere). */
+function erfc(x: number): number {
+  const z = Math.abs(x);
+  const t = 1 / (1 + 0.5 * z);
+  const r =
+    t *
+    Math.exp(
+      -z * z -
+        1.26551223 +
+        t * (1.00002368 + t * (0.37409196 + t * (0.09678418 + t * (-0.18628806 + t * (0.27886807 + t * (-1.13520398 + t * (1.48851587 + t * (-0.82215223 + t * 0.17087277)))))))),
+    );
+  return x >= 0 ? r : 2 - r;
+}
