@@ -5,12 +5,15 @@
  * not fetch it again; a turn's prompt is folded. The model's files are held back by the
  * test (not timed): the views must not wait for them.
  */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Route } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { skipBrowserTests } from '../../../../test/e2e/browser.ts';
+import { repoRoot, skipBrowserTests } from '../../../../test/e2e/browser.ts';
 import { startAppHarness, type AppHarness } from './app-harness.ts';
 
 const MODEL_FILES = /\/zeromem-assets\/models\//;
+const SHOTS = join(repoRoot, '.tmp', 'screenshots');
 
 describe.skipIf(skipBrowserTests(import.meta.url))('the web twin’s first minute in Chromium', () => {
   let app: AppHarness;
@@ -41,6 +44,8 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web twin’s first minut
     const badge = page.locator('.badge[data-semantic]');
     await expect(badge.getAttribute('data-semantic')).resolves.toBe('loading');
     await expect(page.locator('nav.tabs button').count()).resolves.toBe(6);
+    mkdirSync(SHOTS, { recursive: true });
+    await page.screenshot({ path: join(SHOTS, 'first-minute-model-loading-1280.png') });
 
     // Recall works meanwhile, by words.
     await page.evaluate(() => (location.hash = '#/inspector'));
@@ -61,6 +66,7 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web twin’s first minut
     for (const route of held.splice(0)) await route.continue();
     await expect.poll(() => badge.getAttribute('data-semantic'), { timeout: 120_000 }).toBe('ready');
     await expect(badge.textContent()).resolves.toBe('Semantic search ready');
+    await page.screenshot({ path: join(SHOTS, 'first-minute-semantic-ready-1280.png') });
 
     // A second visit: the model comes from Cache Storage, not the network.
     const fetchedFirst = modelRequests.length;
