@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildExtension, ExtensionBrowser, screenshots, send, skipDisplayTests, startDisplay, type VirtualDisplay } from './extension-harness.ts';
 
 const FACT = 'I prefer window seats on long flights';
+const STORED = 'The user prefers window seats on long flights';
 const PIECES = ['You prefer ', 'a window seat, ', 'so pick 23A on LH 454.'];
 const PAGE_TEXT = 'Flight LH 454 to San Francisco departs at 10:40 from gate B12.';
 
@@ -101,13 +102,13 @@ describe.skipIf(skipDisplayTests('test/e2e/extension-permissions.test.ts'))('the
   });
 
   it('asks for the endpoint when it is saved; denied, replies stay offline and nothing is sent', async () => {
-    expect(await send(panel, `remember that ${FACT}`)).toBe(`Remembered: "${FACT}"`);
+    expect(await send(panel, `remember that ${FACT}`)).toBe(`Remembered: "${STORED}"`);
     await options.fill('#llm-url', llmBase);
     await options.fill('#llm-model', 'mock-model');
     expect(await answerDialog('#llm button[type=submit]', '#llm-result', false)).toBe('Saved, but not allowed to reach http://127.0.0.1/*: replies show the prompt.');
     const answer = await send(panel, 'which seat should I pick?');
     expect(answer).toContain(`The extension may not reach ${llmBase} (allow it in the options page), so here is the prompt it would be sent`);
-    expect(answer).toContain(FACT);
+    expect(answer).toContain(STORED);
     expect(requests).toEqual([]);
   }, 120_000);
 
@@ -128,9 +129,9 @@ describe.skipIf(skipDisplayTests('test/e2e/extension-permissions.test.ts'))('the
     expect(seen).toContain(PIECES[0]); // shown before the rest had arrived
     expect(requests).toHaveLength(1);
     expect(requests[0]).toMatchObject({ model: 'mock-model', stream: true });
-    expect(requests[0]!.messages[0]!.content).toContain(FACT);
+    expect(requests[0]!.messages[0]!.content).toContain(STORED);
     expect(requests[0]!.messages[1]).toEqual({ role: 'user', content: 'which seat should I pick?' });
-    expect(await panel.locator('#log li.agent').last().locator('details').textContent()).toContain(FACT); // the prompt sent, folded
+    expect(await panel.locator('#log li.agent').last().locator('details').textContent()).toContain(STORED); // the prompt sent, folded
   }, 120_000);
 
   it('reads the page the user is on once allowed, and the offline prompt shows its text', async () => {
@@ -144,7 +145,7 @@ describe.skipIf(skipDisplayTests('test/e2e/extension-permissions.test.ts'))('the
     const system = requests.at(-1)!.messages[0]!.content;
     expect(system).toContain(`The user is on "Trip planner" (${pageUrl}).`);
     expect(system).toContain(PAGE_TEXT);
-    expect(system).toContain(FACT);
+    expect(system).toContain(STORED);
 
     await options.click('#llm-clear');
     await expect.poll(() => options.textContent('#llm-result')).toBe('Removed: replies show the prompt.');

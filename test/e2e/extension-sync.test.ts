@@ -21,6 +21,7 @@ const RELAY_BIN = join(repoRoot, 'packages/relay/dist/bin.js');
 const SECRET = 'extension-sync-secret-0123456789-abcdefghijklmnop';
 const NAMESPACE = { userId: 'me' };
 const FROM_BROWSER = 'I prefer window seats on long flights';
+const STORED = 'The user prefers window seats on long flights';
 const FROM_DESKTOP = 'My passport expires in March';
 
 describe.skipIf(skipBrowserTests(import.meta.url))('the extension syncs through a relay', () => {
@@ -93,8 +94,8 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the extension syncs through 
 
     const panel = await browser.open('sidepanel.html'); // ready once the first exchange with the relay is done
     expect(await panel.textContent('#status')).toContain('sync: on');
-    expect(await send(panel, `remember that ${FROM_BROWSER}`)).toBe(`Remembered: "${FROM_BROWSER}"`);
-    await expect.poll(async () => (await desktop.list(NAMESPACE)).items.map((r) => r.content), { timeout: 60_000 }).toContain(FROM_BROWSER);
+    expect(await send(panel, `remember that ${FROM_BROWSER}`)).toBe(`Remembered: "${STORED}"`);
+    await expect.poll(async () => (await desktop.list(NAMESPACE)).items.map((r) => r.content), { timeout: 60_000 }).toContain(STORED);
 
     await desktop.remember({ namespace: NAMESPACE, content: FROM_DESKTOP });
     await expect.poll(() => send(panel, 'when does my passport expire?'), { timeout: 60_000, interval: 1000 }).toContain(FROM_DESKTOP);

@@ -16,6 +16,8 @@ import { skipBrowserTests } from './browser.ts';
 import { buildExtension, ExtensionBrowser, indexedDbText, screenshots, send } from './extension-harness.ts';
 
 const FACT = 'I prefer window seats on long flights';
+/** How the extension stores FACT: about the user, not "I" (issue 33 item 6). */
+const STORED = 'The user prefers window seats on long flights';
 
 describe.skipIf(skipBrowserTests(import.meta.url))('the example extension in Chromium', () => {
   let profile: string;
@@ -57,7 +59,7 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the example extension in Chr
     await panel.screenshot({ path: join(screenshots, 'sidepanel-empty.png') });
     await panel.locator('#empty [data-example]').click();
     await expect(panel.locator('#message').inputValue()).resolves.toBe(`remember that ${FACT}`);
-    expect(await send(panel, `remember that ${FACT}`)).toBe(`Remembered: "${FACT}"`);
+    expect(await send(panel, `remember that ${FACT}`)).toBe(`Remembered: "${STORED}"`);
     await expect(empty.isVisible()).resolves.toBe(false);
     await browser!.close();
     browser = undefined;
@@ -66,7 +68,7 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the example extension in Chr
     const again = await browser!.open('sidepanel.html');
     const answer = await send(again, 'which window seats do I prefer?');
     expect(answer).toContain('No LLM is set in the options page, so here is the prompt it would be sent');
-    expect(answer).toContain(FACT);
+    expect(answer).toContain(STORED);
     await again.screenshot({ path: join(screenshots, 'sidepanel.png') });
     // Reported, not asserted: what the side panel costs once memory, embedder and tokenizer are loaded.
     const heap = await again.evaluate(() => (performance as unknown as { memory: { usedJSHeapSize: number } }).memory.usedJSHeapSize);
@@ -106,16 +108,20 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the example extension in Chr
 
   it('loses nothing acknowledged when the service worker is stopped mid-conversation, and the conversation goes on', async () => {
     const panel = await browser!.open('sidepanel.html');
-    const facts = ['My passport expires in March', 'I am allergic to peanuts', 'My seat preference is the exit row'];
+    const facts = [
+      ['My passport expires in March', "The user's passport expires in March"],
+      ['I am allergic to peanuts', 'The user is allergic to peanuts'],
+      ['My seat preference is the exit row', "The user's seat preference is the exit row"],
+    ] as const;
     const acknowledged: string[] = [];
-    for (const fact of facts) {
+    for (const [fact, stored] of facts) {
       // Each message asks the worker for the page first: stop it while that is under way.
       const replying = send(panel, `remember that ${fact}`);
       await browser!.stopServiceWorker(panel);
       expect(await browser!.serviceWorkerRunning(panel)).toBe(false);
       const answer = await replying;
-      expect(answer).toBe(`Remembered: "${fact}"`);
-      acknowledged.push(fact);
+      expect(answer).toBe(`Remembered: "${stored}"`);
+      acknowledged.push(stored);
     }
     // The next message wakes the worker again and is answered with every acknowledged fact.
     const answer = await send(panel, 'what about my passport, peanuts and exit row seat?');
@@ -133,7 +139,7 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the example extension in Chr
       const options = await browser!.open('options.html');
       await options.locator('#memories li').first().waitFor();
       const before = (await optionsRows(options)).sort();
-      expect(before).toContain(FACT);
+      expect(before).toContain(STORED);
 
       const download = options.waitForEvent('download');
       await options.click('#export');
@@ -169,13 +175,14 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the example extension in Chr
     const options = await browser!.open('options.html');
     await options.fill('#query', 'window seats');
     await options.click('#search button');
-    const row = options.locator('#memories li', { hasText: FACT });
+    const row = options.locator('#memories li', { hasText: STORED });
     await row.locator('.bar').first().waitFor({ timeout: 120_000 });
     await options.screenshot({ path: join(screenshots, 'options.png'), fullPage: true });
-    expect(await indexedDbText(options)).toContain(FACT);
+    expect(await indexedDbText(options)).toContain(STORED);
+    expect(await indexedDbText(options)).toContain(FACT); // the words said, kept in metadata
 
     await row.locator('button').click();
     await row.waitFor({ state: 'detached', timeout: 120_000 });
-    expect(await indexedDbText(options)).not.toContain(FACT);
+    expect(await indexedDbText(options)).not.toContain(STORED);
   }, 300_000);
 });

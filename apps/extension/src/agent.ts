@@ -1,11 +1,13 @@
 /**
  * The agent: one zeromem database in the extension's IndexedDB, one namespace for the
- * browser's user, the embedder shipped in the extension. "remember that …" stores a memory;
+ * browser's user, the embedder shipped in the extension. "remember that …" stores a memory,
+ * about "the user" rather than "I" (the words as said kept in `metadata.said`);
  * anything else is answered by the LLM set in the options page with the recalled memories
  * and the current page in the prompt, or, with none set, by showing that prompt.
  */
 import { openMemory, type Memory, type MemoryRecord } from '@zeromem/core';
 import { openEmbedder } from './embedder.ts';
+import { aboutTheUser } from '@zeromem/app-shared/about-the-user';
 import { streamChat, type ChatMessage } from '@zeromem/app-shared/openai-stream';
 import type { PageSnapshot } from './page.ts';
 import { loadLlm, originPattern } from './settings.ts';
@@ -50,7 +52,8 @@ export async function reply(message: string, page: PageSnapshot | undefined, onD
   const mem = await memory();
   const keep = REMEMBER.exec(message);
   if (keep) {
-    const { record } = await mem.remember({ namespace: NAMESPACE, content: keep[1]!.trim(), tags: ['from-chat'] });
+    const said = keep[1]!.trim();
+    const { record } = await mem.remember({ namespace: NAMESPACE, content: aboutTheUser(said), metadata: { said }, tags: ['from-chat'] });
     return { text: `Remembered: "${record.content}"`, remembered: record };
   }
   const { text } = await mem.buildContext({ namespace: NAMESPACE, query: message, budget: MEMORY_BUDGET });

@@ -35,6 +35,7 @@ export function App({ runtime, llm }: { runtime: Runtime; llm: LlmClient }) {
   const [online, setOnline] = useState(localStorage.getItem('zeromem.offline') !== '1');
   const [turns, setTurns] = useState<TurnRecord[]>([]);
   const [userFacts, setUserFacts] = useState(0);
+  const [semantic, setSemantic] = useState(() => runtime.embedder?.state() ?? null);
   const [message, setMessage] = useState('');
   const [conversations, setConversations] = useState(conversationIds);
   const sessions = useRef(new Map<string, AppSession>());
@@ -51,6 +52,12 @@ export function App({ runtime, llm }: { runtime: Runtime; llm: LlmClient }) {
   useEffect(() => {
     llm.status().then(setLlmStatus, () => undefined);
   }, [llm]);
+
+  useEffect(() => {
+    if (!runtime.embedder) return undefined;
+    setSemantic(runtime.embedder.state());
+    return runtime.embedder.onState(setSemantic);
+  }, [runtime]);
 
   useEffect(() => runtime.memory.watch(userNamespace(), { limit: 1000 }, (page) => setUserFacts(page.items.length)), [runtime]);
 
@@ -146,8 +153,8 @@ export function App({ runtime, llm }: { runtime: Runtime; llm: LlmClient }) {
         </div>
         <ul class="badges" aria-label="Status">
           <li class="badge" title="Memories in the user's namespace, which both agents read; the agents' private notes are not counted">{userFacts} shared {userFacts === 1 ? 'fact' : 'facts'}</li>
-          <li class={`badge ${runtime.embedder ? '' : 'warn'}`} title={runtime.embedderProblem ?? undefined}>
-            {runtime.embedder ? 'Embedder: on device' : 'Embedder off: word search only'}
+          <li class={`badge ${semantic?.status === 'ready' ? '' : 'warn'}`} data-semantic={semantic?.status ?? 'off'} title={(semantic?.status === 'failed' ? semantic.problem : runtime.embedderProblem) ?? undefined}>
+            {semantic?.status === 'ready' ? 'Semantic search ready' : semantic?.status === 'loading' ? 'Loading the model: word search meanwhile' : 'Embedder off: word search only'}
           </li>
           <li class="badge">{llmLabel}</li>
         </ul>

@@ -1,10 +1,12 @@
 /**
  * The agents' memory tools, as lines of their reply: `REMEMBER: <fact>` (the user's
- * namespace), `NOTE: <note>` (the agent's own), `FORGET: <words>` (the best matching memory
+ * namespace, written about "the user": "I prefer tea" is stored as "The user prefers tea", the line's
+ * own words kept in `metadata.said`), `NOTE: <note>` (the agent's own), `FORGET: <words>` (the best matching memory
  * of either). Plain lines work with every OpenAI-compatible server and model, streamed or
  * not, which native tool calls do not. Each call is carried out and shown in the chat.
  */
 import type { Namespace } from '@zeromem/core';
+import { aboutTheUser } from '@zeromem/app-shared/about-the-user';
 import type { AppMemory } from './app-memory.ts';
 
 export type ToolName = 'remember' | 'note' | 'forget';
@@ -67,13 +69,22 @@ export async function runToolCalls(calls: ToolCall[], target: ToolTarget): Promi
 
 async function runOne(call: ToolCall, { memory, user, agent, actor }: ToolTarget): Promise<ToolOutcome> {
   if (call.tool === 'remember' || call.tool === 'note') {
-    const namespace = call.tool === 'remember' ? user : agent;
+    const aboutUser = call.tool === 'remember';
+    const said = call.argument;
+    const content = aboutUser ? aboutTheUser(said) : said;
     const result = await memory.remember(
-      { namespace, content: call.argument, source: 'assistant', layer: call.tool === 'note' ? 'knowledge' : 'long_term', tags: ['agent-tool'] },
+      {
+        namespace: aboutUser ? user : agent,
+        content,
+        ...(content === said ? {} : { metadata: { said } }),
+        source: 'assistant',
+        layer: aboutUser ? 'long_term' : 'knowledge',
+        tags: ['agent-tool'],
+      },
       { actor },
     );
-    const where = call.tool === 'remember' ? "the user's memory" : 'its own notes';
-    return { ...call, ok: true, id: result.id, summary: result.deduplicated ? `Already in ${where}: ${call.argument}` : `Remembered in ${where}: ${call.argument}` };
+    const where = aboutUser ? "the user's memory" : 'its own notes';
+    return { ...call, ok: true, id: result.id, summary: result.deduplicated ? `Already in ${where}: ${content}` : `Remembered in ${where}: ${content}` };
   }
   // forget: the best lexical match in the user's namespace or the agent's, if it shares enough words.
   const candidates = [];

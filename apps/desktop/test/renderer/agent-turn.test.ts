@@ -166,4 +166,14 @@ describe('an agent turn', () => {
     expect(plain.tools).toEqual([]);
     expect(await memory.count(userNamespace())).toBe(1);
   });
+
+  it('stores a REMEMBER line said in the first person about the user, keeping the words said', async () => {
+    const agent = agentById('after-sales');
+    const llm = scriptedLlm(() => 'never');
+    const turn = await runTurn({ memory, session: openAgentSession(memory, agent, 'c'), agent, llm, online: false, text: 'REMEMBER: I prefer window seats', seq: 1 });
+    expect(turn.tools.map((t) => t.summary)).toEqual(["Remembered in the user's memory: The user prefers window seats"]);
+    const [stored] = (await memory.list(userNamespace(), { limit: 10 })).items;
+    expect(stored?.content).toBe('The user prefers window seats');
+    expect(stored?.metadata).toEqual({ said: 'I prefer window seats' });
+  });
 });

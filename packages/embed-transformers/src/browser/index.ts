@@ -7,5 +7,5 @@
  */
 export { createWorkerEmbedder, type WorkerEmbedder, type WorkerEmbedderOptions } from './worker-embedder.ts';
 export type { WasmPaths } from './protocol.ts';
-export { DEFAULT_MODEL, defaultSettings, type ModelSettings, type ModelSettingsOptions, type Pooling } from '../model-settings.ts';
+export { DEFAULT_MODEL, DEFAULT_MODEL_DIMENSION, defaultSettings, modelIdFor, type ModelSettings, type ModelSettingsOptions, type Pooling } from '../model-settings.ts';
 export type { Embedder, EmbedKind } from '@zeromem/core';

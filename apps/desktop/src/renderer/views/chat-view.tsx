@@ -161,7 +161,7 @@ function Turn({ turn, agent }: { turn: TurnRecord; agent: AgentDefinition }) {
           ))}
         </ul>
       ) : null}
-      <details class="prompt" open={turn.offline}>
+      <details class="prompt">
         <summary>
           {turn.offline ? 'The exact prompt that would be sent' : 'The exact prompt sent'}: {report.tokens} of {report.budget} tokens, full history {report.fullHistoryTokens ?? '?'}
         </summary>
