@@ -80,16 +80,6 @@ export function fileNameProblem(name: string): string | undefined {
   return `must make file names of at most ${MAX_FILE_NAME_BYTES} bytes: "<name>.sqlite${LONGEST_COMPANION}" would be ${bytes} bytes (letters, digits, "_" and "-" take 1 byte each, every other UTF-8 byte 3)`;
 }
 
-/** The database name a file of {@link fileNameOf} holds, or `undefined` for other files. */
-export function nameOfFile(file: string): string | undefined {
-  if (!file.endsWith('.sqlite')) return undefined;
-  try {
-    return decodeURIComponent(file.slice(0, -'.sqlite'.length));
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * How long a write waits for another process's write transaction to end before it fails
  * as `locked`. Transactions are short (one verb), so a wait this long means a process hung

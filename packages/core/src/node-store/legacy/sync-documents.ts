@@ -9,16 +9,19 @@
  * byte of its documents.
  */
 import { existsSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
 import { ZeromemError } from '../../model/errors.ts';
 import type { Connection } from '../sqlite-connection.ts';
-import { fileNameOf } from '../store-file.ts';
+import { storeFilePath } from '../store-file.ts';
 import { eachValue, oldStores } from './idb-rows.ts';
 
-/** Where the releases before format 1002 kept the shared documents of memory `name`. */
+/**
+ * Where the releases before format 1002 kept the shared documents of memory `name` (under
+ * the file name those releases gave it, which store-file.ts still finds: they did not
+ * normalise names to NFC).
+ */
 export function syncDocumentsFile(directory: string, name: string): string {
-  return join(directory, fileNameOf(`${name}-sync`));
+  return storeFilePath(directory, `${name}-sync`);
 }
 
 /** True when memory `name` has a file of sync documents of an earlier release to move in. */
