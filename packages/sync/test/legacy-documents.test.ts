@@ -49,7 +49,7 @@ it('an earlier release\'s <name>-sync.sqlite moves into the memory\'s file once:
   await share.close();
   await memory.close();
   expect(directoryContains(dir, 'fixture-doomed-2')).toBe(false);
-  expect(readdirSync(dir).sort()).toEqual(['laptop.sqlite']);
+  expect(readdirSync(dir).sort()).toEqual(['laptop.sqlite', 'laptop.sqlite-reserve']);
 
   // Opened again: nothing left to move, the format is this release's.
   const db = new Database(join(dir, 'laptop.sqlite'), { readonly: true });
