@@ -73,12 +73,19 @@ export function startStoreProcess(args: string[], options: StoreProcessOptions =
     }
   });
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
-    child.on('close', (code, signal) => {
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) => {
+    const end = (code: number | null, signal: NodeJS.Signals | null) => {
       for (const waiter of waiters) waiter.resolve(`exited ${code ?? signal}: ${stderr}`);
       resolve({ code, signal, stderr });
-    }),
-  );
+    };
+    child.on('close', end);
+    // A process that could not start (e.g. another user cannot reach this Node's binary) ends
+    // the waits at once with the reason, rather than leaving them to the test's timeout.
+    child.on('error', (err) => {
+      stderr += `could not start ${command}: ${err.message}`;
+      end(-1, null);
+    });
+  });
   return {
     child,
     lines,
