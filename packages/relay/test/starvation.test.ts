@@ -89,12 +89,12 @@ async function watch(url: string, port: number, phase: { samples: Samples; done:
 /**
  * The victim's round trips and /healthz times on a fresh relay: 3 s alone (the machine's own
  * noise), 6 s with the attacker running, 3 s alone again. Asserted: under attack, p95 stays
- * below 200 ms (round trip) and 100 ms (/healthz), or, on a machine too loaded for that even
+ * below 200 ms (round trip) and `healthBoundMs` (/healthz, 100 ms unless a test says why not), or, on a machine too loaded for that even
  * without an attacker, below three times the worse of the two times alone (the load of a
  * shared machine drifts within a test; the attacker's own process adds to it). Without a
  * bound the victim sees nothing for seconds.
  */
-async function underAttack(startAttack: (url: string) => Promise<Flood>, dataDir = tempDir()): Promise<FloodReport | undefined> {
+async function underAttack(startAttack: (url: string) => Promise<Flood>, dataDir = tempDir(), healthBoundMs = 100): Promise<FloodReport | undefined> {
   const relay = await serveRelay(dataDir, ['--quiet']);
   running.push(relay);
   const alone: Samples = { roundTrips: [], health: [] };
@@ -117,7 +117,7 @@ async function underAttack(startAttack: (url: string) => Promise<Flood>, dataDir
   expect(attacked.roundTrips.length).toBeGreaterThan(10);
   const aloneP95 = (pick: (samples: Samples) => number[]) => Math.max(p95(pick(alone)), p95(pick(aloneAfter)));
   expect(p95(attacked.roundTrips)).toBeLessThan(Math.max(200, 3 * aloneP95((samples) => samples.roundTrips)));
-  expect(p95(attacked.health)).toBeLessThan(Math.max(100, 3 * aloneP95((samples) => samples.health)));
+  expect(p95(attacked.health)).toBeLessThan(Math.max(healthBoundMs, 3 * aloneP95((samples) => samples.health)));
   expect(relay.child.exitCode).toBeNull();
   return report;
 }
@@ -141,7 +141,10 @@ describe('one token subject within every per-socket limit', { timeout: 120_000 }
     const store = new SqliteStore(dataDir);
     for (const room of rooms) await store.append([{ room, updates: [bigDocument(30_000)] }]);
     await store.close();
-    const report = await underAttack((url) => attack(url, 4, 10, 'reload', rooms, 'read'), dataDir);
+    // A load cannot be cut short: a /healthz that arrives during one waits for it (~100-150 ms
+    // under CI's own load), so /healthz is held to the round trips' 200 ms here. Without the
+    // load charged, the victim's p95 is over a second.
+    const report = await underAttack((url) => attack(url, 4, 10, 'reload', rooms, 'read'), dataDir, 200);
     // It was turned away (HTTP 429 at the upgrade, or 4529 before a load) rather than served at will.
     expect((report?.refused['429'] ?? 0) + (report?.closed[String(CLOSE.rateLimited)] ?? 0)).toBeGreaterThan(0);
   });
