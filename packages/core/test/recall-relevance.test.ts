@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MIN_RELEVANCE } from '../src/index.ts';
 import { Bm25Index } from '../src/index/bm25-index.ts';
 import { VectorIndex } from '../src/index/vector-index.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
 import { expectCode, openTestMemory } from './helpers.ts';
+
+/** The floor these tests ask for: some evidence of its own (recall's default is no floor, see rank/relevance.ts). */
+const FLOOR = 0.01;
 
 const ns = { userId: 'u1' };
 
@@ -49,15 +51,15 @@ describe('recall: absolute relevance and "nothing relevant"', () => {
     expect(hits[0]!.relevance).toBe(1);
   });
 
-  it('answers a question nothing is about with no hits and a reason; minRelevance 0 keeps the old full page', async () => {
+  it('with a floor, answers a question nothing is about with no hits and a reason; the default (no floor) keeps the old full page', async () => {
     const t = await sevenFacts({ embedder: true });
-    const none = await t.memory.recall(ns, 'which drink does she like', { trackAccess: false });
+    const none = await t.memory.recall(ns, 'which drink does she like', { minRelevance: FLOOR, trackAccess: false });
     expect(none.hits).toEqual([]);
     expect(none.reason).toMatch(/^nothing relevant/);
-    const old = await t.memory.recall(ns, 'which drink does she like', { minRelevance: 0, trackAccess: false });
+    const old = await t.memory.recall(ns, 'which drink does she like', { trackAccess: false });
     expect(old.hits.length).toBeGreaterThan(0);
     expect(old.reason).toBeUndefined();
-    expect(Math.max(...old.hits.map((hit) => hit.relevance))).toBeLessThan(DEFAULT_MIN_RELEVANCE);
+    expect(Math.max(...old.hits.map((hit) => hit.relevance))).toBeLessThan(FLOOR);
     const empty = await (await openTestMemory()).memory.recall(ns, 'anything');
     expect(empty).toMatchObject({ hits: [], reason: 'nothing relevant: this namespace holds no memories' });
   });
@@ -75,15 +77,15 @@ describe('recall: absolute relevance and "nothing relevant"', () => {
     }
   });
 
-  it("a forgotten memory's words bring back nothing: no hit only matched them", async () => {
+  it("with a floor, a forgotten memory's words bring back nothing: no hit only matched them", async () => {
     const t = await sevenFacts({ embedder: true });
-    expect((await t.memory.recall(ns, 'cello', { trackAccess: false })).hits.map((hit) => hit.record.content)).toEqual(['Plays the cello in an amateur orchestra']);
+    expect((await t.memory.recall(ns, 'cello', { minRelevance: FLOOR, trackAccess: false })).hits.map((hit) => hit.record.content)).toEqual(['Plays the cello in an amateur orchestra']);
     await t.memory.forget(ns, t.ids[6]!);
-    const after = await t.memory.recall(ns, 'cello', { trackAccess: false });
+    const after = await t.memory.recall(ns, 'cello', { minRelevance: FLOOR, trackAccess: false });
     expect(after.hits).toEqual([]);
     expect(after.reason).toMatch(/^nothing relevant/);
     // Every candidate left is one no word of the query is in.
-    for (const hit of (await t.memory.recall(ns, 'cello', { minRelevance: 0, trackAccess: false })).hits) expect(hit.explain.evidence.lexical).toBeNull();
+    for (const hit of (await t.memory.recall(ns, 'cello', { trackAccess: false })).hits) expect(hit.explain.evidence.lexical).toBeNull();
   });
 
   it('BM25 forgets a removed memory\'s words: document frequencies and the query\'s possible weight', () => {

@@ -123,13 +123,13 @@ describe('createBundledEmbedder', () => {
       expect(first.vector).toBe('used');
       expect(first.hits[0]?.record.content).toBe('用户偏好圆通快递');
       // No character in common and a weak margin: bge-small-zh puts it at cosine 0.40 where this
-      // namespace's unrelated pairs stand at 0.37 ± 0.19, relevance 0.009, under the default
-      // floor of 0.01 (a known false negative, docs/BENCHMARKS.md "Relevance"). Ranked, it is in
-      // the top 2 of the full page.
+      // namespace's unrelated pairs stand at 0.37 ± 0.19, relevance 0.009, under a floor of 0.01
+      // (a false negative that keeps recall's default at no floor, docs/BENCHMARKS.md
+      // "Relevance"). Ranked, it is in the top 2 of the full page.
       const second = await memory.recall(ns, '寄东西用什么公司', { minRelevance: 0 });
       expect(second.hits.slice(0, 2).map((hit) => hit.record.content)).toContain('用户偏好圆通快递');
       // English still finds English through the English model, ranked first of the full page.
-      // The default floor leaves it out here: the namespace's background of unrelated pairs is
+      // A floor of 0.01 would leave it out here: the namespace's background of unrelated pairs is
       // its nine Chinese memories' (0.37 ± 0.19), which the one English vector's 0.29 does not
       // stand above (a known limit of one background per namespace in a bilingual store,
       // docs/BENCHMARKS.md "Relevance").

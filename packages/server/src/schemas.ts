@@ -221,7 +221,7 @@ export const RecallBodySchema = z
     trackAccess: z.boolean().optional(),
     includeCold: z.boolean().optional(),
     minScore: z.number().optional(),
-    minRelevance: z.number().optional().openapi({ description: 'Leave out hits whose absolute relevance (0..1) is below this; default 0.01, 0 keeps every hit.' }),
+    minRelevance: z.number().optional().openapi({ description: 'Leave out hits whose absolute relevance (0..1) is below this (0.01: some evidence of its own); default 0, every hit kept.' }),
     asOf: Time.optional().openapi({ description: 'Keyed facts that held at this time (default now).' }),
     includeClosed: z.boolean().optional().openapi({ description: 'Every version of keyed facts, closed ones too.' }),
   })

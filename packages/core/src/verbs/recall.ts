@@ -37,7 +37,7 @@ export interface RecallOptions {
   minScore?: number;
   /**
    * Leave out hits whose absolute relevance (`hit.relevance`, 0..1, the same scale in every
-   * namespace and store) is below this. Default 0.01 (`DEFAULT_MIN_RELEVANCE`, some evidence of its own): when nothing
+   * namespace and store) is below this (0.01: some evidence of its own). Default 0 (`DEFAULT_MIN_RELEVANCE`, no floor yet, see rank/relevance.ts). When nothing
    * in the namespace is about the query, recall answers `hits: []` and says why in
    * `reason`. 0 keeps every candidate, as before relevance had a floor.
    */
