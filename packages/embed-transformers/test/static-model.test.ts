@@ -12,18 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODEL, bundledModelsDir, createTransformersEmbedder, defaultSettings, type TransformersEmbedder } from '@zeromem/embed-transformers';
 import { loadExtractor } from '../src/load-extractor.ts';
 import { pipelineEmbedder } from '../src/pipeline-embedder.ts';
-
-/** mulberry32: a small seeded generator, so a failing corpus can be made again. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from '../../../test/bench/prng.ts';
 
 const EXTRAS = ['Café', 'NAÏVE', 'résumé', 'Straße', 'İstanbul', 'ǅemal', 'ﬁnal', 'ＡＢＣ', '用户', '喜欢', '𠀀', '🙂', '📞', 'e-mail', '15:00', "don't", '(x)', '—', '«quoted»', '[UNK]', '[PAD]', '\u200b', '\u00ad', '\u0000', '\t', '\n', 'zzqxv', 'x'.repeat(120), 'Ω', '١٢٣', 'ﾃｽﾄ', '\ufffd'];
 
