@@ -12,3 +12,4 @@ export { replicatedState } from './model/replicated-state.ts';
 export { canonicalJson } from './model/canonical-json.ts';
 export type { ApplyReplicatedResult, ReplicatedChange, ReplicatedRecord } from './model/types.ts';
 export { memoryView, type MemoryView } from './model/memory-view.ts';
+export { parseNamespaceKey } from './model/namespace.ts';

@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { type ParseArgsConfig, parseArgs } from 'node:util';
-import { RelayError } from './errors.ts';
+import { MAX_TTL_SECONDS, RelayError, readClaims } from '@zeromem/protocol';
 import { LOG_LEVELS, type LogLevel } from './log.ts';
 import { DEFAULTS, LIMITS, type RelayOptions, flagVariable } from './options.ts';
 import { parseDurationSeconds } from './duration-seconds.ts';
 import { type Relay, startRelay } from './server/server.ts';
-import { MAX_TTL_SECONDS, issueToken } from './auth/token.ts';
-import { decodeJwt } from 'jose';
+import { issueToken } from '@zeromem/protocol/token';
 import { PostgresStore } from './storage/postgres-store.ts';
 import { announceRevocation } from './cluster/redis-coordination.ts';
 import { revocation } from './auth/revocations.ts';
@@ -224,12 +223,8 @@ async function revoke(args: readonly string[], env: NodeJS.ProcessEnv, io: CliIo
   if (given.length !== 1) throw new UsageError('give exactly one of --token-id, --subject or --token');
   let entry: Revocation;
   if (values.token !== undefined) {
-    let claims;
-    try {
-      claims = decodeJwt(values.token as string);
-    } catch {
-      throw new UsageError('--token is not a JWT');
-    }
+    const claims = readClaims(values.token as string);
+    if (!claims) throw new UsageError('--token is not a JWT');
     if (typeof claims.jti === 'string' && claims.jti !== '') entry = revocation('token', claims.jti);
     else if (typeof claims.sub === 'string' && claims.sub !== '') entry = revocation('subject', claims.sub);
     else throw new UsageError('--token has neither an id (jti) nor a subject');

@@ -4,9 +4,8 @@
  */
 export { startRelay, type Relay, type RelayStats } from './server/server.ts';
 export { DEFAULTS, type RelayOptions } from './options.ts';
-export { issueToken, verifyToken, checkSecret, TokenRefused, MIN_SECRET_BYTES, MAX_TTL_SECONDS, CLOCK_SKEW_SECONDS, type Access, type Grant, type TokenRequest, type TokenProblem } from './auth/token.ts';
-export { RelayError, RELAY_ERROR_CODES, type RelayErrorCode } from './errors.ts';
-export { CLOSE } from './close-codes.ts';
+// The wire contract is @zeromem/protocol's; the relay's API re-exports what a relay operator uses.
+export { issueToken, verifyToken, checkSecret, TokenRefused, type TokenRequest, type TokenProblem } from '@zeromem/protocol/token';
+export { CLOCK_SKEW_SECONDS, CLOSE, MAX_ROOM_LENGTH, MAX_TTL_SECONDS, MIN_SECRET_BYTES, RELAY_ERROR_CODES, RelayError, type Access, type Grant, type RelayErrorCode } from '@zeromem/protocol';
 export { createLogger, LOG_LEVELS, type LogLevel, type Logger, type LogFields } from './log.ts';
 export { DATABASE_FILE } from './storage/sqlite-store.ts';
-export { MAX_ROOM_LENGTH } from './room/room-name.ts';

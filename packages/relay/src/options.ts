@@ -1,6 +1,6 @@
-import { RelayError } from './errors.ts';
+import { RelayError } from '@zeromem/protocol';
 import { LOG_LEVELS, createLogger, type LogLevel, type Logger } from './log.ts';
-import { checkSecret } from './auth/token.ts';
+import { checkSecret } from '@zeromem/protocol/token';
 
 /** Options of {@link startRelay}. Only `secret` and `dataDir` are required. */
 export interface RelayOptions {

@@ -3,14 +3,15 @@ import type { Memory } from '@zeromem/core';
 import { bodyLimit } from 'hono/body-limit';
 import { cors } from 'hono/cors';
 import { HTTPException } from 'hono/http-exception';
-import type { ZodError } from 'zod';
-import { authenticate, type Access, type AuthOptions } from './auth.ts';
+import { authenticate, type AuthOptions } from './auth.ts';
 import { ServiceError, errorResponse } from './http-errors.ts';
 import { registerAdminRoutes } from './routes/admin.ts';
 import { registerMemoryRoutes } from './routes/memories.ts';
 import { registerProfileRoutes } from './routes/profile.ts';
 import { registerRecallRoutes } from './routes/recall.ts';
 import { registerTransferRoutes } from './routes/transfer.ts';
+import type { RouteDeps, ServiceApp, ServiceEnv } from './service-app.ts';
+import { validationError } from './validation-error.ts';
 
 /** Limits and switches of the HTTP service. */
 export interface ServiceOptions extends AuthOptions {
@@ -26,16 +27,6 @@ export interface ServiceOptions extends AuthOptions {
 
 /** Defaults of {@link ServiceOptions}. */
 export const SERVICE_DEFAULTS = { maxBodyBytes: 1024 * 1024, maxImportBytes: 64 * 1024 * 1024, maxBatch: 1000 } as const;
-
-/** What the route modules get. */
-export interface RouteDeps {
-  memory: Memory;
-  maxBatch: number;
-}
-
-/** The Hono environment of the service: each request's access, set by the auth step. */
-export type ServiceEnv = { Variables: { access: Access } };
-export type ServiceApp = OpenAPIHono<ServiceEnv>;
 
 /**
  * The service as a Hono app (`app.fetch` is a standard fetch handler): every route under
@@ -114,15 +105,4 @@ function httpException(err: HTTPException): ServiceError {
   if (err.status === 400) return new ServiceError('INVALID_INPUT', `The request body is not valid JSON: ${err.message}`, { issues: [{ path: '', message: 'must be valid JSON' }] });
   if (err.status === 413) return new ServiceError('PAYLOAD_TOO_LARGE', err.message);
   return new ServiceError('INTERNAL', err.message);
-}
-
-/** A zod refusal as INVALID_INPUT (or NAMESPACE_REQUIRED when the namespace is missing), with core's issue format. */
-export function validationError(error: ZodError, target: string): ServiceError {
-  const issues = error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
-  const missingNamespace = error.issues.some(
-    (issue) => issue.code === 'invalid_type' && /received undefined/.test(issue.message) && (target === 'query' ? issue.path[0] === 'userId' : issue.path.length === 1 && issue.path[0] === 'namespace'),
-  );
-  if (missingNamespace) return new ServiceError('NAMESPACE_REQUIRED', 'A namespace is required: pass { userId } (and agentId or scope for a narrower one).', { issues });
-  const first = issues[0];
-  return new ServiceError('INVALID_INPUT', `Invalid request ${target}: ${first?.path ? `${first.path}: ` : ''}${first?.message ?? 'invalid'}`, { issues });
 }

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { namespaceKey, type Namespace } from '@zeromem/core';
-import { TokenRefused, verifyToken } from '@zeromem/relay';
+import { TokenRefused, verifyToken } from '@zeromem/protocol/token';
 import { ServiceError } from './http-errors.ts';
 
 /** What a request's token allows: everything, or read / read-write on some namespaces. */

@@ -6,7 +6,8 @@ import type { SharedNamespace } from '@zeromem/sync';
 import { SERVICE_DEFAULTS } from './app.ts';
 import { loadEmbedder } from './embedder-option.ts';
 import { startService } from './serve.ts';
-import { parseNamespaceKey, startShares, type ShareSettings } from './shares.ts';
+import { startShares, type ShareSettings } from './shares.ts';
+import { parseNamespaceKey } from '@zeromem/core/internal';
 
 /** Usage of `zeromem serve` (and `zeromem-server`). */
 export const SERVE_USAGE = `Usage: zeromem serve [options]

@@ -1,4 +1,4 @@
-import { namespaceKey, type Memory, type Namespace, type ZeromemError } from '@zeromem/core';
+import type { Memory, Namespace, ZeromemError } from '@zeromem/core';
 import { shareNamespace, type SharedNamespace } from '@zeromem/sync';
 import WebSocket from 'ws';
 
@@ -12,25 +12,6 @@ export interface ShareSettings {
   token: string;
   /** The namespaces' key when their rooms are end-to-end encrypted. */
   encryptionKey: string | undefined;
-}
-
-/**
- * Parses a namespace key, `u=<userId>[;a=<agentId>][;s=<scope>]` with URI-encoded parts (as
- * `namespaceKey` writes it and `zeromem-relay token --room` takes it); `undefined` when it
- * is not one.
- */
-export function parseNamespaceKey(key: string): Namespace | undefined {
-  const match = /^u=([^;]+)(?:;a=([^;]+))?(?:;s=([^;]+))?$/.exec(key);
-  if (!match) return undefined;
-  let namespace: Namespace;
-  try {
-    const [userId, agentId, scope] = match.slice(1).map((part) => (part === undefined ? undefined : decodeURIComponent(part)));
-    namespace = { userId: userId!, ...(agentId === undefined ? {} : { agentId }), ...(scope === undefined ? {} : { scope }) };
-  } catch {
-    return undefined; // a malformed %-escape
-  }
-  // Only the canonical spelling: it is the relay's room name, so it must match exactly.
-  return namespaceKey(namespace) === key ? namespace : undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { issueToken } from '@zeromem/relay';
+import { issueToken } from '@zeromem/protocol/token';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client, SECRET, TOKEN, startServiceProcess, type ServiceProcess } from './service-process.ts';
 

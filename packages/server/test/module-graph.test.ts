@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { issueToken } from '@zeromem/relay';
+import { issueToken } from '@zeromem/protocol/token';
 import { afterAll, describe, expect, it } from 'vitest';
 import { SECRET, startServiceProcess } from './service-process.ts';
 

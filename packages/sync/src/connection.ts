@@ -1,19 +1,9 @@
 import { ZeromemError } from '@zeromem/core';
+import { CLOSE, roomSegment } from '@zeromem/protocol';
 import { WebsocketProvider } from 'y-websocket';
 import type * as Y from 'yjs';
 import type { ShareOptions } from './options.ts';
 import type { PeerState } from './peers.ts';
-
-/** The relay closes a socket whose token expired with this code. */
-const TOKEN_EXPIRED = 4401;
-/** The relay closes a socket whose token (its id or its subject) was revoked; no reconnect (4400-4499). */
-const TOKEN_REVOKED = 4403;
-/** A message over the relay's `maxMessageBytes` (sent by `ws`). */
-const MESSAGE_TOO_BIG = 1009;
-/** An update that would make the stored document larger than the relay's `maxDocumentBytes`; no reconnect (4400-4499). */
-const DOCUMENT_TOO_LARGE = 4413;
-/** The relay cannot read the room's stored document; y-websocket does not reconnect after it (4400-4499). */
-const ROOM_UNREADABLE = 4422;
 
 /**
  * Connects that failed in a row before the first sync, after which `synced` gives up:
@@ -48,7 +38,7 @@ export interface ConnectionEvents {
  * and the relay's refusals turned into UNAUTHORIZED.
  */
 export function connectRoom(doc: Y.Doc, room: string, opts: ShareOptions, me: PeerState, events: ConnectionEvents): WebsocketProvider {
-  const provider = new WebsocketProvider(opts.url, encodeURIComponent(room), doc, {
+  const provider = new WebsocketProvider(opts.url, roomSegment(room), doc, {
     params: { token: opts.token },
     ...(opts.WebSocketPolyfill ? { WebSocketPolyfill: opts.WebSocketPolyfill as typeof WebSocket } : {}),
     // Tabs on one device sync through the relay like any replica (the store is shared anyway).
@@ -74,17 +64,17 @@ export function connectRoom(doc: Y.Doc, room: string, opts: ShareOptions, me: Pe
         ),
       );
     }
-    if (event?.code === TOKEN_EXPIRED) events.refused(new ZeromemError('UNAUTHORIZED', 'The relay closed the connection: the token expired. Share again with a new token.'));
-    if (event?.code === TOKEN_REVOKED) events.refused(new ZeromemError('UNAUTHORIZED', 'The relay closed the connection: the token was revoked. Share again with a new token.'));
-    if (event?.code === MESSAGE_TOO_BIG) {
+    if (event?.code === CLOSE.tokenExpired) events.refused(new ZeromemError('UNAUTHORIZED', 'The relay closed the connection: the token expired. Share again with a new token.'));
+    if (event?.code === CLOSE.tokenRevoked) events.refused(new ZeromemError('UNAUTHORIZED', 'The relay closed the connection: the token was revoked. Share again with a new token.'));
+    if (event?.code === CLOSE.messageTooBig) {
       events.tooLarge(new ZeromemError('QUOTA_EXCEEDED', `The relay closed the connection to ${room}: a message was larger than its maxMessageBytes. Raise the relay's limit.`));
     }
-    if (event?.code === ROOM_UNREADABLE) {
+    if (event?.code === CLOSE.roomUnreadable) {
       events.unreadable(
         new ZeromemError('STORAGE_FAILED', `The relay cannot read its stored document of ${room} (damaged storage): ask its operator. Local changes are kept; share.connect() tries again.`),
       );
     }
-    if (event?.code === DOCUMENT_TOO_LARGE) {
+    if (event?.code === CLOSE.documentTooLarge) {
       events.tooLarge(new ZeromemError('QUOTA_EXCEEDED', `The relay closed the connection to ${room}: the shared document would exceed its maxDocumentBytes. Forget records or raise the relay's limit.`));
     }
   });

@@ -4,7 +4,7 @@ import { checkShareOptions, type ShareOptions } from './options.ts';
 import { RecordCodec } from './record-codec.ts';
 import type { Peer } from './peers.ts';
 import { SharedNamespace } from './shared-namespace.ts';
-import { readGrant } from './token-grant.ts';
+import { readGrant } from '@zeromem/protocol';
 
 /**
  * Shares one namespace of `memory` with every replica that opens it with a token for the

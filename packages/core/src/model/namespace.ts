@@ -22,6 +22,24 @@ export function namespaceKey(namespace: Namespace): string {
 }
 
 /**
+ * Reads a namespace key back, the inverse of {@link namespaceKey} (a relay room's name, as
+ * `zeromem serve --share` and `zeromem-relay token --room` take it); `undefined` when it is
+ * not one, and for any spelling but the canonical one (the room name must match exactly).
+ */
+export function parseNamespaceKey(key: string): Namespace | undefined {
+  const match = /^u=([^;]+)(?:;a=([^;]+))?(?:;s=([^;]+))?$/.exec(key);
+  if (!match) return undefined;
+  let namespace: Namespace;
+  try {
+    const [userId, agentId, scope] = match.slice(1).map((part) => (part === undefined ? undefined : decodeURIComponent(part)));
+    namespace = { userId: userId!, ...(agentId === undefined ? {} : { agentId }), ...(scope === undefined ? {} : { scope }) };
+  } catch {
+    return undefined; // a malformed %-escape
+  }
+  return namespaceKey(namespace) === key ? namespace : undefined;
+}
+
+/**
  * Validates a namespace into `issues` (under `path`). Returns `undefined` when it is
  * missing (the caller raises NAMESPACE_REQUIRED) or invalid (issues were added).
  */

@@ -1,5 +1,5 @@
 import type { Revocation } from '../storage/room-storage.ts';
-import { CLOCK_SKEW_SECONDS, MAX_TTL_SECONDS } from './token.ts';
+import { CLOCK_SKEW_SECONDS, MAX_TTL_SECONDS } from '@zeromem/protocol';
 
 /** What a revocation is checked against: a token's id, subject and issue time. */
 export interface RevocableToken {

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { parseRoomPath } from '../room/room-name.ts';
-import { type Access, TokenRefused, verifyToken } from './token.ts';
+import { parseRoomPath, type Access } from '@zeromem/protocol';
+import { TokenRefused, verifyToken } from '@zeromem/protocol/token';
 
 /** An upgrade that may proceed: who, which room, with what access, until when. */
 export interface Admission {

@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 import type { Coordination, InstanceMessage } from './coordination.ts';
-import { RelayError } from '../errors.ts';
+import { RelayError } from '@zeromem/protocol';
 import type { Logger } from '../log.ts';
 import type { RoomPeers } from '../room/room.ts';
 

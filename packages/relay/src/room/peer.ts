@@ -1,7 +1,6 @@
 import { WebSocket } from 'ws';
-import { CLOSE } from '../close-codes.ts';
+import { CLOSE, type Access } from '@zeromem/protocol';
 import type { RateLimit } from './rate-limit.ts';
-import type { Access } from '../auth/token.ts';
 
 /** One open, authenticated websocket in a room. */
 export interface Peer {

@@ -1,7 +1,6 @@
 import { Awareness, applyAwarenessUpdate, encodeAwarenessUpdate, removeAwarenessStates } from 'y-protocols/awareness';
 import * as Y from 'yjs';
-import { CLOSE } from '../close-codes.ts';
-import { RelayError } from '../errors.ts';
+import { CLOSE, RelayError } from '@zeromem/protocol';
 import type { Logger } from '../log.ts';
 import { type Peer, send } from './peer.ts';
 import { type AwarenessEntry, type IncomingMessage, awarenessEntries, awarenessMessage, encodeAwarenessEntries, decodeMessage, syncStep1Message, syncStep2Message, updateMessage } from './protocol.ts';

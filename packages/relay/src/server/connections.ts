@@ -1,6 +1,6 @@
 import { type RawData, WebSocket } from 'ws';
 import type { Admission } from '../auth/upgrade-auth.ts';
-import { CLOSE } from '../close-codes.ts';
+import { CLOSE } from '@zeromem/protocol';
 import type { Coordination } from '../cluster/coordination.ts';
 import type { ResolvedOptions } from '../options.ts';
 import type { Peer } from '../room/peer.ts';

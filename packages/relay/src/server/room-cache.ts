@@ -4,7 +4,7 @@ import { Room } from '../room/room.ts';
 import type { RoomStorage } from '../storage/room-storage.ts';
 import type { SharedCommit } from '../storage/shared-commit.ts';
 import type { SubjectThrottle } from './subject-throttle.ts';
-import { CLOSE } from '../close-codes.ts';
+import { CLOSE } from '@zeromem/protocol';
 import { AwarenessQuota } from '../room/awareness-quota.ts';
 
 /** A room load refused: the subject that asked for it spent its share of the relay's time. */

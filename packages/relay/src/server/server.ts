@@ -5,7 +5,7 @@ import { WebSocketServer } from 'ws';
 import { RevocationList } from '../auth/revocations.ts';
 import { type Coordination, LocalCoordination } from '../cluster/coordination.ts';
 import { RedisCoordination } from '../cluster/redis-coordination.ts';
-import { CLOSE } from '../close-codes.ts';
+import { CLOSE } from '@zeromem/protocol';
 import { type RelayOptions, type ResolvedOptions, resolveOptions } from '../options.ts';
 import { PostgresStore } from '../storage/postgres-store.ts';
 import type { RoomStorage } from '../storage/room-storage.ts';

@@ -1,6 +1,6 @@
 import { WebSocket } from 'ws';
 import type { RevocationList } from '../auth/revocations.ts';
-import { CLOSE } from '../close-codes.ts';
+import { CLOSE } from '@zeromem/protocol';
 import type { Logger } from '../log.ts';
 import type { RoomStorage } from '../storage/room-storage.ts';
 import type { RoomCache } from './room-cache.ts';

@@ -4,7 +4,7 @@ import type { WebSocketServer } from 'ws';
 import type { RevocationList } from '../auth/revocations.ts';
 import { type Admission, admit } from '../auth/upgrade-auth.ts';
 import type { Coordination } from '../cluster/coordination.ts';
-import { CLOSE } from '../close-codes.ts';
+import { CLOSE } from '@zeromem/protocol';
 import type { ResolvedOptions } from '../options.ts';
 import type { Connections } from './connections.ts';
 import { refuseUpgrade } from './http-answers.ts';

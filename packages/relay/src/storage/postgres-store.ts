@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { RelayError } from '../errors.ts';
+import { RelayError } from '@zeromem/protocol';
 import { type Revocation, type RoomAppend, type RoomStorage, type StoredRoom, totalBytes } from './room-storage.ts';
 
 /**

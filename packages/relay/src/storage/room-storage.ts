@@ -1,4 +1,4 @@
-import { RelayError } from '../errors.ts';
+import { RelayError } from '@zeromem/protocol';
 
 /** A room's stored updates, oldest first, their total size, and the room's head. */
 export interface StoredRoom {

@@ -1,4 +1,4 @@
-import { RelayError } from '../errors.ts';
+import { RelayError } from '@zeromem/protocol';
 import type { RoomStorage } from './room-storage.ts';
 
 /** One room's append waiting for the write that stores it. */

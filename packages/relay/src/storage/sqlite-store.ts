@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { RelayError } from '../errors.ts';
+import { RelayError } from '@zeromem/protocol';
 import { type Revocation, type RoomAppend, type RoomStorage, type StoredRoom, totalBytes } from './room-storage.ts';
 
 /** File name of the relay's database inside the data directory. */

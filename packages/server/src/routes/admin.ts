@@ -1,7 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { RecordFilter } from '@zeromem/core';
 import { requireFull, requireNamespace } from '../auth.ts';
-import type { RouteDeps, ServiceApp } from '../app.ts';
+import type { RouteDeps, ServiceApp } from '../service-app.ts';
 import { AuditEntrySchema, CountSchema, ForgetWhereBodySchema, IdsSchema, NamespaceQuery, NamespacesSchema, StatsSchema } from '../schemas.ts';
 import { errors, json, namespaceOf, security, writeOptions } from './route-helpers.ts';
 

@@ -3,7 +3,8 @@ import { ZeromemError } from '@zeromem/core';
 import type { ZodError } from 'zod';
 import { recordsAccess, requireNamespace } from '../auth.ts';
 import { ServiceError } from '../http-errors.ts';
-import { validationError, type RouteDeps, type ServiceApp } from '../app.ts';
+import type { RouteDeps, ServiceApp } from '../service-app.ts';
+import { validationError } from '../validation-error.ts';
 import {
   ListPageSchema,
   ListQuery,

@@ -1,6 +1,6 @@
 import { createRoute } from '@hono/zod-openapi';
 import { requireNamespace } from '../auth.ts';
-import type { RouteDeps, ServiceApp } from '../app.ts';
+import type { RouteDeps, ServiceApp } from '../service-app.ts';
 import { ProfileQuery, ProfileSchema } from '../schemas.ts';
 import { errors, json, namespaceOf, security } from './route-helpers.ts';
 

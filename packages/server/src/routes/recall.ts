@@ -3,7 +3,7 @@ import type { BuildContextOptions, Memory, Namespace } from '@zeromem/core';
 
 type RecallOptions = Parameters<Memory['recall']>[2];
 import { recordsAccess, requireNamespace } from '../auth.ts';
-import type { RouteDeps, ServiceApp } from '../app.ts';
+import type { RouteDeps, ServiceApp } from '../service-app.ts';
 import { BuiltContextSchema, ContextBodySchema, RecallBodySchema, RecallResultSchema } from '../schemas.ts';
 import { errors, json, security } from './route-helpers.ts';
 

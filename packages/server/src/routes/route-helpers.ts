@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import type { Namespace } from '@zeromem/core';
 import { ErrorSchema } from '../schemas.ts';
-import type { ServiceEnv } from '../app.ts';
+import type { ServiceEnv } from '../service-app.ts';
 
 /** The namespace named by `userId`, `agentId` and `scope` query parameters. */
 export function namespaceOf(query: { userId: string; agentId?: string | undefined; scope?: string | undefined }): Namespace {

@@ -1,6 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { requireFull, requireNamespace } from '../auth.ts';
-import type { RouteDeps, ServiceApp } from '../app.ts';
+import type { RouteDeps, ServiceApp } from '../service-app.ts';
 import { ImportResultSchema, NamespaceQuery } from '../schemas.ts';
 import { errors, json, namespaceOf, security, writeOptions } from './route-helpers.ts';
 

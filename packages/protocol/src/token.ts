@@ -1,39 +1,15 @@
+/**
+ * `@zeromem/protocol/token`: issuing and verifying relay tokens (HS256 JWTs, with `jose`).
+ * The relay and the memory service verify; `zeromem-relay token` issues. A replica only
+ * reads a token's claims ({@link readGrant} in `@zeromem/protocol`), which needs no key.
+ *
+ * @packageDocumentation
+ */
 import { randomBytes } from 'node:crypto';
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
-import { RelayError } from '../errors.ts';
-import { roomNameProblem } from '../room/room-name.ts';
-
-/** What a token allows in a room: `read` receives; `read-write` also sends document updates. */
-export type Access = 'read' | 'read-write';
-
-/** Shortest secret accepted, in bytes: HS256 wants a key at least as long as its 256-bit hash. */
-export const MIN_SECRET_BYTES = 32;
-
-/** Longest token lifetime that can be issued: 366 days. Tokens always expire. */
-export const MAX_TTL_SECONDS = 366 * 24 * 3600;
-
-/**
- * How far in the future a token's issue time (`iat`) may lie, in seconds: the clocks of
- * the issuing machine and the relay may differ by this much.
- */
-export const CLOCK_SKEW_SECONDS = 60;
-
-const ISSUER = 'zeromem-relay';
-const AUDIENCE = 'zeromem-relay';
-
-/** The rights a verified token carries. */
-export interface Grant {
-  /** Who holds the token (its `sub`): connection limits count per subject. */
-  subject: string;
-  /** Room (shared namespace key) -> access. */
-  rooms: ReadonlyMap<string, Access>;
-  /** Expiry, in milliseconds since the epoch. */
-  expiresAt: number;
-  /** Issue time, in milliseconds since the epoch: revoking a subject revokes its tokens issued up to then. */
-  issuedAt: number;
-  /** The token's id (`jti`), to revoke it alone; tokens issued before revocation existed have none. */
-  tokenId?: string;
-}
+import { RelayError } from './errors.ts';
+import { roomNameProblem } from './room-name.ts';
+import { CLOCK_SKEW_SECONDS, MAX_TTL_SECONDS, MIN_SECRET_BYTES, TOKEN_ISSUER, roomsOfClaim, type Access, type Grant } from './token-grant.ts';
 
 /** What {@link issueToken} signs. */
 export interface TokenRequest {
@@ -80,8 +56,8 @@ export async function issueToken(request: TokenRequest): Promise<string> {
   return new SignJWT({ rooms: Object.fromEntries(request.rooms.map((room) => [room, access])) })
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setJti(randomBytes(16).toString('base64url'))
-    .setIssuer(ISSUER)
-    .setAudience(AUDIENCE)
+    .setIssuer(TOKEN_ISSUER)
+    .setAudience(TOKEN_ISSUER)
     .setSubject(request.subject)
     .setIssuedAt(iat)
     .setExpirationTime(iat + request.ttlSeconds)
@@ -113,8 +89,8 @@ export async function verifyToken(token: string, secret: string, now: number = D
   try {
     ({ payload } = await jwtVerify(token, new TextEncoder().encode(secret), {
       algorithms: ['HS256'],
-      issuer: ISSUER,
-      audience: AUDIENCE,
+      issuer: TOKEN_ISSUER,
+      audience: TOKEN_ISSUER,
       requiredClaims: ['sub', 'exp', 'iat'],
       currentDate: new Date(now),
     }));
@@ -128,13 +104,7 @@ export async function verifyToken(token: string, secret: string, now: number = D
   if (exp - iat > MAX_TTL_SECONDS || exp - nowSeconds > MAX_TTL_SECONDS + CLOCK_SKEW_SECONDS) {
     throw new TokenRefused('invalid', `The token lives longer than ${MAX_TTL_SECONDS} seconds: issue one with a shorter lifetime.`);
   }
-  const rooms = new Map<string, Access>();
-  const claimed = payload.rooms;
-  if (typeof claimed === 'object' && claimed !== null && !Array.isArray(claimed)) {
-    for (const [room, access] of Object.entries(claimed)) {
-      if ((access === 'read' || access === 'read-write') && roomNameProblem(room) === undefined) rooms.set(room, access);
-    }
-  }
+  const rooms = roomsOfClaim(payload.rooms, (room) => roomNameProblem(room) === undefined);
   if (rooms.size === 0 || typeof payload.sub !== 'string' || payload.sub === '' || payload.exp === undefined) {
     throw new TokenRefused('invalid', 'The token grants no room.');
   }

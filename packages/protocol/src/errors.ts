@@ -8,7 +8,9 @@ export type RelayErrorCode = (typeof RELAY_ERROR_CODES)[number];
  * The relay's error class: a stable `code` to catch by, and a message that says what to do.
  * STORAGE_UNAVAILABLE means PostgreSQL or Redis cannot be reached right now (nothing was
  * stored; retry); STORAGE_FAILED that the storage refused or is damaged.
- * (The relay does not depend on `@zeromem/core`, so it has its own.)
+ * It lives here, beside the tokens, because issuing and verifying one throws it; the
+ * relay and `@zeromem/protocol/token` share it. (The relay does not depend on
+ * `@zeromem/core`, so it has its own.)
  */
 export class RelayError extends Error {
   override readonly name = 'RelayError';

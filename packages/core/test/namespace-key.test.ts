@@ -1,6 +1,5 @@
-import { namespaceKey } from '@zeromem/core';
+import { namespaceKey, parseNamespaceKey } from '../src/model/namespace.ts';
 import { expect, it } from 'vitest';
-import { parseNamespaceKey } from '../src/shares.ts';
 
 it('parseNamespaceKey reads back every key namespaceKey writes, and only the canonical spelling', () => {
   for (const namespace of [{ userId: 'wang' }, { userId: 'wang', agentId: 'after-sales' }, { userId: 'a;b=c', scope: '100% 王' }, { userId: 'u', agentId: 'a', scope: 's' }]) {

@@ -1,7 +1,9 @@
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { CLOCK_SKEW_SECONDS, MAX_TTL_SECONDS, RelayError, TokenRefused, checkSecret, issueToken, verifyToken } from '../src/index.ts';
-import { SECRET } from './helpers.ts';
+import { CLOCK_SKEW_SECONDS, MAX_TTL_SECONDS, RelayError } from '../src/index.ts';
+import { TokenRefused, checkSecret, issueToken, verifyToken } from '../src/token.ts';
+
+const SECRET = 'test-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
 
 async function refusal(work: Promise<unknown>): Promise<RelayError> {
   try {

@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_ROOM_LENGTH } from '../src/index.ts';
-import { parseRoomPath } from '../src/room/room-name.ts';
+import { MAX_ROOM_LENGTH, parseRoomPath } from '../src/index.ts';
 
 /** The fast-check seed: FC_SEED to replay, random otherwise; printed. */
 function fcSeed(label: string): number {

@@ -38,3 +38,11 @@ export function parseRoomPath(pathname: string): { room: string } | { problem: R
   const problem = roomNameProblem(room);
   return problem ? { problem } : { room };
 }
+
+/**
+ * A room as the one segment of the request path that {@link parseRoomPath} reads back (the
+ * room URI-encoded): y-websocket appends it to the relay's URL after a `/`.
+ */
+export function roomSegment(room: string): string {
+  return encodeURIComponent(room);
+}
