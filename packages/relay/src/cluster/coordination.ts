@@ -1,10 +1,23 @@
-import type { RoomPeers } from '../room/room.ts';
-
 /** A change another instance sent for a room (see {@link RedisCoordination}). */
 export type InstanceMessage =
   | { kind: 'updates'; first: number; updates: Uint8Array[] }
   | { kind: 'compacted'; head: number; bytes: number }
   | { kind: 'awareness'; update: Uint8Array };
+
+/**
+ * How a room of a relay with several instances talks to the others (through Redis). A
+ * single-process relay passes none.
+ */
+export interface RoomPeers {
+  /** Updates this instance stored, numbered from `first`: publish them to the other instances. */
+  stored(first: number, updates: readonly Uint8Array[]): void;
+  /** The room was compacted to one state at `head`. */
+  compacted(head: number, bytes: number): void;
+  /** An awareness update from one of this instance's sockets. */
+  awareness(update: Uint8Array): void;
+  /** Whether this instance may compact the room now (one instance at a time); `release` after. */
+  lease(): Promise<{ release(): void } | undefined>;
+}
 
 /**
  * What relay instances share besides storage: connection counts per token subject, the

@@ -2,10 +2,9 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
-import type { Coordination, InstanceMessage } from './coordination.ts';
+import type { Coordination, InstanceMessage, RoomPeers } from './coordination.ts';
 import { RelayError } from '@zeromem/protocol';
 import type { Logger } from '../log.ts';
-import type { RoomPeers } from '../room/room.ts';
 
 /** Every key and channel starts with this. */
 const PREFIX = 'zeromem:';

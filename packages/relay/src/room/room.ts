@@ -8,6 +8,7 @@ import type { RoomStorage, StoredRoom } from '../storage/room-storage.ts';
 import { CommitBatch } from './commit-batch.ts';
 import type { SharedCommit } from '../storage/shared-commit.ts';
 import { dropPending, pendingBytes, withoutPending } from './pending.ts';
+import type { RoomPeers } from '../cluster/coordination.ts';
 import { SeqTracker } from '../cluster/seq-tracker.ts';
 import { AwarenessQuota } from './awareness-quota.ts';
 
@@ -23,21 +24,6 @@ export interface RoomLimits {
   maxAwarenessBytesPerRoom: number;
   compactEvery: number;
   maxUpdatesPerCommit: number;
-}
-
-/**
- * How a room of a relay with several instances talks to the others (through Redis). A
- * single-process relay passes none.
- */
-export interface RoomPeers {
-  /** Updates this instance stored, numbered from `first`: publish them to the other instances. */
-  stored(first: number, updates: readonly Uint8Array[]): void;
-  /** The room was compacted to one state at `head`. */
-  compacted(head: number, bytes: number): void;
-  /** An awareness update from one of this instance's sockets. */
-  awareness(update: Uint8Array): void;
-  /** Whether this instance may compact the room now (one instance at a time); `release` after. */
-  lease(): Promise<{ release(): void } | undefined>;
 }
 
 /** Hooks of {@link Room.open}. */
