@@ -9,7 +9,7 @@ import { CommitBatch } from './commit-batch.ts';
 import type { SharedCommit } from '../storage/shared-commit.ts';
 import { dropPending, pendingBytes, withoutPending } from './pending.ts';
 import type { RoomPeers } from '../cluster/coordination.ts';
-import { SeqTracker } from '../cluster/seq-tracker.ts';
+import { InstanceFeed } from '../cluster/instance-feed.ts';
 import { AwarenessQuota } from './awareness-quota.ts';
 
 /** Limits a room enforces. */
@@ -53,9 +53,6 @@ const REMOTE = Symbol('another relay instance');
  */
 const REMOVED_CLOCK_MS = 30_000;
 
-/** How long a gap in the numbered updates from other instances may stay before it is read from storage. */
-const GAP_WAIT_MS = 50;
-
 /** Awareness changes as y-protocols reports them. */
 interface AwarenessChange {
   added: number[];
@@ -94,11 +91,10 @@ export class Room {
   private readonly batch: CommitBatch;
   /** Number of the last update this instance stored or loaded (compaction in SQLite replaces up to it). */
   private lastStored: number;
-  /** Numbered updates the document holds (several instances only). */
-  private readonly seq: SeqTracker;
+  /** The other instances' numbered updates: which the document holds (several instances only). */
+  private readonly feed: InstanceFeed;
   /** The task running now and those queued behind it (see {@link intake}); undefined when idle. */
   private tail: Promise<void> | undefined;
-  private gapTimer: NodeJS.Timeout | undefined;
   /** Whether a compaction for `compactEvery` waits in the intake (one is enough). */
   private compactionQueued = false;
   /** Subject of the last update applied: a compaction `compactEvery` triggers is charged to it. */
@@ -148,11 +144,15 @@ export class Room {
     private readonly hooks: RoomHooks,
     stored: StoredRoom,
   ) {
-    this.seq = new SeqTracker(stored.head, (update) => {
-      this.applyStored([update]);
-      this.storedBytes += update.byteLength;
-      this.storedUpdates++;
-    });
+    this.feed = new InstanceFeed(
+      stored.head,
+      (update) => {
+        this.applyStored([update]);
+        this.storedBytes += update.byteLength;
+        this.storedUpdates++;
+      },
+      () => this.intake(() => this.catchUp(), (err) => this.catchUpFailed(err)),
+    );
     this.lastStored = stored.head;
     this.awarenessQuota = hooks.awarenessQuota ?? new AwarenessQuota(limits.maxAwarenessStatesPerSubject, limits.maxAwarenessBytesPerSubject);
     this.batch = new CommitBatch(
@@ -163,7 +163,7 @@ export class Room {
         this.storedUpdates += changes.length;
         this.dirty = true;
         if (hooks.peers) {
-          this.seq.holds(head - changes.length + 1, changes.length);
+          this.feed.holds(head - changes.length + 1, changes.length);
           hooks.peers.stored(head - changes.length + 1, changes);
         }
       },
@@ -304,7 +304,7 @@ export class Room {
     try {
       // The encoding is charged; the durable write, as every one, is nobody's (an fsync here
       // takes 20-50 ms under load: a well-behaved writer would exceed its own budget).
-      const result = await this.store.compact(this.name, this.hooks.peers ? this.seq.head : this.lastStored, (missing) => {
+      const result = await this.store.compact(this.name, this.hooks.peers ? this.feed.head : this.lastStored, (missing) => {
         const start = performance.now();
         try {
           this.applyStored(missing);
@@ -315,7 +315,7 @@ export class Room {
       });
       this.dirty = false;
       if (!result) return;
-      this.seq.caughtUp(result.head);
+      this.feed.caughtUp(result.head);
       this.storedBytes = result.bytes;
       this.storedUpdates = 1;
       this.hooks.peers?.compacted(result.head, result.bytes);
@@ -336,13 +336,12 @@ export class Room {
 
   /** Another instance stored these updates, numbered from `first`: apply them in order (reading a gap from storage) and forward them. */
   fromOtherInstance(first: number, updates: readonly Uint8Array[]): void {
-    this.seq.receive(first, updates);
-    if (this.seq.hasGap) this.gapTimer ??= setTimeout(() => this.intake(() => this.catchUp(), (err) => this.catchUpFailed(err)), GAP_WAIT_MS);
+    this.feed.receive(first, updates);
   }
 
   /** Another instance compacted the room: its stored size is now that state's. */
   compactedElsewhere(head: number, bytes: number): void {
-    if (head < this.seq.head) return;
+    if (head < this.feed.head) return;
     this.storedBytes = bytes;
     this.storedUpdates = 1;
     this.dirty = false;
@@ -366,20 +365,19 @@ export class Room {
 
   /** Reads what other instances stored after this document's head (a message lost, Redis restarted) and applies it. */
   async catchUp(): Promise<void> {
-    clearTimeout(this.gapTimer);
-    this.gapTimer = undefined;
-    const known = this.seq.head;
+    this.feed.reading();
+    const known = this.feed.head;
     const since = await this.store.since(this.name, known);
     if (this.destroyed) return;
     this.applyStored(since.updates);
     this.storedBytes += since.bytes;
     this.storedUpdates += since.updates.length;
-    this.seq.caughtUp(since.head);
+    this.feed.caughtUp(since.head);
   }
 
   /** The head this instance's document is known to hold everything up to. */
   get head(): number {
-    return this.seq.head;
+    return this.feed.head;
   }
 
   /** Frees the document and awareness (after the last peer left, or a storage failure: what waits for its write is dropped). */
@@ -388,7 +386,7 @@ export class Room {
     // Its awareness is gone with it: what its peers held no longer counts against their subjects.
     for (const id of [...this.awarenessHeld.keys()]) this.unhold(id);
     for (const id of [...this.removedAt.keys()]) this.forgetRemoved(id);
-    clearTimeout(this.gapTimer);
+    this.feed.close();
     this.batch.discard();
     this.awareness.destroy();
     this.doc.destroy();
