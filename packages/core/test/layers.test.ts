@@ -15,9 +15,10 @@ import { describe, expect, it } from 'vitest';
  *    other. The files at the top of src (Memory, the entries) compose everything and are not a layer.
  * 2. In every package (packages/*), no import cycle between its folders (each top-level file
  *    of src counts as a unit of its own).
- * 3. Between packages, dependencies point one way (PACKAGE_LEVELS), the relay imports only the
- *    wire contract, and no package loads the relay (a server to run, whose entry loads ws,
- *    pg, ioredis and better-sqlite3).
+ * 3. Between packages, dependencies point one way (PACKAGE_LEVELS), so there is no import
+ *    cycle between packages; a package imports only what its package.json declares; the relay
+ *    imports only the wire contract, and no package loads the relay (a server to run, whose
+ *    entry loads ws, pg, ioredis and better-sqlite3).
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['model'],
@@ -199,7 +200,7 @@ describe('dependencies between packages', () => {
   const all = workspaces();
   const level = new Map(PACKAGE_LEVELS.flatMap((names, i) => names.map((name) => [name, i] as const)));
 
-  it('every package is on a level, depends only on packages of lower levels, and imports only what it depends on', () => {
+  it('every package is on a level, depends only on packages of lower levels (so no import cycle between packages), and imports only what it depends on', () => {
     const wrong: string[] = [];
     for (const workspace of all) {
       if (!level.has(workspace.name)) {
