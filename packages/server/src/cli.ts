@@ -2,12 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { defaultDirectory, isZeromemError, namespaceKey, openMemory, type Embedder, type Memory, type Namespace } from '@zeromem/core';
+import { parseNamespaceKey } from '@zeromem/core/internal';
 import type { SharedNamespace } from '@zeromem/sync';
 import { SERVICE_DEFAULTS } from './app.ts';
 import { loadEmbedder } from './embedder-option.ts';
 import { startService } from './serve.ts';
 import { startShares, type ShareSettings } from './shares.ts';
-import { parseNamespaceKey } from '@zeromem/core/internal';
 
 /** Usage of `zeromem serve` (and `zeromem-server`). */
 export const SERVE_USAGE = `Usage: zeromem serve [options]
