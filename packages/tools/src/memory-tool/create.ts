@@ -21,6 +21,6 @@ export async function create(ctx: CommandContext, command: MemoryCommandOf<'crea
   if (inFile) throw new ToolFailure(`Error: ${inFile} is a file, not a directory, so ${command.path} cannot be created: choose another path.`);
   const version = await ctx.files.write(path, text, state.latest);
   if (version === undefined) throw new ToolFailure(`Error: File ${command.path} already exists`); // created meanwhile by another writer
-  ctx.seen.saw(path, version);
+  ctx.seen.saw(path, version, true);
   return `File created successfully at: ${command.path}`;
 }

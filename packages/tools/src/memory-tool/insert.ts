@@ -21,6 +21,6 @@ export async function insert(ctx: CommandContext, command: MemoryCommandOf<'inse
   lines.splice(command.insert_line, 0, command.insert_text.replace(/\n$/, ''));
   const version = await ctx.files.write(path, lines.join('\n'), file.version);
   if (version === undefined) throw changedSinceSeen(command.path);
-  ctx.seen.saw(path, version);
+  ctx.seen.saw(path, version, true);
   return `The file ${command.path} has been edited.`;
 }

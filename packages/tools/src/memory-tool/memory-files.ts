@@ -27,6 +27,12 @@ export interface MemoryFileEntry {
 export interface PathState {
   latest: string | null;
   file: MemoryFile | undefined;
+  /**
+   * True when the latest version was written on top of `version`, directly or through
+   * later edits (each version names the one it was based on): false when `version` was
+   * left aside, e.g. an edit made on another device at the same time that lost to this one.
+   */
+  buildsOn(version: string): boolean;
 }
 
 /**
@@ -48,8 +54,9 @@ export class MemoryFiles {
   async state(path: string): Promise<PathState> {
     const versions = await this.versions(path);
     const latest = latestOf(versions);
-    if (!latest) return { latest: null, file: undefined };
-    return { latest: latest.id, file: holdsNow(latest, this.clock.now()) ? { path, version: latest.id, text: latest.content } : undefined };
+    const buildsOn = (version: string) => descends(versions, latest, version);
+    if (!latest) return { latest: null, file: undefined, buildsOn };
+    return { latest: latest.id, file: holdsNow(latest, this.clock.now()) ? { path, version: latest.id, text: latest.content } : undefined, buildsOn };
   }
 
   /** Every version of the file at `path`, as core stores them (newest written first). */
@@ -79,7 +86,7 @@ export class MemoryFiles {
     const { memory, namespace } = this.bound;
     try {
       const result = await memory.remember(
-        { namespace, key: keyOf(path), content: text, source: 'assistant', metadata: { path, ...metadata } },
+        { namespace, key: keyOf(path), content: text, source: 'assistant', metadata: { path, ...(basedOn === null ? {} : { basedOn }), ...metadata } },
         { ifLatest: basedOn, ...actorOf(this.bound) },
       );
       return result.id;
@@ -145,7 +152,7 @@ export class MemoryFiles {
       key: keyOf(path),
       content: record.content,
       source: record.source,
-      metadata: { ...record.metadata, path, ...why },
+      metadata: { ...record.metadata, path, basedOn: record.id, ...why },
       validFrom: record.validFrom!,
       validUntil: Math.max(now, record.validFrom! + 1),
     };
@@ -164,6 +171,17 @@ function latestOf(versions: readonly MemoryRecord[]): MemoryRecord | undefined {
     if (!latest || record.validFrom! > latest.validFrom! || (record.validFrom === latest.validFrom && record.id > latest.id)) latest = record;
   }
   return latest;
+}
+
+/** True when `from` is `version` or was based on it through the chain of `basedOn` links (versions.metadata.basedOn). */
+function descends(versions: readonly MemoryRecord[], from: MemoryRecord | undefined, version: string): boolean {
+  const byId = new Map(versions.map((record) => [record.id, record]));
+  for (let at = from, steps = 0; at && steps <= versions.length; steps++) {
+    if (at.id === version) return true;
+    const basedOn = at.metadata.basedOn;
+    at = typeof basedOn === 'string' ? byId.get(basedOn) : undefined;
+  }
+  return false;
 }
 
 /** True when a version is the file's text now: not ended (a delete or rename states an end). */

@@ -29,7 +29,7 @@ export async function rename(ctx: CommandContext, command: MemoryCommandOf<'rena
     const target = to + source.slice(from.length);
     const seen = seenBefore.get(source);
     const move = moved.get(target);
-    if (seen !== undefined && move) ctx.seen.saw(target, seen === move.moved ? move.version : seen);
+    if (seen !== undefined && move) ctx.seen.saw(target, seen === move.moved ? move.version : seen, seen === move.moved);
   }
   return `Successfully renamed ${command.old_path} to ${command.new_path}`;
 }

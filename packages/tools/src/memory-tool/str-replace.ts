@@ -27,7 +27,7 @@ export async function strReplace(ctx: CommandContext, command: MemoryCommandOf<'
   const text = requireText(file.text.slice(0, starts[0]) + newStr + file.text.slice(starts[0]! + oldStr.length), command.path, 'This replacement');
   const version = await ctx.files.write(path, text, file.version);
   if (version === undefined) throw changedSinceSeen(command.path);
-  ctx.seen.saw(path, version);
+  ctx.seen.saw(path, version, true);
   const lines = linesOf(text);
   const first = Math.max(1, lineAt(text, starts[0]!) - CONTEXT_LINES);
   const last = Math.min(lines.length, lineAt(text, starts[0]!) + linesOf(newStr).length - 1 + CONTEXT_LINES);
