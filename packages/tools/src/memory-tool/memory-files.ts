@@ -1,5 +1,6 @@
 import { isZeromemError, type Clock, type JsonObject, type MemoryRecord, type TimeInput } from '@zeromem/core';
 import type { BoundMemory } from '../bound-memory.ts';
+import { FileListing, utf8Bytes } from './file-listing.ts';
 import { isWithin, keyOf, pathOfKey } from './paths.ts';
 import { ToolFailure } from './tool-failure.ts';
 
@@ -44,11 +45,15 @@ export interface PathState {
  * afterwards, and `asOf` before the delete still reads the file.
  */
 export class MemoryFiles {
+  readonly #listing: FileListing;
+
   /** `clock` must be the memory's (openMemory's `clock`): a delete ends a file at its now. */
   constructor(
     readonly bound: BoundMemory,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.#listing = new FileListing(bound);
+  }
 
   /** Where `path` stands now. */
   async state(path: string): Promise<PathState> {
@@ -67,12 +72,14 @@ export class MemoryFiles {
 
   /** The files that exist (at `asOf`, default now), sorted by path. */
   async files(asOf?: TimeInput): Promise<MemoryFileEntry[]> {
-    const { memory, namespace } = this.bound;
-    const facts = await memory.profile(namespace, asOf === undefined ? {} : { asOf });
     const entries: MemoryFileEntry[] = [];
-    for (const fact of facts) {
-      const path = pathOfKey(fact.key);
-      if (path !== undefined) entries.push({ path, bytes: utf8Bytes(fact.content) });
+    if (asOf === undefined) {
+      for (const [path, bytes] of await this.#listing.current()) entries.push({ path, bytes });
+    } else {
+      for (const fact of await this.bound.memory.profile(this.bound.namespace, { asOf })) {
+        const path = pathOfKey(fact.key);
+        if (path !== undefined) entries.push({ path, bytes: utf8Bytes(fact.content) });
+      }
     }
     return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
@@ -89,6 +96,7 @@ export class MemoryFiles {
         { namespace, key: keyOf(path), content: text, source: 'assistant', metadata: { path, ...(basedOn === null ? {} : { basedOn }), ...metadata } },
         { ifLatest: basedOn, ...actorOf(this.bound) },
       );
+      this.#listing.wrote([result.id], [[path, utf8Bytes(result.record.content)]]);
       return result.id;
     } catch (err) {
       if (isZeromemError(err) && err.code === 'CONFLICT') return undefined;
@@ -105,7 +113,11 @@ export class MemoryFiles {
   async end(paths: readonly string[]): Promise<void> {
     const latest = await this.#latestNow(paths);
     try {
-      await this.bound.memory.rememberMany(latest.map(([path, record]) => this.#ending(path, record, { ended: 'delete' })), actorOf(this.bound));
+      const { results } = await this.bound.memory.rememberMany(latest.map(([path, record]) => this.#ending(path, record, { ended: 'delete' })), actorOf(this.bound));
+      this.#listing.wrote(
+        results.map((result) => result.id),
+        latest.map(([path]) => [path, undefined]),
+      );
     } catch (err) {
       // A full namespace cannot take the closing versions: the files are forgotten instead
       // (with their history), so a delete always frees room.
@@ -131,6 +143,13 @@ export class MemoryFiles {
     });
     try {
       const { results } = await this.bound.memory.rememberMany(inputs, actorOf(this.bound));
+      this.#listing.wrote(
+        results.map((result) => result.id),
+        latest.flatMap(([from, record]) => [
+          [from, undefined],
+          [destination.get(from)!, utf8Bytes(record.content)],
+        ]),
+      );
       return new Map(latest.map(([from, record], i) => [destination.get(from)!, { moved: record.id, version: results[2 * i]!.id }]));
     } catch (err) {
       throw storeRefusal(err, moves[0]![0]);
@@ -206,7 +225,4 @@ function storeRefusal(err: unknown, path: string): unknown {
   return err;
 }
 
-function utf8Bytes(text: string): number {
-  return new TextEncoder().encode(text).length;
-}
 
