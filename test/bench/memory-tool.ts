@@ -3,6 +3,8 @@
  * p50 in Node): the store on disk (SQLite), 1,000 files of ~400 bytes in 20 directories,
  * then each command timed on files it has not touched before (views and edits alternate
  * over the files), `--rounds` rounds on fresh stores, the median of each round's p50.
+ * Beside them, the store's own keyed write (`memory.remember` with a key), measured in the
+ * same rounds: what every editing command pays at least (a durable SQLite commit).
  *
  *   node --conditions=development --import tsx test/bench/memory-tool.ts [--rounds 3] [--samples 100]
  */
@@ -35,7 +37,8 @@ const STEPS: Array<[name: string, step: Step]> = [
   ['delete', (i) => ({ command: 'delete', path: `/memories/moved/note_${i}.md` })],
 ];
 
-const p50s = new Map<string, number[]>(STEPS.map(([name]) => [name, []]));
+const BASELINE = "the store's write: remember({ key })";
+const p50s = new Map<string, number[]>([...STEPS.map(([name]) => [name, []] as [string, number[]]), [BASELINE, []]]);
 for (let round = 0; round < ROUNDS; round++) {
   const dir = mkdtempSync(join(tmpdir(), 'zeromem-bench-memtool-'));
   const memory = await openMemory({ name: 'bench', directory: dir });
@@ -56,6 +59,13 @@ for (let round = 0; round < ROUNDS; round++) {
       }
       p50s.get(name)!.push(summarize(samples).p50);
     }
+    const samples: number[] = [];
+    for (let n = 0; n < SAMPLES; n++) {
+      const started = performance.now();
+      await memory.remember({ namespace: { userId: 'bench' }, key: `bench.fact_${n % 50}`, content: body(n) });
+      samples.push(performance.now() - started);
+    }
+    p50s.get(BASELINE)!.push(summarize(samples).p50);
   } finally {
     await memory.close();
     rmSync(dir, { recursive: true, force: true });
