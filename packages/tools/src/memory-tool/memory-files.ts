@@ -1,5 +1,5 @@
 import { isZeromemError, type Clock, type JsonObject, type MemoryRecord, type TimeInput } from '@zeromem/core';
-import type { BoundMemory } from '../bound-memory.ts';
+import { writeOptions, type BoundMemory } from '../bound-memory.ts';
 import { FileListing, utf8Bytes } from './file-listing.ts';
 import { isWithin, keyOf, pathOfKey } from './paths.ts';
 import { ToolFailure } from './tool-failure.ts';
@@ -89,12 +89,12 @@ export class MemoryFiles {
    * (`null`: the key has none). Returns the new version's id; `undefined` when another
    * writer got there first (nothing was written).
    */
-  async write(path: string, text: string, basedOn: string | null, metadata: JsonObject = {}): Promise<string | undefined> {
+  async write(path: string, text: string, basedOn: string | null): Promise<string | undefined> {
     const { memory, namespace } = this.bound;
     try {
       const result = await memory.remember(
-        { namespace, key: keyOf(path), content: text, source: 'assistant', metadata: { path, ...(basedOn === null ? {} : { basedOn }), ...metadata } },
-        { ifLatest: basedOn, ...actorOf(this.bound) },
+        { namespace, key: keyOf(path), content: text, source: 'assistant', metadata: { path, ...(basedOn === null ? {} : { basedOn }) } },
+        { ifLatest: basedOn, ...writeOptions(this.bound) },
       );
       this.#listing.wrote([result.id], [[path, utf8Bytes(result.record.content)]]);
       return result.id;
@@ -113,7 +113,7 @@ export class MemoryFiles {
   async end(paths: readonly string[]): Promise<void> {
     const latest = await this.#latestNow(paths);
     try {
-      const { results } = await this.bound.memory.rememberMany(latest.map(([path, record]) => this.#ending(path, record, { ended: 'delete' })), actorOf(this.bound));
+      const { results } = await this.bound.memory.rememberMany(latest.map(([path, record]) => this.#ending(path, record, { ended: 'delete' })), writeOptions(this.bound));
       this.#listing.wrote(
         results.map((result) => result.id),
         latest.map(([path]) => [path, undefined]),
@@ -122,7 +122,7 @@ export class MemoryFiles {
       // A full namespace cannot take the closing versions: the files are forgotten instead
       // (with their history), so a delete always frees room.
       if (!(isZeromemError(err) && err.code === 'QUOTA_EXCEEDED')) throw storeRefusal(err, paths[0]!);
-      for (const path of paths) await this.bound.memory.forgetWhere(this.bound.namespace, { key: keyOf(path) }, actorOf(this.bound));
+      for (const path of paths) await this.bound.memory.forgetWhere(this.bound.namespace, { key: keyOf(path) }, writeOptions(this.bound));
     }
   }
 
@@ -142,7 +142,7 @@ export class MemoryFiles {
       ];
     });
     try {
-      const { results } = await this.bound.memory.rememberMany(inputs, actorOf(this.bound));
+      const { results } = await this.bound.memory.rememberMany(inputs, writeOptions(this.bound));
       this.#listing.wrote(
         results.map((result) => result.id),
         latest.flatMap(([from, record]) => [
@@ -206,10 +206,6 @@ function descends(versions: readonly MemoryRecord[], from: MemoryRecord | undefi
 /** True when a version is the file's text now: not ended (a delete or rename states an end). */
 function holdsNow(record: MemoryRecord, now: number): boolean {
   return record.validUntil === null || record.validUntil > now;
-}
-
-function actorOf(bound: BoundMemory): { actor?: string } {
-  return bound.actor === undefined ? {} : { actor: bound.actor };
 }
 
 /** A store error the model can act on (too large, namespace full), as the text it reads; other errors as they are. */
