@@ -7,10 +7,12 @@ import { ToolFailure } from './tool-failure.ts';
 /** Most versions of one file read to find its latest (a file edited more often keeps its newest versions in reach). */
 const MAX_VERSIONS = 1000;
 
-/** A file as it stands: its latest version's record id and text. */
+/** A file as it stands: its latest version's record id, version token and text. */
 export interface MemoryFile {
   path: string;
-  /** The record id of the version this text is: what an edit is checked against. */
+  /** The record id of the latest version: what a new version is written on top of (`ifLatest`). */
+  id: string;
+  /** The record id and its `version` ({@link versionOf}): what an edit is checked against, so an in-place `update` of the record counts as a change too. */
   version: string;
   text: string;
 }
@@ -29,11 +31,16 @@ export interface PathState {
   latest: string | null;
   file: MemoryFile | undefined;
   /**
-   * True when the latest version was written on top of `version`, directly or through
-   * later edits (each version names the one it was based on): false when `version` was
-   * left aside, e.g. an edit made on another device at the same time that lost to this one.
+   * True when the latest version was written on top of `version` (a {@link versionOf}),
+   * directly or through later edits (each version names the one it was based on): false
+   * when it was left aside, e.g. an edit made on another device at the same time that lost.
    */
   buildsOn(version: string): boolean;
+}
+
+/** A version as the tool tracks it: the record id and the record's own `version` (an in-place `update` raises it). */
+export function versionOf(record: Pick<MemoryRecord, 'id' | 'version'>): string {
+  return `${record.id}#${record.version}`;
 }
 
 /**
@@ -59,9 +66,9 @@ export class MemoryFiles {
   async state(path: string): Promise<PathState> {
     const versions = await this.versions(path);
     const latest = latestOf(versions);
-    const buildsOn = (version: string) => descends(versions, latest, version);
+    const buildsOn = (version: string) => descends(versions, latest, version.slice(0, version.lastIndexOf('#')));
     if (!latest) return { latest: null, file: undefined, buildsOn };
-    return { latest: latest.id, file: holdsNow(latest, this.clock.now()) ? { path, version: latest.id, text: latest.content } : undefined, buildsOn };
+    return { latest: latest.id, file: holdsNow(latest, this.clock.now()) ? { path, id: latest.id, version: versionOf(latest), text: latest.content } : undefined, buildsOn };
   }
 
   /** Every version of the file at `path`, as core stores them (newest written first). */
@@ -86,8 +93,8 @@ export class MemoryFiles {
 
   /**
    * Writes `text` as the file's next version, if its latest version is still `basedOn`
-   * (`null`: the key has none). Returns the new version's id; `undefined` when another
-   * writer got there first (nothing was written).
+   * (`null`: the key has none). Returns the new version ({@link versionOf}); `undefined`
+   * when another writer got there first (nothing was written).
    */
   async write(path: string, text: string, basedOn: string | null): Promise<string | undefined> {
     const { memory, namespace } = this.bound;
@@ -97,7 +104,7 @@ export class MemoryFiles {
         { ifLatest: basedOn, ...writeOptions(this.bound) },
       );
       this.#listing.wrote([result.id], [[path, utf8Bytes(result.record.content)]]);
-      return result.id;
+      return versionOf(result.record);
     } catch (err) {
       if (isZeromemError(err) && err.code === 'CONFLICT') return undefined;
       throw storeRefusal(err, path);
@@ -129,7 +136,7 @@ export class MemoryFiles {
   /**
    * Moves files in one transaction (a rename): each `[from, to]` gets a first version at
    * `to` with the text of `from`'s latest, and `from` is ended as by a delete. Returns, by
-   * destination path, the version moved and the new version's id.
+   * destination path, the version moved and the new version ({@link versionOf} both).
    */
   async move(moves: ReadonlyArray<readonly [from: string, to: string]>): Promise<Map<string, { moved: string; version: string }>> {
     const latest = await this.#latestNow(moves.map(([from]) => from));
@@ -150,7 +157,7 @@ export class MemoryFiles {
           [destination.get(from)!, utf8Bytes(record.content)],
         ]),
       );
-      return new Map(latest.map(([from, record], i) => [destination.get(from)!, { moved: record.id, version: results[2 * i]!.id }]));
+      return new Map(latest.map(([from, record], i) => [destination.get(from)!, { moved: versionOf(record), version: versionOf(results[2 * i]!.record) }]));
     } catch (err) {
       throw storeRefusal(err, moves[0]![0]);
     }
