@@ -1,7 +1,7 @@
 import { Dexie, liveQuery, type Collection, type ObservabilitySet, type Table, type Transaction } from 'dexie';
 import type { Layer, Namespace } from '../model/types.ts';
 import { MemoryDatabase, type DatabaseOptions, type DocCursorRow, type DocUpdateRow } from './database.ts';
-import type { AuditRow, DocLog, OrderedQuery, ReadTransaction, RecordKey, StoragePort, StoredSnapshot, VectorRow, WriteTransaction } from './port.ts';
+import { heatKey, type AuditRow, type DocLog, type OrderedQuery, type ReadTransaction, type RecordKey, type StoragePort, type StoredSnapshot, type VectorRow, type WriteTransaction } from './port.ts';
 import type { RecordRow } from './row.ts';
 import { position, streamPrefix, streamRange } from './sort-keys.ts';
 import { ZeromemError } from '../model/errors.ts';
@@ -249,7 +249,7 @@ class DexieTransaction implements WriteTransaction {
   }
 
   async deleteSnapshots(namespaceKeys: Iterable<string>): Promise<void> {
-    const keys = [...new Set(namespaceKeys)];
+    const keys = [...new Set(namespaceKeys)].flatMap((ns) => [ns, heatKey(ns)]);
     if (keys.length) await this.#snapshots.bulkDelete(keys);
   }
 
