@@ -166,7 +166,7 @@ export class IndexManager {
     }));
     if (!row) return undefined;
     const model = this.#modelId();
-    const restored = restoreSnapshot(row, model, heat);
+    const restored = await restoreSnapshot(row, model, heat);
     if (!restored) return undefined;
     const { index, withoutVector } = restored;
     if (model && withoutVector.length) {
