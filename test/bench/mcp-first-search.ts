@@ -9,6 +9,8 @@
  *   # a base build: git worktree add --detach /tmp/base <commit> && (cd /tmp/base && npx -y pnpm@10 install --frozen-lockfile && npx tsc -b packages/mcp/tsconfig.build.json)
  *   BENCH_BASE=/tmp/base npx tsx --conditions=development test/bench/mcp-first-search.ts
  *
+ * BENCH_GAP_MS (default 0) is a wait between `tools/list` and the search, as when a user asks
+ * a while after the client started the server: `searchCallMs` is then the search call alone.
  * BENCH_RUNS (default 5) rounds; BENCH_EMBEDDER (default `bundled`) is the `--embedder` of
  * every server and of the store's vectors. The 20k store is written once to
  * BENCH_STORE (default /tmp/zeromem-mcp-bench-20k) with this checkout's core and embedder and
@@ -69,7 +71,10 @@ interface Start {
   searchMs: number;
   rssMb: number;
   closeMs: number;
+  searchCallMs: number;
 }
+
+const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 0);
 
 /** A kB figure of /proc/<pid>/<file>, in MB. */
 function procMb(pid: number, file: string, field: string): number {
@@ -98,12 +103,15 @@ async function start(bin: string, dir: string): Promise<Start> {
   try {
     await client.listTools();
     const listMs = performance.now() - t0;
+    if (GAP_MS) await new Promise((resolve) => setTimeout(resolve, GAP_MS));
+    const asked = performance.now();
     await search(client);
     const searchMs = performance.now() - t0;
+    const searchCallMs = Math.round(performance.now() - asked);
     const rssMb = procMb(transport.pid!, 'status', 'VmRSS');
     const t1 = performance.now();
     await client.close();
-    return { listMs: Math.round(listMs), searchMs: Math.round(searchMs), rssMb, closeMs: Math.round(performance.now() - t1) };
+    return { listMs: Math.round(listMs), searchMs: Math.round(searchMs), rssMb, closeMs: Math.round(performance.now() - t1), searchCallMs };
   } catch (err) {
     await client.close();
     throw new Error(`${(err as Error).message}\n${stderr()}`);
@@ -145,7 +153,13 @@ const medians = Object.fromEntries(
     Object.fromEntries(
       Object.entries(byBuild).map(([name, list]) => [
         name,
-        { listMs: median(list.map((r) => r.listMs)), searchMs: median(list.map((r) => r.searchMs)), rssMb: median(list.map((r) => r.rssMb)), closeMs: median(list.map((r) => r.closeMs)) },
+        {
+          listMs: median(list.map((r) => r.listMs)),
+          searchMs: median(list.map((r) => r.searchMs)),
+          searchCallMs: median(list.map((r) => r.searchCallMs)),
+          rssMb: median(list.map((r) => r.rssMb)),
+          closeMs: median(list.map((r) => r.closeMs)),
+        },
       ]),
     ),
   ]),
@@ -157,6 +171,6 @@ const ratios = builds.base
 const three: Record<string, { rssMb: number[]; pssMb: number[] }> = {};
 for (const name of names) three[name] = await threeServers(builds[name]!, STORE);
 loads.push(loadavg()[0]!);
-const result = { date: new Date().toISOString(), embedder: EMBEDDER, runs: RUNS, loadAverage: { min: Math.min(...loads), max: Math.max(...loads) }, medians, searchRatio: ratios, threeServers: three, all: runs };
+const result = { date: new Date().toISOString(), embedder: EMBEDDER, runs: RUNS, gapMs: GAP_MS, loadAverage: { min: Math.min(...loads), max: Math.max(...loads) }, medians, searchRatio: ratios, threeServers: three, all: runs };
 console.log(JSON.stringify({ loadAverage: result.loadAverage, medians, searchRatio: ratios, threeServers: three }, null, 2));
-writeFileSync(fileURLToPath(new URL('./results/mcp-first-search.json', import.meta.url)), `${JSON.stringify(result, null, 2)}\n`);
+writeFileSync(fileURLToPath(new URL(`./results/mcp-first-search${GAP_MS ? '-gap' : ''}.json`, import.meta.url)), `${JSON.stringify(result, null, 2)}\n`);
