@@ -9,12 +9,18 @@
  *   # a base build: git worktree add --detach /tmp/base <commit> && (cd /tmp/base && npx -y pnpm@10 install --frozen-lockfile && npx tsc -b packages/mcp/tsconfig.build.json)
  *   BENCH_BASE=/tmp/base npx tsx --conditions=development test/bench/mcp-first-search.ts
  *
+ * BENCH_GAP_MS (default 0) is a wait between `tools/list` and the search, as when a user asks
+ * a while after the client started the server: `searchCallMs` is then the search call alone.
  * BENCH_RUNS (default 5) rounds; BENCH_EMBEDDER (default `bundled`) is the `--embedder` of
  * every server and of the store's vectors. The 20k store is written once to
  * BENCH_STORE (default /tmp/zeromem-mcp-bench-20k) with this checkout's core and embedder and
  * reused; every server opens that same file (a warm-up start of each build comes first). An
  * empty store is a new directory each start. RSS is VmRSS of the server process after the
- * answer. BENCH_NODE_ARGS are put before the bin (`--cpu-prof --cpu-prof-dir=/tmp/prof` for a profile). Writes test/bench/results/mcp-first-search.json.
+ * answer; `closeMs` is the client's close (stdin ended) until the server has exited (the SDK
+ * sends SIGTERM after 2 s). After the rounds, three servers of each build run at once on
+ * the 20k store (as three MCP clients would start them), each answers one search, and
+ * their VmRSS and Pss (/proc/<pid>/smaps_rollup: shared pages divided among the sharers)
+ * are summed. BENCH_NODE_ARGS are put before the bin (`--cpu-prof --cpu-prof-dir=/tmp/prof` for a profile). Writes test/bench/results/mcp-first-search.json.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -64,28 +70,62 @@ interface Start {
   listMs: number;
   searchMs: number;
   rssMb: number;
+  closeMs: number;
+  searchCallMs: number;
+}
+
+const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 0);
+
+/** A kB figure of /proc/<pid>/<file>, in MB. */
+function procMb(pid: number, file: string, field: string): number {
+  return Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/${file}`, 'utf8'))![1]) / 1024);
+}
+
+/** A server started and connected over stdio. */
+async function connect(bin: string, dir: string): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), bin, '--user', USER, '--dir', dir, '--embedder', EMBEDDER], stderr: 'pipe' });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const client = new Client({ name: 'zeromem-bench', version: '1.0.0' });
+  await client.connect(transport);
+  return { client, transport, stderr: () => stderr };
+}
+
+async function search(client: Client): Promise<void> {
+  const answer = await client.callTool({ name: 'search_memories', arguments: { query: 'when is the doctor appointment' } });
+  if (answer.isError) throw new Error(`search failed: ${JSON.stringify(answer.content)}`);
 }
 
 /** One server from spawn to its first search answered. */
 async function start(bin: string, dir: string): Promise<Start> {
   const t0 = performance.now();
-  const transport = new StdioClientTransport({ command: process.execPath, args: [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), bin, '--user', USER, '--dir', dir, '--embedder', EMBEDDER], stderr: 'pipe' });
-  let stderr = '';
-  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const client = new Client({ name: 'zeromem-bench', version: '1.0.0' });
+  const { client, transport, stderr } = await connect(bin, dir);
   try {
-    await client.connect(transport);
     await client.listTools();
     const listMs = performance.now() - t0;
-    const answer = await client.callTool({ name: 'search_memories', arguments: { query: 'when is the doctor appointment' } });
+    if (GAP_MS) await new Promise((resolve) => setTimeout(resolve, GAP_MS));
+    const asked = performance.now();
+    await search(client);
     const searchMs = performance.now() - t0;
-    if (answer.isError) throw new Error(`search failed: ${JSON.stringify(answer.content)}`);
-    const rssKb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${transport.pid}/status`, 'utf8'))![1]);
-    return { listMs: Math.round(listMs), searchMs: Math.round(searchMs), rssMb: Math.round(rssKb / 1024) };
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n${stderr}`);
-  } finally {
+    const searchCallMs = Math.round(performance.now() - asked);
+    const rssMb = procMb(transport.pid!, 'status', 'VmRSS');
+    const t1 = performance.now();
     await client.close();
+    return { listMs: Math.round(listMs), searchMs: Math.round(searchMs), rssMb, closeMs: Math.round(performance.now() - t1), searchCallMs };
+  } catch (err) {
+    await client.close();
+    throw new Error(`${(err as Error).message}\n${stderr()}`);
+  }
+}
+
+/** Three servers of one build at once on the store, each after one search: the sum of their VmRSS and of their Pss. */
+async function threeServers(bin: string, dir: string): Promise<{ rssMb: number[]; pssMb: number[] }> {
+  const servers = await Promise.all([0, 1, 2].map(() => connect(bin, dir)));
+  try {
+    await Promise.all(servers.map(({ client }) => search(client)));
+    return { rssMb: servers.map(({ transport }) => procMb(transport.pid!, 'status', 'VmRSS')), pssMb: servers.map(({ transport }) => procMb(transport.pid!, 'smaps_rollup', 'Pss')) };
+  } finally {
+    await Promise.all(servers.map(({ client }) => client.close()));
   }
 }
 
@@ -110,9 +150,27 @@ for (let round = 0; round < RUNS; round++) {
 const medians = Object.fromEntries(
   Object.entries(runs).map(([store, byBuild]) => [
     store,
-    Object.fromEntries(Object.entries(byBuild).map(([name, list]) => [name, { listMs: median(list.map((r) => r.listMs)), searchMs: median(list.map((r) => r.searchMs)), rssMb: median(list.map((r) => r.rssMb)) }])),
+    Object.fromEntries(
+      Object.entries(byBuild).map(([name, list]) => [
+        name,
+        {
+          listMs: median(list.map((r) => r.listMs)),
+          searchMs: median(list.map((r) => r.searchMs)),
+          searchCallMs: median(list.map((r) => r.searchCallMs)),
+          rssMb: median(list.map((r) => r.rssMb)),
+          closeMs: median(list.map((r) => r.closeMs)),
+        },
+      ]),
+    ),
   ]),
 );
-const result = { date: new Date().toISOString(), embedder: EMBEDDER, runs: RUNS, loadAverage: { min: Math.min(...loads), max: Math.max(...loads) }, medians, all: runs };
-console.log(JSON.stringify({ loadAverage: result.loadAverage, medians }, null, 2));
-writeFileSync(fileURLToPath(new URL('./results/mcp-first-search.json', import.meta.url)), `${JSON.stringify(result, null, 2)}\n`);
+// Per round, the branch's figure over the base's (the load moves both alike).
+const ratios = builds.base
+  ? Object.fromEntries(Object.entries(runs).map(([store, byBuild]) => [store, median(byBuild.branch!.map((run, i) => run.searchMs / byBuild.base![i]!.searchMs))]))
+  : undefined;
+const three: Record<string, { rssMb: number[]; pssMb: number[] }> = {};
+for (const name of names) three[name] = await threeServers(builds[name]!, STORE);
+loads.push(loadavg()[0]!);
+const result = { date: new Date().toISOString(), embedder: EMBEDDER, runs: RUNS, gapMs: GAP_MS, loadAverage: { min: Math.min(...loads), max: Math.max(...loads) }, medians, searchRatio: ratios, threeServers: three, all: runs };
+console.log(JSON.stringify({ loadAverage: result.loadAverage, medians, searchRatio: ratios, threeServers: three }, null, 2));
+writeFileSync(fileURLToPath(new URL(`./results/mcp-first-search${GAP_MS ? '-gap' : ''}.json`, import.meta.url)), `${JSON.stringify(result, null, 2)}\n`);

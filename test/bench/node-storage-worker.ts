@@ -146,9 +146,9 @@ async function openToFirstRecall(): Promise<unknown> {
   const result = await memory.recall(NS, 'cupi nonorotu vagalo', { trackAccess: false });
   const ms = performance.now() - t0;
   if (result.hits.length !== 10 || result.vector !== 'used') throw new Error(`not a hybrid recall: ${result.vector}, ${result.hits.length} hits`);
-  const { heapUsed, rss } = process.memoryUsage();
+  const { heapUsed, rss, arrayBuffers } = process.memoryUsage();
   await memory.close();
-  return { openMs: round(opened), openToFirstRecallMs: round(ms), heapMB: Math.round(heapUsed / 2 ** 20), rssMB: Math.round(rss / 2 ** 20) };
+  return { openMs: round(opened), openToFirstRecallMs: round(ms), heapMB: Math.round(heapUsed / 2 ** 20), arrayBuffersMB: Math.round(arrayBuffers / 2 ** 20), rssMB: Math.round(rss / 2 ** 20) };
 }
 
 /** The first write after opening the store: openMemory until one remember is acknowledged. */

@@ -31,7 +31,6 @@ import type {
   RememberOptions,
 } from './model/types.ts';
 import type { DatabaseOptions } from './store/database.ts';
-import { openDexieStore } from './store/dexie-store.ts';
 import type { StoragePort } from './store/port.ts';
 import { AccessTracker } from './rank/access-tracker.ts';
 import { applyReplicated } from './verbs/apply-replicated.ts';
@@ -136,28 +135,8 @@ const PROVIDER_FIELDS = ['clock', 'embedder', 'tokenizer', 'indexedDB', 'IDBKeyR
 const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBackgroundError', 'indexedDB', 'IDBKeyRange', 'durability', 'embedder', 'indexSnapshots', 'tokenizer', 'lifecycle', 'historyDepth', 'redaction'] as const;
 
 /**
- * Opens (creating if needed) a memory backed by IndexedDB and resolves once it is ready.
- *
- * @example
- * import { openMemory } from '@zeromem/core';
- *
- * const memory = await openMemory({ name: 'my-agent' });
- * const { record } = await memory.remember({ namespace: { userId: 'u1' }, content: 'Prefers phone calls' });
- * console.log(record.layer, record.version); // long_term 1
- * await memory.close();
- */
-export async function openMemory(options: OpenMemoryOptions = {}): Promise<Memory> {
-  return openMemoryOnStore(options, (name, checked) => {
-    if (!checked.indexedDB && typeof indexedDB === 'undefined') {
-      throw new ZeromemError('STORAGE_FAILED', 'No IndexedDB here. In Node, import "fake-indexeddb/auto" first or pass { indexedDB, IDBKeyRange }.');
-    }
-    return openDexieStore(name, checked);
-  });
-}
-
-/**
  * Opens the store a memory is kept in: given the memory's name and its options, both
- * validated. Each storage engine has one (the Dexie engine's is in {@link openMemory}).
+ * validated. Each storage engine has one (the Dexie engine's is open-memory.ts's, the SQLite engine's node-store/open-memory.ts's).
  */
 export type StoreOpener = (name: string, options: OpenMemoryOptions) => Promise<StoragePort>;
 

@@ -253,6 +253,38 @@ describe('index snapshots', () => {
     }
   });
 
+  it('are not rewritten by a close after recalls only; the next instances still rank with their heat', async () => {
+    const test = await openTestMemory({ embedder: hashingEmbedder(), indexSnapshots: eager });
+    await test.memory.rememberMany(Array.from({ length: 50 }, (_, i) => ({ namespace: ns, content: sentence(i) })));
+    await test.memory.whenEmbedded();
+    await test.memory.recall(ns, 'port', { trackAccess: false });
+    await test.memory.close();
+    const main = async () => (await snapshotRows(test)).find((row) => row.ns === nsKey);
+    const written = await main();
+    expect(written).toBeDefined();
+
+    // Two servers on the store, one after the other, each recalling (access counted) and closing.
+    const recalled: string[] = [];
+    for (const query of ['loose charging port', 'refund warranty email']) {
+      const reader = await reopen(test.factory, test.clock);
+      test.clock.advance(60_000);
+      recalled.push(...(await reader.recall(ns, query, { k: 3 })).hits.map((hit) => hit.id));
+      await reader.close();
+      expect(await main()).toEqual(written); // the snapshot itself untouched
+    }
+    const live = await reopen(test.factory, test.clock, false); // rebuilt from the rows
+    const expected = answer(await live.recall(ns, 'loose charging port', { trackAccess: false, k: 20 }));
+    const counts = Object.fromEntries((await live.recall(ns, 'port', { trackAccess: false, k: 50 })).hits.map((hit) => [hit.id, hit.record.accessCount]));
+    await live.close();
+    expect(recalled.every((id) => counts[id]! >= 1)).toBe(true);
+    const next = await reopen(test.factory, test.clock);
+    const restored = await next.recall(ns, 'loose charging port', { trackAccess: false, k: 20 });
+    expect(answer(restored)).toEqual(expected);
+    const restoredCounts = Object.fromEntries((await next.recall(ns, 'port', { trackAccess: false, k: 50 })).hits.map((hit) => [hit.id, hit.record.accessCount]));
+    expect(restoredCounts).toEqual(counts);
+    await next.close();
+  });
+
   it('refuse bad options with INVALID_INPUT', async () => {
     for (const indexSnapshots of [true, { minRecords: 0 }, { minRecords: 1.5 }, { delayMs: -1 }, { delayMs: Number.NaN }, { everyMs: 5 }, null]) {
       await expectCode(openTestMemory({ indexSnapshots: indexSnapshots as never }), 'INVALID_INPUT');

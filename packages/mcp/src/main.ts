@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { defaultDirectory, openMemory, type Embedder } from '@zeromem/core';
+import { defaultDirectory, openMemory, type Embedder, type Memory, type Namespace } from '@zeromem/core';
 import type { SharedNamespace } from '@zeromem/sync';
 import { USAGE, UsageError, readConfig, type ServerConfig } from './config.ts';
 import { createMemoryServer } from './server.ts';
@@ -85,11 +85,32 @@ export async function main(argv: readonly string[], io: Io = { stderr: process.s
     closeTransport = stdio.close;
     failed = stdio.failed;
   }
+  const warm = warmUp(memory, config.namespace, log);
   await stopped;
   await closeTransport();
   await share?.close();
+  await warm;
   await memory.close();
   return failed() ? 1 : 0;
+}
+
+/**
+ * Pays the first search's costs while the client is still starting, not on the user's first
+ * question: one recall that counts as no access restores the namespace's search index from
+ * its snapshot and loads the embedding model and the date parser (20k memories: about 1 s
+ * of a first search on a 2-core machine; docs/BENCHMARKS.md, issue 32). A search that comes
+ * meanwhile waits for the same work, never for it twice. A failure here is left to the
+ * first search to report.
+ */
+async function warmUp(memory: Memory, namespace: Namespace, log: (line: string) => void): Promise<void> {
+  const started = performance.now();
+  try {
+    await memory.recall(namespace, 'warm up', { k: 1, trackAccess: false });
+  } catch {
+    return;
+  }
+  const count = await memory.count(namespace).catch(() => undefined);
+  log(`search index ready (${count ?? '?'} memories, ${Math.round(performance.now() - started)} ms)`);
 }
 
 /**

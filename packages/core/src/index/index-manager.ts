@@ -1,9 +1,9 @@
 import type { EmbedJob } from '../embed/embed-queue.ts';
-import type { StoragePort } from '../store/port.ts';
+import { heatKey, type StoragePort } from '../store/port.ts';
 import { fromRow, type RecordRow } from '../store/row.ts';
 import { changesText } from '../model/changes-text.ts';
 import type { MemoryRecord } from '../model/types.ts';
-import { restoreSnapshot, type IndexSnapshotRow } from './index-snapshot.ts';
+import { restoreSnapshot, type HeatRow, type IndexSnapshotRow } from './index-snapshot.ts';
 import { NamespaceIndex } from './namespace-index.ts';
 import { SnapshotWriter, type IndexSnapshotOptions } from './snapshot-writer.ts';
 
@@ -159,11 +159,14 @@ export class IndexManager {
 
   /** The namespace's snapshot, restored and caught up; undefined when there is none (or it is unusable). */
   async #restore(ns: string): Promise<NamespaceIndex | undefined> {
-    // The store holds the rows captureSnapshot made (it knows only their key).
-    const row = (await this.#store.read((tx) => tx.getSnapshot(ns))) as IndexSnapshotRow | undefined;
+    // The store holds the rows captureSnapshot and captureHeat made (it knows only their key).
+    const { row, heat } = await this.#store.read(async (tx) => ({
+      row: (await tx.getSnapshot(ns)) as IndexSnapshotRow | undefined,
+      heat: (await tx.getSnapshot(heatKey(ns))) as HeatRow | undefined,
+    }));
     if (!row) return undefined;
     const model = this.#modelId();
-    const restored = restoreSnapshot(row, model);
+    const restored = await restoreSnapshot(row, model, heat);
     if (!restored) return undefined;
     const { index, withoutVector } = restored;
     if (model && withoutVector.length) {

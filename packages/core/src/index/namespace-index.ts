@@ -18,6 +18,12 @@ export class NamespaceIndex {
   lastSeq = 0;
   /** Changes (writes, vectors, access statistics) applied since the last snapshot: when to write a new one. */
   changesSinceSnapshot = 0;
+  /** How many of {@link changesSinceSnapshot} are access notes: when they are all, a close stores only their heat (index-snapshot.ts `HeatRow`). */
+  accessChangesSinceSnapshot = 0;
+  /** Access notes since the index was made: the clock of {@link accessedSinceSnapshot}. */
+  accessNotes = 0;
+  /** The records noted as accessed since the last snapshot, each with {@link accessNotes} when it last was. */
+  readonly accessedSinceSnapshot = new Map<string, number>();
   /** Records in the cold tier. */
   #cold = 0;
   /** Keyed facts (their validity is checked per hit). */
@@ -94,8 +100,10 @@ export class NamespaceIndex {
     for (const id of ids) {
       const record = this.records.get(id);
       if (record) this.records.set(id, { ...record, accessCount: record.accessCount + 1, lastAccessedAt: at });
+      this.accessedSinceSnapshot.set(id, ++this.accessNotes);
     }
     this.changesSinceSnapshot += ids.length;
+    this.accessChangesSinceSnapshot += ids.length;
   }
 
   /** Removes a record and its vector. */

@@ -1,5 +1,5 @@
-import type { StoragePort } from '../store/port.ts';
-import { captureSnapshot } from './index-snapshot.ts';
+import { heatKey, type StoragePort } from '../store/port.ts';
+import { captureHeat, captureSnapshot, emptyHeat, heatCovered, type HeatRow } from './index-snapshot.ts';
 import type { NamespaceIndex } from './namespace-index.ts';
 
 /** When indexes are snapshotted to the store (see {@link SnapshotWriter}). */
@@ -16,7 +16,9 @@ const DEFAULTS = { minRecords: 2000, delayMs: 5000 };
  * Decides when a loaded index is snapshotted to the store (table `indexSnapshots`) and
  * writes it, off the caller's path: after a build (no snapshot stored), after changes
  * worth a tenth of the namespace, after a forget or text change deleted the stored one,
- * and on close for every index that changed since its last snapshot.
+ * and on close for every index that changed since its last snapshot. A close after
+ * recalls only (access statistics, no other change) writes their heat row instead
+ * (index-snapshot.ts `HeatRow`): a few bytes a recalled record, not the whole index.
  */
 export class SnapshotWriter {
   readonly minRecords: number;
@@ -75,18 +77,34 @@ export class SnapshotWriter {
 
   /**
    * Stops background writes and writes the snapshot of every given index that changed
-   * since its last one (access statistics included), so the next instance starts where
-   * this one ended. The indexes must be caught up with the store.
+   * since its last one, so the next instance starts where this one ended; of an index
+   * whose only changes are access statistics, only their heat row. The indexes must be
+   * caught up with the store.
    */
   async close(loaded: Iterable<[string, NamespaceIndex]>): Promise<void> {
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#closed = true;
     await this.#running;
+    const heatOnly: string[] = [];
     for (const [ns, index] of loaded) {
-      if (index.changesSinceSnapshot > 0 && index.records.size >= this.minRecords) this.#due.add(ns);
+      if (index.records.size < this.minRecords) continue;
+      if (index.changesSinceSnapshot > index.accessChangesSinceSnapshot) this.#due.add(ns);
+      else if (index.accessedSinceSnapshot.size > 0) heatOnly.push(ns);
     }
+    const due = new Set(this.#due);
     await this.#writeDue();
+    for (const ns of heatOnly) if (!due.has(ns)) await this.#writeHeat(ns);
+  }
+
+  /** Stores the heat of the records this instance recalled since the snapshot, merged with the row other closes stored. */
+  async #writeHeat(ns: string): Promise<void> {
+    const index = await this.#current(ns);
+    if (!index) return;
+    await this.#store.write(async (tx) => {
+      const stored = (await tx.getSnapshot(heatKey(ns))) as HeatRow | undefined;
+      await tx.putSnapshot(captureHeat(ns, index, index.accessedSinceSnapshot.keys(), stored));
+    });
   }
 
   async #writeDue(): Promise<void> {
@@ -99,15 +117,25 @@ export class SnapshotWriter {
     const index = await this.#current(ns);
     if (!index) return; // dropped meanwhile: its next load rebuilds and snapshots
     const counted = index.changesSinceSnapshot;
+    const accessCounted = index.accessChangesSinceSnapshot;
+    const notes = index.accessNotes;
     const row = captureSnapshot(ns, index, this.#modelId());
     const written = await this.#store.write(async (tx) => {
       // Only a snapshot of the current state: a forget after the capture has deleted the
       // stored snapshot in its own transaction and must not be undone by this one.
       if ((await tx.lastAuditSeq(ns)) !== row.lastSeq) return false;
       await tx.putSnapshot(row);
+      // A heat row this index has taken in is redundant now; one with counts of closes
+      // this instance never read stays.
+      const heat = (await tx.getSnapshot(heatKey(ns))) as HeatRow | undefined;
+      if (heat && heat.ids !== '[]' && heatCovered(heat, index)) await tx.putSnapshot(emptyHeat(ns, row.lastSeq));
       return true;
     });
-    if (written) index.changesSinceSnapshot -= counted; // what changed during the write still counts
-    else this.consider(ns, index, true); // changed meanwhile: again, later
+    if (written) {
+      // What changed during the write still counts.
+      index.changesSinceSnapshot -= counted;
+      index.accessChangesSinceSnapshot -= accessCounted;
+      for (const [id, at] of index.accessedSinceSnapshot) if (at <= notes) index.accessedSinceSnapshot.delete(id);
+    } else this.consider(ns, index, true); // changed meanwhile: again, later
   }
 }

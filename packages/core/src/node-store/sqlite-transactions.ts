@@ -5,7 +5,7 @@
  */
 import { ZeromemError } from '../model/errors.ts';
 import type { Namespace } from '../model/types.ts';
-import type { AuditRow, DocLog, OrderedQuery, ReadTransaction, RecordKey, StoredSnapshot, VectorRow, WriteTransaction } from '../store/port.ts';
+import { heatKey, type AuditRow, type DocLog, type OrderedQuery, type ReadTransaction, type RecordKey, type StoredSnapshot, type VectorRow, type WriteTransaction } from '../store/port.ts';
 import type { RecordRow } from '../store/row.ts';
 import type { Connection } from './sqlite-connection.ts';
 import { contentHashNow } from '../model/content-hash.ts';
@@ -300,7 +300,10 @@ export class SqliteWriteTransaction extends SqliteReadTransaction implements Wri
   deleteSnapshots(namespaceKeys: Iterable<string>): Promise<void> {
     return this.run('write', () => {
       const remove = this.connection.statement('DELETE FROM index_snapshots WHERE ns = ?');
-      for (const ns of new Set(namespaceKeys)) if (remove.run(ns).changes > 0) this.effects.deleted = true;
+      for (const ns of new Set(namespaceKeys)) {
+        if (remove.run(ns).changes > 0) this.effects.deleted = true;
+        remove.run(heatKey(ns)); // ids and counts only: no erasure to follow up
+      }
     });
   }
 

@@ -1,9 +1,10 @@
 import { Dexie, liveQuery, type Collection, type ObservabilitySet, type Table, type Transaction } from 'dexie';
 import type { Layer, Namespace } from '../model/types.ts';
 import { MemoryDatabase, type DatabaseOptions, type DocCursorRow, type DocUpdateRow } from './database.ts';
-import type { AuditRow, DocLog, OrderedQuery, ReadTransaction, RecordKey, StoragePort, StoredSnapshot, VectorRow, WriteTransaction } from './port.ts';
+import { heatKey, type AuditRow, type DocLog, type OrderedQuery, type ReadTransaction, type RecordKey, type StoragePort, type StoredSnapshot, type VectorRow, type WriteTransaction } from './port.ts';
 import type { RecordRow } from './row.ts';
 import { position, streamPrefix, streamRange } from './sort-keys.ts';
+import { ZeromemError } from '../model/errors.ts';
 import { withStorage } from './storage-errors.ts';
 
 /**
@@ -54,9 +55,12 @@ export class DexieStore implements StoragePort {
 
 /**
  * Opens (creating or upgrading) the IndexedDB database `name` and its Dexie engine.
- * @throws ZeromemError STORAGE_FAILED when the database cannot be opened
+ * @throws ZeromemError STORAGE_FAILED when the database cannot be opened, or there is no IndexedDB (none given, none global)
  */
 export async function openDexieStore(name: string, options: DatabaseOptions = {}): Promise<DexieStore> {
+  if (!options.indexedDB && typeof indexedDB === 'undefined') {
+    throw new ZeromemError('STORAGE_FAILED', 'No IndexedDB here. In Node, import "fake-indexeddb/auto" first or pass { indexedDB, IDBKeyRange }.');
+  }
   const db = new MemoryDatabase(name, options);
   await withStorage(() => db.open());
   return new DexieStore(db);
@@ -245,7 +249,7 @@ class DexieTransaction implements WriteTransaction {
   }
 
   async deleteSnapshots(namespaceKeys: Iterable<string>): Promise<void> {
-    const keys = [...new Set(namespaceKeys)];
+    const keys = [...new Set(namespaceKeys)].flatMap((ns) => [ns, heatKey(ns)]);
     if (keys.length) await this.#snapshots.bulkDelete(keys);
   }
 

@@ -152,7 +152,7 @@ export interface WriteTransaction extends ReadTransaction {
   deleteVectors(contentHash: string): Promise<void>;
   /** Stores the namespace's index snapshot (keyed by `row.ns`), replacing the one there. */
   putSnapshot(row: StoredSnapshot): Promise<void>;
-  /** Deletes the index snapshots of these namespaces (missing ones are no error). */
+  /** Deletes the index snapshots of these namespaces and their access-statistics rows ({@link heatKey}; missing ones are no error). */
   deleteSnapshots(namespaceKeys: Iterable<string>): Promise<void>;
   /**
    * Appends `updates` to the document log of `room`, after its others, and sets its cursor
@@ -237,5 +237,15 @@ export interface VectorRow {
 export interface StoredSnapshot {
   ns: string;
   lastSeq: number;
+}
+
+/**
+ * The key of a namespace's access-statistics row, kept beside its index snapshot in the same
+ * table (index/index-snapshot.ts `HeatRow`): what a close after recalls only writes instead of
+ * rewriting the whole snapshot. {@link WriteTransaction.deleteSnapshots} deletes it with the
+ * snapshot.
+ */
+export function heatKey(ns: string): string {
+  return `${ns}\u0000heat`;
 }
 

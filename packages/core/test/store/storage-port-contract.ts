@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ZeromemError } from '../../src/model/errors.ts';
 import { namespaceKey } from '../../src/model/namespace.ts';
 import type { Layer, Namespace } from '../../src/model/types.ts';
-import type { AuditRow, OrderedQuery, StoragePort } from '../../src/store/port.ts';
+import { heatKey, type AuditRow, type OrderedQuery, type StoragePort } from '../../src/store/port.ts';
 import { toRow, type RecordRow } from '../../src/store/row.ts';
 import { expectCode } from '../helpers.ts';
 
@@ -217,10 +217,17 @@ export function describeStoragePort(engine: string, openStore: () => Promise<Sto
         await store.write((tx) => tx.putSnapshot({ ns: 'n1', lastSeq: 1, postings: new Uint32Array([1, 2]) } as { ns: string; lastSeq: number }));
         await store.write((tx) => tx.putSnapshot({ ns: 'n1', lastSeq: 2 }));
         await store.write((tx) => tx.putSnapshot({ ns: 'n2', lastSeq: 3 }));
+        // Each beside its access-statistics row, which goes with it.
+        await store.write(async (tx) => {
+          await tx.putSnapshot({ ns: heatKey('n1'), lastSeq: 2 });
+          await tx.putSnapshot({ ns: heatKey('n2'), lastSeq: 3 });
+        });
         expect(await store.read((tx) => tx.getSnapshot('n1'))).toEqual({ ns: 'n1', lastSeq: 2 });
         await store.write((tx) => tx.deleteSnapshots(['n1', 'n1', 'n3']));
         expect(await store.read((tx) => tx.getSnapshot('n1'))).toBeUndefined();
+        expect(await store.read((tx) => tx.getSnapshot(heatKey('n1')))).toBeUndefined();
         expect(await store.read((tx) => tx.getSnapshot('n2'))).toEqual({ ns: 'n2', lastSeq: 3 });
+        expect(await store.read((tx) => tx.getSnapshot(heatKey('n2')))).toEqual({ ns: heatKey('n2'), lastSeq: 3 });
       }));
 
     it('keeps a document log per room: updates in append order with a cursor, compacted into one', () =>
