@@ -54,13 +54,18 @@ export const VECTOR_INDEX_DEFAULTS = Object.freeze({ candidates: 256, exactBelow
 
 /** Pairs of stored vectors {@link VectorIndex.background} samples: ~1 ms at 640 dimensions. */
 export const BACKGROUND_PAIRS = 2000;
+/** Rows {@link VectorIndex.background} looks at to find an embedding space's vectors (all of them below this). */
+const BACKGROUND_ROWS = 4096;
 
-/** The cosines of unrelated pairs in one index (see {@link VectorIndex.background}). */
+/** The cosines of unrelated pairs in one embedding space of an index (see {@link VectorIndex.background}). */
 export interface CosineBackground {
+  /** 0 with `sd` 0 when not measurable (fewer than 3 vectors in the space, or no spread). */
   mean: number;
   sd: number;
-  /** Pairs it was measured on. */
+  /** Pairs it was measured on (0: not measurable). */
   pairs: number;
+  /** Vectors of the index in that space (counted, or estimated from a sample of {@link BACKGROUND_ROWS} rows). */
+  vectors: number;
 }
 
 /**
@@ -87,7 +92,8 @@ export class VectorIndex {
   #ids: string[] = [];
   readonly #slots = new Map<string, number>();
   #last: { path: 'exact' | 'int8'; reranked: number } = { path: 'exact', reranked: 0 };
-  #background: { size: number; stats: CosineBackground | null } | undefined;
+  /** Backgrounds by embedding space (the query's non-zero columns), with the size they were measured at. */
+  readonly #backgrounds = new Map<string, { size: number; stats: CosineBackground }>();
 
   constructor(dimension: number, capacity = 64, options: VectorIndexOptions = {}) {
     if (!Number.isInteger(dimension) || dimension < 1) throw new RangeError(`dimension must be a positive integer, got ${dimension}`);
@@ -162,41 +168,44 @@ export class VectorIndex {
   }
 
   /**
-   * How similar two of this index's vectors are by chance: mean and standard deviation of
-   * the cosines of up to {@link BACKGROUND_PAIRS} pairs of distinct stored vectors (every
-   * pair when there are few, else a fixed pseudo-random sample, so the same index gives
-   * the same figures). Most pairs of memories are unrelated, so this is the embedder's
-   * own scale on this store's texts: what a cosine must stand above to mean something.
-   * Computed when first asked and again once the index has grown or shrunk by an eighth;
-   * null with fewer than 3 vectors or no spread.
+   * How similar two of this index's vectors are by chance, in the embedding space of
+   * `query` (default: the whole index): mean and standard deviation of the cosines of up to
+   * {@link BACKGROUND_PAIRS} pairs of distinct stored vectors of that space (every pair when
+   * there are few, else a fixed pseudo-random sample, so the same index gives the same
+   * figures). Most pairs of memories are unrelated, so this is the embedder's own scale on
+   * this store's texts: what a cosine must stand above to mean something. A space is the
+   * columns the query is not zero in, first to last (an embedder of side-by-side model
+   * spaces, such as the bundled one, writes each text in its model's columns and leaves the
+   * others zero): a vector wholly outside them cannot be compared with the query, and
+   * another model's cosines are not this one's scale. Computed when first asked and again once the index
+   * has grown or shrunk by an eighth; `pairs` 0 with fewer than 3 vectors in the space or no spread.
    */
-  background(): CosineBackground | null {
+  background(query?: Float32Array): CosineBackground {
     const n = this.#ids.length;
-    const cached = this.#background;
+    const span = query ? querySpan(query, this.#stride) : { start: 0, floatEnd: this.dimension };
+    const key = `${span.start}:${span.floatEnd}`;
+    const cached = this.#backgrounds.get(key);
     if (cached && Math.abs(cached.size - n) * 8 <= cached.size) return cached.stats;
-    let stats: CosineBackground | null = null;
-    if (n >= 3) {
+    const members = this.#spaceRows(span.start, span.floatEnd);
+    const m = members.length;
+    const vectors = n <= BACKGROUND_ROWS ? m : Math.round((m * n) / BACKGROUND_ROWS);
+    let stats: CosineBackground = { mean: 0, sd: 0, pairs: 0, vectors };
+    if (m >= 3) {
       const dim = this.dimension;
       const data = this.#data;
       let sum = 0;
       let sumSq = 0;
       let pairs = 0;
       const add = (i: number, j: number) => {
-        const c = dot(data, i * dim, data.subarray(j * dim, (j + 1) * dim), 0, dim);
+        const c = dot(data, members[i]! * dim, data.subarray(members[j]! * dim, (members[j]! + 1) * dim), 0, dim);
         sum += c;
         sumSq += c * c;
         pairs++;
       };
-      if ((n * (n - 1)) / 2 <= BACKGROUND_PAIRS) {
-        for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) add(i, j);
+      if ((m * (m - 1)) / 2 <= BACKGROUND_PAIRS) {
+        for (let i = 0; i < m; i++) for (let j = i + 1; j < m; j++) add(i, j);
       } else {
-        let seed = 0x9e3779b9;
-        const next = () => {
-          seed ^= seed << 13;
-          seed ^= seed >>> 17;
-          seed ^= seed << 5;
-          return (seed >>> 0) % n;
-        };
+        const next = sampler(m);
         while (pairs < BACKGROUND_PAIRS) {
           const i = next();
           const j = next();
@@ -205,10 +214,34 @@ export class VectorIndex {
       }
       const mean = sum / pairs;
       const sd = Math.sqrt(Math.max(0, sumSq / pairs - mean * mean));
-      stats = sd > 1e-6 ? { mean, sd, pairs } : null;
+      if (sd > 1e-6) stats = { mean, sd, pairs, vectors };
     }
-    this.#background = { size: n, stats };
+    this.#backgrounds.set(key, { size: n, stats });
     return stats;
+  }
+
+  /**
+   * Rows (all, or {@link BACKGROUND_ROWS} evenly spread) in the space of columns
+   * `[start, end)`: their non-zero columns, first to last, overlap it (a sparse vector
+   * with zeros there is still of that space; another model's block lies wholly outside).
+   */
+  #spaceRows(start: number, end: number): number[] {
+    const n = this.#ids.length;
+    const dim = this.dimension;
+    const data = this.#data;
+    const rows: number[] = [];
+    const looked = Math.min(n, BACKGROUND_ROWS);
+    for (let i = 0; i < looked; i++) {
+      const row = Math.floor((i * n) / looked);
+      const base = row * dim;
+      let first = base;
+      while (first < base + end && data[first] === 0) first++;
+      if (first === base + end) continue; // nothing before the end of the space
+      let last = base + dim - 1;
+      while (last > first && data[last] === 0) last--;
+      if (last >= base + start) rows.push(row);
+    }
+    return rows;
   }
 
   /** Cosine similarity of `id`'s vector to `query`, or undefined when `id` has none. */
@@ -429,6 +462,17 @@ export class VectorIndex {
     this.#kernel.ensure(this.#kernelBytes(capacity));
     this.#capacity = capacity;
   }
+}
+
+/** A fixed pseudo-random sequence of row numbers below `n` (xorshift32): the same index gives the same background. */
+function sampler(n: number): () => number {
+  let seed = 0x9e3779b9;
+  return () => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) % n;
+  };
 }
 
 /**

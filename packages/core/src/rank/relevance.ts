@@ -27,7 +27,7 @@ import type { CosineBackground } from '../index/vector-index.ts';
  * holds weighs almost nothing against a query word the namespace never uses). A caller asks
  * for a floor with `minRelevance` (0.01: some evidence; 0.5: only what the evidence vouches for).
  */
-export const DEFAULT_MIN_RELEVANCE = 0;
+export const DEFAULT_MIN_RELEVANCE = 0.01;
 
 /** What the words say (see {@link RelevanceEvidence}). */
 export interface LexicalEvidence {
@@ -42,12 +42,12 @@ export interface LexicalEvidence {
 /** What the vectors say (see {@link RelevanceEvidence}). */
 export interface SemanticEvidence {
   cosine: number;
-  /** Mean and standard deviation of the cosines of unrelated pairs in this namespace, for this embedder. */
+  /** Mean and standard deviation of the cosines of unrelated pairs in this namespace, in the query's embedding space (mean 0, sd 1: too few to measure). */
   mean: number;
   sd: number;
   /** `(cosine − mean) / sd`. */
   z: number;
-  /** Vectors in the namespace (the N of `Φ(z)^N`). */
+  /** Vectors of the namespace in the query's embedding space (the N of `Φ(z)^N`). */
   searched: number;
   /** `Φ(z)^N`: the chance that no unrelated memory of the namespace reaches this cosine. */
   share: number;
@@ -70,14 +70,15 @@ export function lexicalEvidence(matched: number, possible: number): LexicalEvide
 }
 
 /**
- * Semantic evidence of a cosine against the namespace's background of `searched` vectors.
- * A namespace too small to measure one (fewer than 3 vectors) has nothing to stand above:
- * there the cosine itself, 0 as the floor, is the share (reported as mean 0, sd 1), so the
- * first memories of a store are found by meaning as before.
+ * Semantic evidence of a cosine against the background of the query's embedding space in
+ * the namespace (its `vectors` are the N searched). A space too small to measure one (fewer
+ * than 3 vectors) has nothing to stand above: there the cosine itself, 0 as the floor, is
+ * the share (reported as mean 0, sd 1), so the first memories of a store, or of a language
+ * in it, are found by meaning as before.
  */
-export function semanticEvidence(cosine: number, background: CosineBackground | null, searched: number): SemanticEvidence | null {
-  if (searched < 1) return null;
-  if (!background) return { cosine, mean: 0, sd: 1, z: cosine, searched, share: Math.min(1, Math.max(0, cosine)) };
+export function semanticEvidence(cosine: number, background: CosineBackground): SemanticEvidence {
+  const searched = background.vectors;
+  if (!(background.sd > 0)) return { cosine, mean: 0, sd: 1, z: cosine, searched, share: Math.min(1, Math.max(0, cosine)) };
   const z = (cosine - background.mean) / background.sd;
   // Φ(z)^N = exp(N·ln(1 − tail)); the tail from erfc keeps precision far out.
   const tail = 0.5 * erfc(z / Math.SQRT2);
