@@ -63,6 +63,16 @@ describe('recall: absolute relevance and "nothing relevant"', () => {
     expect(empty).toMatchObject({ hits: [], reason: 'nothing relevant: this namespace holds no memories' });
   });
 
+  it('by default the floor is the answer\'s: an answer with evidence keeps its page, each hit with its relevance; a minRelevance given trims each hit', async () => {
+    const t = await sevenFacts({ embedder: true });
+    const page = await t.memory.recall(ns, 'night shifts', { trackAccess: false });
+    expect(page.hits[0]!.record.content).toBe('Works as a nurse on night shifts');
+    expect(page.hits.length).toBeGreaterThan(1);
+    expect(page.hits.some((hit) => hit.relevance < DEFAULT_MIN_RELEVANCE)).toBe(true);
+    const trimmed = await t.memory.recall(ns, 'night shifts', { minRelevance: DEFAULT_MIN_RELEVANCE, trackAccess: false });
+    expect(trimmed.hits.map((hit) => hit.id)).toEqual(page.hits.filter((hit) => hit.relevance >= DEFAULT_MIN_RELEVANCE).map((hit) => hit.id));
+  });
+
   it('words naming the subject every memory is about ("the user", 用户) are no evidence: "which drink does the user like" finds nothing among facts about the user', async () => {
     const t = await openTestMemory();
     for (const content of [...FACTS.slice(0, 6), 'The user plays the cello', '用户喜欢喝无糖咖啡']) await t.memory.remember({ namespace: ns, content });
@@ -105,7 +115,7 @@ describe('recall: absolute relevance and "nothing relevant"', () => {
 
   it("a forgotten memory's words bring back nothing: no hit only matched them", async () => {
     const t = await sevenFacts({ embedder: true });
-    expect((await t.memory.recall(ns, 'cello', { trackAccess: false })).hits.map((hit) => hit.record.content)).toEqual(['Plays the cello in an amateur orchestra']);
+    expect((await t.memory.recall(ns, 'cello', { trackAccess: false })).hits[0]?.record.content).toBe('Plays the cello in an amateur orchestra');
     await t.memory.forget(ns, t.ids[6]!);
     const after = await t.memory.recall(ns, 'cello', { trackAccess: false });
     expect(after.hits).toEqual([]);
@@ -126,7 +136,8 @@ describe('recall: absolute relevance and "nothing relevant"', () => {
     // No word in common: only the (toy) model says "in touch" is about the phone. Its cosine
     // (1/3) is low next to the Chinese model's pairs (8 dimensions: ~0.7), which are not its scale.
     const call = await t.memory.recall(ns, 'how should we get in touch', { trackAccess: false });
-    expect(call.hits.map((hit) => hit.record.content)).toEqual([english]);
+    expect(call.hits[0]?.record.content).toBe(english);
+    expect(call.hits[0]!.relevance).toBeGreaterThanOrEqual(DEFAULT_MIN_RELEVANCE);
     const semantic = call.hits[0]!.explain.evidence.semantic!;
     expect(semantic.searched).toBe(1); // the English vectors: one
   });

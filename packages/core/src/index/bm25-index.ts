@@ -210,8 +210,7 @@ export class Bm25Index {
     for (const token of tokenize(query)) {
       if (ignore?.has(token)) continue;
       const term = this.#termIds.get(token);
-      let df = term === undefined ? 0 : this.#df[term]!;
-      for (let i = 0; df > 0 && i < outside.length; i++) if (this.#tf(term!, outside[i]!) > 0) df--;
+      const df = term === undefined ? 0 : this.#df[term]! - this.#heldBy(term, outside);
       if (df === 0 || term === undefined) {
         possible += absent;
         continue;
@@ -229,6 +228,21 @@ export class Bm25Index {
       if (sum > 0) matched.set(id, sum);
     }
     return { possible, matched };
+  }
+
+  /** How many of these slots hold the term: a look-up per slot, or a walk of the postings when they are fewer. */
+  #heldBy(term: number, slots: readonly number[]): number {
+    if (!slots.length) return 0;
+    let held = 0;
+    const n = this.#postLen[term]!;
+    if (n < slots.length) {
+      const docs = this.#postDocs[term]!;
+      const among = new Set(slots);
+      for (let i = 0; i < n; i++) if (among.has(docs[i]!)) held++;
+    } else {
+      for (const slot of slots) if (this.#tf(term, slot) > 0) held++;
+    }
+    return held;
   }
 
   /** Query word -> how often the query says it, for the words the index has. */

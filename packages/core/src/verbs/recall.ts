@@ -39,9 +39,11 @@ export interface RecallOptions {
   minScore?: number;
   /**
    * Leave out hits whose absolute relevance (`hit.relevance`, 0..1, the same scale in every
-   * namespace and store) is below this (0.01: some evidence of its own). Default 0 (`DEFAULT_MIN_RELEVANCE`, no floor yet, see rank/relevance.ts). When nothing
-   * in the namespace is about the query, recall answers `hits: []` and says why in
-   * `reason`. 0 keeps every candidate, as before relevance had a floor.
+   * namespace and store) is below this (0.01: some evidence of its own; 0.5: only what the
+   * evidence vouches for). Unset, the floor is the answer's: when no hit reaches
+   * `DEFAULT_MIN_RELEVANCE` (0.01, see rank/relevance.ts), recall answers `hits: []` and
+   * says why in `reason`, and otherwise keeps the whole page. 0 keeps every candidate, as
+   * before relevance had a floor.
    */
   minRelevance?: number;
   /** Keyed facts that held at this time only. Default: now (the clock's, whatever `now` says). */
@@ -138,15 +140,15 @@ export async function recall(ctx: RecallContext, namespace: unknown, query: unkn
     ctx.access.note(ns.key, ids, clockNow);
     index.noteAccess(ids, clockNow);
   }
-  const reason = hits.length ? undefined : emptyReason(index.records.size, candidates.size, best, opts.minRelevance);
+  const reason = hits.length ? undefined : emptyReason(index.records.size, candidates.size, best, opts.answerFloor);
   return { hits, vector: mode, pendingEmbeddings: pending(), ...(vectorError ? { vectorError } : {}), signals, ...(reason ? { reason } : {}) };
 }
 
 /** Why a recall found nothing, in words a person or an agent can act on. */
-function emptyReason(records: number, candidates: number, best: number, minRelevance: number): string {
+function emptyReason(records: number, candidates: number, best: number, floor: number): string {
   if (records === 0) return 'nothing relevant: this namespace holds no memories';
   if (candidates === 0) return 'nothing relevant: no memory shares a word or a meaning with the query';
-  if (best < minRelevance) return `nothing relevant: the best match's relevance ${best.toFixed(2)} is below minRelevance ${minRelevance}`;
+  if (best < floor) return `nothing relevant: the best match's relevance ${best.toFixed(3)} is below the floor ${floor}`;
   return 'nothing relevant: no memory passed minScore';
 }
 
@@ -253,13 +255,19 @@ function fuse(
     scored.push({ id, record, own, context, rawCos, textScore, vectorScore, factors, boosts, text, vector, score: text + vector, evidence });
   }
   scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-  const hits: RecallHit[] = [];
+  const page: ScoredCandidate[] = [];
   let best = 0;
   for (const c of scored) {
-    if (hits.length === opts.k) break;
+    if (page.length === opts.k) break;
     best = Math.max(best, c.evidence.relevance);
     if (!(c.evidence.relevance >= opts.minRelevance)) continue;
     if (opts.minScore > 0 && !(c.score >= opts.minScore)) continue;
+    page.push(c);
+  }
+  // "Nothing relevant" is the answer when no hit of the page has the evidence the floor asks for.
+  if (!page.some((c) => c.evidence.relevance >= opts.answerFloor)) return { hits: [], best };
+  const hits: RecallHit[] = [];
+  for (const c of page) {
     const relevance = weights.text * c.textScore + weights.vector * c.vectorScore;
     hits.push({
       id: c.id,
