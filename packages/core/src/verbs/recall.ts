@@ -203,7 +203,7 @@ function contextualText(
   }
   if (query.trim() && unscored.size) for (const [id, score] of index.text.scoreDocs(query, unscored)) bm25.set(id, score);
   // Only memories with a BM25 score hold a query word: their coverage is all there is to read.
-  // Words are weighed among what recall can return, and the user's name for every memory's subject is no evidence.
+  // Words are weighed among what recall can return; the words naming every memory's subject are no evidence.
   const { possible, matched } = query.trim() ? index.text.coverage(query, bm25.keys(), { except, ignore: SUBJECT_TOKENS }) : { possible: 0, matched: new Map<string, number>() };
   const scores = new Map<string, LexicalScore>();
   for (const [id, record] of candidates) {
