@@ -172,6 +172,14 @@ describe('recall: absolute relevance and "nothing relevant"', () => {
       expect(measured.vectors).toBe(space.length);
     }
     expect(index.background()!.vectors).toBe(10);
+    // A space that comes after the background was measured (a first Chinese memory in an
+    // English store, say) is found at once, not after the index grew by an eighth.
+    const big = new VectorIndex(32);
+    for (let i = 0; i < 40; i++) big.set(`a${i}`, at(0, [1, i + 1, 0]));
+    expect(big.background(at(16, [1, 1])).vectors).toBe(0);
+    second.slice(0, 3).forEach((v, i) => big.set(`b${i}`, v));
+    expect(big.background(at(16, [1, 1]))).toMatchObject({ vectors: 3, pairs: 3 });
+    expect(big.background(at(0, [1, 1, 0])).vectors).toBe(40);
   });
 
   it('BM25 forgets a removed memory\'s words: document frequencies and the query\'s possible weight', () => {

@@ -193,7 +193,8 @@ export class VectorIndex {
    * grouped into spaces: vectors whose non-zero columns (first to last) overlap are of one
    * space (dense or hashed vectors of a single model are all one). The query's space is the
    * spaces its own non-zero columns overlap. Computed when first asked and again once the
-   * index has grown or shrunk by an eighth (or a query falls outside every known space);
+   * index has grown or shrunk by an eighth (or changed at all, for a query outside every
+   * known space);
    * `pairs` 0 with fewer than 3 vectors in the space or no spread.
    */
   background(query?: Float32Array): CosineBackground {
@@ -202,7 +203,8 @@ export class VectorIndex {
     const stale = !spaces || Math.abs(spaces.size - n) * 8 > spaces.size;
     const span = query ? nonZeroColumns(query) : undefined;
     const overlaps = (space: Space) => !span || (space.start < span.end && space.end > span.start);
-    if (stale || (span && !spaces!.list.some(overlaps))) spaces = this.#spaces = { size: n, list: this.#findSpaces() };
+    // A query of a space not seen yet is looked for again only if the index has changed since.
+    if (stale || (span && spaces!.size !== n && !spaces!.list.some(overlaps))) spaces = this.#spaces = { size: n, list: this.#findSpaces() };
     const mine = spaces!.list.filter(overlaps);
     if (mine.length === 1) return (mine[0]!.stats ??= this.#pairStats(mine[0]!.rows, mine[0]!.vectors));
     const rows = mine.flatMap((space) => space.rows);
