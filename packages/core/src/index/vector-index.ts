@@ -57,6 +57,8 @@ export const BACKGROUND_PAIRS = 2000;
 /** Rows {@link VectorIndex.background} looks at to find an embedding space's vectors (all of them below this). */
 const BACKGROUND_ROWS = 4096;
 
+const NOT_MEASURED: CosineBackground = Object.freeze({ mean: 0, sd: 0, pairs: 0, vectors: 0 });
+
 /** Stored vectors whose non-zero columns lie in `[start, end)` (see {@link VectorIndex.background}). */
 interface Space {
   start: number;
@@ -65,8 +67,8 @@ interface Space {
   rows: number[];
   /** Vectors of the index in it. */
   vectors: number;
-  /** Its background, once measured. */
-  stats?: CosineBackground;
+  /** Its background (measured when the space is found). */
+  stats: CosineBackground;
 }
 
 /** The cosines of unrelated pairs in one embedding space of an index (see {@link VectorIndex.background}). */
@@ -105,7 +107,7 @@ export class VectorIndex {
   readonly #slots = new Map<string, number>();
   #last: { path: 'exact' | 'int8'; reranked: number } = { path: 'exact', reranked: 0 };
   /** The embedding spaces of the stored vectors and their backgrounds, with the size they were found at. */
-  #spaces: { size: number; list: Space[] } | undefined;
+  #spaces: { size: number; list: Space[]; mixed: Map<string, CosineBackground> } | undefined;
 
   constructor(dimension: number, capacity = 64, options: VectorIndexOptions = {}) {
     if (!Number.isInteger(dimension) || dimension < 1) throw new RangeError(`dimension must be a positive integer, got ${dimension}`);
@@ -204,11 +206,23 @@ export class VectorIndex {
     const span = query ? nonZeroColumns(query) : undefined;
     const overlaps = (space: Space) => !span || (space.start < span.end && space.end > span.start);
     // A query of a space not seen yet is looked for again only if the index has changed since.
-    if (stale || (span && spaces!.size !== n && !spaces!.list.some(overlaps))) spaces = this.#spaces = { size: n, list: this.#findSpaces() };
+    if (stale || (span && spaces!.size !== n && !spaces!.list.some(overlaps))) spaces = this.#spaces = { size: n, list: this.#findSpaces(), mixed: new Map() };
     const mine = spaces!.list.filter(overlaps);
-    if (mine.length === 1) return (mine[0]!.stats ??= this.#pairStats(mine[0]!.rows, mine[0]!.vectors));
-    const rows = mine.flatMap((space) => space.rows);
-    return this.#pairStats(rows, mine.reduce((sum, space) => sum + space.vectors, 0));
+    if (mine.length === 0) return NOT_MEASURED;
+    if (mine.length === 1) return mine[0]!.stats;
+    // A query over several spaces (a conversation in two languages): their pairs together,
+    // on the rows as they are now, kept until the spaces are found again.
+    const key = mine.map((space) => space.start).join(',');
+    let stats = spaces!.mixed.get(key);
+    if (!stats) {
+      const now = this.#findSpaces(true).filter(overlaps);
+      stats = this.#pairStats(
+        now.flatMap((space) => space.rows),
+        now.reduce((sum, space) => sum + space.vectors, 0),
+      );
+      spaces!.mixed.set(key, stats);
+    }
+    return stats;
   }
 
   /**
@@ -216,7 +230,7 @@ export class VectorIndex {
    * interval; overlapping intervals merged. Looks at every row, or at {@link BACKGROUND_ROWS}
    * evenly spread (then each space's vector count is scaled up).
    */
-  #findSpaces(): Space[] {
+  #findSpaces(rowsOnly = false): Space[] {
     const n = this.#ids.length;
     const dim = this.dimension;
     const data = this.#data;
@@ -240,10 +254,14 @@ export class VectorIndex {
         space.end = Math.max(space.end, last + 1);
         space.rows.push(row);
       } else {
-        spaces.push({ start: first, end: last + 1, rows: [row], vectors: 0 });
+        spaces.push({ start: first, end: last + 1, rows: [row], vectors: 0, stats: NOT_MEASURED });
       }
     }
-    for (const space of spaces) space.vectors = n === looked ? space.rows.length : Math.round((space.rows.length * n) / looked);
+    for (const space of spaces) {
+      space.vectors = n === looked ? space.rows.length : Math.round((space.rows.length * n) / looked);
+      // Measured now: a removal moves rows, so the rows found are only good until the next change.
+      if (!rowsOnly) space.stats = this.#pairStats(space.rows, space.vectors);
+    }
     return spaces;
   }
 
