@@ -63,6 +63,19 @@ describe('recall: absolute relevance and "nothing relevant"', () => {
     expect(empty).toMatchObject({ hits: [], reason: 'nothing relevant: this namespace holds no memories' });
   });
 
+  it('a relevance means the same in a namespace of 7 and of 300: the full match passes, the unrelated question does not', async () => {
+    const small = await sevenFacts();
+    const big = await sevenFacts();
+    const other = { userId: 'u1' };
+    for (let i = 0; i < 300; i++) await big.memory.remember({ namespace: other, content: `Ticket ${i} about the delivery of parcel ${i * 7} to the warehouse` });
+    for (const t of [small, big]) {
+      const cello = await t.memory.recall(ns, 'cello orchestra', { trackAccess: false });
+      expect(cello.hits.map((hit) => hit.record.content)).toEqual(['Plays the cello in an amateur orchestra']);
+      expect(cello.hits[0]!.relevance).toBe(1);
+      expect((await t.memory.recall(ns, 'favourite pizza topping', { trackAccess: false })).hits).toEqual([]);
+    }
+  });
+
   it('by default the floor is the answer\'s: an answer with evidence keeps its page, each hit with its relevance; a minRelevance given trims each hit', async () => {
     const t = await sevenFacts({ embedder: true });
     const page = await t.memory.recall(ns, 'night shifts', { trackAccess: false });
