@@ -91,7 +91,7 @@ Options:
                          minilm: the same with all-MiniLM-L6-v2 for English (slower);
                          none: BM25 only; or a local model path or a model id
   --weights <list>       recall weights, e.g. text=0.6,vector=0.4 (keys: ${Object.keys(DEFAULT_WEIGHTS).join(', ')})
-  --min-relevance <x>    recall's relevance floor, 0..1 (default: recall's, 0.01); 0 keeps every hit
+  --min-relevance <x>    leave out each hit below this relevance, 0..1 (default: recall's, no hits when none reaches 0.01); 0 keeps every hit
                          and tops short lists up with the newest memories, as before the floor
   --limit-queries <n>    rank and score only the first n queries (quick runs)
   --strict               exit 1 when some memories could not be stored (they are always reported)

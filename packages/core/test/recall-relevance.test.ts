@@ -1,11 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { Bm25Index } from '../src/index/bm25-index.ts';
 import { VectorIndex } from '../src/index/vector-index.ts';
+import { DEFAULT_MIN_RELEVANCE, tokenize, type Embedder } from '../src/index.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
-import { expectCode, openTestMemory } from './helpers.ts';
-
-/** The floor these tests ask for: some evidence of its own (recall's default is no floor, see rank/relevance.ts). */
-const FLOOR = 0.01;
+import { expectCode, fakeClock, openTestMemory } from './helpers.ts';
 
 const ns = { userId: 'u1' };
 
@@ -51,15 +49,16 @@ describe('recall: absolute relevance and "nothing relevant"', () => {
     expect(hits[0]!.relevance).toBe(1);
   });
 
-  it('with a floor, answers a question nothing is about with no hits and a reason; the default (no floor) keeps the old full page', async () => {
+  it('by default answers a question nothing is about with no hits and a reason; minRelevance 0 keeps the old full page', async () => {
+    expect(DEFAULT_MIN_RELEVANCE).toBeGreaterThan(0);
     const t = await sevenFacts({ embedder: true });
-    const none = await t.memory.recall(ns, 'which drink does she like', { minRelevance: FLOOR, trackAccess: false });
+    const none = await t.memory.recall(ns, 'which drink does she like', { trackAccess: false });
     expect(none.hits).toEqual([]);
     expect(none.reason).toMatch(/^nothing relevant/);
-    const old = await t.memory.recall(ns, 'which drink does she like', { trackAccess: false });
+    const old = await t.memory.recall(ns, 'which drink does she like', { minRelevance: 0, trackAccess: false });
     expect(old.hits.length).toBeGreaterThan(0);
     expect(old.reason).toBeUndefined();
-    expect(Math.max(...old.hits.map((hit) => hit.relevance))).toBeLessThan(FLOOR);
+    expect(Math.max(...old.hits.map((hit) => hit.relevance))).toBeLessThan(DEFAULT_MIN_RELEVANCE);
     const empty = await (await openTestMemory()).memory.recall(ns, 'anything');
     expect(empty).toMatchObject({ hits: [], reason: 'nothing relevant: this namespace holds no memories' });
   });
@@ -77,15 +76,123 @@ describe('recall: absolute relevance and "nothing relevant"', () => {
     }
   });
 
-  it("with a floor, a forgotten memory's words bring back nothing: no hit only matched them", async () => {
+  it('by default the floor is the answer\'s: an answer with evidence keeps its page, each hit with its relevance; a minRelevance given trims each hit', async () => {
     const t = await sevenFacts({ embedder: true });
-    expect((await t.memory.recall(ns, 'cello', { minRelevance: FLOOR, trackAccess: false })).hits.map((hit) => hit.record.content)).toEqual(['Plays the cello in an amateur orchestra']);
+    const page = await t.memory.recall(ns, 'night shifts', { trackAccess: false });
+    expect(page.hits[0]!.record.content).toBe('Works as a nurse on night shifts');
+    expect(page.hits.length).toBeGreaterThan(1);
+    expect(page.hits.some((hit) => hit.relevance < DEFAULT_MIN_RELEVANCE)).toBe(true);
+    const trimmed = await t.memory.recall(ns, 'night shifts', { minRelevance: DEFAULT_MIN_RELEVANCE, trackAccess: false });
+    expect(trimmed.hits.map((hit) => hit.id)).toEqual(page.hits.filter((hit) => hit.relevance >= DEFAULT_MIN_RELEVANCE).map((hit) => hit.id));
+  });
+
+  it('words naming the subject every memory is about ("the user", 用户) are no evidence: "which drink does the user like" finds nothing among facts about the user', async () => {
+    const t = await openTestMemory();
+    for (const content of [...FACTS.slice(0, 6), 'The user plays the cello', '用户喜欢喝无糖咖啡']) await t.memory.remember({ namespace: ns, content });
+    const drink = await t.memory.recall(ns, 'which drink does the user like', { trackAccess: false });
+    expect(drink.hits).toEqual([]);
+    expect(drink.reason).toMatch(/^nothing relevant/);
+    // Ranked without a floor, the cello still comes up on the word, with no lexical evidence.
+    const all = await t.memory.recall(ns, 'which drink does the user like', { minRelevance: 0, trackAccess: false });
+    expect(all.hits.map((hit) => hit.record.content)).toContain('The user plays the cello');
+    for (const hit of all.hits) expect(hit.explain.evidence.lexical).toBeNull();
+    expect((await t.memory.recall(ns, '用户喝什么', { minRelevance: 0, trackAccess: false })).hits[0]?.record.content).toBe('用户喜欢喝无糖咖啡');
+    // The words that are about something still count in full.
+    const cello = await t.memory.recall(ns, 'is the cello what the user plays', { trackAccess: false });
+    expect(cello.hits.map((hit) => hit.record.content)).toEqual(['The user plays the cello']);
+    expect(cello.hits[0]!.relevance).toBe(1);
+  });
+
+  it("a keyed fact's current version keeps its evidence however many versions came before (lexical weight counts what recall can return)", async () => {
+    const clock = fakeClock();
+    const t = await openTestMemory({ clock });
+    const query = 'phone e-mail Lyon Paris 5 GB 20 GB';
+    let current = '';
+    for (let i = 0; i < 13; i++) {
+      current = (await t.memory.remember({ namespace: ns, key: 'home.city', content: i % 2 ? 'Paris' : 'Lyon' })).id;
+      clock.advance(86_400_000);
+    }
+    const hits = (await t.memory.recall(ns, query, { filters: { key: 'home.city' }, trackAccess: false })).hits;
+    expect(hits.map((hit) => hit.id)).toEqual([current]);
+    // The closed versions are not what the words are weighed against: one current memory, "lyon" in it.
+    const lexical = hits[0]!.explain.evidence.lexical!;
+    const absent = Math.log(1 + 1.5 / 0.5);
+    const lyon = Math.log(1 + 0.5 / 1.5);
+    const words = tokenize(query);
+    const held = tokenize('Lyon home city').filter((word) => words.includes(word)).length;
+    expect(lexical.possible).toBeCloseTo(held * lyon + (words.length - held) * absent, 9);
+    // Asked with every version, all of them count.
+    const all = await t.memory.recall(ns, query, { includeClosed: true, k: 20, trackAccess: false });
+    expect(all.hits).toHaveLength(13);
+  });
+
+  it("a forgotten memory's words bring back nothing: no hit only matched them", async () => {
+    const t = await sevenFacts({ embedder: true });
+    expect((await t.memory.recall(ns, 'cello', { trackAccess: false })).hits[0]?.record.content).toBe('Plays the cello in an amateur orchestra');
     await t.memory.forget(ns, t.ids[6]!);
-    const after = await t.memory.recall(ns, 'cello', { minRelevance: FLOOR, trackAccess: false });
+    const after = await t.memory.recall(ns, 'cello', { trackAccess: false });
     expect(after.hits).toEqual([]);
     expect(after.reason).toMatch(/^nothing relevant/);
     // Every candidate left is one no word of the query is in.
-    for (const hit of (await t.memory.recall(ns, 'cello', { trackAccess: false })).hits) expect(hit.explain.evidence.lexical).toBeNull();
+    for (const hit of (await t.memory.recall(ns, 'cello', { minRelevance: 0, trackAccess: false })).hits) expect(hit.explain.evidence.lexical).toBeNull();
+    // Nor does a word the forgotten memory shared with others bring back more than those others.
+    const orchestra = await t.memory.recall(ns, 'amateur orchestra', { trackAccess: false });
+    expect(orchestra.hits).toEqual([]);
+  });
+
+  it('in a namespace of two embedding spaces, a query is weighed against its own space: an English fact among Chinese ones keeps its semantic evidence', async () => {
+    const t = await openTestMemory({ embedder: twoSpaces() });
+    const chinese = ['用户偏好圆通快递', '用户对花生过敏', '用户喜欢喝无糖咖啡', '用户住在上海', '用户每周三下午去健身房', '用户的猫叫小白', '用户上个月换了新手机', '用户周末喜欢去河边散步', '用户喜欢听爵士乐'];
+    const english = 'Prefers phone over e-mail and letters on weekdays';
+    for (const content of [...chinese, english]) await t.memory.remember({ namespace: ns, content });
+    await t.memory.whenEmbedded();
+    // No word in common: only the (toy) model says "in touch" is about the phone. Its cosine
+    // (1/3) is low next to the Chinese model's pairs (8 dimensions: ~0.7), which are not its scale.
+    const call = await t.memory.recall(ns, 'how should we get in touch', { trackAccess: false });
+    expect(call.hits[0]?.record.content).toBe(english);
+    expect(call.hits[0]!.relevance).toBeGreaterThanOrEqual(DEFAULT_MIN_RELEVANCE);
+    const semantic = call.hits[0]!.explain.evidence.semantic!;
+    expect(semantic.searched).toBe(1); // the English vectors: one
+  });
+
+  it('VectorIndex.background(query) measures the pairs of the query\'s embedding space only, and counts its vectors', () => {
+    const index = new VectorIndex(32);
+    const at = (offset: number, values: number[]) => {
+      const v = new Float32Array(32);
+      const n = Math.hypot(...values);
+      values.forEach((x, i) => (v[offset + i] = x / n));
+      return v;
+    };
+    const first = [at(0, [1, 0, 0]), at(0, [0, 1, 0]), at(0, [1, 1, 0]), at(0, [1, 1, 1])];
+    const second = [at(16, [1, 0]), at(16, [1, 1]), at(16, [0, 1]), at(16, [2, 1]), at(16, [1, 2]), at(16, [3, 1])];
+    first.forEach((v, i) => index.set(`a${i}`, v));
+    second.forEach((v, i) => index.set(`b${i}`, v));
+    const pairs = (vectors: Float32Array[]) => {
+      const cosines: number[] = [];
+      for (let i = 0; i < vectors.length; i++) for (let j = i + 1; j < vectors.length; j++) cosines.push(vectors[i]!.reduce((sum, x, d) => sum + x * vectors[j]![d]!, 0));
+      const mean = cosines.reduce((a, b) => a + b, 0) / cosines.length;
+      return { mean, sd: Math.sqrt(cosines.reduce((a, c) => a + (c - mean) ** 2, 0) / cosines.length), pairs: cosines.length };
+    };
+    for (const [query, space] of [
+      [at(0, [0, 0, 1]), first],
+      [at(16, [1, 3]), second],
+    ] as const) {
+      const measured = index.background(query)!;
+      const expected = pairs(space);
+      expect(measured.pairs).toBe(expected.pairs);
+      expect(measured.mean).toBeCloseTo(expected.mean, 6);
+      expect(measured.sd).toBeCloseTo(expected.sd, 6);
+      expect(measured.vectors).toBe(space.length);
+    }
+    expect(index.background()!.vectors).toBe(10);
+    // A space that comes after the background was measured (a first Chinese memory in an
+    // English store, say) is found at once, not after the index grew by an eighth.
+    const big = new VectorIndex(32);
+    for (let i = 0; i < 40; i++) big.set(`a${i}`, at(0, [1, i + 1, 0]));
+    expect(big.background(at(16, [1, 1])).vectors).toBe(0);
+    second.slice(0, 3).forEach((v, i) => big.set(`b${i}`, v));
+    expect(big.background(at(16, [1, 1]))).toMatchObject({ vectors: 3, pairs: 3 });
+    expect(big.background(at(0, [1, 1, 0])).vectors).toBe(40);
   });
 
   it('BM25 forgets a removed memory\'s words: document frequencies and the query\'s possible weight', () => {
@@ -113,7 +220,7 @@ describe('recall: absolute relevance and "nothing relevant"', () => {
       return new Float32Array([x / n, y / n, z / n]);
     };
     const vectors = [unit(1, 0, 0), unit(0, 1, 0), unit(1, 1, 0), unit(0, 0, 1), unit(1, 1, 1)];
-    expect(index.background()).toBeNull();
+    expect(index.background()).toEqual({ mean: 0, sd: 0, pairs: 0, vectors: 0 });
     vectors.forEach((v, i) => index.set(`m${i}`, v));
     const cosines: number[] = [];
     for (let i = 0; i < vectors.length; i++) for (let j = i + 1; j < vectors.length; j++) cosines.push(vectors[i]!.reduce((sum, x, d) => sum + x * vectors[j]![d]!, 0));
@@ -132,3 +239,30 @@ describe('recall: absolute relevance and "nothing relevant"', () => {
     await expectCode(t.memory.recall(ns, 'x', { minRelevance } as never), 'INVALID_INPUT', 'minRelevance');
   });
 });
+
+/**
+ * A toy bilingual embedder laid out like the bundled one: Latin text in dimensions 0..63,
+ * Han text in 64..71 (each its own model space, the other block zero; the Chinese one so
+ * small its unrelated pairs stand high). Its English "model" knows one synonym set, so a
+ * query can match a memory by meaning alone.
+ */
+function twoSpaces(): Embedder {
+  const concept: Record<string, string> = { touch: 'call', phone: 'call' };
+  return {
+    modelId: 'test-two-spaces',
+    dimension: 72,
+    async embed(texts) {
+      return texts.map((text) => {
+        const vector = new Float32Array(72);
+        const han = /\p{Script=Han}/u.test(text);
+        for (const token of tokenize(text)) {
+          const word = concept[token] ?? token;
+          let h = 2166136261;
+          for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619);
+          vector[han ? 64 + ((h >>> 0) % 8) : (h >>> 0) % 64]! += 1;
+        }
+        return vector;
+      });
+    },
+  };
+}

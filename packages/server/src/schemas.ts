@@ -221,7 +221,7 @@ export const RecallBodySchema = z
     trackAccess: z.boolean().optional(),
     includeCold: z.boolean().optional(),
     minScore: z.number().optional(),
-    minRelevance: z.number().optional().openapi({ description: 'Leave out hits whose absolute relevance (0..1) is below this (0.01: some evidence of its own); default 0, every hit kept.' }),
+    minRelevance: z.number().optional().openapi({ description: 'Leave out hits whose absolute relevance (0..1) is below this (0.01: some evidence of its own; 0: every hit). Unset: when no hit reaches 0.01 the answer is no hits and a reason, else every hit is kept.' }),
     asOf: Time.optional().openapi({ description: 'Keyed facts that held at this time (default now).' }),
     includeClosed: z.boolean().optional().openapi({ description: 'Every version of keyed facts, closed ones too.' }),
   })
@@ -319,7 +319,7 @@ export const ContextBodySchema = z
     trackAccess: z.boolean().optional(),
     asOf: Time.optional().openapi({ description: 'Keyed facts as they held at this time (default now).' }),
     includeClosed: z.boolean().optional().openapi({ description: 'Closed versions of keyed facts may be recalled too.' }),
-    minRelevance: z.number().optional().openapi({ description: 'The recalled layers take only memories at least this relevant (0..1); default: recall\'s, 0 fills them whatever the relevance.' }),
+    minRelevance: z.number().optional().openapi({ description: 'The recalled layers take only memories at least this relevant (0..1); default: recall\'s (nothing when no memory reaches 0.01), 0 fills them whatever the relevance.' }),
   })
   .strict()
   .openapi('ContextBody');

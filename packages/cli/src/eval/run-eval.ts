@@ -196,7 +196,7 @@ function report(options: EvalOptions, depth: number, replay: ReplayResult, ranke
   const lines = [
     `## zeromem eval: ${options.memories}`,
     '',
-    `embedder: ${describeEmbedderSpec(options.embedder)} · ranked ids per query: ${depth} · weights: ${weights} · minRelevance: ${options.minRelevance ?? `default (${DEFAULT_MIN_RELEVANCE})`}`,
+    `embedder: ${describeEmbedderSpec(options.embedder)} · ranked ids per query: ${depth} · weights: ${weights} · minRelevance: ${options.minRelevance ?? `default (no hits when none reaches ${DEFAULT_MIN_RELEVANCE})`}`,
     `memories: ${count(replay.read)} read, ${count(replay.stored)} stored, ${replay.aliased} duplicates kept as aliases, ` +
       `${replay.repeated} repeated ids, ${replay.failures.length} not stored`,
     `queries: ${ranked.lines.length} ranked, ${metrics.overall.n} scored, ${metrics.withoutGold} without gold ids, ` +

@@ -73,9 +73,9 @@ export interface BuildContextOptions {
   includeClosed?: boolean;
   /**
    * The recalled layers (long-term, knowledge) take only memories at least this relevant
-   * (recall's `minRelevance`, 0..1). Default: recall's (`DEFAULT_MIN_RELEVANCE`, no floor yet),
-   * which fills them with the best candidates; with a floor (0.01: some evidence of its own) a
-   * query nothing is about adds no memory to the context.
+   * (recall's `minRelevance`, 0..1). Default: recall's: a query nothing is about (no
+   * candidate reaches `DEFAULT_MIN_RELEVANCE`, 0.01) adds no memory to the context, else the
+   * best candidates fill them; 0 fills them whatever the relevance.
    */
   minRelevance?: number;
 }

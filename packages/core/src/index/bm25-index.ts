@@ -187,16 +187,30 @@ export class Bm25Index {
    * be covered), `possible` is their sum and `matched` the sum over the tokens a memory
    * contains. Absolute evidence, unlike a BM25 score divided by the best candidate's:
    * only memories that match at least one token are in `matched`.
+   *
+   * `except`: memories the answer cannot hold (a keyed fact's versions that do not hold at
+   * the time asked): left out of the idf too, so ten past versions of a fact do not make
+   * its words look common. `ignore`: tokens that are no evidence either way (they weigh 0).
    */
-  coverage(query: string, ids: Iterable<string>): { possible: number; matched: Map<string, number> } {
+  coverage(
+    query: string,
+    ids: Iterable<string>,
+    { except = [], ignore }: { except?: Iterable<string>; ignore?: ReadonlySet<string> } = {},
+  ): { possible: number; matched: Map<string, number> } {
     const matched = new Map<string, number>();
-    const live = this.#slots.size;
+    const outside: number[] = [];
+    for (const id of except) {
+      const slot = this.#slots.get(id);
+      if (slot !== undefined) outside.push(slot);
+    }
+    const live = this.#slots.size - outside.length;
     const weights = new Map<number, number>();
     let possible = 0;
     const absent = Math.log(1 + (live + 0.5) / 0.5);
     for (const token of tokenize(query)) {
+      if (ignore?.has(token)) continue;
       const term = this.#termIds.get(token);
-      const df = term === undefined ? 0 : this.#df[term]!;
+      const df = term === undefined ? 0 : this.#df[term]! - this.#heldBy(term, outside);
       if (df === 0 || term === undefined) {
         possible += absent;
         continue;
@@ -214,6 +228,21 @@ export class Bm25Index {
       if (sum > 0) matched.set(id, sum);
     }
     return { possible, matched };
+  }
+
+  /** How many of these slots hold the term: a look-up per slot, or a walk of the postings when they are fewer. */
+  #heldBy(term: number, slots: readonly number[]): number {
+    if (!slots.length) return 0;
+    let held = 0;
+    const n = this.#postLen[term]!;
+    if (n < slots.length) {
+      const docs = this.#postDocs[term]!;
+      const among = new Set(slots);
+      for (let i = 0; i < n; i++) if (among.has(docs[i]!)) held++;
+    } else {
+      for (const slot of slots) if (this.#tf(term, slot) > 0) held++;
+    }
+    return held;
   }
 
   /** Query word -> how often the query says it, for the words the index has. */

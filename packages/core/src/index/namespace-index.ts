@@ -26,8 +26,8 @@ export class NamespaceIndex {
   readonly accessedSinceSnapshot = new Map<string, number>();
   /** Records in the cold tier. */
   #cold = 0;
-  /** Keyed facts (their validity is checked per hit). */
-  #keyed = 0;
+  /** Ids of keyed facts (their validity is checked per hit). */
+  readonly #keyed = new Set<string>();
   /** No record expires before this (epoch ms): the earliest `expiresAt` ever indexed, a lower bound; Infinity while none had one. */
   #expiresNotBefore = Number.POSITIVE_INFINITY;
 
@@ -128,13 +128,21 @@ export class NamespaceIndex {
 
   /** True when the index holds a keyed fact: then recall checks each hit's validity. */
   hasKeyedFacts(): boolean {
-    return this.#keyed > 0;
+    return this.#keyed.size > 0;
+  }
+
+  /** The ids of the keyed facts' versions held. */
+  keyedFacts(): ReadonlySet<string> {
+    return this.#keyed;
   }
 
   /** Keeps the cold and keyed counts and the expiry bound of {@link allLive} as a record comes (+1) or goes (−1). */
   #count(record: MemoryRecord, delta: 1 | -1): void {
     if (record.tier === 'cold') this.#cold += delta;
-    if (record.key) this.#keyed += delta;
+    if (record.key) {
+      if (delta > 0) this.#keyed.add(record.id);
+      else this.#keyed.delete(record.id);
+    }
     if (delta > 0 && record.expiresAt !== null && record.expiresAt < this.#expiresNotBefore) this.#expiresNotBefore = record.expiresAt;
   }
 

@@ -54,13 +54,32 @@ export const VECTOR_INDEX_DEFAULTS = Object.freeze({ candidates: 256, exactBelow
 
 /** Pairs of stored vectors {@link VectorIndex.background} samples: ~1 ms at 640 dimensions. */
 export const BACKGROUND_PAIRS = 2000;
+/** Rows {@link VectorIndex.background} looks at to find an embedding space's vectors (all of them below this). */
+const BACKGROUND_ROWS = 4096;
 
-/** The cosines of unrelated pairs in one index (see {@link VectorIndex.background}). */
+const NOT_MEASURED: CosineBackground = Object.freeze({ mean: 0, sd: 0, pairs: 0, vectors: 0 });
+
+/** Stored vectors whose non-zero columns lie in `[start, end)` (see {@link VectorIndex.background}). */
+interface Space {
+  start: number;
+  end: number;
+  /** The rows looked at that are in it. */
+  rows: number[];
+  /** Vectors of the index in it. */
+  vectors: number;
+  /** Its background (measured when the space is found). */
+  stats: CosineBackground;
+}
+
+/** The cosines of unrelated pairs in one embedding space of an index (see {@link VectorIndex.background}). */
 export interface CosineBackground {
+  /** 0 with `sd` 0 when not measurable (fewer than 3 vectors in the space, or no spread). */
   mean: number;
   sd: number;
-  /** Pairs it was measured on. */
+  /** Pairs it was measured on (0: not measurable). */
   pairs: number;
+  /** Vectors of the index in that space (counted, or estimated from a sample of {@link BACKGROUND_ROWS} rows). */
+  vectors: number;
 }
 
 /**
@@ -87,7 +106,8 @@ export class VectorIndex {
   #ids: string[] = [];
   readonly #slots = new Map<string, number>();
   #last: { path: 'exact' | 'int8'; reranked: number } = { path: 'exact', reranked: 0 };
-  #background: { size: number; stats: CosineBackground | null } | undefined;
+  /** The embedding spaces of the stored vectors and their backgrounds, with the size they were found at. */
+  #spaces: { size: number; list: Space[]; mixed: Map<string, CosineBackground> } | undefined;
 
   constructor(dimension: number, capacity = 64, options: VectorIndexOptions = {}) {
     if (!Number.isInteger(dimension) || dimension < 1) throw new RangeError(`dimension must be a positive integer, got ${dimension}`);
@@ -162,53 +182,117 @@ export class VectorIndex {
   }
 
   /**
-   * How similar two of this index's vectors are by chance: mean and standard deviation of
-   * the cosines of up to {@link BACKGROUND_PAIRS} pairs of distinct stored vectors (every
-   * pair when there are few, else a fixed pseudo-random sample, so the same index gives
-   * the same figures). Most pairs of memories are unrelated, so this is the embedder's
-   * own scale on this store's texts: what a cosine must stand above to mean something.
-   * Computed when first asked and again once the index has grown or shrunk by an eighth;
-   * null with fewer than 3 vectors or no spread.
+   * How similar two of this index's vectors are by chance, in the embedding space of
+   * `query` (default: every vector): mean and standard deviation of the cosines of up to
+   * {@link BACKGROUND_PAIRS} pairs of distinct stored vectors of that space (every pair when
+   * there are few, else a fixed pseudo-random sample, so the same index gives the same
+   * figures). Most pairs of memories are unrelated, so this is the embedder's own scale on
+   * this store's texts: what a cosine must stand above to mean something.
+   *
+   * An embedder of side-by-side model spaces (the bundled one) writes each text in its
+   * model's columns and leaves the others zero; another model's cosines are not this one's
+   * scale, and its vectors cannot be compared with the query. So the stored vectors are
+   * grouped into spaces: vectors whose non-zero columns (first to last) overlap are of one
+   * space (dense or hashed vectors of a single model are all one). The query's space is the
+   * spaces its own non-zero columns overlap. Computed when first asked and again once the
+   * index has grown or shrunk by an eighth (or changed at all, for a query outside every
+   * known space);
+   * `pairs` 0 with fewer than 3 vectors in the space or no spread.
    */
-  background(): CosineBackground | null {
+  background(query?: Float32Array): CosineBackground {
     const n = this.#ids.length;
-    const cached = this.#background;
-    if (cached && Math.abs(cached.size - n) * 8 <= cached.size) return cached.stats;
-    let stats: CosineBackground | null = null;
-    if (n >= 3) {
-      const dim = this.dimension;
-      const data = this.#data;
-      let sum = 0;
-      let sumSq = 0;
-      let pairs = 0;
-      const add = (i: number, j: number) => {
-        const c = dot(data, i * dim, data.subarray(j * dim, (j + 1) * dim), 0, dim);
-        sum += c;
-        sumSq += c * c;
-        pairs++;
-      };
-      if ((n * (n - 1)) / 2 <= BACKGROUND_PAIRS) {
-        for (let i = 0; i < n; i++) for (let j = i + 1; j < n; j++) add(i, j);
-      } else {
-        let seed = 0x9e3779b9;
-        const next = () => {
-          seed ^= seed << 13;
-          seed ^= seed >>> 17;
-          seed ^= seed << 5;
-          return (seed >>> 0) % n;
-        };
-        while (pairs < BACKGROUND_PAIRS) {
-          const i = next();
-          const j = next();
-          if (i !== j) add(i, j);
-        }
-      }
-      const mean = sum / pairs;
-      const sd = Math.sqrt(Math.max(0, sumSq / pairs - mean * mean));
-      stats = sd > 1e-6 ? { mean, sd, pairs } : null;
+    let spaces = this.#spaces;
+    const stale = !spaces || Math.abs(spaces.size - n) * 8 > spaces.size;
+    const span = query ? nonZeroColumns(query) : undefined;
+    const overlaps = (space: Space) => !span || (space.start < span.end && space.end > span.start);
+    // A query of a space not seen yet is looked for again only if the index has changed since.
+    if (stale || (span && spaces!.size !== n && !spaces!.list.some(overlaps))) spaces = this.#spaces = { size: n, list: this.#findSpaces(), mixed: new Map() };
+    const mine = spaces!.list.filter(overlaps);
+    if (mine.length === 0) return NOT_MEASURED;
+    if (mine.length === 1) return mine[0]!.stats;
+    // A query over several spaces (a conversation in two languages): their pairs together,
+    // on the rows as they are now, kept until the spaces are found again.
+    const key = mine.map((space) => space.start).join(',');
+    let stats = spaces!.mixed.get(key);
+    if (!stats) {
+      const now = this.#findSpaces(true).filter(overlaps);
+      stats = this.#pairStats(
+        now.flatMap((space) => space.rows),
+        now.reduce((sum, space) => sum + space.vectors, 0),
+      );
+      spaces!.mixed.set(key, stats);
     }
-    this.#background = { size: n, stats };
     return stats;
+  }
+
+  /**
+   * The spaces of the stored vectors: each row's non-zero columns, first to last, as an
+   * interval; overlapping intervals merged. Looks at every row, or at {@link BACKGROUND_ROWS}
+   * evenly spread (then each space's vector count is scaled up).
+   */
+  #findSpaces(rowsOnly = false): Space[] {
+    const n = this.#ids.length;
+    const dim = this.dimension;
+    const data = this.#data;
+    const looked = Math.min(n, BACKGROUND_ROWS);
+    const spans: Array<{ row: number; first: number; last: number }> = [];
+    for (let i = 0; i < looked; i++) {
+      const row = Math.floor((i * n) / looked);
+      const base = row * dim;
+      let first = 0;
+      while (first < dim && data[base + first] === 0) first++;
+      if (first === dim) continue; // a zero row belongs nowhere
+      let last = dim - 1;
+      while (data[base + last] === 0) last--;
+      spans.push({ row, first, last });
+    }
+    spans.sort((a, b) => a.first - b.first);
+    const spaces: Space[] = [];
+    for (const { row, first, last } of spans) {
+      const space = spaces[spaces.length - 1];
+      if (space && first < space.end) {
+        space.end = Math.max(space.end, last + 1);
+        space.rows.push(row);
+      } else {
+        spaces.push({ start: first, end: last + 1, rows: [row], vectors: 0, stats: NOT_MEASURED });
+      }
+    }
+    for (const space of spaces) {
+      space.vectors = n === looked ? space.rows.length : Math.round((space.rows.length * n) / looked);
+      // Measured now: a removal moves rows, so the rows found are only good until the next change.
+      if (!rowsOnly) space.stats = this.#pairStats(space.rows, space.vectors);
+    }
+    return spaces;
+  }
+
+  /** Mean and spread of the cosines of pairs of these rows (all pairs when few, else a fixed sample). */
+  #pairStats(rows: readonly number[], vectors: number): CosineBackground {
+    const m = rows.length;
+    if (m < 3) return { mean: 0, sd: 0, pairs: 0, vectors };
+    const dim = this.dimension;
+    const data = this.#data;
+    let sum = 0;
+    let sumSq = 0;
+    let pairs = 0;
+    const add = (i: number, j: number) => {
+      const c = dot(data, rows[i]! * dim, data.subarray(rows[j]! * dim, (rows[j]! + 1) * dim), 0, dim);
+      sum += c;
+      sumSq += c * c;
+      pairs++;
+    };
+    if ((m * (m - 1)) / 2 <= BACKGROUND_PAIRS) {
+      for (let i = 0; i < m; i++) for (let j = i + 1; j < m; j++) add(i, j);
+    } else {
+      const next = sampler(m);
+      while (pairs < BACKGROUND_PAIRS) {
+        const i = next();
+        const j = next();
+        if (i !== j) add(i, j);
+      }
+    }
+    const mean = sum / pairs;
+    const sd = Math.sqrt(Math.max(0, sumSq / pairs - mean * mean));
+    return sd > 1e-6 ? { mean, sd, pairs, vectors } : { mean: 0, sd: 0, pairs: 0, vectors };
   }
 
   /** Cosine similarity of `id`'s vector to `query`, or undefined when `id` has none. */
@@ -429,6 +513,26 @@ export class VectorIndex {
     this.#kernel.ensure(this.#kernelBytes(capacity));
     this.#capacity = capacity;
   }
+}
+
+/** The columns from a vector's first non-zero value to its last, `[start, end)` (empty for a zero vector). */
+function nonZeroColumns(vector: Float32Array): { start: number; end: number } {
+  let start = 0;
+  while (start < vector.length && vector[start] === 0) start++;
+  let end = vector.length;
+  while (end > start && vector[end - 1] === 0) end--;
+  return { start, end };
+}
+
+/** A fixed pseudo-random sequence of row numbers below `n` (xorshift32): the same index gives the same background. */
+function sampler(n: number): () => number {
+  let seed = 0x9e3779b9;
+  return () => {
+    seed ^= seed << 13;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    return (seed >>> 0) % n;
+  };
 }
 
 /**

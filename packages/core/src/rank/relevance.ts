@@ -6,10 +6,13 @@ import type { CosineBackground } from '../index/vector-index.ts';
  * keeps its relative score, see ranking.ts). Default floor of {@link DEFAULT_MIN_RELEVANCE}.
  *
  * - Lexical: the share of the query's word weight (idf in this namespace) a memory holds,
- *   against all of it (see `Bm25Index.coverage`). A word the namespace never uses weighs
- *   the most, so a query about something this namespace never mentions stays low.
+ *   against all of it (see `Bm25Index.coverage`). Only memories recall can return count
+ *   (a keyed fact's versions that do not hold at the time asked are left out of the idf),
+ *   and the words naming the subject every memory is about ("user", 用户) weigh nothing.
+ *   A word the namespace never uses weighs the most, so a query about something this
+ *   namespace never mentions stays low.
  * - Semantic: how far the cosine stands above this store's own cosines of unrelated pairs
- *   for the embedder that made them (`VectorIndex.background`), read as the chance that
+ *   in the query's embedding space (`VectorIndex.background`), read as the chance that
  *   none of the namespace's N memories would reach it by luck, `Φ(z)^N`. No cosine scale
  *   is assumed, so a new model needs no new constant, and a bigger namespace needs a
  *   clearer margin (the best of 50,000 unrelated memories stands higher than the best of 7).
@@ -17,17 +20,18 @@ import type { CosineBackground } from '../index/vector-index.ts';
  */
 
 /**
- * Recall's default `minRelevance`: no floor yet, every candidate is kept (each hit still
- * carries its relevance). 0.01 (some evidence of its own: 1% of the query's word weight, or a
- * cosine the namespace's unrelated memories reach by luck less than 99% of the time) was the
- * highest floor of 0.005 / 0.01 / 0.02 / 0.05 / 0.1 / 0.2 / 0.5 that cost no dev set more than
- * 1 point of R@10, but as a default it left out true matches the suite's own examples hold
- * (docs/BENCHMARKS.md, "Relevance"): in a bilingual namespace (one background of unrelated
- * pairs for two embedding spaces) and among a keyed fact's versions (a word every version
- * holds weighs almost nothing against a query word the namespace never uses). A caller asks
- * for a floor with `minRelevance` (0.01: some evidence; 0.5: only what the evidence vouches for).
+ * Recall's default floor, applied to the answer: when no hit of the page reaches it, recall
+ * answers `hits: []` with a `reason`; otherwise the page is kept whole, each hit with its
+ * relevance (a `minRelevance` given applies to each hit instead; 0 turns the floor off).
+ * 0.01 is "some evidence of its own": 1% of the query's word weight, or a cosine the
+ * namespace's unrelated memories of that embedding space reach by luck less than 99% of the
+ * time. It is safe because the evidence is read where recall can answer from: the cosine
+ * against the query's own embedding space (not another language's model, see
+ * `VectorIndex.background`), word weight counted over the versions recall can return, and
+ * words naming every memory's subject weigh nothing (subject-words.ts). Applied to each hit
+ * it cost MADial-en 0.3 point of R@10 (docs/BENCHMARKS.md "Relevance"); to the answer, none.
  */
-export const DEFAULT_MIN_RELEVANCE = 0;
+export const DEFAULT_MIN_RELEVANCE = 0.01;
 
 /** What the words say (see {@link RelevanceEvidence}). */
 export interface LexicalEvidence {
@@ -42,12 +46,12 @@ export interface LexicalEvidence {
 /** What the vectors say (see {@link RelevanceEvidence}). */
 export interface SemanticEvidence {
   cosine: number;
-  /** Mean and standard deviation of the cosines of unrelated pairs in this namespace, for this embedder. */
+  /** Mean and standard deviation of the cosines of unrelated pairs in this namespace, in the query's embedding space (mean 0, sd 1: too few to measure). */
   mean: number;
   sd: number;
   /** `(cosine − mean) / sd`. */
   z: number;
-  /** Vectors in the namespace (the N of `Φ(z)^N`). */
+  /** Vectors of the namespace in the query's embedding space (the N of `Φ(z)^N`). */
   searched: number;
   /** `Φ(z)^N`: the chance that no unrelated memory of the namespace reaches this cosine. */
   share: number;
@@ -70,14 +74,15 @@ export function lexicalEvidence(matched: number, possible: number): LexicalEvide
 }
 
 /**
- * Semantic evidence of a cosine against the namespace's background of `searched` vectors.
- * A namespace too small to measure one (fewer than 3 vectors) has nothing to stand above:
- * there the cosine itself, 0 as the floor, is the share (reported as mean 0, sd 1), so the
- * first memories of a store are found by meaning as before.
+ * Semantic evidence of a cosine against the background of the query's embedding space in
+ * the namespace (its `vectors` are the N searched). A space too small to measure one (fewer
+ * than 3 vectors) has nothing to stand above: there the cosine itself, 0 as the floor, is
+ * the share (reported as mean 0, sd 1), so the first memories of a store, or of a language
+ * in it, are found by meaning as before.
  */
-export function semanticEvidence(cosine: number, background: CosineBackground | null, searched: number): SemanticEvidence | null {
-  if (searched < 1) return null;
-  if (!background) return { cosine, mean: 0, sd: 1, z: cosine, searched, share: Math.min(1, Math.max(0, cosine)) };
+export function semanticEvidence(cosine: number, background: CosineBackground): SemanticEvidence {
+  const searched = background.vectors;
+  if (!(background.sd > 0)) return { cosine, mean: 0, sd: 1, z: cosine, searched, share: Math.min(1, Math.max(0, cosine)) };
   const z = (cosine - background.mean) / background.sd;
   // Φ(z)^N = exp(N·ln(1 − tail)); the tail from erfc keeps precision far out.
   const tail = 0.5 * erfc(z / Math.SQRT2);

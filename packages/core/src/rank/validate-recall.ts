@@ -40,6 +40,8 @@ export interface PreparedRecall {
   minScore: number;
   /** Hits whose absolute relevance is below this are left out (0 keeps every hit). */
   minRelevance: number;
+  /** No hit of the page reaches this relevance: the answer is `hits: []` (0: always an answer). */
+  answerFloor: number;
 }
 
 /**
@@ -81,7 +83,8 @@ export function validateRecall(query: unknown, options: unknown, limits: Limits,
   if (opts.includeCold !== undefined && typeof opts.includeCold !== 'boolean') issues.add('includeCold', 'must be a boolean');
   const minScore = opts.minScore === undefined ? 0 : opts.minScore;
   if (!(typeof minScore === 'number' && Number.isFinite(minScore) && minScore >= 0)) issues.add('minScore', `must be a number, 0 or more, got ${describe(opts.minScore)}`);
-  const minRelevance = opts.minRelevance === undefined ? DEFAULT_MIN_RELEVANCE : opts.minRelevance;
+  // Unset, the default floor is the answer's (see DEFAULT_MIN_RELEVANCE); set, it is each hit's.
+  const minRelevance = opts.minRelevance === undefined ? 0 : opts.minRelevance;
   if (!(typeof minRelevance === 'number' && Number.isFinite(minRelevance) && minRelevance >= 0 && minRelevance <= 1)) {
     issues.add('minRelevance', `must be a number from 0 to 1, got ${describe(opts.minRelevance)}`);
   }
@@ -105,7 +108,7 @@ export function validateRecall(query: unknown, options: unknown, limits: Limits,
   const validAt = checkValidity(opts, clockNow, '', issues);
   if (validAt !== undefined) filter = { ...filter, validAt };
   if (!issues.ok) throw invalidInput('recall', issues.items);
-  return { ...texts!, k, filter, now: now!, weights, trackAccess, includeCold: opts.includeCold === true, minScore: minScore as number, minRelevance: minRelevance as number };
+  return { ...texts!, k, filter, now: now!, weights, trackAccess, includeCold: opts.includeCold === true, minScore: minScore as number, minRelevance: minRelevance as number, answerFloor: opts.minRelevance === undefined ? DEFAULT_MIN_RELEVANCE : (minRelevance as number) };
 }
 
 /**

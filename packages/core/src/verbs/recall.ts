@@ -13,6 +13,8 @@ import type { AccessTracker } from '../rank/access-tracker.ts';
 import { readQuerySignals, signalFactors, type QuerySignals, type SignalFactors } from '../rank/query-signals.ts';
 import { rankFactors, type RankFactors } from '../rank/ranking.ts';
 import { combineEvidence, lexicalEvidence, semanticEvidence, type RelevanceEvidence } from '../rank/relevance.ts';
+import { SUBJECT_TOKENS } from '../rank/subject-words.ts';
+import { isValidAt } from '../model/validity.ts';
 import type { CosineBackground } from '../index/vector-index.ts';
 import { isEmptyFilter, matchesFilter } from '../store/match.ts';
 import type { RecallContext } from '../write/context.ts';
@@ -37,9 +39,11 @@ export interface RecallOptions {
   minScore?: number;
   /**
    * Leave out hits whose absolute relevance (`hit.relevance`, 0..1, the same scale in every
-   * namespace and store) is below this (0.01: some evidence of its own). Default 0 (`DEFAULT_MIN_RELEVANCE`, no floor yet, see rank/relevance.ts). When nothing
-   * in the namespace is about the query, recall answers `hits: []` and says why in
-   * `reason`. 0 keeps every candidate, as before relevance had a floor.
+   * namespace and store) is below this (0.01: some evidence of its own; 0.5: only what the
+   * evidence vouches for). Unset, the floor is the answer's: when no hit reaches
+   * `DEFAULT_MIN_RELEVANCE` (0.01, see rank/relevance.ts), recall answers `hits: []` and
+   * says why in `reason`, and otherwise keeps the whole page. 0 keeps every candidate, as
+   * before relevance had a floor.
    */
   minRelevance?: number;
   /** Keyed facts that held at this time only. Default: now (the clock's, whatever `now` says). */
@@ -56,7 +60,7 @@ const NEIGHBOUR_SEEDS = 20;
 /** A turn this long (characters) or shorter takes its neighbours' words at full weight; longer ones take less. */
 const SHORT_TURN = 300;
 const NO_FILTER: PreparedFilter = {};
-const NO_NEIGHBOURS: readonly string[] = [];
+const NO_IDS: readonly string[] = [];
 
 /** Candidates taken from each side before fusion: enough that ranking factors can reorder. */
 function candidatePool(k: number): number {
@@ -125,26 +129,35 @@ export async function recall(ctx: RecallContext, namespace: unknown, query: unkn
   }
   // Neighbours lend their words whatever the filter says, unless expired (or cold).
   const live = everyRecordLive ? undefined : passing(NO_FILTER);
-  const lexical = contextualText(index, text, textHits, candidates, opts.weights.context, live);
-  const semantic = { background: cosine.size ? (index.vectors?.background() ?? null) : null, searched: index.vectors?.size ?? 0 };
+  const lexical = contextualText(index, text, textHits, candidates, opts.weights.context, live, unreturnable(index, opts.filter.validAt));
+  // Cosines are read against the query's own embedding space (see VectorIndex.background).
+  const background = queryVector && cosine.size ? index.vectors!.background(queryVector) : null;
 
   const signals = readQuerySignals(opts.askText, opts.now);
-  const { hits, best } = fuse(candidates, lexical, semantic, cosine, opts, signals);
+  const { hits, best } = fuse(candidates, lexical, background, cosine, opts, signals);
   if (opts.trackAccess && hits.length) {
     const ids = hits.map((hit) => hit.id);
     ctx.access.note(ns.key, ids, clockNow);
     index.noteAccess(ids, clockNow);
   }
-  const reason = hits.length ? undefined : emptyReason(index.records.size, candidates.size, best, opts.minRelevance);
+  const reason = hits.length ? undefined : emptyReason(index.records.size, candidates.size, best, opts.answerFloor);
   return { hits, vector: mode, pendingEmbeddings: pending(), ...(vectorError ? { vectorError } : {}), signals, ...(reason ? { reason } : {}) };
 }
 
 /** Why a recall found nothing, in words a person or an agent can act on. */
-function emptyReason(records: number, candidates: number, best: number, minRelevance: number): string {
+function emptyReason(records: number, candidates: number, best: number, floor: number): string {
   if (records === 0) return 'nothing relevant: this namespace holds no memories';
   if (candidates === 0) return 'nothing relevant: no memory shares a word or a meaning with the query';
-  if (best < minRelevance) return `nothing relevant: the best match's relevance ${best.toFixed(2)} is below minRelevance ${minRelevance}`;
+  if (best < floor) return `nothing relevant: the best match's relevance ${best.toFixed(3)} is below the floor ${floor}`;
   return 'nothing relevant: no memory passed minScore';
+}
+
+/** The keyed facts' versions that do not hold at `validAt` (none without one: every version is asked for). */
+function unreturnable(index: NamespaceIndex, validAt: number | undefined): readonly string[] {
+  if (validAt === undefined || !index.hasKeyedFacts()) return NO_IDS;
+  const out: string[] = [];
+  for (const id of index.keyedFacts()) if (!isValidAt(index.records.get(id)!, validAt)) out.push(id);
+  return out;
 }
 
 /** A candidate's lexical evidence: its own BM25 and what it borrows from its neighbours, and the query word weight they hold. */
@@ -173,6 +186,7 @@ function contextualText(
   candidates: ReadonlyMap<string, MemoryRecord>,
   weight: number,
   live: ((id: string) => boolean) | undefined,
+  except: readonly string[],
 ): LexicalScores {
   const bm25 = new Map<string, number>();
   for (const hit of textHits) bm25.set(hit.id, hit.score);
@@ -189,13 +203,14 @@ function contextualText(
   }
   if (query.trim() && unscored.size) for (const [id, score] of index.text.scoreDocs(query, unscored)) bm25.set(id, score);
   // Only memories with a BM25 score hold a query word: their coverage is all there is to read.
-  const { possible, matched } = query.trim() ? index.text.coverage(query, bm25.keys()) : { possible: 0, matched: new Map<string, number>() };
+  // Words are weighed among what recall can return; the words naming every memory's subject are no evidence.
+  const { possible, matched } = query.trim() ? index.text.coverage(query, bm25.keys(), { except, ignore: SUBJECT_TOKENS }) : { possible: 0, matched: new Map<string, number>() };
   const scores = new Map<string, LexicalScore>();
   for (const [id, record] of candidates) {
     const own = bm25.get(id) ?? null;
     let best = 0;
     let bestMatched = 0;
-    for (const other of neighbours.get(id) ?? NO_NEIGHBOURS) {
+    for (const other of neighbours.get(id) ?? NO_IDS) {
       const score = bm25.get(other) ?? 0;
       if (score > best) {
         best = score;
@@ -212,7 +227,7 @@ function contextualText(
 function fuse(
   candidates: ReadonlyMap<string, MemoryRecord>,
   { scores: lexical, possible }: LexicalScores,
-  semantic: { background: CosineBackground | null; searched: number },
+  background: CosineBackground | null,
   cosine: Map<string, number>,
   opts: ReturnType<typeof validateRecall>,
   signals: QuerySignals,
@@ -236,17 +251,23 @@ function fuse(
     const multiplier = factors.importance * factors.recency * factors.heat * boosts.speaker * boosts.time * boosts.focus;
     const text = weights.text * textScore * multiplier;
     const vector = weights.vector * vectorScore * multiplier;
-    const evidence = combineEvidence(lexicalEvidence(matched, possible), rawCos === null ? null : semanticEvidence(rawCos, semantic.background, semantic.searched));
+    const evidence = combineEvidence(lexicalEvidence(matched, possible), rawCos === null || !background ? null : semanticEvidence(rawCos, background));
     scored.push({ id, record, own, context, rawCos, textScore, vectorScore, factors, boosts, text, vector, score: text + vector, evidence });
   }
   scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
-  const hits: RecallHit[] = [];
+  const page: ScoredCandidate[] = [];
   let best = 0;
   for (const c of scored) {
-    if (hits.length === opts.k) break;
+    if (page.length === opts.k) break;
     best = Math.max(best, c.evidence.relevance);
     if (!(c.evidence.relevance >= opts.minRelevance)) continue;
     if (opts.minScore > 0 && !(c.score >= opts.minScore)) continue;
+    page.push(c);
+  }
+  // "Nothing relevant" is the answer when no hit of the page has the evidence the floor asks for.
+  if (!page.some((c) => c.evidence.relevance >= opts.answerFloor)) return { hits: [], best };
+  const hits: RecallHit[] = [];
+  for (const c of page) {
     const relevance = weights.text * c.textScore + weights.vector * c.vectorScore;
     hits.push({
       id: c.id,
