@@ -109,6 +109,7 @@ export class SharedNamespace {
       markRemote: (id: string) => this.#remote.mark(id),
       saveCursor: (cursor: number) => this.#stored.save(cursor),
       replica: this.#replica,
+      stored: this.#stored,
     };
     this.#local = new LocalChanges(context);
     this.#remote = new RemoteChanges(context, this.#local);
@@ -153,7 +154,9 @@ export class SharedNamespace {
     this.#doc.on('update', (update: Uint8Array, origin: unknown) => {
       if (origin === LOAD) return;
       this.#stored.updated(update);
-      this.#stored.save(undefined);
+      // This replica's own changes are stored at once; another replica's are stored in the
+      // transaction that applies them to the store (remote-changes.ts), or by the step's save.
+      if (origin === LOCAL) this.#stored.save(undefined);
     });
     this.#records.observe((event, transaction) => {
       for (const [id, change] of event.changes.keys) {
