@@ -55,7 +55,9 @@ export class RemoteChanges {
         }
       }
       let result: ApplyReplicatedResult;
-      // The updates that carried these changes commit with them: stored no later than applied, in one commit.
+      // The updates that carried these changes commit with them: stored no later than applied,
+      // in one commit. Those a save of a local change took with it are stored first.
+      await this.share.stored.stored();
       const updates = this.share.stored.take();
       try {
         result = await replica.apply(namespace, changes, { after: this.local.cursor, actor: 'sync', ...(updates.length ? { docLog: { room, updates } } : {}) });
