@@ -65,7 +65,7 @@ export async function buildContext(source: ContextSource, tokenizer: Tokenizer, 
     for (const candidate of candidates) {
       if (!isNew(candidate)) continue;
       // Session turns stay contiguous: after one does not fit, every older one waits too.
-      if ((layer.layer === 'session' && left.length) || fill.misfit(candidate)) left.push(candidate);
+      if ((layer.layer === 'session' && left.length) || !fill.fitsShare(candidate)) left.push(candidate);
       else take(candidate);
     }
   }

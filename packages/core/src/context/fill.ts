@@ -41,14 +41,12 @@ export class Fill {
     };
   }
 
-  /** Why `candidate` does not fit its own layer's quota next to what is chosen (first pass), or undefined when it does. */
-  misfit(candidate: Candidate): DropReason | undefined {
+  /** True when `candidate` fits its own layer's quota and the budget next to what is chosen (first pass). */
+  fitsShare(candidate: Candidate): boolean {
     const layer = this.#opts.layers.find((l) => l.layer === candidate.layer)!;
-    const items = this.chosen.filter((c) => c.layer === candidate.layer);
-    if (items.length >= layer.maxItems) return 'quota';
+    if (this.chosen.filter((c) => c.layer === candidate.layer).length >= layer.maxItems) return false;
     const trial = [...this.chosen, candidate];
-    if (this.#layerEstimate(trial, candidate.layer) > layer.maxTokens) return 'quota';
-    return this.#totalEstimate(trial) > this.#opts.budget ? 'budget' : undefined;
+    return this.#layerEstimate(trial, candidate.layer) <= layer.maxTokens && this.#totalEstimate(trial) <= this.#opts.budget;
   }
 
   /**
