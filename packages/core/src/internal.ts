@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-export { replicaOf, type DocLogAccess, type Replica } from './replica.ts';
+export { replicaOf, type DocLogAccess, type Replica, type ReplicaApplyOptions } from './replica.ts';
 export type { DocLog } from './store/port.ts';
 export { replicatedState } from './model/replicated-state.ts';
 export { canonicalJson } from './model/canonical-json.ts';

@@ -77,7 +77,7 @@ import { historyInternals, memoryInternals } from './internals.ts';
 import { DEFAULT_HISTORY_DEPTH, MAX_HISTORY_DEPTH } from './store/history.ts';
 import { checkRedaction, type RedactionOptions } from './redact/redactor.ts';
 import { maskingSource } from './context/mask-context.ts';
-import { docLogOf, registerReplica } from './replica.ts';
+import { docLogOf, registerReplica, type ReplicaApplyOptions } from './replica.ts';
 
 /** Options of {@link openMemory}. Everything is optional. */
 export interface OpenMemoryOptions extends DatabaseOptions {
@@ -619,7 +619,7 @@ export class Memory {
   }
 
   /** {@link Replica.apply}, reached through `@zeromem/core/internal`'s `replicaOf(memory)`. */
-  async #applyReplicated(namespace: Namespace, changes: ReplicatedChange[], options: { after: number; actor?: string }): Promise<ApplyReplicatedResult> {
+  async #applyReplicated(namespace: Namespace, changes: ReplicatedChange[], options: ReplicaApplyOptions): Promise<ApplyReplicatedResult> {
     [namespace, changes, options] = readInputs(namespace, changes, options);
     const result = await applyReplicated(this.#ctx, namespace, changes, options);
     this.#embedLater(result.written);

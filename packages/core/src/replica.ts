@@ -13,10 +13,12 @@ export interface Replica {
    * Makes the namespace hold record states (or absences) decided on another replica,
    * keeping their ids, times and versions; see {@link ApplyReplicatedResult}. Invalid
    * changes are rejected one by one, never half-written. Forgotten or replaced content
-   * leaves this process's indexes and embedding queue as after a local forget.
+   * leaves this process's indexes and embedding queue as after a local forget. `docLog`:
+   * the document updates that carried the changes, appended to the room's log (see
+   * {@link DocLogAccess}) in the same transaction, stale or not.
    * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT (bad namespace, options or a non-array)
    */
-  apply(namespace: Namespace, changes: ReplicatedChange[], options: { after: number; actor?: string }): Promise<ApplyReplicatedResult>;
+  apply(namespace: Namespace, changes: ReplicatedChange[], options: ReplicaApplyOptions): Promise<ApplyReplicatedResult>;
   /**
    * Calls `listener` after each committed write to this memory's audit log (every write
    * verb appends to it), from this process and, in browsers, from other tabs. The audit
@@ -30,6 +32,15 @@ export interface Replica {
    * QUOTA_EXCEEDED, CLOSED after the memory closed).
    */
   readonly docLog: DocLogAccess;
+}
+
+/** Options of {@link Replica.apply}. */
+export interface ReplicaApplyOptions {
+  /** The last audit seq the caller has read (compare-and-swap, see {@link ApplyReplicatedResult.stale}). */
+  after: number;
+  actor?: string;
+  /** A room's document updates to store in the same transaction. */
+  docLog?: { room: string; updates: readonly Uint8Array[] };
 }
 
 /** A room's document log in a memory's store (the port's `getDocLog`, `appendDocLog`, `compactDocLog`, each its own transaction). */

@@ -109,6 +109,26 @@ describe('replicaOf(memory).apply', () => {
     expect(await dump()).not.toContain('zebra');
   });
 
+  it('stores the document updates it is given in the same transaction as the changes, stale or not', async () => {
+    const { memory } = await fresh();
+    const replica = replicaOf(memory);
+    const room = 'u=alice;s=shared';
+    const applied = await replica.apply(NS, [{ put: state() }], { after: 0, docLog: { room, updates: [new Uint8Array([1, 2]), new Uint8Array([3])] } });
+    expect(applied.docLogSize).toBe(2);
+    expect(await memory.get(NS, 'r1')).toBeDefined();
+    // A stale call applies nothing, yet the updates it was given are stored: they came from the document, which holds them already.
+    await memory.remember({ namespace: NS, content: 'local fact' });
+    const stale = await replica.apply(NS, [{ delete: 'r1' }], { after: applied.lastSeq, docLog: { room, updates: [new Uint8Array([4])] } });
+    expect(stale.stale).toBe(true);
+    expect(stale.docLogSize).toBe(3);
+    expect((await replica.docLog.load(room)).updates.map((u) => [...u])).toEqual([[1, 2], [3], [4]]);
+    // Without docLog nothing is said about it.
+    expect((await replica.apply(NS, [], { after: stale.lastSeq })).docLogSize).toBeUndefined();
+    // A bad docLog is refused before anything is written.
+    await expectCode(replica.apply(NS, [{ put: state({ id: 'r2' }) }], { after: stale.lastSeq, docLog: { room, updates: ['x'] } as never }), 'INVALID_INPUT', 'docLog');
+    expect(await memory.get(NS, 'r2')).toBeUndefined();
+  });
+
   it('answers bad arguments with coded errors', async () => {
     const { memory } = await fresh();
     await expectCode(replicaOf(memory).apply(NS, [], { after: -1 }), 'INVALID_INPUT', 'after');

@@ -5,10 +5,13 @@ import { fcSeed, openTestMemory } from './helpers.ts';
 
 /**
  * Whatever is stored and however the quotas are set, a built context never exceeds the
- * total budget nor a layer's item and token quotas, counted independently on what was
- * rendered (text and chat messages, headers and separators included); session turns are
- * the newest ones, contiguous, oldest first; no content appears twice; every candidate is
- * either in or dropped with a reason.
+ * total budget (a hard cap), counted independently on what was rendered (text and chat
+ * messages, headers and separators included). A layer's quota is not a cap: a layer may
+ * exceed it only with what the other layers left unused, so the layers together never
+ * exceed their quotas together (items and tokens), and a candidate is left out for a quota
+ * only when those are spent, never for one full layer. Session turns are the newest ones,
+ * contiguous, oldest first; no content appears twice; every candidate is either in or
+ * dropped with a reason that its numbers bear out.
  */
 
 const WORDS = ['phone', 'charging', 'port', 'loose', 'call', 'e-mail', 'order', 'warranty', 'repair', 'the', 'is', 'a', '电话', '充电口', '松了', '用户', '😀', '<|endoftext|>', '\n', '  '];
@@ -20,6 +23,7 @@ const optionsArb = fc.record({
   system: fc.option(fc.array(text, { minLength: 1, maxLength: 2 }), { nil: undefined }),
   query: fc.option(text, { nil: undefined }),
   maxItemTokens: fc.option(fc.integer({ min: 1, max: 60 }), { nil: undefined }),
+  profile: fc.boolean(),
   session: quota,
   long_term: quota,
   knowledge: quota,
@@ -44,7 +48,7 @@ describe('buildContext budgets (property)', () => {
             ...(o.system ? { system: o.system } : {}),
             ...(o.query ? { query: o.query } : {}),
             ...(o.maxItemTokens ? { maxItemTokens: o.maxItemTokens } : {}),
-            layers: { session: o.session ?? {}, long_term: o.long_term ?? {}, knowledge: o.knowledge ?? {} },
+            layers: { ...(o.profile ? {} : { profile: false as const }), session: o.session ?? {}, long_term: o.long_term ?? {}, knowledge: o.knowledge ?? {} },
           };
           let built;
           try {
@@ -72,12 +76,18 @@ describe('buildContext budgets (property)', () => {
             return rendered.slice(at, end === -1 ? undefined : end);
           };
           const hasSystemMessage = report.layers.system.items + report.layers.long_term.items + report.layers.knowledge.items > 0;
+          // The layers' quotas together (a layer with 0 items is left out; the profile, with no keyed facts here, lends its own).
+          const quotas = (['session', 'long_term', 'knowledge'] as const).map((layer) => ({
+            maxItems: o[layer]?.maxItems ?? { session: 50, long_term: 20, knowledge: 20 }[layer],
+            maxTokens: o[layer]?.maxTokens ?? o.budget,
+          }));
+          if (o.profile) quotas.push({ maxItems: 20, maxTokens: o.budget });
+          const pool = quotas.filter((q) => q.maxItems > 0).reduce((sum, q) => ({ items: sum.items + q.maxItems, tokens: sum.tokens + q.maxTokens }), { items: 0, tokens: 0 });
+          let usedItems = 0;
+          let usedTokens = 0;
           const check = (layer: 'session' | 'long_term' | 'knowledge', header: string) => {
-            const q = o[layer];
-            const maxItems = q?.maxItems ?? { session: 50, long_term: 20, knowledge: 20 }[layer];
-            const maxTokens = q?.maxTokens ?? o.budget;
             const items = report.included.filter((i) => i.layer === layer);
-            expect(items.length).toBeLessThanOrEqual(maxItems);
+            usedItems += items.length;
             const section = sectionOf(header);
             if (!items.length) return expect(section).toBeUndefined();
             let tokens = tokenizer.count(section!);
@@ -86,11 +96,31 @@ describe('buildContext budgets (property)', () => {
               expect(turns).toHaveLength(items.length);
               tokens = Math.max(tokens, turns.reduce((sum, m) => sum + 3 + tokenizer.count(m.role) + tokenizer.count(m.content), 0));
             }
-            expect(tokens).toBeLessThanOrEqual(maxTokens);
+            expect(tokens).toBe(report.layers[layer].tokens);
+            usedTokens += tokens;
           };
           check('session', '## Conversation');
           check('long_term', '## Long-term memory');
           check('knowledge', '## Knowledge');
+          expect(usedItems).toBeLessThanOrEqual(pool.items);
+          expect(usedTokens).toBeLessThanOrEqual(pool.tokens);
+          // A quota drop says, in numbers, that the quotas together were spent; a budget drop, that the budget was.
+          for (const d of report.dropped) {
+            const spent = /^the layers' quotas are spent: (\d+) of (\d+) items, (\d+) of (\d+) tokens in use, this item needs (\d+); /.exec(d.detail);
+            const estimated = /(\d+) of (\d+) tokens of the budget in use, this item needs (\d+)$/.exec(d.detail);
+            const rendered = /as rendered, the context with it takes (\d+) of (\d+) tokens of the budget$/.exec(d.detail);
+            if (d.reason === 'quota') {
+              expect(spent).not.toBeNull();
+              const [, items, maxItems, tokens, maxTokens, need] = spent!.map(Number);
+              expect([maxItems, maxTokens]).toEqual([pool.items, pool.tokens]);
+              // Decided on estimates (first and second pass), or on the rendered count (exact pass).
+              if (!rendered) expect(items! + 1 > maxItems! || tokens! + need! > maxTokens!).toBe(true);
+            }
+            if (d.reason === 'budget') {
+              if (estimated) expect(Number(estimated[1]) + Number(estimated[3])).toBeGreaterThan(o.budget);
+              else expect(Number(rendered![1])).toBeGreaterThan(o.budget);
+            }
+          }
 
           // Session turns: the newest, contiguous, in chronological order.
           // Newest first by last change: a turn said again (deduplicated) is as new as its repeat.

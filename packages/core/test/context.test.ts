@@ -66,7 +66,8 @@ describe('buildContext', () => {
     const { text, report } = await memory.buildContext({
       namespace: ns,
       budget: 1000,
-      layers: { session: { maxTokens: 5 + 3 * (turnTokens + 6) }, long_term: false, knowledge: false },
+      // The only layer: no other one leaves it quota to borrow.
+      layers: { profile: false, session: { maxTokens: 5 + 3 * (turnTokens + 6) }, long_term: false, knowledge: false },
     });
     const turns = text.split('\n').filter((line) => line.includes(': turn '));
     expect(turns.length).toBeGreaterThanOrEqual(3);
@@ -92,13 +93,16 @@ describe('buildContext', () => {
       { namespace: ns, content: 'charging port fixed once before' },
       { namespace: ns, content: 'phone charging port is original' },
     ]);
-    const base: BuildContextOptions = { namespace: ns, query: 'phone charging port problem', layers: { session: false, knowledge: false } };
+    // The long-term layer alone: its quota is the only one, so nothing flows to it.
+    const base: BuildContextOptions = { namespace: ns, query: 'phone charging port problem', layers: { profile: false, session: false, knowledge: false } };
     const byItems = await memory.buildContext({ ...base, layers: { ...base.layers, long_term: { maxItems: 1 } } });
     expect(byItems.report.included.map((i) => i.layer)).toEqual(['long_term']);
     expect(byItems.report.dropped.map((d) => d.reason)).toEqual(['quota', 'quota']);
-    // The report says in numbers that the budget still had room when the layer's quota left them out.
-    for (const d of byItems.report.dropped) expect(d.detail).toMatch(new RegExp(`^\\d+ of 2000 tokens in use, this item needs ${d.tokens}$`));
-    expect(Number(/^(\d+)/.exec(byItems.report.dropped[0]!.detail)![1])).toBeLessThan(2000 - byItems.report.dropped[0]!.tokens);
+    // The report says in numbers that the budget still had room when the quotas left them out, and that no layer had any to lend.
+    for (const d of byItems.report.dropped) {
+      expect(d.detail).toMatch(/^the layers' quotas are spent: 1 of 1 items, \d+ of 2000 tokens in use, this item needs \d+; \d+ of 2000 tokens of the budget in use$/);
+    }
+    expect(Number(/(\d+) of 2000 tokens of the budget/.exec(byItems.report.dropped[0]!.detail)![1])).toBeLessThan(2000 - byItems.report.dropped[0]!.tokens);
 
     const byTokens = await memory.buildContext({ ...base, layers: { ...base.layers, long_term: { maxTokens: 40 } } });
     expect(byTokens.report.dropped.find((d) => d.tokens > 100)?.reason).toBe('quota');
@@ -116,6 +120,57 @@ describe('buildContext', () => {
     expect(item.tokens).toBeLessThanOrEqual(22); // "- " and "…" around 19 tokens of content
     expect(cut.text).toContain('- The phone charging port problem');
     expect(cut.text).toContain('…');
+    await memory.close();
+  });
+
+  it("a layer's unused quota flows to the others: nothing is left out for a full layer while the budget has room", async () => {
+    const { memory } = await seeded(3);
+    await memory.rememberMany([
+      { namespace: ns, content: 'The phone charging port was replaced in 2024' },
+      { namespace: ns, content: 'The user charges the phone overnight' },
+    ]);
+    const query = 'phone charging port';
+    // Long-term may hold 1 item and 30 tokens; the session and knowledge layers leave most of theirs unused.
+    const layers = { profile: false, session: { maxItems: 10, maxTokens: 300 }, long_term: { maxItems: 1, maxTokens: 30 }, knowledge: { maxItems: 4, maxTokens: 300 } } as const;
+    const { text, report } = await memory.buildContext({ namespace: ns, query, budget: 1000, layers });
+    expect(report.layers.long_term.items).toBe(4); // every long-term memory: 3 items and the tokens lent by the others
+    expect(report.layers.long_term.tokens).toBeGreaterThan(30);
+    expect(text).toContain('- The user charges the phone overnight');
+    expect(report.dropped).toEqual([]);
+    // Lent, never more than the others left: the layers together stay within their quotas, and the budget holds.
+    const memoryLayers = [report.layers.session, report.layers.long_term, report.layers.knowledge];
+    expect(memoryLayers.reduce((sum, l) => sum + l.tokens, 0)).toBeLessThanOrEqual(300 + 30 + 300);
+    expect(memoryLayers.reduce((sum, l) => sum + l.items, 0)).toBeLessThanOrEqual(10 + 1 + 4);
+    expect(report.tokens).toBeLessThanOrEqual(1000);
+    await memory.close();
+  });
+
+  it("a layer's quota is its own: another layer borrows only what is left after every layer took its share", async () => {
+    const { memory } = await openTestMemory();
+    const tokenizer = await createTokenizer();
+    await memory.rememberMany([
+      ...Array.from({ length: 12 }, (_, i) => ({ namespace: ns, content: `charging port note ${i}: the port was checked and cleaned` })),
+      { namespace: ns, content: 'Warranty covers the charging port for two years', layer: 'knowledge' as const },
+      { namespace: ns, content: 'Charging port repairs take five working days', layer: 'knowledge' as const },
+    ]);
+    const knowledgeSection = tokenizer.count('## Knowledge\n- Warranty covers the charging port for two years\n- Charging port repairs take five working days\n');
+    // Long-term is filled first and has candidates for far more than the budget; knowledge keeps its share.
+    const { report } = await memory.buildContext({
+      namespace: ns,
+      query: 'charging port',
+      budget: 150,
+      layers: { profile: false, session: false, long_term: { maxTokens: 150 - knowledgeSection - 10 }, knowledge: { maxTokens: knowledgeSection + 10 } },
+    });
+    expect(report.layers.knowledge.items).toBe(2);
+    expect(report.layers.long_term.items).toBeGreaterThan(0);
+    expect(report.tokens).toBeLessThanOrEqual(150);
+    // What did not fit is left out for the budget, and says so in numbers.
+    const left = report.dropped.filter((d) => d.layer === 'long_term');
+    expect(left.length).toBeGreaterThan(0);
+    for (const d of left) {
+      expect(d.reason).toBe('budget');
+      expect(d.detail).toMatch(/^(\d+ of 150 tokens of the budget in use, this item needs \d+|as rendered, the context with it takes \d+ of 150 tokens of the budget)$/);
+    }
     await memory.close();
   });
 
@@ -172,7 +227,7 @@ describe('buildContext', () => {
     const { memory, factory, name } = await openTestMemory();
     const ids = [];
     for (let i = 0; i < 5; i++) ids.push((await memory.remember({ namespace: user, content: `charging port note ${i}`, importance: 0.5 + i / 10 })).id);
-    const { report } = await memory.buildContext({ namespace: user, query: 'charging port', layers: { long_term: { maxItems: 2 } } });
+    const { report } = await memory.buildContext({ namespace: user, query: 'charging port', layers: { profile: false, session: false, long_term: { maxItems: 2 }, knowledge: false } });
     const kept = report.included.map((i) => i.id);
     expect(kept).toEqual([ids[4], ids[3]]);
     await memory.buildContext({ namespace: user, query: 'charging port', trackAccess: false });

@@ -119,7 +119,7 @@ describe('keyed facts', () => {
     expect(built.report.layers.profile.items).toBe(1);
     const then = await memory.buildContext({ namespace: ns, query: 'contact', asOf: Date.UTC(2026, 2, 2) });
     expect(then.text).toContain('- contact.channel: Prefers phone calls (since 2026-03-01)');
-    const small = await memory.buildContext({ namespace: ns, query: 'contact', layers: { profile: { maxTokens: 5 } } });
+    const small = await memory.buildContext({ namespace: ns, query: 'contact', layers: { profile: { maxTokens: 5 }, session: false, long_term: false, knowledge: false } }); // alone: no layer lends it tokens
     expect(small.report.layers.profile.items).toBe(0);
     expect(small.report.dropped).toContainEqual(expect.objectContaining({ id: mail.id, layer: 'profile', reason: 'quota' }));
   });

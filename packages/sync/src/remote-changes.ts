@@ -2,6 +2,7 @@ import { ZeromemError, type MemoryRecord } from '@zeromem/core';
 import { replicatedState, type ApplyReplicatedResult, type Replica, type ReplicatedChange } from '@zeromem/core/internal';
 import { readLocal, type LocalChanges, type LocalChangesContext } from './local-changes.ts';
 import { isNewer } from './newer-state.ts';
+import type { StoredDoc } from './stored-doc.ts';
 
 /** Up to this many remote changes, local records are read one by one; beyond, the namespace is paged. */
 const LOCAL_READS = 200;
@@ -9,6 +10,8 @@ const LOCAL_READS = 200;
 /** What the loop from the document to the store needs of its share (the other loop's too). */
 export interface RemoteChangesContext extends LocalChangesContext {
   replica: Replica;
+  /** The stored document: the remote updates not stored yet are stored with the changes they carry. */
+  stored: StoredDoc;
 }
 
 /**
@@ -52,12 +55,18 @@ export class RemoteChanges {
         }
       }
       let result: ApplyReplicatedResult;
+      // The updates that carried these changes commit with them: stored no later than applied,
+      // in one commit. Those a save of a local change took with it are stored first.
+      await this.share.stored.stored();
+      const updates = this.share.stored.take();
       try {
-        result = await replica.apply(namespace, changes, { after: this.local.cursor, actor: 'sync' });
+        result = await replica.apply(namespace, changes, { after: this.local.cursor, actor: 'sync', ...(updates.length ? { docLog: { room, updates } } : {}) });
       } catch (err) {
         for (const id of ids) this.dirty.add(id); // nothing was stored: the next step tries again
+        this.share.stored.putBack(updates);
         throw err;
       }
+      this.share.stored.logged(result.docLogSize);
       if (result.stale) {
         for (const id of ids) this.dirty.add(id);
         if (!canSend()) return; // offline: the local change stays; both meet once it is sent

@@ -71,6 +71,12 @@ export class SharedNamespace {
   readonly #local: LocalChanges;
   readonly #remote: RemoteChanges;
   #fullReconcile = false;
+  /**
+   * The audit log may hold local changes the document lacks: set by this memory's writes
+   * (heard at once), by the poll (other processes' writes), on sync with the relay and on
+   * flush. A step that only applies another replica's change skips reading the audit log.
+   */
+  #localPending = true;
   #relaySynced = false;
   #syncedDone = false;
   #resolveSynced!: () => void;
@@ -109,6 +115,7 @@ export class SharedNamespace {
       markRemote: (id: string) => this.#remote.mark(id),
       saveCursor: (cursor: number) => this.#stored.save(cursor),
       replica: this.#replica,
+      stored: this.#stored,
     };
     this.#local = new LocalChanges(context);
     this.#remote = new RemoteChanges(context, this.#local);
@@ -153,7 +160,9 @@ export class SharedNamespace {
     this.#doc.on('update', (update: Uint8Array, origin: unknown) => {
       if (origin === LOAD) return;
       this.#stored.updated(update);
-      this.#stored.save(undefined);
+      // This replica's own changes are stored at once; another replica's are stored in the
+      // transaction that applies them to the store (remote-changes.ts), or by the step's save.
+      if (origin === LOCAL) this.#stored.save(undefined);
     });
     this.#records.observe((event, transaction) => {
       for (const [id, change] of event.changes.keys) {
@@ -173,10 +182,10 @@ export class SharedNamespace {
     this.#keyCheck.watch(() => void this.#schedule());
     // Writes of this process (and, in browsers, of other tabs) are seen at once; the poll
     // catches any other writer.
-    this.#stopWatching = this.#replica.onAuditWrites(() => void this.#schedule());
+    this.#stopWatching = this.#replica.onAuditWrites(() => this.#sendLocal());
     this.#connect();
     await this.#schedule();
-    this.#timer = setInterval(() => void this.#schedule(), this.#opts.pollMs ?? 50);
+    this.#timer = setInterval(() => this.#sendLocal(), this.#opts.pollMs ?? 50);
     (this.#timer as { unref?: () => void }).unref?.();
   }
 
@@ -191,7 +200,7 @@ export class SharedNamespace {
       },
       synced: () => {
         this.#relaySynced = true;
-        void this.#schedule();
+        this.#sendLocal(); // what waited for the relay goes now
       },
       refused: (err) => this.#fail(err),
       tooLarge: (err) => this.#errors.report(err),
@@ -213,6 +222,7 @@ export class SharedNamespace {
 
   /** Resolves once every local change made before the call is in the shared document and stored on this device. */
   flush(): Promise<void> {
+    this.#localPending = true;
     return this.#schedule();
   }
 
@@ -235,6 +245,7 @@ export class SharedNamespace {
   async #close(): Promise<void> {
     if (this.#timer !== undefined) clearInterval(this.#timer);
     this.#stopWatching?.();
+    this.#localPending = true;
     if (this.#status !== 'failed') await this.#schedule();
     this.#status = 'closed'; // steps scheduled from now on do nothing
     this.#provider?.destroy(); // no remote update arrives after this
@@ -243,6 +254,12 @@ export class SharedNamespace {
     await this.#stored.compactIfOverwritten(); // no old version outlives the session
     this.#doc.destroy();
     this.#onClosed();
+  }
+
+  /** The audit log may hold local changes to send: a step reads it. */
+  #sendLocal(): void {
+    this.#localPending = true;
+    void this.#schedule();
   }
 
   /** Runs one step after the running one; a step already waiting is reused. Never rejects. */
@@ -263,7 +280,16 @@ export class SharedNamespace {
     await this.#stored.stored();
     if (!(await this.#checkKey())) return;
     const canSend = () => this.#canSend();
-    await this.#local.send(canSend);
+    if (this.#localPending) {
+      this.#localPending = false; // a write heard from now on sets it again for the next step
+      try {
+        await this.#local.send(canSend);
+      } catch (err) {
+        this.#localPending = true;
+        throw err;
+      }
+      if (!canSend()) this.#localPending = true; // offline or read-only: read again next time
+    }
     // Offline, forgets and overwrites still take the old text out of the stored document now.
     if (!this.readOnly && !canSend()) await this.#local.eraseOffline();
     if (this.#fullReconcile) {

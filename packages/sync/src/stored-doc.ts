@@ -48,9 +48,28 @@ export class StoredDoc {
     return cursor;
   }
 
-  /** A document update to store with the next save. */
+  /** A document update to store with the next save (or with the changes it carried, see {@link take}). */
   updated(update: Uint8Array): void {
     this.#unsaved.push(update);
+  }
+
+  /**
+   * Hands over the unsaved updates, for the caller to store in the transaction that applies
+   * the changes they carried (core's `replica.apply` with `docLog`): one commit, not two.
+   * Give them back with {@link putBack} if that transaction failed.
+   */
+  take(): Uint8Array[] {
+    return this.#unsaved.splice(0);
+  }
+
+  /** Updates {@link take}n whose transaction failed: they go with the next save. */
+  putBack(updates: readonly Uint8Array[]): void {
+    this.#unsaved.unshift(...updates);
+  }
+
+  /** Updates {@link take}n were stored; the room's log now holds `stored` updates. */
+  logged(stored: number | undefined): void {
+    if (stored !== undefined && stored > COMPACT_AFTER) this.#needsCompaction = true;
   }
 
   /** A record value was deleted: its content must leave the stored document now. */

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { IDBFactory } from 'fake-indexeddb';
 import { namespaceKey } from '@zeromem/core';
+import { replicaOf, type DocLogAccess } from '@zeromem/core/internal';
 import { hashingEmbedder } from '../../core/test/hashing-embedder.ts';
 import { cleanup, countingSocket, device, directoryContains, dumpAll, records, testRelay, token, twoSyncedDevices, until } from './helpers.ts';
 
@@ -28,6 +29,26 @@ describe('shared namespaces through a real relay', () => {
     await until(async () => (await phone.memory.get(SHARED, written.id)) === undefined, 'the phone to forget');
     expect((await phone.memory.recall(SHARED, 'jasmine')).hits).toHaveLength(0);
     expect(laptop.errors.concat(phone.errors)).toEqual([]);
+  });
+
+  it('stores another replica’s change and the document update that carried it in one commit, and a restart finds both', async () => {
+    const { laptop, phone } = await twoSyncedDevices(SHARED);
+    const log = replicaOf(phone.memory).docLog as { -readonly [K in keyof DocLogAccess]: DocLogAccess[K] };
+    const append = log.append.bind(log);
+    const appended: number[] = [];
+    log.append = (room, updates, cursor) => {
+      appended.push(updates.length);
+      return append(room, updates, cursor);
+    };
+    const before = (await replicaOf(phone.memory).docLog.load(ROOM)).updates.length;
+    const written = await laptop.memory.remember({ namespace: SHARED, content: 'Alice takes the 8:10 train' });
+    await until(async () => (await phone.memory.get(SHARED, written.id)) !== undefined, 'the phone to see the write');
+    await phone.close();
+    // The update went into the log in the transaction that stored the record, not in a commit of its own before it.
+    expect(appended.filter((n) => n > 0)).toEqual([]);
+    const reopened = await phone.reopen();
+    expect((await replicaOf(reopened.memory).docLog.load(ROOM)).updates.length).toBeGreaterThan(before);
+    expect((await reopened.memory.get(SHARED, written.id))?.content).toBe('Alice takes the 8:10 train');
   });
 
   it('embeds records that arrive from another replica on this device', async () => {

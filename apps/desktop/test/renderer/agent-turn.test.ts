@@ -82,6 +82,21 @@ describe('an agent turn', () => {
     ]);
   });
 
+  it("the marketing agent's prompt holds every relevant fact while its budget has room: a full layer borrows what the others left unused", async () => {
+    // Once left out: "The user opted out of SMS marketing" was dropped because the long-term
+    // layer's 8 items were full while the prompt used 246 of its 600 tokens.
+    await seedStory(memory);
+    const agent = agentById('marketing');
+    const llm = scriptedLlm(() => 'Noted.');
+    const session = openAgentSession(memory, agent, 'conv-sms');
+    const turn = await runTurn({ memory, session, agent, llm, online: true, text: 'How and when should we contact this user about a spring offer?', seq: 1 });
+    const { report } = turn.context;
+    expect(llm.prompts[0]![0]!.content).toContain('The user opted out of SMS marketing');
+    expect(report.tokens).toBeLessThanOrEqual(agent.budget);
+    // Nothing is left out for a layer's quota while the budget has room.
+    for (const d of report.dropped) expect(d.reason).not.toBe('quota');
+  });
+
   it('a FORGET that matches nothing forgets nothing', async () => {
     await seedStory(memory);
     const before = await memory.count(userNamespace());

@@ -5,19 +5,24 @@ import { fetchCandidates } from './candidates.ts';
 import { cachedCount } from './count-cache.ts';
 import { Fill, type Candidate } from './fill.ts';
 import { fullHistoryTokens } from './full-history.ts';
-import { CONTEXT_LAYERS, validateContextOptions, type ContextLayer, type PreparedContext } from './options.ts';
+import { CONTEXT_LAYERS, validateContextOptions, type ContextLayer, type MemoryLayer, type PreparedContext } from './options.ts';
 import { itemLine, renderMessages, renderText, type ContextParts } from './render.ts';
 import type { BuiltContext, DropReason, DroppedItem, IncludedItem, LayerUsage } from './report.ts';
 import type { ContextSource } from './source.ts';
 import { countChatTokens, type Tokenizer } from './tokenizer.ts';
 
 /**
- * Builds a layered context within a token budget. Layers are filled in order: system
- * (always in), session (newest turns that fit, contiguous), long-term and knowledge
- * (recall hits by score; one too big is skipped for smaller ones). Content already in is
- * dropped as a duplicate. Fitting is decided on per-line counts, then the rendered text
- * and messages are counted whole and items removed, last chosen first, until every
- * quota and the budget hold exactly. Names are checked against the memory's `limits`.
+ * Builds a layered context within a token budget, in two passes. First each layer takes
+ * its own quota, in order: system (always in), profile, session (newest turns that fit,
+ * contiguous), long-term and knowledge (recall hits by score; one too big is skipped for
+ * smaller ones). Then what the layers left unused (items and tokens) goes to the
+ * candidates still out, while the budget has room: profile facts, then the recalled
+ * layers' hits merged by score, then older session turns (still contiguous). So a layer
+ * exceeds its quota only with what the others left, and the layers together never exceed
+ * theirs. Content already in is dropped as a duplicate. Fitting is decided on per-line
+ * counts, then the rendered text and messages are counted whole and items removed, last
+ * chosen first, until the budget and the layers' quotas together hold exactly. Names are
+ * checked against the memory's `limits`.
  * @throws ZeromemError INVALID_INPUT (bad options, or system instructions that do not fit), NAMESPACE_REQUIRED
  */
 export async function buildContext(source: ContextSource, tokenizer: Tokenizer, options: unknown, limits: Limits): Promise<BuiltContext> {
@@ -25,49 +30,67 @@ export async function buildContext(source: ContextSource, tokenizer: Tokenizer, 
   const count = (text: string) => cachedCount(tokenizer, text);
   const fill = new Fill(opts, count, tokenizer);
   const dropped: DroppedItem[] = [];
-  const drop = (candidate: Candidate, reason: DropReason, duplicateOf?: string) =>
-    dropped.push({
-      layer: candidate.layer,
-      id: candidate.id,
-      score: candidate.score,
-      tokens: candidate.lineUnit,
-      reason,
-      detail: reason === 'duplicate' ? `the same content is already in (${duplicateOf})` : `${fill.estimate()} of ${opts.budget} tokens in use, this item needs ${candidate.lineUnit}`,
-      ...(duplicateOf ? { duplicateOf } : {}),
-    });
+  const drop = (candidate: Candidate, reason: DropReason, detail: string, duplicateOf?: string) =>
+    dropped.push({ layer: candidate.layer, id: candidate.id, score: candidate.score, tokens: candidate.lineUnit, reason, detail, ...(duplicateOf ? { duplicateOf } : {}) });
+  /** Left out for the budget or the quotas together, with the numbers that say so (`rendered`: the exact pass's count). */
+  const dropMisfit = (candidate: Candidate, reason: DropReason, rendered?: number) => {
+    const cost = fill.cost(candidate);
+    const budget = rendered === undefined ? `${fill.estimate()} of ${opts.budget} tokens of the budget in use` : `as rendered, the context with it takes ${rendered} of ${opts.budget} tokens of the budget`;
+    if (reason !== 'quota') return drop(candidate, reason, rendered === undefined ? `${budget}, this item needs ${cost.budget}` : budget);
+    const pool = fill.pool();
+    drop(candidate, reason, `the layers' quotas are spent: ${pool.items} of ${pool.maxItems} items, ${pool.tokens} of ${pool.maxTokens} tokens in use, this item needs ${cost.quotas}; ${budget}`);
+  };
 
   const seen = new Map<string, string>();
   opts.system.forEach((text, i) => seen.set(normalizeContent(text), `system:${i}`));
   checkSystemFits(opts, tokenizer, count);
+  /** False when the same content is already in (then it is dropped as a duplicate). */
+  const isNew = (candidate: Candidate) => {
+    const holder = seen.get(normalizeContent(candidate.content));
+    if (holder !== undefined) drop(candidate, 'duplicate', `the same content is already in (${holder})`, holder);
+    return holder === undefined;
+  };
+  const take = (candidate: Candidate) => {
+    fill.add(candidate);
+    seen.set(normalizeContent(candidate.content), candidate.id);
+  };
 
+  // First pass: each layer within its own quota. What does not fit waits for the second.
+  const waiting = new Map<MemoryLayer, Candidate[]>();
   for (const layer of opts.layers) {
     if (layer.maxItems === 0) continue;
     const candidates = await fetchCandidates(source, opts, layer, fill, count, tokenizer);
-    let stop: DropReason | undefined; // session turns stay contiguous: after one does not fit, none older does
+    const left: Candidate[] = [];
+    waiting.set(layer.layer, left);
     for (const candidate of candidates) {
-      const key = normalizeContent(candidate.content);
-      const holder = seen.get(key);
-      if (holder !== undefined) {
-        drop(candidate, 'duplicate', holder);
-        continue;
+      if (!isNew(candidate)) continue;
+      // Session turns stay contiguous: after one does not fit, every older one waits too.
+      if ((layer.layer === 'session' && left.length) || !fill.fitsShare(candidate)) left.push(candidate);
+      else take(candidate);
+    }
+  }
+
+  // Second pass: what the layers left unused, to the candidates still out, while the budget has room.
+  const recalled = [...(waiting.get('long_term') ?? []), ...(waiting.get('knowledge') ?? [])].sort(byScore);
+  for (const candidates of [waiting.get('profile') ?? [], recalled, waiting.get('session') ?? []]) {
+    let stop: DropReason | undefined; // session turns stay contiguous
+    for (const candidate of candidates) {
+      if (!isNew(candidate)) continue;
+      const reason = stop ?? fill.misfitShared(candidate);
+      if (!reason) take(candidate);
+      else {
+        dropMisfit(candidate, reason);
+        if (candidate.layer === 'session') stop = reason;
       }
-      const reason = stop ?? fill.misfit(candidate);
-      if (reason) {
-        drop(candidate, reason);
-        if (layer.layer === 'session') stop = reason;
-        continue;
-      }
-      fill.add(candidate);
-      seen.set(key, candidate.id);
     }
   }
 
   // Exact pass: count what is rendered; take the last chosen out until everything holds.
   for (;;) {
     const exact = fill.exact();
-    const over = opts.layers.find((layer) => exact.layers[layer.layer] > layer.maxTokens);
-    if (over) drop(fill.removeLast(over.layer), over.maxTokens < opts.budget ? 'quota' : 'budget');
-    else if (exact.text > opts.budget || exact.messages > opts.budget) drop(fill.removeLast(), 'budget');
+    const rendered = Math.max(exact.text, exact.messages);
+    if (rendered > opts.budget) dropMisfit(fill.removeLast(), 'budget', rendered);
+    else if (fill.pool(exact.layers).tokens > fill.pool().maxTokens) dropMisfit(fill.removeLast(), 'quota', rendered);
     else {
       if (opts.trackAccess) {
         for (const layer of opts.layers) {
@@ -123,3 +146,8 @@ function checkSystemFits(opts: PreparedContext, tokenizer: Tokenizer, count: (te
   }
 }
 
+
+/** Best score first; unscored candidates (latest memories, no query) keep their order. */
+function byScore(a: Candidate, b: Candidate): number {
+  return (b.score ?? -Infinity) - (a.score ?? -Infinity) || 0;
+}

@@ -1,6 +1,6 @@
 import type { MemoryRecord } from '../model/types.ts';
 import type { Fill, Candidate } from './fill.ts';
-import type { PreparedContext, PreparedLayer } from './options.ts';
+import { MAX_LAYER_ITEMS, type PreparedContext, type PreparedLayer } from './options.ts';
 import { itemLine, profileLine, turnRole } from './render.ts';
 import type { ContextSource } from './source.ts';
 import { chatMessageTokens, type Tokenizer } from './tokenizer.ts';
@@ -14,8 +14,9 @@ export async function fetchCandidates(
   count: (text: string) => number,
   tokenizer: Tokenizer,
 ): Promise<Candidate[]> {
-  // A few more than fit, so the report shows what was left out.
-  const pool = Math.min(1000, layer.maxItems * 2 + 10);
+  // As many as the layers' quotas hold together (a layer may take what the others leave
+  // unused), and a few more, so the report shows what was left out.
+  const pool = Math.min(MAX_LAYER_ITEMS, opts.layers.reduce((sum, l) => sum + l.maxItems, 0) + 10);
   const make = (record: MemoryRecord, score: number | null): Candidate => {
     let content = record.content;
     let truncated = false;

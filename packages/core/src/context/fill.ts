@@ -41,17 +41,45 @@ export class Fill {
     };
   }
 
-  /** Why `candidate` does not fit next to what is chosen, or undefined when it does. */
-  misfit(candidate: Candidate): DropReason | undefined {
+  /** True when `candidate` fits its own layer's quota and the budget next to what is chosen (first pass). */
+  fitsShare(candidate: Candidate): boolean {
     const layer = this.#opts.layers.find((l) => l.layer === candidate.layer)!;
-    const items = this.chosen.filter((c) => c.layer === candidate.layer);
-    if (items.length >= layer.maxItems) return 'quota';
+    if (this.chosen.filter((c) => c.layer === candidate.layer).length >= layer.maxItems) return false;
     const trial = [...this.chosen, candidate];
-    const overLayer = this.#layerEstimate(trial, candidate.layer) > layer.maxTokens;
-    // A layer quota as large as the budget is the budget: say so.
-    if (overLayer && layer.maxTokens < this.#opts.budget) return 'quota';
-    if (overLayer || this.#totalEstimate(trial) > this.#opts.budget) return 'budget';
-    return undefined;
+    return this.#layerEstimate(trial, candidate.layer) <= layer.maxTokens && this.#totalEstimate(trial) <= this.#opts.budget;
+  }
+
+  /**
+   * Why `candidate` does not fit what the layers left unused (second pass), or undefined
+   * when it does: `budget` when the budget has no room for it, `quota` when the layers'
+   * quotas together (items or tokens) are spent.
+   */
+  misfitShared(candidate: Candidate): DropReason | undefined {
+    const cost = this.cost(candidate);
+    if (this.estimate() + cost.budget > this.#opts.budget) return 'budget';
+    const pool = this.pool();
+    return pool.items + 1 > pool.maxItems || pool.tokens + cost.quotas > pool.maxTokens ? 'quota' : undefined;
+  }
+
+  /** What `candidate` would add to the estimated total (`budget`) and to the layers' quota tokens together (`quotas`): its line, and its section's header when it is the first. */
+  cost(candidate: Candidate): { budget: number; quotas: number } {
+    const trial = [...this.chosen, candidate];
+    const layers = (chosen: readonly Candidate[]) => this.#memoryLayers().reduce((sum, l) => sum + this.#layerEstimate(chosen, l.layer), 0);
+    return { budget: this.#totalEstimate(trial) - this.estimate(), quotas: layers(trial) - layers(this.chosen) };
+  }
+
+  /**
+   * The memory layers' quotas together (a layer left out, or with 0 items, has none) and
+   * what the chosen items take of them: tokens as estimated, or as `exact` counts them.
+   */
+  pool(exact?: Record<ContextLayer, number>): { items: number; maxItems: number; tokens: number; maxTokens: number } {
+    const layers = this.#memoryLayers();
+    return {
+      items: this.chosen.length,
+      maxItems: layers.reduce((sum, l) => sum + l.maxItems, 0),
+      tokens: layers.reduce((sum, l) => sum + (exact ? exact[l.layer] : this.#layerEstimate(this.chosen, l.layer)), 0),
+      maxTokens: layers.reduce((sum, l) => sum + l.maxTokens, 0),
+    };
   }
 
   /** Estimated tokens of what is chosen. */
@@ -63,11 +91,9 @@ export class Fill {
     this.chosen.push(candidate);
   }
 
-  /** Takes out the last chosen item (of `layer`, when given) and returns it. */
-  removeLast(layer?: MemoryLayer): Candidate {
-    let index = this.chosen.length - 1;
-    if (layer) while (index >= 0 && this.chosen[index]!.layer !== layer) index--;
-    return this.chosen.splice(index, 1)[0]!;
+  /** Takes out the last chosen item and returns it. */
+  removeLast(): Candidate {
+    return this.chosen.pop()!;
   }
 
   /** The chosen session turns, oldest first, as a conversation (the default recall query), within recall's query length. */
@@ -103,6 +129,10 @@ export class Fill {
         knowledge: parts.knowledge.length ? this.#count(renderSection('knowledge', parts.knowledge)) : 0,
       },
     };
+  }
+
+  #memoryLayers() {
+    return this.#opts.layers.filter((l) => l.maxItems > 0);
   }
 
   #parts(chosen: readonly Candidate[]): ContextParts {

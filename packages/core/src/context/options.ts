@@ -25,7 +25,12 @@ export const DEFAULT_BUDGET = 2000;
 /** Default item quotas: a profile's facts, enough turns for a conversation, a screenful of recalled facts. */
 export const DEFAULT_MAX_ITEMS: Readonly<Record<MemoryLayer, number>> = Object.freeze({ profile: 20, session: 50, long_term: 20, knowledge: 20 });
 
-/** A memory layer's share of the context. Unset quotas are the defaults; tokens default to the whole budget. */
+/**
+ * A memory layer's share of the context. Unset quotas are the defaults; tokens default to
+ * the whole budget. A share, not a cap: the layer takes it first, and what the layers leave
+ * unused (items and tokens) goes to the candidates of any layer still out while the total
+ * budget, the only hard cap, has room.
+ */
 export interface LayerQuota {
   /** Most items, 0..1000. Defaults: profile 20, session 50, long_term 20, knowledge 20. */
   maxItems?: number;

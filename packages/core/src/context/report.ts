@@ -24,11 +24,16 @@ export interface DroppedItem {
   score: number | null;
   /** Tokens its line would have taken. */
   tokens: number;
-  /** `quota`: its layer's item or token quota was full; `budget`: the total budget was; `duplicate`: the same content is already in. */
+  /**
+   * `budget`: the total budget had no room for it; `quota`: the layers' quotas together
+   * (items or tokens) were spent, every layer's unused share already lent (never one full
+   * layer while the budget has room); `duplicate`: the same content is already in.
+   */
   reason: DropReason;
   /**
-   * Why, in numbers: how many of the budget's tokens were in use when it was left out and
-   * what it needed (so a `quota` drop with room left in the budget shows), or what it repeats.
+   * Why, in numbers: the budget's tokens in use and what it needed, and for `quota` the
+   * quotas' items and tokens in use; "as rendered" when the rendered context was counted
+   * whole (the final check) rather than line by line; or what it repeats.
    */
   detail: string;
   /** For `duplicate`: the id of the item that holds the same content. */

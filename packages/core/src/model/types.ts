@@ -375,6 +375,8 @@ export interface ApplyReplicatedResult {
   rejected: import('./errors.ts').ItemFailure[];
   /** The namespace's last audit seq after the call. */
   lastSeq: number;
+  /** With the `docLog` option: how many updates the room's document log holds after the call. */
+  docLogSize?: number;
 }
 
 /** What one write's redaction did: per detector and action, how many values (never the values). */

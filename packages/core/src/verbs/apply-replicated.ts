@@ -25,15 +25,19 @@ type Checked = { index: number; put: ReplicatedRecord; hash: string } | { index:
  * replicated) audit entry after `options.after`, nothing is applied and `stale` is true,
  * so a local change the caller has not shared yet is never overwritten unseen. Once
  * committed, this process's other copies of the deleted and written records are purged.
+ * `options.docLog` (a room's document updates) is appended to the document log in the
+ * same transaction, so the updates that carried the changes are stored exactly when the
+ * changes are (one commit, not two, on a replica's path from the wire to its store).
  */
 export async function applyReplicated(ctx: WriteContext, namespace: unknown, changes: unknown, options: unknown): Promise<ApplyReplicatedResult> {
   const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
-  const opts = readOptions(options, ['after', 'actor']);
+  const opts = readOptions(options, ['after', 'actor', 'docLog']);
   const actor = resolveActor(ctx, opts);
   const after = opts.after;
   if (typeof after !== 'number' || !Number.isSafeInteger(after) || after < 0) {
     throw invalidInput('options', [{ path: 'after', message: 'must be the last audit seq the caller has read (a whole number, 0 or more)' }]);
   }
+  const docLog = checkDocLog(opts.docLog);
   if (!Array.isArray(changes)) throw invalidInput('changes', [{ path: '', message: `must be an array of { put } or { delete }, got ${describe(changes)}` }]);
   const rejected: ItemFailure[] = [];
   const checked: Checked[] = [];
@@ -54,8 +58,10 @@ export async function applyReplicated(ctx: WriteContext, namespace: unknown, cha
   }
   const now = ctx.clock.now();
   const result = await ctx.store.write(async (tx): Promise<ApplyReplicatedResult> => {
+    // The document updates that carried these changes commit with them (stale or not: the document holds them already).
+    const logged = docLog ? { docLogSize: await tx.appendDocLog(docLog.room, docLog.updates) } : {};
     if ((await tx.auditAfter(ns.key, after, { limit: 1, localOnly: true })).length) {
-      return { stale: true, written: [], deleted: [], rejected, lastSeq: await tx.lastAuditSeq(ns.key) };
+      return { stale: true, written: [], deleted: [], rejected, lastSeq: await tx.lastAuditSeq(ns.key), ...logged };
     }
     // Bulk reads and writes: an initial sync applies thousands of records in one call.
     const ids = [...new Set(checked.map((change) => ('put' in change ? change.put.id : change.delete)))];
@@ -110,7 +116,7 @@ export async function applyReplicated(ctx: WriteContext, namespace: unknown, cha
     // Versions of fact keys came or went: every replica derives the intervals the same way.
     const settled = new Map((await settleKeys(tx, factKeysOf([...puts, ...[...original.values()].filter((row) => row !== undefined)]))).map((row) => [row.id, row]));
     const written = puts.map((row) => fromRow(settled.get(row.id) ?? row));
-    return { stale: false, written, deleted, rejected, lastSeq: await tx.lastAuditSeq(ns.key) };
+    return { stale: false, written, deleted, rejected, lastSeq: await tx.lastAuditSeq(ns.key), ...logged };
   });
   // A forget from another replica reaches this process's copies like a local one; content
   // it replaced must not stay in a queued embedding either.
@@ -118,6 +124,14 @@ export async function applyReplicated(ctx: WriteContext, namespace: unknown, cha
   return result;
 }
 
+/** The `docLog` option: a room's document updates to append in the same transaction. */
+function checkDocLog(value: unknown): { room: string; updates: readonly Uint8Array[] } | undefined {
+  if (value === undefined) return undefined;
+  if (isPlainObject(value) && typeof value.room === 'string' && value.room !== '' && Array.isArray(value.updates) && value.updates.every((u) => u instanceof Uint8Array)) {
+    return { room: value.room, updates: value.updates as Uint8Array[] };
+  }
+  throw invalidInput('options', [{ path: 'docLog', message: `must be { room: a non-empty string, updates: Uint8Array[] }, got ${describe(value)}` }]);
+}
 
 function sameState(row: RecordRow, state: ReplicatedRecord): boolean {
   return canonicalJson(replicatedState(fromRow(row))) === canonicalJson(state);

@@ -120,7 +120,7 @@ function ContextReport({ turn }: { turn: TurnRecord }) {
         <ul class="report-items">
           {report.dropped.map((item) => (
             <li key={`${item.layer}-${item.id}`}>
-              <span class="pill">{item.layer}</span> {text(item.id, item.layer)} <span class="muted">{item.tokens} tokens — {item.reason === 'duplicate' ? `same as ${item.duplicateOf}` : item.reason === 'quota' ? 'its layer’s quota was full' : 'the total budget was full'}</span>
+              <span class="pill">{item.layer}</span> {text(item.id, item.layer)} <span class="muted">{item.tokens} tokens — {item.reason === 'duplicate' ? `same as ${item.duplicateOf}` : item.reason === 'quota' ? 'the layers’ quotas together were spent' : 'the total budget was full'}</span>
             </li>
           ))}
         </ul>
