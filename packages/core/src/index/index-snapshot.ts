@@ -5,7 +5,7 @@ import { fromColumns, toColumns, type RecordColumns } from './record-columns.ts'
 import { VectorIndex, type PackedVectors } from './vector-index.ts';
 
 /** Bump when the row's shape changes: a snapshot of another format is rebuilt, never read. */
-export const SNAPSHOT_FORMAT = 3; // 2: Chinese tokens folded to Simplified; 3: English stems added (tokenize.ts)
+export const SNAPSHOT_FORMAT = 4; // 2: Chinese tokens folded to Simplified; 3: English stems added (tokenize.ts); 4: vectors packed by span (vector-index.ts)
 
 /**
  * One namespace's search index as stored (table `indexSnapshots`): what a new instance
