@@ -13,7 +13,9 @@
  *   about as much as the insert itself).
  * - `audit`: the audit log; `seq` is the row id (AUTOINCREMENT: never reused, also after
  *   the newest entries were deleted), one sequence for every process.
- * - `vectors`: embeddings by (model, content hash); `vector` NULL when the model could not embed the text.
+ * - `vectors`: embeddings by (model, content hash): the vector's dimension, the column of its
+ *   first non-zero value and the values up to its last (sqlite-rows.ts `vectorBlob`; before
+ *   format 1003 every value, zeros too); `vector` NULL when the model could not embed the text.
  * - `index_snapshots`: one search-index snapshot per namespace (node:v8 bytes).
  * - `doc_updates`, `doc_cursors`: the document logs of @zeromem/sync's shared documents
  *   (store/port.ts `DocLog`), opaque bytes in append order per room and the room's cursor,
@@ -28,10 +30,13 @@
  * releases before this engine stored under the same key (Dexie's version times ten, 40 at
  * the last of them), so those releases refuse a migrated file rather than write to it.
  */
-export const FORMAT_VERSION = 1002;
+export const FORMAT_VERSION = 1003;
 
 /** The format before the document logs: a file of it gets their tables and this release's version at open (sqlite-format.ts). */
 export const FORMAT_BEFORE_DOC_LOGS = 1001;
+
+/** The format whose vectors hold every value, zeros too: a file of it has them rewritten from their first non-zero value to their last at open (sqlite-format.ts). */
+export const FORMAT_BEFORE_TRIMMED_VECTORS = 1002;
 
 export const TABLES = `
   CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v) WITHOUT ROWID;

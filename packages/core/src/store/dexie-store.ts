@@ -1,6 +1,6 @@
 import { Dexie, liveQuery, type Collection, type ObservabilitySet, type Table, type Transaction } from 'dexie';
 import type { Layer, Namespace } from '../model/types.ts';
-import { MemoryDatabase, type DatabaseOptions, type DocCursorRow, type DocUpdateRow } from './database.ts';
+import { MemoryDatabase, storedVectorRow, vectorRowOf, type DatabaseOptions, type DocCursorRow, type DocUpdateRow, type StoredVectorRow } from './database.ts';
 import type { AuditRow, DocLog, OrderedQuery, ReadTransaction, RecordKey, StoragePort, StoredSnapshot, VectorRow, WriteTransaction } from './port.ts';
 import type { RecordRow } from './row.ts';
 import { position, streamPrefix, streamRange } from './sort-keys.ts';
@@ -71,7 +71,7 @@ export async function openDexieStore(name: string, options: DatabaseOptions = {}
 class DexieTransaction implements WriteTransaction {
   readonly #records: Table<RecordRow, [string, string]>;
   readonly #audit: Table<AuditRow, number>;
-  readonly #vectors: Table<VectorRow, [string, string]>;
+  readonly #vectors: Table<StoredVectorRow, [string, string]>;
   readonly #snapshots: Table<StoredSnapshot, string>;
   readonly #docUpdates: Table<DocUpdateRow, number>;
   readonly #docCursors: Table<DocCursorRow, string>;
@@ -194,7 +194,7 @@ class DexieTransaction implements WriteTransaction {
   }
 
   getVectors(model: string, hashes: readonly string[]): Promise<Array<VectorRow | undefined>> {
-    return this.#vectors.bulkGet(hashes.map((hash) => [model, hash] as [string, string]));
+    return this.#vectors.bulkGet(hashes.map((hash) => [model, hash] as [string, string])).then((rows) => rows.map((row) => row && vectorRowOf(row)));
   }
 
   countVectors(model: string): Promise<number> {
@@ -233,7 +233,7 @@ class DexieTransaction implements WriteTransaction {
   }
 
   async putVectors(rows: readonly VectorRow[]): Promise<void> {
-    if (rows.length) await this.#vectors.bulkPut(rows as VectorRow[]);
+    if (rows.length) await this.#vectors.bulkPut(rows.map(storedVectorRow));
   }
 
   async deleteVectors(contentHash: string): Promise<void> {
@@ -264,7 +264,7 @@ class DexieTransaction implements WriteTransaction {
     return this.#records.where('[ns+id]').between([ns, after ?? Dexie.minKey], [ns, Dexie.maxKey], after === undefined, true);
   }
 
-  #ofModel(model: string): Collection<VectorRow, [string, string]> {
+  #ofModel(model: string): Collection<StoredVectorRow, [string, string]> {
     return this.#vectors.where('[model+hash]').between([model, Dexie.minKey], [model, Dexie.maxKey]);
   }
 }
