@@ -52,10 +52,11 @@ if (what === 'model') {
   const t0 = performance.now();
   for (let i = 0; i < n; i += 10_000) await memory.rememberMany(all.slice(i, i + 10_000).map((content) => ({ namespace: ns, content })));
   const written = performance.now();
+  const pendingAtLastWrite = memory.pendingEmbeddings();
   await memory.whenEmbedded();
   const embedded = performance.now();
   await memory.close();
   const bytes = readdirSync(dir).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
   rmSync(dir, { recursive: true, force: true });
-  console.log(JSON.stringify({ what, n, writeMs: Math.round(written - t0), afterLastWriteMs: Math.round(embedded - written), totalMs: Math.round(embedded - t0), bytesPerRecord: Math.round(bytes / n) }));
+  console.log(JSON.stringify({ what, n, writeMs: Math.round(written - t0), afterLastWriteMs: Math.round(embedded - written), pendingAtLastWrite, totalMs: Math.round(embedded - t0), bytesPerRecord: Math.round(bytes / n) }));
 }

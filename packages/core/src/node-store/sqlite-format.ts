@@ -75,8 +75,8 @@ export async function openFormat(writer: Connection, old: OldFiles, onMigration?
         migrateLegacyFile(writer, (done, total) => report.progress(done, total));
         vacuum = true;
       } else if (hasTable(writer, 'records') && EARLIER_FORMATS.includes(versionOf(writer)!)) {
-        writer.db.exec(TABLES);
         vacuum = trimVectors(writer) > 0;
+        writer.db.exec(TABLES);
         writer.statement("UPDATE meta SET v = ? WHERE k = 'version'").run(FORMAT_VERSION);
       }
       if (hasTable(writer, 'records') && versionOf(writer) === FORMAT_VERSION && hasSyncDocumentsFile(old.syncDocuments)) {
@@ -135,13 +135,17 @@ function needsMigration(writer: Connection, old: OldFiles): boolean {
 const EARLIER_FORMATS: ReadonlyArray<number | undefined> = [FORMAT_BEFORE_DOC_LOGS, FORMAT_BEFORE_TRIMMED_VECTORS];
 
 /**
- * Rewrites the vectors of a file before format 1003 (every float32 value, zeros too) as
- * this release stores them (from the first non-zero value to the last): an English vector
- * of the bundled embedder goes from 2,560 bytes to 520. Returns how many were rewritten.
+ * Moves the vectors of a file before format 1003 (every float32 value, zeros too, in a
+ * table without rowid) into this release's table, trimmed (from the first non-zero value
+ * to the last): an English vector of the bundled embedder goes from 2,560 bytes to 520.
+ * Runs before TABLES, which then creates the table's indexes. Returns how many were moved.
  */
 function trimVectors(writer: Connection): number {
   writer.db.function('zeromem_trim_vector', (blob: unknown) => vectorBlobOfWhole(blob as Buffer | null));
-  return writer.statement('UPDATE vectors SET vector = zeromem_trim_vector(vector) WHERE vector IS NOT NULL').run().changes;
+  writer.db.exec('CREATE TABLE vectors_1003 (model TEXT NOT NULL, hash TEXT NOT NULL, vector BLOB)');
+  const moved = writer.statement('INSERT INTO vectors_1003 (model, hash, vector) SELECT model, hash, zeromem_trim_vector(vector) FROM vectors ORDER BY model, hash').run().changes;
+  writer.db.exec('DROP TABLE vectors; ALTER TABLE vectors_1003 RENAME TO vectors');
+  return moved;
 }
 
 function versionOf(connection: Connection): number | undefined {

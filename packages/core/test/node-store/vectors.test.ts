@@ -93,10 +93,12 @@ describe('vectors on disk', { timeout: 60_000 }, () => {
 
   it('of a store of format 1002 (every value, zeros too) are trimmed at its first open, the file shrinks, and recall answers as before', async () => {
     const { file, answers } = await filledStore();
-    // The file as format 1002 left it: whole float32 vectors, that version.
+    // The file as format 1002 left it: its table of whole float32 vectors, that version.
     const db = new Database(file);
     const rows = db.prepare('SELECT model, hash, vector FROM vectors').raw().all() as Array<[string, string, Buffer]>;
-    const put = db.prepare('UPDATE vectors SET vector = ? WHERE model = ? AND hash = ?');
+    db.exec(`DROP TABLE vectors; CREATE TABLE vectors (model TEXT NOT NULL, hash TEXT NOT NULL, vector BLOB, PRIMARY KEY (model, hash)) WITHOUT ROWID;
+      CREATE INDEX vectors_by_hash ON vectors (hash);`);
+    const put = db.prepare('INSERT INTO vectors (vector, model, hash) VALUES (?, ?, ?)');
     db.transaction(() => {
       for (const [model, hash, blob] of rows) {
         const { vector } = vectorOf(model, hash, blob);
