@@ -4,6 +4,8 @@
  * then the time from the last write's ack until `whenEmbedded()`; beside it the same
  * embedder's own time on the same texts in calls of 64 (the queue's batch). One measurement
  * per process; `--core <dir>` points at another checkout's packages/core/src (base vs branch).
+ * Then one recall (the index is built) and close (its snapshot stored): the store's size
+ * on disk as a door leaves it (`storeMB`, every file of the store directory).
  *
  *   node --conditions=development --import tsx test/bench/embed-backlog.ts <core|model> [n] [--core <src dir>]
  *
@@ -55,8 +57,9 @@ if (what === 'model') {
   const pendingAtLastWrite = memory.pendingEmbeddings();
   await memory.whenEmbedded();
   const embedded = performance.now();
+  await memory.recall(ns, 'piano lessons on Sunday'); // builds the index: close() stores its snapshot, as a door's store holds one
   await memory.close();
   const bytes = readdirSync(dir).reduce((sum, f) => sum + statSync(join(dir, f)).size, 0);
   rmSync(dir, { recursive: true, force: true });
-  console.log(JSON.stringify({ what, n, writeMs: Math.round(written - t0), afterLastWriteMs: Math.round(embedded - written), pendingAtLastWrite, totalMs: Math.round(embedded - t0), bytesPerRecord: Math.round(bytes / n) }));
+  console.log(JSON.stringify({ what, n, writeMs: Math.round(written - t0), afterLastWriteMs: Math.round(embedded - written), pendingAtLastWrite, totalMs: Math.round(embedded - t0), bytesPerRecord: Math.round(bytes / n), storeMB: Math.round(bytes / 1e5) / 10 }));
 }

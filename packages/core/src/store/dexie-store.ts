@@ -2,7 +2,7 @@ import { Dexie, liveQuery, type Collection, type ObservabilitySet, type Table, t
 import type { Layer, Namespace } from '../model/types.ts';
 import { MemoryDatabase, storedVectorRow, vectorRowOf, type DatabaseOptions, type DocCursorRow, type DocUpdateRow, type StoredVectorRow } from './database.ts';
 import type { AuditRow, DocLog, OrderedQuery, ReadTransaction, RecordKey, StoragePort, StoredSnapshot, VectorRow, WriteTransaction } from './port.ts';
-import type { RecordRow } from './row.ts';
+import { withSortKeys, type RecordRow } from './row.ts';
 import { position, streamPrefix, streamRange } from './sort-keys.ts';
 import { withStorage } from './storage-errors.ts';
 
@@ -218,7 +218,7 @@ class DexieTransaction implements WriteTransaction {
   }
 
   async putRecords(rows: readonly RecordRow[]): Promise<void> {
-    if (rows.length) await this.#records.bulkPut(rows as RecordRow[]);
+    if (rows.length) await this.#records.bulkPut(rows.map(withSortKeys));
   }
 
   async deleteRecords(keys: readonly RecordKey[]): Promise<void> {
