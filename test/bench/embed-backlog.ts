@@ -32,7 +32,7 @@ function texts(count: number): string[] {
   for (const line of raw.split('\n')) {
     if (!line) continue;
     const text = (JSON.parse(line) as { text: string }).text;
-    for (const s of text.split(/(?<=[.!?])\s+/)) if (s.length >= 20 && !/\p{Script=Han}/u.test(s)) sentences.push(s.slice(0, 80));
+    for (const s of text.split(/(?<=[.!?])\s+/)) if (s.length >= 20 && !/\p{Script=Han}/u.test(s)) sentences.push(s.slice(0, 80).replace(/[\uD800-\uDBFF]$/, ''));
     if (sentences.length >= count) break;
   }
   return Array.from({ length: count }, (_, i) => `${sentences[i % sentences.length]} (${i})`);
