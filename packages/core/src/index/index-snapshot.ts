@@ -28,7 +28,8 @@ export interface IndexSnapshotRow {
 
 /** The snapshot of an index that is current up to `index.lastSeq` (synchronous: nothing changes it meanwhile). */
 export function captureSnapshot(ns: string, index: NamespaceIndex, model: string | undefined): IndexSnapshotRow {
-  const packed = model && index.vectors ? index.vectors.exportPacked() : null;
+  // Without the int8 rows: the restore quantizes the floats again (20k × 128: a few ms) rather than every store carrying them.
+  const packed = model && index.vectors ? index.vectors.exportPacked({ int8: false }) : null;
   return {
     ns,
     format: SNAPSHOT_FORMAT,
