@@ -355,7 +355,7 @@ async function persistedAlternative(data: Dataset, factory: IDBFactory, name: st
   return {
     vectors: {
       float32MB: round(floats.byteLength / 1e6),
-      packedMB: round((packed.floats.byteLength + packed.int8.byteLength + packed.scales.byteLength) / 1e6),
+      packedMB: round((packed.spans.reduce((sum, span) => sum + span.floats.byteLength + (span.int8?.byteLength ?? 0), 0) + (packed.scales?.byteLength ?? 0)) / 1e6),
       readFloat32BlobMs: Math.round(readF32Ms),
       readPackedBlobMs: Math.round(readPackedMs),
       fromPackedMs: Math.round(restoreMs),

@@ -7,6 +7,7 @@ import { readSqliteStore, readSqliteTable } from './sqlite-store-rows.ts';
 import { fileNameOf } from '../src/node-store/store-file.ts';
 import { openSqliteStore } from '../src/node-store/sqlite-engine.ts';
 import { openDexieStore } from '../src/store/dexie-store.ts';
+import { vectorRowOf, type StoredVectorRow } from '../src/store/database.ts';
 import type { StoragePort } from '../src/store/port.ts';
 import { afterAll, expect } from 'vitest';
 import { ERROR_CODES, ZeromemError, openMemory, type Clock, type ErrorCode, type Memory, type OpenMemoryOptions } from '../src/index.ts';
@@ -126,6 +127,8 @@ export async function readStores(factory: IDBFactory, name: string): Promise<Rec
   } finally {
     db.close();
   }
+  // Vectors as the port hands them out (the table holds them trimmed, store/database.ts v7).
+  if (stores['vectors']) stores['vectors'] = (stores['vectors'] as StoredVectorRow[]).map(vectorRowOf);
   return stores;
 }
 

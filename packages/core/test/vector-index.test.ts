@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { createInt8Kernel, wasmSimdAvailable } from '../src/index/int8-kernel.ts';
+import { TopK } from '../src/index/top-k.ts';
 import { VECTOR_INDEX_DEFAULTS, VectorIndex, type VectorHit } from '../src/index/vector-index.ts';
 import { fcSeed } from './helpers.ts';
 
@@ -372,10 +373,11 @@ describe('VectorIndex exportPacked / fromPacked', () => {
     original.remove('v7'); // a moved row must come back at its new place
     const packed = original.exportPacked();
     expect(packed.ids).toHaveLength(2999);
-    expect(packed.int8).toHaveLength(2999 * 48);
+    expect(packed.spans).toHaveLength(1);
+    expect(packed.spans[0]!.int8).toHaveLength(2999 * 48);
     const restored = VectorIndex.fromPacked(packed, FAST);
-    const { int8: _int8, scales: _scales, ...floatsOnly } = packed;
-    const requantized = VectorIndex.fromPacked(floatsOnly, FAST);
+    const { scales: _scales, ...floatsOnly } = packed;
+    const requantized = VectorIndex.fromPacked({ ...floatsOnly, spans: packed.spans.map(({ int8: _int8, ...span }) => span) }, FAST);
     expect(requantized.exportPacked()).toEqual(packed);
     for (const q of randomVectors(10, 40, SEED + 17)) {
       const expected = original.search(q, 15);
@@ -395,9 +397,157 @@ describe('VectorIndex exportPacked / fromPacked', () => {
     const index = new VectorIndex(16, 4);
     fill(index, randomVectors(3, 16, SEED + 18));
     const packed = index.exportPacked();
-    expect(() => VectorIndex.fromPacked({ ...packed, floats: packed.floats.subarray(1) })).toThrow(RangeError);
-    expect(() => VectorIndex.fromPacked({ ...packed, scales: packed.scales.subarray(1) })).toThrow(RangeError);
+    const span = packed.spans[0]!;
+    expect(() => VectorIndex.fromPacked({ ...packed, spans: [{ ...span, floats: span.floats.subarray(1) }] })).toThrow(RangeError);
+    expect(() => VectorIndex.fromPacked({ ...packed, spans: [{ ...span, rows: Int32Array.of(0, 1, 1) }] })).toThrow(RangeError);
+    expect(() => VectorIndex.fromPacked({ ...packed, spans: [{ ...span, start: 8 }] })).toThrow(RangeError);
+    expect(() => VectorIndex.fromPacked({ ...packed, scales: packed.scales!.subarray(1) })).toThrow(RangeError);
     expect(() => VectorIndex.fromPacked({ ...packed, ids: ['a', 'a', 'b'] })).toThrow(/appears twice/);
-    expect(VectorIndex.fromPacked({ dimension: 16, ids: [], floats: new Float32Array(0) }).size).toBe(0);
+    expect(VectorIndex.fromPacked({ dimension: 16, ids: [], spans: [] }).size).toBe(0);
+  });
+});
+
+/**
+ * The bundled embedder's space: an English model's 128 columns beside a Chinese model's
+ * 512, each vector zero outside its own model's. A vector must cost its own columns, and
+ * every answer must be the one a scan of whole 640-d rows gives (issue 32).
+ */
+describe('VectorIndex of side-by-side model spaces', () => {
+  const EN = 128;
+  const ZH = 512;
+  const DIM = EN + ZH;
+  const place = (v: Float32Array, chinese: boolean): Float32Array => {
+    const full = new Float32Array(DIM);
+    full.set(v, chinese ? EN : 0);
+    return full;
+  };
+  /** A mixed namespace: English and Chinese vectors interleaved as a store's writes come. */
+  function mixed(count: number, seed: number): Array<[string, Float32Array]> {
+    const random = rng(seed);
+    const en = randomVectors(count, EN, seed + 1);
+    const zh = randomVectors(count, ZH, seed + 2);
+    return Array.from({ length: count }, (_, i) => {
+      const chinese = random() < 0.4;
+      return [`${chinese ? 'zh' : 'en'}${i}`, place((chinese ? zh : en)[i]!, chinese)] as [string, Float32Array];
+    });
+  }
+
+  /** The whole-row dot product of the layout before spans: four accumulators over the query's non-zero 16-column blocks. */
+  function wholeRowDot(row: Float32Array, query: Float32Array, all = false): number {
+    let first = -1;
+    let last = -1;
+    query.forEach((x, j) => {
+      if (x !== 0) {
+        if (first < 0) first = j;
+        last = j;
+      }
+    });
+    const start = all || first < 0 ? 0 : first & ~15;
+    const end = all || first < 0 ? DIM : Math.min(DIM, (last + 16) & ~15);
+    const s = [0, 0, 0, 0];
+    let j = start;
+    for (; j < start + ((end - start) & ~3); j += 4) for (let t = 0; t < 4; t++) s[t] = s[t]! + row[j + t]! * query[j + t]!;
+    for (; j < end; j++) s[0] = s[0]! + row[j]! * query[j]!;
+    return s[0]! + s[1]! + s[2]! + s[3]!;
+  }
+
+  /** What a scan of whole rows in row order returns (the same top-k keeper, so ties fall alike). */
+  function wholeRowSearch(rows: Array<[string, Float32Array]>, query: Float32Array, k: number, accept?: (id: string) => boolean): VectorHit[] {
+    const top = new TopK(Math.min(k, rows.length));
+    rows.forEach(([id, row], i) => {
+      if (!accept || accept(id)) top.push(i, wholeRowDot(row, query));
+    });
+    return top.sorted().map(({ item, score }) => ({ id: rows[item]![0], score }));
+  }
+
+  it('holds a vector in its own model\'s columns: an English-only index costs what a 128-d one does', () => {
+    const rows = mixed(2000, SEED + 50).filter(([id]) => id.startsWith('en'));
+    const wide = new VectorIndex(DIM, 64, FAST);
+    const narrow = new VectorIndex(EN, 64, FAST);
+    for (const [id, v] of rows) {
+      wide.set(id, v);
+      narrow.set(id, v.subarray(0, EN));
+    }
+    console.log(`640-d space, English only: ${wide.byteLength} bytes; 128-d index: ${narrow.byteLength} bytes`);
+    expect(wide.byteLength).toBeLessThan(narrow.byteLength * 1.2);
+    const packed = wide.exportPacked();
+    const floats = packed.spans.reduce((sum, span) => sum + span.floats.length, 0);
+    expect(floats).toBe(rows.length * EN);
+  });
+
+  it('packs a mixed namespace at its models\' dimensions, and restores it with the same answers', () => {
+    const rows = mixed(3000, SEED + 51);
+    const index = new VectorIndex(DIM, 64, FAST);
+    for (const [id, v] of rows) index.set(id, v);
+    const chinese = rows.filter(([id]) => id.startsWith('zh')).length;
+    const packed = index.exportPacked();
+    expect(packed.spans.reduce((sum, span) => sum + span.floats.length, 0)).toBe(chinese * ZH + (rows.length - chinese) * EN);
+    const restored = VectorIndex.fromPacked(packed, FAST);
+    for (const [, q] of mixed(10, SEED + 52)) expect(restored.search(q, 20)).toEqual(index.search(q, 20));
+  });
+
+  it('answers as a scan of whole rows: same ids, same scores, same ties, through sets, replacements and removals', () => {
+    const rows = mixed(3000, SEED + 53);
+    const queries = mixed(5, SEED + 54).map(([, q]) => q);
+    for (const kernel of ['wasm', 'js'] as const) {
+      const index = new VectorIndex(DIM, 16, { ...FAST, kernel, candidates: 64 });
+      const model: Array<[string, Float32Array]> = [];
+      const put = (id: string, v: Float32Array) => {
+        index.set(id, v);
+        const at = model.findIndex(([other]) => other === id);
+        if (at >= 0) model[at] = [id, v];
+        else model.push([id, v]);
+      };
+      const remove = (id: string) => {
+        index.remove(id);
+        const at = model.findIndex(([other]) => other === id);
+        const last = model.pop()!;
+        if (at < model.length) model[at] = last; // the last row moves into the hole
+      };
+      rows.forEach(([id, v]) => put(id, v));
+      // An English memory rewritten in Chinese and back: its row changes span, keeps its place.
+      put('en0', rows.find(([id]) => id.startsWith('zh'))![1]);
+      put('zh1', rows[2]![1]);
+      for (let i = 5; i < 3000; i += 7) remove(rows[i]![0]);
+      const some = (id: string) => id.length % 2 === 0;
+      for (const q of queries) {
+        // The int8 pass picks among rows of equal score (the other model's rows, all 0) by
+        // its own order, as it did before spans: compared where the k best have none.
+        for (const k of [1, 10, 100]) {
+          expect(index.search(q, k), `${kernel} k=${k}`).toEqual(wholeRowSearch(model, q, k));
+          expect(index.search(q, k, some)).toEqual(wholeRowSearch(model, q, k, some));
+        }
+        // The exact scan, ties included (k reaches into the other model's rows).
+        for (const k of [10, 1500]) {
+          expect(index.searchExact(q, k)).toEqual(wholeRowSearch(model, q, k));
+          expect(index.searchExact(q, k, some)).toEqual(wholeRowSearch(model, q, k, some));
+        }
+        for (const [id, v] of model.slice(0, 50)) expect(index.similarity(id, q)).toBe(wholeRowDot(v, q, true));
+      }
+    }
+  });
+
+  it('measures the cosine background on whole rows: the same mean and spread', () => {
+    const rows = mixed(60, SEED + 55); // 1,770 pairs: every pair is measured
+    const index = new VectorIndex(DIM, 4, FAST);
+    for (const [id, v] of rows) index.set(id, v);
+    let sum = 0;
+    let sumSq = 0;
+    let pairs = 0;
+    for (let i = 0; i < rows.length; i++) {
+      for (let j = i + 1; j < rows.length; j++) {
+        const c = wholeRowDot(rows[i]![1], rows[j]![1], true);
+        sum += c;
+        sumSq += c * c;
+        pairs++;
+      }
+    }
+    const mean = sum / pairs;
+    // Pairs are summed space by space (relevance's background), so only the order of the sum differs.
+    const background = index.background();
+    expect(background.pairs).toBe(pairs);
+    expect(background.vectors).toBe(rows.length);
+    expect(background.mean).toBeCloseTo(mean, 12);
+    expect(background.sd).toBeCloseTo(Math.sqrt(Math.max(0, sumSq / pairs - mean * mean)), 12);
   });
 });

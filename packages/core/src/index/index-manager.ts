@@ -269,13 +269,16 @@ export class IndexManager {
 
   /** Vectors the embedding queue stored: into the loaded index, and counted towards its next snapshot. */
   vectorsStored(jobs: Array<{ ns: string; id: string; hash: string; vector: Float32Array | null }>): void {
+    const touched = new Set<string>();
     for (const job of jobs) {
       const index = this.#indexes.get(job.ns);
       if (!index) continue;
       index.setVector(job.id, job.hash, job.vector);
       index.changesSinceSnapshot++;
-      this.#snapshots?.consider(job.ns, index, false);
+      touched.add(job.ns);
     }
+    // Once per namespace and batch, not per vector.
+    for (const ns of touched) this.#snapshots?.consider(ns, this.#indexes.get(ns)!, false);
   }
 
   /** Resolves once no index snapshot is due or being written (for tests and benchmarks). */

@@ -7,7 +7,7 @@ import { fromColumns, toColumns, type RecordColumns } from './record-columns.ts'
 import { VectorIndex, type PackedVectors } from './vector-index.ts';
 
 /** Bump when the row's shape changes: a snapshot of another format is rebuilt, never read. */
-export const SNAPSHOT_FORMAT = 3; // 2: Chinese tokens folded to Simplified; 3: English stems added (tokenize.ts)
+export const SNAPSHOT_FORMAT = 4; // 2: Chinese tokens folded to Simplified; 3: English stems added (tokenize.ts); 4: vectors packed by span (vector-index.ts)
 
 /**
  * One namespace's search index as stored (table `indexSnapshots`): what a new instance
@@ -30,7 +30,8 @@ export interface IndexSnapshotRow {
 
 /** The snapshot of an index that is current up to `index.lastSeq` (synchronous: nothing changes it meanwhile). */
 export function captureSnapshot(ns: string, index: NamespaceIndex, model: string | undefined): IndexSnapshotRow {
-  const packed = model && index.vectors ? index.vectors.exportPacked() : null;
+  // Without the int8 rows: the restore quantizes the floats again (20k × 128: a few ms) rather than every store carrying them.
+  const packed = model && index.vectors ? index.vectors.exportPacked({ int8: false }) : null;
   return {
     ns,
     format: SNAPSHOT_FORMAT,

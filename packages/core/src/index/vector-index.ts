@@ -36,17 +36,30 @@ interface Coarse {
   queryScale: number;
 }
 
+/**
+ * The rows of one {@link VectorIndex} span as plain typed arrays: the columns
+ * `[start, end)` of each row whose non-zero columns all lie there.
+ */
+export interface PackedSpan {
+  start: number;
+  end: number;
+  /** Per row of the span, its row in the index (an index into {@link PackedVectors.ids}). */
+  rows: Int32Array;
+  /** rows.length × (end − start) float32 values, row after row. */
+  floats: Float32Array;
+  /** rows.length int8 rows of (end − start) values, each zero-padded to a multiple of 16. */
+  int8?: Int8Array;
+}
+
 /** An index's rows as plain typed arrays (see {@link VectorIndex.exportPacked}). */
 export interface PackedVectors {
   dimension: number;
   /** Row i's id. */
   ids: string[];
-  /** ids.length × dimension float32 values, row after row. */
-  floats: Float32Array;
-  /** ids.length rows of int8 values, each zero-padded to a multiple of 16. */
-  int8: Int8Array;
-  /** Per row: int8 value × scale ≈ float value. */
-  scales: Float32Array;
+  /** Every row is in exactly one span. */
+  spans: PackedSpan[];
+  /** Per row: int8 value × scale ≈ float value (left out: computed from the floats). */
+  scales?: Float32Array;
 }
 
 /** Defaults of {@link VectorIndexOptions}. */
@@ -83,24 +96,141 @@ export interface CosineBackground {
 }
 
 /**
+ * Most spans an index keeps apart before a vector goes into the full-width span: bounds the
+ * kernels of an index whatever its vectors are (an embedder of side-by-side spaces makes one
+ * span per space).
+ */
+const MAX_SPANS = 8;
+
+/**
+ * The rows of a {@link VectorIndex} whose non-zero columns all lie in `[start, end)`: only
+ * those columns are held, as float32 rows and as int8 rows (with their own kernel), so a
+ * vector costs its own model's dimensions, not the whole space's. `start` is a multiple of
+ * 16 and `end` one too or the dimension, so a scan over a span adds the same products in
+ * the same order as a scan over the whole row (the others are zero).
+ */
+class Span {
+  readonly start: number;
+  readonly end: number;
+  readonly width: number;
+  /** Bytes per int8 row: the width rounded up to 16 (SIMD width), zero-padded. */
+  readonly stride: number;
+  readonly kernel: Int8Kernel;
+  capacity: number;
+  data: Float32Array;
+  /** Per row of the span, its row in the index. */
+  slots: Int32Array;
+  size = 0;
+
+  /** @param dataLength `0`: no float rows yet, the caller sets `data` (a restore that adopts its arrays) */
+  constructor(start: number, end: number, capacity: number, kernel: KernelChoice, dataLength?: 0) {
+    this.start = start;
+    this.end = end;
+    this.width = end - start;
+    this.stride = Math.ceil(this.width / 16) * 16;
+    this.kernel = createInt8Kernel(kernel);
+    this.capacity = Math.max(1, capacity);
+    this.data = new Float32Array(dataLength ?? this.capacity * this.width);
+    this.slots = new Int32Array(this.capacity);
+    this.kernel.ensure(this.kernelBytes(this.capacity));
+  }
+
+  /** Kernel memory: int8 rows, then the query's row, then one Int32 score per row. */
+  kernelBytes(capacity: number): number {
+    return capacity * this.stride + this.stride + capacity * 4;
+  }
+
+  get queryOffset(): number {
+    return this.capacity * this.stride;
+  }
+
+  get outOffset(): number {
+    return this.capacity * this.stride + this.stride;
+  }
+
+  get byteLength(): number {
+    return this.data.byteLength + this.slots.byteLength + this.kernel.buffer.byteLength;
+  }
+
+  /** Appends a row for index row `slot`; returns its row in the span. */
+  add(slot: number): number {
+    if (this.size === this.capacity) this.#grow(this.capacity * 2);
+    this.slots[this.size] = slot;
+    return this.size++;
+  }
+
+  /** Writes a vector's columns into row `row`; returns its int8 scale. */
+  write(row: number, vector: Float32Array): number {
+    const values = vector.subarray(this.start, this.end);
+    this.data.set(values, row * this.width);
+    return quantize(values, new Int8Array(this.kernel.buffer, row * this.stride, this.stride));
+  }
+
+  /** Removes row `row` by moving the last row into it; returns the index row that moved (or -1). */
+  remove(row: number): number {
+    const last = --this.size;
+    const rows = new Int8Array(this.kernel.buffer);
+    let moved = -1;
+    if (row !== last) {
+      this.data.copyWithin(row * this.width, last * this.width, (last + 1) * this.width);
+      rows.copyWithin(row * this.stride, last * this.stride, (last + 1) * this.stride);
+      moved = this.slots[row] = this.slots[last]!;
+    }
+    this.data.fill(0, last * this.width, (last + 1) * this.width);
+    rows.fill(0, last * this.stride, (last + 1) * this.stride);
+    return moved;
+  }
+
+  /** Float row `row` as `dot`'s base: the value of column j is data[base + j]. */
+  base(row: number): number {
+    return row * this.width - this.start;
+  }
+
+  #grow(capacity: number): void {
+    const data = new Float32Array(capacity * this.width);
+    data.set(this.data);
+    this.data = data;
+    const slots = new Int32Array(capacity);
+    slots.set(this.slots);
+    this.slots = slots;
+    // The int8 rows start at 0 and keep their place; the scratch after them moves on.
+    this.kernel.ensure(this.kernelBytes(capacity));
+    this.capacity = capacity;
+  }
+}
+
+/**
  * One namespace's vectors, packed twice: float32 rows (exact similarity, the rerank) and
  * int8 rows with a per-row scale (the coarse scan). A search with more than `exactBelow`
  * vectors scans the int8 rows (WebAssembly SIMD: ~4 ms for 100k × 384), keeps the best
  * `max(candidates, 4k)` that `accept` lets through, and reranks those with exact float
  * dot products; its scores are always exact. Removal moves the last row into the hole, so
  * the rows stay dense. Vectors must be unit length (the embedder guarantees it).
+ *
+ * Rows are held by {@link Span}: a vector that is zero outside some columns (an embedder of
+ * side-by-side model spaces, as the bundled one: 128 English columns beside 512 Chinese
+ * ones) costs only its columns, and a query scans only the spans it shares columns with;
+ * the rows of the others score 0 without being read. Scores, and which rows a search
+ * returns, are those of a scan over whole rows: rows keep one order across spans.
  */
 export class VectorIndex {
   readonly dimension: number;
-  /** Bytes per int8 row: the dimension rounded up to 16 (SIMD width), zero-padded. */
+  /** Bytes of the query's int8 row: the dimension rounded up to 16. */
   readonly #stride: number;
   readonly #candidates: number;
   readonly #exactBelow: number;
-  readonly #kernel: Int8Kernel;
+  readonly #kernelChoice: KernelChoice;
+  readonly #kind: 'wasm-simd' | 'js';
   #capacity: number;
-  #data: Float32Array;
   /** Row r's int8 values times scales[r] approximate its float values. */
   #scales: Float32Array;
+  /** Row r is row rowInSpan[r] of span spanOf[r]. */
+  #spanOf: Uint8Array;
+  #rowInSpan: Int32Array;
+  #spans: Span[] = [];
+  /** The query's int8 row, and one Int32 score per row gathered from the spans' scans. */
+  #queryInt8: Int8Array;
+  #raw: Int32Array;
   /** Largest row scale ever set: bounds every row's quantization error. */
   #maxScale = 0;
   #ids: string[] = [];
@@ -115,11 +245,14 @@ export class VectorIndex {
     this.#stride = Math.ceil(dimension / 16) * 16;
     this.#candidates = Math.max(1, Math.floor(options.candidates ?? VECTOR_INDEX_DEFAULTS.candidates));
     this.#exactBelow = Math.max(0, Math.floor(options.exactBelow ?? VECTOR_INDEX_DEFAULTS.exactBelow));
-    this.#kernel = createInt8Kernel(options.kernel ?? 'auto');
+    this.#kernelChoice = options.kernel ?? 'auto';
+    this.#kind = createInt8Kernel(this.#kernelChoice).kind;
     this.#capacity = Math.max(1, Math.floor(capacity));
-    this.#data = new Float32Array(dimension * this.#capacity);
     this.#scales = new Float32Array(this.#capacity);
-    this.#kernel.ensure(this.#kernelBytes(this.#capacity));
+    this.#spanOf = new Uint8Array(this.#capacity);
+    this.#rowInSpan = new Int32Array(this.#capacity);
+    this.#raw = new Int32Array(this.#capacity);
+    this.#queryInt8 = new Int8Array(this.#stride);
   }
 
   /** Number of vectors held. */
@@ -129,12 +262,14 @@ export class VectorIndex {
 
   /** Which int8 kernel scans: `wasm-simd` or `js`. */
   get kernel(): 'wasm-simd' | 'js' {
-    return this.#kernel.kind;
+    return this.#kind;
   }
 
   /** Bytes held in typed arrays (float rows, int8 rows, scales, scratch), not counting ids. */
   get byteLength(): number {
-    return this.#data.byteLength + this.#scales.byteLength + this.#kernel.buffer.byteLength;
+    let bytes = this.#scales.byteLength + this.#spanOf.byteLength + this.#rowInSpan.byteLength + this.#raw.byteLength + this.#queryInt8.byteLength;
+    for (const span of this.#spans) bytes += span.byteLength;
+    return bytes;
   }
 
   /** True when `id` has a vector. */
@@ -145,15 +280,25 @@ export class VectorIndex {
   /** Adds or replaces the vector of `id`. */
   set(id: string, vector: Float32Array): void {
     if (vector.length !== this.dimension) throw new RangeError(`vector has ${vector.length} dimensions, the index ${this.dimension}`);
+    const spanIndex = this.#spanFor(vector);
+    const span = this.#spans[spanIndex]!;
     let slot = this.#slots.get(id);
+    let row: number;
     if (slot === undefined) {
       slot = this.#ids.length;
       if (slot === this.#capacity) this.#grow(this.#capacity * 2);
       this.#ids.push(id);
       this.#slots.set(id, slot);
+      row = span.add(slot);
+    } else if (this.#spanOf[slot] === spanIndex) {
+      row = this.#rowInSpan[slot]!;
+    } else {
+      this.#leaveSpan(slot);
+      row = span.add(slot);
     }
-    this.#data.set(vector, slot * this.dimension);
-    const scale = quantize(vector, new Int8Array(this.#kernel.buffer, slot * this.#stride, this.dimension));
+    this.#spanOf[slot] = spanIndex;
+    this.#rowInSpan[slot] = row;
+    const scale = span.write(row, vector);
     this.#scales[slot] = scale;
     if (scale > this.#maxScale) this.#maxScale = scale;
   }
@@ -162,23 +307,70 @@ export class VectorIndex {
   remove(id: string): void {
     const slot = this.#slots.get(id);
     if (slot === undefined) return;
+    this.#leaveSpan(slot);
     const last = this.#ids.length - 1;
-    const dim = this.dimension;
-    const stride = this.#stride;
-    const rows = new Int8Array(this.#kernel.buffer);
     if (slot !== last) {
       const lastId = this.#ids[last]!;
-      this.#data.copyWithin(slot * dim, last * dim, (last + 1) * dim);
-      rows.copyWithin(slot * stride, last * stride, (last + 1) * stride);
       this.#scales[slot] = this.#scales[last]!;
+      this.#spanOf[slot] = this.#spanOf[last]!;
+      this.#rowInSpan[slot] = this.#rowInSpan[last]!;
+      this.#spans[this.#spanOf[slot]!]!.slots[this.#rowInSpan[slot]!] = slot;
       this.#ids[slot] = lastId;
       this.#slots.set(lastId, slot);
     }
-    this.#data.fill(0, last * dim, (last + 1) * dim);
-    rows.fill(0, last * stride, (last + 1) * stride);
     this.#scales[last] = 0;
     this.#ids.pop();
     this.#slots.delete(id);
+  }
+
+  /** Takes row `slot` out of its span (the span's last row moves into its place). */
+  #leaveSpan(slot: number): void {
+    const moved = this.#spans[this.#spanOf[slot]!]!.remove(this.#rowInSpan[slot]!);
+    if (moved >= 0) this.#rowInSpan[moved] = this.#rowInSpan[slot]!;
+  }
+
+  /**
+   * The span a vector goes into: the narrowest that holds its non-zero columns, or a new
+   * one of just those columns (in blocks of 16); past {@link MAX_SPANS}, the full width.
+   */
+  #spanFor(vector: Float32Array): number {
+    let first = -1;
+    let last = -1;
+    for (let j = 0; j < vector.length; j++) {
+      if (vector[j] !== 0) {
+        if (first < 0) first = j;
+        last = j;
+      }
+    }
+    const start = first < 0 ? 0 : first & ~15;
+    const end = first < 0 ? Math.min(16, this.dimension) : Math.min(this.dimension, (last + 16) & ~15);
+    let best = -1;
+    this.#spans.forEach((span, i) => {
+      if (span.start <= start && span.end >= end && (best < 0 || span.width < this.#spans[best]!.width)) best = i;
+    });
+    if (best >= 0) return best;
+    const [from, to] = this.#spans.length < MAX_SPANS ? [start, end] : [0, this.dimension];
+    const full = this.#spans.findIndex((span) => span.start === from && span.end === to);
+    if (full >= 0) return full;
+    this.#spans.push(new Span(from, to, Math.min(this.#capacity, 64), this.#kernelChoice));
+    return this.#spans.length - 1;
+  }
+
+  /** Cosine of rows i and j: the columns their spans share (the others are zero in one of them). */
+  #pairCosine(i: number, j: number): number {
+    const a = this.#spans[this.#spanOf[i]!]!;
+    const b = this.#spans[this.#spanOf[j]!]!;
+    const start = Math.max(a.start, b.start);
+    const end = Math.min(a.end, b.end);
+    return end > start ? dot(a.data, a.base(this.#rowInSpan[i]!), b.data, b.base(this.#rowInSpan[j]!), start, end) : 0;
+  }
+
+  /** Cosine of row `slot` with `query` over the query's columns `[start, end)`. */
+  #score(slot: number, query: Float32Array, start: number, end: number): number {
+    const span = this.#spans[this.#spanOf[slot]!]!;
+    const from = Math.max(start, span.start);
+    const to = Math.min(end, span.end);
+    return to > from ? dot(span.data, span.base(this.#rowInSpan[slot]!), query, 0, from, to) : 0;
   }
 
   /**
@@ -232,17 +424,18 @@ export class VectorIndex {
    */
   #findSpaces(rowsOnly = false): Space[] {
     const n = this.#ids.length;
-    const dim = this.dimension;
-    const data = this.#data;
     const looked = Math.min(n, BACKGROUND_ROWS);
     const spans: Array<{ row: number; first: number; last: number }> = [];
     for (let i = 0; i < looked; i++) {
       const row = Math.floor((i * n) / looked);
-      const base = row * dim;
-      let first = 0;
-      while (first < dim && data[base + first] === 0) first++;
-      if (first === dim) continue; // a zero row belongs nowhere
-      let last = dim - 1;
+      // A row holds only its span's columns; the others are zero.
+      const span = this.#spans[this.#spanOf[row]!]!;
+      const data = span.data;
+      const base = span.base(this.#rowInSpan[row]!);
+      let first = span.start;
+      while (first < span.end && data[base + first] === 0) first++;
+      if (first === span.end) continue; // a zero row belongs nowhere
+      let last = span.end - 1;
       while (data[base + last] === 0) last--;
       spans.push({ row, first, last });
     }
@@ -269,13 +462,11 @@ export class VectorIndex {
   #pairStats(rows: readonly number[], vectors: number): CosineBackground {
     const m = rows.length;
     if (m < 3) return { mean: 0, sd: 0, pairs: 0, vectors };
-    const dim = this.dimension;
-    const data = this.#data;
     let sum = 0;
     let sumSq = 0;
     let pairs = 0;
     const add = (i: number, j: number) => {
-      const c = dot(data, rows[i]! * dim, data.subarray(rows[j]! * dim, (rows[j]! + 1) * dim), 0, dim);
+      const c = this.#pairCosine(rows[i]!, rows[j]!);
       sum += c;
       sumSq += c * c;
       pairs++;
@@ -299,7 +490,7 @@ export class VectorIndex {
   similarity(id: string, query: Float32Array): number | undefined {
     const slot = this.#slots.get(id);
     if (slot === undefined) return undefined;
-    return dot(this.#data, slot * this.dimension, query, 0, this.dimension);
+    return this.#score(slot, query, 0, this.dimension);
   }
 
   /**
@@ -318,10 +509,8 @@ export class VectorIndex {
     const span = querySpan(query, this.#stride);
     const coarse = this.#coarse(query, pool, span, accept);
     if (!coarse) return this.#exact(query, k, accept); // a zero query: every score is 0
-    const dim = this.dimension;
-    const data = this.#data;
     const top = new TopK(k);
-    for (const row of coarse.rows) top.push(row, dot(data, row * dim, query, span.start, span.floatEnd));
+    for (const row of coarse.rows) top.push(row, this.#score(row, query, span.start, span.floatEnd));
     let reranked = coarse.rows.length;
     // Fewer accepted rows than the pool: the coarse pass kept them all, nothing can be missing.
     if (coarse.rows.length === pool && top.size === k) {
@@ -337,9 +526,7 @@ export class VectorIndex {
   /** Rows not yet reranked whose int8 score is within `margin` of the k-th exact score. */
   #rerankNear(query: Float32Array, span: QuerySpan, top: TopK, coarse: Coarse, margin: number, accept: ((id: string) => boolean) | undefined): number {
     const n = this.#ids.length;
-    const dim = this.dimension;
-    const data = this.#data;
-    const raw = new Int32Array(this.#kernel.buffer, this.#outOffset(), n);
+    const raw = this.#raw;
     const scales = this.#scales;
     const seen = new Uint8Array(n);
     for (const row of coarse.rows) seen[row] = 1;
@@ -347,7 +534,7 @@ export class VectorIndex {
     let threshold = (top.floor - margin) / coarse.queryScale;
     for (let row = 0; row < n; row++) {
       if (raw[row]! * scales[row]! > threshold && seen[row] === 0 && (!accept || accept(this.#ids[row]!))) {
-        top.push(row, dot(data, row * dim, query, span.start, span.floatEnd));
+        top.push(row, this.#score(row, query, span.start, span.floatEnd));
         threshold = (top.floor - margin) / coarse.queryScale;
         count++;
       }
@@ -368,14 +555,12 @@ export class VectorIndex {
   }
 
   #exact(query: Float32Array, k: number, accept: ((id: string) => boolean) | undefined): VectorHit[] {
-    const dim = this.dimension;
-    const data = this.#data;
     const n = this.#ids.length;
     const { start, floatEnd } = querySpan(query, this.#stride);
     const top = new TopK(k);
     let floor = top.floor;
-    for (let row = 0, base = 0; row < n; row++, base += dim) {
-      const score = dot(data, base, query, start, floatEnd);
+    for (let row = 0; row < n; row++) {
+      const score = this.#score(row, query, start, floatEnd);
       if (score > floor && (!accept || accept(this.#ids[row]!))) {
         top.push(row, score);
         floor = top.floor;
@@ -388,16 +573,22 @@ export class VectorIndex {
   /** The `pool` best rows by int8 score among accepted ids, or null for a zero query. */
   #coarse(query: Float32Array, pool: number, span: QuerySpan, accept: ((id: string) => boolean) | undefined): Coarse | null {
     const n = this.#ids.length;
-    const stride = this.#stride;
-    const qOffset = this.#capacity * stride;
-    const outOffset = this.#outOffset();
-    const buffer = this.#kernel.buffer;
-    const queryScale = quantize(query, new Int8Array(buffer, qOffset, stride));
+    const queryScale = quantize(query, this.#queryInt8);
     if (queryScale === 0) return null;
-    // Only the columns where the query is not zero can add to a score (an embedder of
-    // side-by-side model spaces leaves the others zero): the scan reads just those.
-    this.#kernel.dot(span.start, n, stride, span.int8End - span.start, qOffset + span.start, outOffset);
-    const raw = new Int32Array(buffer, outOffset, n);
+    const raw = this.#raw.subarray(0, n);
+    raw.fill(0);
+    for (const rows of this.#spans) {
+      // Only the columns where the query is not zero can add to a score: the scan reads
+      // just those of each span; a span with none of them leaves its rows at 0.
+      const from = Math.max(span.start, rows.start);
+      const to = Math.min(span.int8End, rows.start + rows.stride);
+      if (rows.size === 0 || to <= from) continue;
+      const { kernel, queryOffset, outOffset, size, slots } = rows;
+      new Int8Array(kernel.buffer, queryOffset, rows.stride).set(this.#queryInt8.subarray(rows.start, rows.start + rows.stride));
+      kernel.dot(from - rows.start, size, rows.stride, to - from, queryOffset + from - rows.start, outOffset);
+      const out = new Int32Array(kernel.buffer, outOffset, size);
+      for (let r = 0; r < size; r++) raw[slots[r]!] = out[r]!;
+    }
     // Usually (no filter, or one that rejects none of the best rows) `accept` is asked only
     // about the pool; when it rejects one, the selection runs again asking about every
     // row that could get in, as the exact scan does.
@@ -424,11 +615,6 @@ export class VectorIndex {
     return { rows: top.items(), floor };
   }
 
-  /** Where the kernel writes one Int32 score per row (after the rows and the query). */
-  #outOffset(): number {
-    return this.#capacity * this.#stride + this.#stride;
-  }
-
   #hits(top: TopK): VectorHit[] {
     return top.sorted().map(({ item, score }) => ({ id: this.#ids[item]!, score }));
   }
@@ -436,81 +622,93 @@ export class VectorIndex {
   /**
    * Copies of the packed rows, for persisting an index (e.g. one IndexedDB value per
    * namespace) and restoring it with {@link VectorIndex.fromPacked} instead of calling
-   * `set` per vector. Row i belongs to `ids[i]`.
+   * `set` per vector. Row i belongs to `ids[i]`; each span holds its rows' columns only.
+   * `int8: false` leaves the int8 rows and scales out (a fifth of the bytes at 4 bytes a
+   * value; {@link fromPacked} computes them again from the floats).
    */
-  exportPacked(): PackedVectors {
-    const n = this.#ids.length;
+  exportPacked({ int8 = true }: { int8?: boolean } = {}): PackedVectors {
+    if (!int8) {
+      const { scales: _scales, spans, ...rest } = this.exportPacked();
+      return { ...rest, spans: spans.map(({ int8: _int8, ...span }) => span) };
+    }
     return {
       dimension: this.dimension,
       ids: [...this.#ids],
-      floats: this.#data.slice(0, n * this.dimension),
-      int8: new Int8Array(this.#kernel.buffer, 0, n * this.#stride).slice(),
-      scales: this.#scales.slice(0, n),
+      spans: this.#spans
+        .filter((span) => span.size > 0)
+        .map((span) => ({
+          start: span.start,
+          end: span.end,
+          rows: span.slots.slice(0, span.size),
+          floats: span.data.slice(0, span.size * span.width),
+          int8: new Int8Array(span.kernel.buffer, 0, span.size * span.stride).slice(),
+        })),
+      scales: this.#scales.slice(0, this.#ids.length),
     };
   }
 
   /**
-   * An index holding exactly the packed rows (from {@link exportPacked}); `int8` and
-   * `scales` may be left out, they are then computed from the floats. With `adopt`, the
-   * index takes `floats` over instead of copying it (100k × 384: 150 MB not allocated
-   * twice); the caller must not use that array afterwards.
+   * An index holding exactly the packed rows (from {@link exportPacked}); the int8 rows
+   * and `scales` may be left out, they are then computed from the floats. With `adopt`,
+   * the index takes the spans' `floats` over instead of copying them (100k × 384: 150 MB
+   * not allocated twice); the caller must not use those arrays afterwards.
    * @throws RangeError when the arrays do not fit together, or an id repeats
    */
-  static fromPacked(
-    packed: Omit<PackedVectors, 'int8' | 'scales'> & Partial<Pick<PackedVectors, 'int8' | 'scales'>>,
-    options: VectorIndexOptions = {},
-    { adopt = false }: { adopt?: boolean } = {},
-  ): VectorIndex {
-    const { dimension, ids, floats } = packed;
+  static fromPacked(packed: PackedVectors, options: VectorIndexOptions = {}, { adopt = false }: { adopt?: boolean } = {}): VectorIndex {
+    const { dimension, ids, spans, scales } = packed;
     const n = ids.length;
-    if (floats.length !== n * dimension) throw new RangeError(`floats hold ${floats.length} values, ${n} ids × ${dimension} dimensions need ${n * dimension}`);
-    const index = new VectorIndex(dimension, adopt ? 1 : Math.max(n, 1), options);
-    if (adopt && n > 0) {
-      index.#data = floats;
-      index.#scales = new Float32Array(n);
-      index.#kernel.ensure(index.#kernelBytes(n));
-      index.#capacity = n;
+    const index = new VectorIndex(dimension, Math.max(n, 1), options);
+    if (spans.length > MAX_SPANS + 1) throw new RangeError(`${spans.length} spans, at most ${MAX_SPANS + 1}`);
+    if (scales && scales.length !== n) throw new RangeError(`scales (${scales.length}) do not fit ${n} rows`);
+    const withInt8 = scales !== undefined && spans.every((span) => span.int8 !== undefined);
+    const placed = new Uint8Array(n);
+    for (const packedSpan of spans) {
+      const { start, end, rows, floats } = packedSpan;
+      if (!(Number.isInteger(start) && Number.isInteger(end) && start >= 0 && start % 16 === 0 && end > start && end <= dimension && (end === dimension || end % 16 === 0))) {
+        throw new RangeError(`span [${start}, ${end}) does not fit ${dimension} dimensions in blocks of 16`);
+      }
+      const span = new Span(start, end, Math.max(rows.length, 1), index.#kernelChoice, adopt && rows.length > 0 ? 0 : undefined);
+      if (floats.length !== rows.length * span.width) throw new RangeError(`span [${start}, ${end}) floats hold ${floats.length} values, ${rows.length} rows need ${rows.length * span.width}`);
+      if (withInt8 && packedSpan.int8!.length !== rows.length * span.stride) throw new RangeError(`span [${start}, ${end}) int8 rows (${packedSpan.int8!.length}) do not fit ${rows.length} rows of ${span.stride}`);
+      if (adopt && rows.length > 0) span.data = floats;
+      else span.data.set(floats);
+      const spanIndex = index.#spans.push(span) - 1;
+      for (let r = 0; r < rows.length; r++) {
+        const slot = rows[r]!;
+        if (!(slot >= 0 && slot < n) || placed[slot]) throw new RangeError(`row ${slot} is out of range or in two spans`);
+        placed[slot] = 1;
+        span.slots[r] = slot;
+        index.#spanOf[slot] = spanIndex;
+        index.#rowInSpan[slot] = r;
+      }
+      span.size = rows.length;
+      if (withInt8) new Int8Array(span.kernel.buffer, 0, rows.length * span.stride).set(packedSpan.int8!);
+      else for (let r = 0; r < rows.length; r++) index.#scales[rows[r]!] = quantize(floats.subarray(r * span.width, (r + 1) * span.width), new Int8Array(span.kernel.buffer, r * span.stride, span.stride));
     }
-    const stride = index.#stride;
-    const withInt8 = packed.int8 !== undefined && packed.scales !== undefined;
-    if (withInt8 && (packed.int8!.length !== n * stride || packed.scales!.length !== n)) {
-      throw new RangeError(`int8 rows (${packed.int8!.length}) or scales (${packed.scales!.length}) do not fit ${n} rows of ${stride}`);
-    }
-    if (index.#data !== floats) index.#data.set(floats);
+    if (placed.indexOf(0) >= 0) throw new RangeError(`row ${placed.indexOf(0)} is in no span`);
     for (let slot = 0; slot < n; slot++) {
       const id = ids[slot]!;
       if (index.#slots.has(id)) throw new RangeError(`id ${id} appears twice`);
       index.#slots.set(id, slot);
     }
     index.#ids = [...ids];
-    if (withInt8) {
-      new Int8Array(index.#kernel.buffer, 0, n * stride).set(packed.int8!);
-      index.#scales.set(packed.scales!);
-    } else {
-      for (let slot = 0; slot < n; slot++) {
-        index.#scales[slot] = quantize(floats.subarray(slot * dimension, (slot + 1) * dimension), new Int8Array(index.#kernel.buffer, slot * stride, dimension));
-      }
-    }
+    if (withInt8) index.#scales.set(scales);
     let max = 0;
     for (let slot = 0; slot < n; slot++) max = Math.max(max, index.#scales[slot]!);
     index.#maxScale = max;
     return index;
   }
 
-  /** Kernel memory: int8 rows, then the query's row, then one Int32 score per row. */
-  #kernelBytes(capacity: number): number {
-    return capacity * this.#stride + this.#stride + capacity * 4;
-  }
-
   #grow(capacity: number): void {
-    const data = new Float32Array(capacity * this.dimension);
-    data.set(this.#data);
-    this.#data = data;
-    const scales = new Float32Array(capacity);
-    scales.set(this.#scales);
-    this.#scales = scales;
-    // The int8 rows start at 0 and keep their place; the scratch after them moves on.
-    this.#kernel.ensure(this.#kernelBytes(capacity));
+    const grown = <T extends Float32Array | Uint8Array | Int32Array>(array: T, make: (length: number) => T): T => {
+      const next = make(capacity);
+      next.set(array);
+      return next;
+    };
+    this.#scales = grown(this.#scales, (length) => new Float32Array(length));
+    this.#spanOf = grown(this.#spanOf, (length) => new Uint8Array(length));
+    this.#rowInSpan = grown(this.#rowInSpan, (length) => new Int32Array(length));
+    this.#raw = new Int32Array(capacity);
     this.#capacity = capacity;
   }
 }
@@ -584,11 +782,13 @@ function querySpan(query: Float32Array, stride: number): QuerySpan {
 }
 
 /**
- * Dot product of `data` from `base` with `query` over the columns `[start, end)`. Search
- * and similarity share it: equal scores (`start` a multiple of 4 keeps every product in
- * the accumulator it has in a scan from column 0, and the columns left out are zero).
+ * Dot product over the columns `[start, end)` of two rows: column j of one is
+ * `a[aBase + j]`, of the other `b[bBase + j]` (a query: `bBase` 0). Search, similarity and
+ * the background share it: equal scores (`start` a multiple of 4 keeps every product in
+ * the accumulator it has in a scan of whole rows from column 0, and the columns left out
+ * are zero in one of the two).
  */
-function dot(data: Float32Array, base: number, query: Float32Array, start: number, end: number): number {
+function dot(a: Float32Array, aBase: number, b: Float32Array, bBase: number, start: number, end: number): number {
   // Four accumulators: independent chains let the CPU overlap the multiply-adds.
   let s0 = 0;
   let s1 = 0;
@@ -597,11 +797,11 @@ function dot(data: Float32Array, base: number, query: Float32Array, start: numbe
   const tail = start + ((end - start) & ~3);
   let j = start;
   for (; j < tail; j += 4) {
-    s0 += data[base + j]! * query[j]!;
-    s1 += data[base + j + 1]! * query[j + 1]!;
-    s2 += data[base + j + 2]! * query[j + 2]!;
-    s3 += data[base + j + 3]! * query[j + 3]!;
+    s0 += a[aBase + j]! * b[bBase + j]!;
+    s1 += a[aBase + j + 1]! * b[bBase + j + 1]!;
+    s2 += a[aBase + j + 2]! * b[bBase + j + 2]!;
+    s3 += a[aBase + j + 3]! * b[bBase + j + 3]!;
   }
-  for (; j < end; j++) s0 += data[base + j]! * query[j]!;
+  for (; j < end; j++) s0 += a[aBase + j]! * b[bBase + j]!;
   return s0 + s1 + s2 + s3;
 }

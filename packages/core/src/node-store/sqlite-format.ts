@@ -2,7 +2,8 @@
  * What a store file holds, checked at open and at every write: a SQLite file whole, in
  * this release's format (sqlite-schema.ts), or in the format of earlier releases, which is
  * migrated once: the format before the SQLite engine (legacy/memory-file.ts), format 1001
- * (no document logs: their tables are added), and sync's documents in a file of their own
+ * (no document logs: their tables are added), formats 1001-1002 (vectors with their zeros:
+ * trimmed), and sync's documents in a file of their own
  * (legacy/sync-documents.ts).
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
@@ -12,7 +13,8 @@ import { migrateLegacyFile } from './legacy/memory-file.ts';
 import { hasSyncDocumentsFile, moveSyncDocuments, removeSyncDocumentsFile } from './legacy/sync-documents.ts';
 import { beginImmediate, type Connection } from './sqlite-connection.ts';
 import { MigrationReport, runningMigration, type MigrationProgress } from './sqlite-migration-progress.ts';
-import { FORMAT_BEFORE_DOC_LOGS, FORMAT_VERSION, TABLES } from './sqlite-schema.ts';
+import { vectorBlobOfWhole } from './sqlite-rows.ts';
+import { FORMAT_BEFORE_DOC_LOGS, FORMAT_BEFORE_TRIMMED_VECTORS, FORMAT_VERSION, TABLES } from './sqlite-schema.ts';
 
 const HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
@@ -72,7 +74,8 @@ export async function openFormat(writer: Connection, old: OldFiles, onMigration?
         writer.db.exec(TABLES);
         migrateLegacyFile(writer, (done, total) => report.progress(done, total));
         vacuum = true;
-      } else if (hasTable(writer, 'records') && versionOf(writer) === FORMAT_BEFORE_DOC_LOGS) {
+      } else if (hasTable(writer, 'records') && EARLIER_FORMATS.includes(versionOf(writer)!)) {
+        vacuum = trimVectors(writer) > 0;
         writer.db.exec(TABLES);
         writer.statement("UPDATE meta SET v = ? WHERE k = 'version'").run(FORMAT_VERSION);
       }
@@ -125,7 +128,24 @@ function compact(writer: Connection): void {
 /** True when the file is of an earlier format, or sync's documents of an earlier release wait beside it. */
 function needsMigration(writer: Connection, old: OldFiles): boolean {
   if (!hasTable(writer, 'records')) return hasTable(writer, 'rows');
-  return versionOf(writer) === FORMAT_BEFORE_DOC_LOGS || hasSyncDocumentsFile(old.syncDocuments);
+  return EARLIER_FORMATS.includes(versionOf(writer)!) || hasSyncDocumentsFile(old.syncDocuments);
+}
+
+/** SQLite formats of earlier releases that are migrated in place. */
+const EARLIER_FORMATS: ReadonlyArray<number | undefined> = [FORMAT_BEFORE_DOC_LOGS, FORMAT_BEFORE_TRIMMED_VECTORS];
+
+/**
+ * Moves the vectors of a file before format 1003 (every float32 value, zeros too, in a
+ * table without rowid) into this release's table, trimmed (from the first non-zero value
+ * to the last): an English vector of the bundled embedder goes from 2,560 bytes to 520.
+ * Runs before TABLES, which then creates the table's indexes. Returns how many were moved.
+ */
+function trimVectors(writer: Connection): number {
+  writer.db.function('zeromem_trim_vector', (blob: unknown) => vectorBlobOfWhole(blob as Buffer | null));
+  writer.db.exec('CREATE TABLE vectors_1003 (model TEXT NOT NULL, hash TEXT NOT NULL, vector BLOB)');
+  const moved = writer.statement('INSERT INTO vectors_1003 (model, hash, vector) SELECT model, hash, zeromem_trim_vector(vector) FROM vectors ORDER BY model, hash').run().changes;
+  writer.db.exec('DROP TABLE vectors; ALTER TABLE vectors_1003 RENAME TO vectors');
+  return moved;
 }
 
 function versionOf(connection: Connection): number | undefined {

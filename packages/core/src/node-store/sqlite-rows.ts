@@ -6,6 +6,7 @@
 import { deserialize, serialize } from 'node:v8';
 import type { AuditRow, StoredSnapshot, VectorRow } from '../store/port.ts';
 import type { RecordRow } from '../store/row.ts';
+import { trimVector, untrimVector } from '../store/trimmed-vector.ts';
 
 /** The columns of `records` in the order {@link RECORD_COLUMNS} lists them, as better-sqlite3 hands them out (`raw()`). */
 export type RecordColumns = [
@@ -103,17 +104,43 @@ export function auditOf([seq, ns, op, id, at, actor, rest]: [number, string, str
   return { seq, ns, op: op as AuditRow['op'], id, ...(JSON.parse(rest) as Omit<AuditRow, 'seq' | 'ns' | 'op' | 'id' | 'at' | 'actor'>), at, actor };
 }
 
-/** A vector as its blob (its float32 bytes), or `null` for a text the model could not embed. */
+/** Bytes before a stored vector's values: its dimension, then the column its values start at (uint32, little-endian, each). */
+const VECTOR_HEADER = 8;
+
+/**
+ * A vector as its blob, or `null` for a text the model could not embed: its dimension, the
+ * column of its first non-zero value (uint32 little-endian each), then its float32 values
+ * up to its last non-zero one (store/trimmed-vector.ts).
+ */
 export function vectorBlob(vector: Float32Array | null): Buffer | null {
-  return vector === null ? null : Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+  if (vector === null) return null;
+  const { dimension, first, values } = trimVector(vector);
+  const blob = Buffer.allocUnsafe(VECTOR_HEADER + values.byteLength);
+  blob.writeUInt32LE(dimension, 0);
+  blob.writeUInt32LE(first, 4);
+  blob.set(new Uint8Array(values.buffer, values.byteOffset, values.byteLength), VECTOR_HEADER);
+  return blob;
 }
 
-/** The vector of a blob {@link vectorBlob} stored (copied: a blob's bytes need not be aligned for a Float32Array). */
+/**
+ * The vector of a blob {@link vectorBlob} stored (copied: a blob's bytes need not be aligned for a Float32Array).
+ * @throws RangeError for a blob that is not one (the caller reports the file damaged)
+ */
 export function vectorOf(model: string, hash: string, blob: Buffer | null): VectorRow {
   if (blob === null) return { model, hash, vector: null };
+  const length = blob.byteLength - VECTOR_HEADER;
+  if (length < 0 || length % 4 !== 0) throw new RangeError(`the vector of ${hash} (${model}) is not a stored vector (${blob.byteLength} bytes)`);
+  const values = new Float32Array(length / 4);
+  new Uint8Array(values.buffer).set(blob.subarray(VECTOR_HEADER));
+  return { model, hash, vector: untrimVector({ dimension: blob.readUInt32LE(0), first: blob.readUInt32LE(4), values }) };
+}
+
+/** A blob of the formats before 1003 (every float32 value, zeros too) as {@link vectorBlob} stores it now. */
+export function vectorBlobOfWhole(blob: Buffer | null): Buffer | null {
+  if (blob === null) return null;
   const vector = new Float32Array(blob.byteLength / 4);
   new Uint8Array(vector.buffer).set(blob);
-  return { model, hash, vector };
+  return vectorBlob(vector);
 }
 
 /** A snapshot's body: everything but its key and sequence number, as node:v8 bytes (the algorithm structured clone uses). */

@@ -13,7 +13,13 @@
  *   about as much as the insert itself).
  * - `audit`: the audit log; `seq` is the row id (AUTOINCREMENT: never reused, also after
  *   the newest entries were deleted), one sequence for every process.
- * - `vectors`: embeddings by (model, content hash); `vector` NULL when the model could not embed the text.
+ * - `vectors`: embeddings by (model, content hash): the vector's dimension, the column of its
+ *   first non-zero value and the values up to its last (sqlite-rows.ts `vectorBlob`; before
+ *   format 1003 every value, zeros too); `vector` NULL when the model could not embed the text.
+ *   A rowid table (before 1003 one without rowid, keyed by model and hash): new vectors are
+ *   appended rather than put between others in hash order, 1.8x quicker to write (20k).
+ *   One index, (hash, model): a vector's lookup and a content hash's deletion; a model's
+ *   count and hashes (at open) scan it.
  * - `index_snapshots`: one search-index snapshot per namespace (node:v8 bytes).
  * - `doc_updates`, `doc_cursors`: the document logs of @zeromem/sync's shared documents
  *   (store/port.ts `DocLog`), opaque bytes in append order per room and the room's cursor,
@@ -28,10 +34,13 @@
  * releases before this engine stored under the same key (Dexie's version times ten, 40 at
  * the last of them), so those releases refuse a migrated file rather than write to it.
  */
-export const FORMAT_VERSION = 1002;
+export const FORMAT_VERSION = 1003;
 
 /** The format before the document logs: a file of it gets their tables and this release's version at open (sqlite-format.ts). */
 export const FORMAT_BEFORE_DOC_LOGS = 1001;
+
+/** The format whose vectors hold every value, zeros too: a file of it has them rewritten from their first non-zero value to their last at open (sqlite-format.ts). */
+export const FORMAT_BEFORE_TRIMMED_VECTORS = 1002;
 
 export const TABLES = `
   CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v) WITHOUT ROWID;
@@ -90,13 +99,8 @@ export const TABLES = `
     rest TEXT NOT NULL
   );
   CREATE INDEX IF NOT EXISTS audit_by_ns ON audit (ns, seq);
-  CREATE TABLE IF NOT EXISTS vectors (
-    model TEXT NOT NULL,
-    hash TEXT NOT NULL,
-    vector BLOB,
-    PRIMARY KEY (model, hash)
-  ) WITHOUT ROWID;
-  CREATE INDEX IF NOT EXISTS vectors_by_hash ON vectors (hash);
+  CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, hash TEXT NOT NULL, vector BLOB);
+  CREATE UNIQUE INDEX IF NOT EXISTS vectors_by_hash ON vectors (hash, model);
   CREATE TABLE IF NOT EXISTS index_snapshots (ns TEXT PRIMARY KEY, last_seq INTEGER NOT NULL, body BLOB NOT NULL);
   CREATE TABLE IF NOT EXISTS doc_updates (seq INTEGER PRIMARY KEY, room TEXT NOT NULL, body BLOB NOT NULL);
   CREATE INDEX IF NOT EXISTS doc_updates_by_room ON doc_updates (room, seq);

@@ -217,7 +217,12 @@ export class SqliteReadTransaction implements ReadTransaction {
       // `get` is undefined for no row and null for a stored "could not embed".
       return hashes.map((hash) => {
         const blob = get.get(model, hash) as Buffer | null | undefined;
-        return blob === undefined ? undefined : vectorOf(model, hash, blob);
+        if (blob === undefined) return undefined;
+        try {
+          return vectorOf(model, hash, blob);
+        } catch (err) {
+          throw storageError(err, this.connection.path, 'read', true); // bytes no release writes: damage
+        }
       });
     });
   }

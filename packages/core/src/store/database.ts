@@ -1,5 +1,6 @@
 import { Dexie, type Table } from 'dexie';
 import type { AuditRow, StoredSnapshot, VectorRow } from './port.ts';
+import { trimVector, untrimVector } from './trimmed-vector.ts';
 import type { RecordRow } from './row.ts';
 
 /** Options to open the IndexedDB database. */
@@ -29,11 +30,14 @@ export interface DatabaseOptions {
  *   lookup; rows without a key are not in it.
  * - v6: document logs (@zeromem/sync's shared documents, port.ts `DocLog`): `docUpdates`
  *   in append order by room, `docCursors` per room.
+ * - v7: vectors trimmed ({@link StoredVectorRow}): an English vector of the bundled
+ *   embedder holds its 128 values, not 512 zeros beside them; earlier rows are trimmed by
+ *   the upgrade.
  */
 export class MemoryDatabase extends Dexie {
   records!: Table<RecordRow, [string, string]>;
   audit!: Table<AuditRow, number>;
-  vectors!: Table<VectorRow, [string, string]>;
+  vectors!: Table<StoredVectorRow, [string, string]>;
   indexSnapshots!: Table<StoredSnapshot, string>;
   docUpdates!: Table<DocUpdateRow, number>;
   docCursors!: Table<DocCursorRow, string>;
@@ -69,7 +73,38 @@ export class MemoryDatabase extends Dexie {
         '[ns+id], [ns+contentHash], contentHash, userId, expiresAt, [ns+expiresAt], *byCreated, *byUpdated, [ns+layer+createdAt+id], [ns+layer+updatedAt+id], [ns+key]',
     });
     this.version(6).stores({ docUpdates: '++seq, room', docCursors: 'room' });
+    this.version(7)
+      .stores({})
+      .upgrade((tx) =>
+        tx
+          .table('vectors')
+          .toCollection()
+          .modify((row: VectorRow | StoredVectorRow) => {
+            if (!('dimension' in row) && row.vector) Object.assign(row, storedVectorRow(row));
+          }),
+      );
   }
+}
+
+/** A {@link VectorRow} as the `vectors` table holds it (v7): `vector` trimmed (store/trimmed-vector.ts), with where it starts. */
+export interface StoredVectorRow {
+  model: string;
+  hash: string;
+  vector: Float32Array | null;
+  dimension?: number;
+  first?: number;
+}
+
+/** The row stored for a vector (the values copied: a view would be cloned with its whole buffer). */
+export function storedVectorRow({ model, hash, vector }: VectorRow): StoredVectorRow {
+  if (!vector) return { model, hash, vector: null };
+  const { dimension, first, values } = trimVector(vector);
+  return { model, hash, vector: values.slice(), dimension, first };
+}
+
+/** The vector row of a stored one (rows of v2-v6 hold the whole vector). */
+export function vectorRowOf({ model, hash, vector, dimension, first }: StoredVectorRow): VectorRow {
+  return { model, hash, vector: vector && dimension !== undefined ? untrimVector({ dimension, first: first ?? 0, values: vector }) : vector };
 }
 
 /** One update of a room's document log, numbered in append order. */

@@ -1,8 +1,8 @@
 import { Dexie, liveQuery, type Collection, type ObservabilitySet, type Table, type Transaction } from 'dexie';
 import type { Layer, Namespace } from '../model/types.ts';
-import { MemoryDatabase, type DatabaseOptions, type DocCursorRow, type DocUpdateRow } from './database.ts';
+import { MemoryDatabase, storedVectorRow, vectorRowOf, type DatabaseOptions, type DocCursorRow, type DocUpdateRow, type StoredVectorRow } from './database.ts';
 import { heatKey, type AuditRow, type DocLog, type OrderedQuery, type ReadTransaction, type RecordKey, type StoragePort, type StoredSnapshot, type VectorRow, type WriteTransaction } from './port.ts';
-import type { RecordRow } from './row.ts';
+import { withSortKeys, type RecordRow } from './row.ts';
 import { position, streamPrefix, streamRange } from './sort-keys.ts';
 import { ZeromemError } from '../model/errors.ts';
 import { withStorage } from './storage-errors.ts';
@@ -75,7 +75,7 @@ export async function openDexieStore(name: string, options: DatabaseOptions = {}
 class DexieTransaction implements WriteTransaction {
   readonly #records: Table<RecordRow, [string, string]>;
   readonly #audit: Table<AuditRow, number>;
-  readonly #vectors: Table<VectorRow, [string, string]>;
+  readonly #vectors: Table<StoredVectorRow, [string, string]>;
   readonly #snapshots: Table<StoredSnapshot, string>;
   readonly #docUpdates: Table<DocUpdateRow, number>;
   readonly #docCursors: Table<DocCursorRow, string>;
@@ -198,7 +198,7 @@ class DexieTransaction implements WriteTransaction {
   }
 
   getVectors(model: string, hashes: readonly string[]): Promise<Array<VectorRow | undefined>> {
-    return this.#vectors.bulkGet(hashes.map((hash) => [model, hash] as [string, string]));
+    return this.#vectors.bulkGet(hashes.map((hash) => [model, hash] as [string, string])).then((rows) => rows.map((row) => row && vectorRowOf(row)));
   }
 
   countVectors(model: string): Promise<number> {
@@ -222,7 +222,7 @@ class DexieTransaction implements WriteTransaction {
   }
 
   async putRecords(rows: readonly RecordRow[]): Promise<void> {
-    if (rows.length) await this.#records.bulkPut(rows as RecordRow[]);
+    if (rows.length) await this.#records.bulkPut(rows.map(withSortKeys));
   }
 
   async deleteRecords(keys: readonly RecordKey[]): Promise<void> {
@@ -237,7 +237,7 @@ class DexieTransaction implements WriteTransaction {
   }
 
   async putVectors(rows: readonly VectorRow[]): Promise<void> {
-    if (rows.length) await this.#vectors.bulkPut(rows as VectorRow[]);
+    if (rows.length) await this.#vectors.bulkPut(rows.map(storedVectorRow));
   }
 
   async deleteVectors(contentHash: string): Promise<void> {
@@ -268,7 +268,7 @@ class DexieTransaction implements WriteTransaction {
     return this.#records.where('[ns+id]').between([ns, after ?? Dexie.minKey], [ns, Dexie.maxKey], after === undefined, true);
   }
 
-  #ofModel(model: string): Collection<VectorRow, [string, string]> {
+  #ofModel(model: string): Collection<StoredVectorRow, [string, string]> {
     return this.#vectors.where('[model+hash]').between([model, Dexie.minKey], [model, Dexie.maxKey]);
   }
 }

@@ -1,0 +1,126 @@
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openMemory, tokenize, type Embedder } from '../../src/index.node.ts';
+import { fakeClock } from '../helpers.ts';
+import { vectorOf } from '../../src/node-store/sqlite-rows.ts';
+
+// Issue 32: a stored vector costs its own model's dimensions. The bundled embedder puts an
+// English model's 128 columns beside a Chinese model's 512 in one 640-d space; an English
+// memory's vector used to be stored with the 512 zeros (2,560 bytes).
+const Database = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3');
+const EN = 128;
+const ZH = 512;
+const ns = { userId: 'u1' };
+
+/** The bundled embedder's shape with feature hashing: Han text into the last 512 columns, other text into the first 128. */
+function sideBySide(): Embedder {
+  return {
+    modelId: 'test-side-by-side',
+    dimension: EN + ZH,
+    async embed(texts) {
+      return texts.map((text) => {
+        const han = /\p{Script=Han}/u.test(text);
+        const vector = new Float32Array(EN + ZH);
+        for (const token of tokenize(text)) {
+          let h = 2166136261;
+          for (let i = 0; i < token.length; i++) h = Math.imul(h ^ token.charCodeAt(i), 16777619);
+          vector[han ? EN + ((h >>> 0) % ZH) : (h >>> 0) % EN]! += 1;
+        }
+        return vector;
+      });
+    },
+  };
+}
+
+const CONTENTS = ['Prefers phone calls over e-mail', 'Plays the piano on Sundays', 'Allergic to peanuts and shellfish', '用户偏好圆通快递', '每周日弹钢琴', '对花生过敏'];
+const QUERIES = ['phone calls', 'piano', 'peanuts', '快递', '钢琴', '花生过敏'];
+
+/** One moment for every recall, so that scores compare (recency moves with the clock). */
+const clock = fakeClock();
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+async function filledStore(): Promise<{ dir: string; file: string; answers: unknown[] }> {
+  const dir = mkdtempSync(join(tmpdir(), 'zeromem-vectors-'));
+  dirs.push(dir);
+  const memory = await openMemory({ name: 'v', directory: dir, embedder: sideBySide(), clock });
+  await memory.rememberMany(Array.from({ length: 300 }, (_, i) => CONTENTS.map((content) => ({ namespace: ns, content: `${content} ${i}` }))).flat());
+  await memory.whenEmbedded();
+  const answers = await recallAll(memory);
+  await memory.close();
+  return { dir, file: join(dir, 'v.sqlite'), answers };
+}
+
+async function recallAll(memory: Awaited<ReturnType<typeof openMemory>>): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (const query of QUERIES) {
+    const result = await memory.recall(ns, query, { k: 20, trackAccess: false });
+    out.push(result.vector, result.hits.map((hit) => [hit.record.content, hit.score, hit.explain.cosine]));
+  }
+  return out;
+}
+
+function blobSizes(file: string): { english: number; chinese: number; count: number } {
+  const db = new Database(file, { readonly: true });
+  try {
+    const rows = db.prepare('SELECT vector FROM vectors').pluck().all() as Buffer[];
+    let english = 0;
+    let chinese = 0;
+    for (const blob of rows) {
+      const { vector } = vectorOf('m', 'h', blob);
+      if (vector!.subarray(EN).some((x) => x !== 0)) chinese = Math.max(chinese, blob.byteLength);
+      else english = Math.max(english, blob.byteLength);
+    }
+    return { english, chinese, count: rows.length };
+  } finally {
+    db.close();
+  }
+}
+
+describe('vectors on disk', { timeout: 60_000 }, () => {
+  it('are stored at their own model\'s dimensions: no block of the other model\'s zeros', async () => {
+    const { file } = await filledStore();
+    const sizes = blobSizes(file);
+    expect(sizes.count).toBe(1800);
+    expect(sizes.english).toBeLessThanOrEqual(8 + EN * 4);
+    expect(sizes.chinese).toBeLessThanOrEqual(8 + ZH * 4);
+  });
+
+  it('of a store of format 1002 (every value, zeros too) are trimmed at its first open, the file shrinks, and recall answers as before', async () => {
+    const { file, answers } = await filledStore();
+    // The file as format 1002 left it: its table of whole float32 vectors, that version.
+    const db = new Database(file);
+    const rows = db.prepare('SELECT model, hash, vector FROM vectors').raw().all() as Array<[string, string, Buffer]>;
+    db.exec(`DROP TABLE vectors; CREATE TABLE vectors (model TEXT NOT NULL, hash TEXT NOT NULL, vector BLOB, PRIMARY KEY (model, hash)) WITHOUT ROWID;
+      CREATE INDEX vectors_by_hash ON vectors (hash);`);
+    const put = db.prepare('INSERT INTO vectors (vector, model, hash) VALUES (?, ?, ?)');
+    db.transaction(() => {
+      for (const [model, hash, blob] of rows) {
+        const { vector } = vectorOf(model, hash, blob);
+        put.run(Buffer.from(vector!.buffer), model, hash);
+      }
+      db.prepare("UPDATE meta SET v = 1002 WHERE k = 'version'").run();
+    })();
+    db.exec('VACUUM');
+    db.close();
+    expect(blobSizes.bind(null, file)).toThrow(RangeError); // whole vectors are not this format's
+    const before = statSync(file).size;
+
+    const memory = await openMemory({ name: 'v', directory: join(file, '..'), embedder: sideBySide(), clock });
+    expect(await recallAll(memory)).toEqual(answers);
+    expect(await memory.pendingEmbeddings()).toBe(0); // nothing re-embedded
+    await memory.close();
+    const sizes = blobSizes(file);
+    expect(sizes.count).toBe(1800);
+    expect(sizes.english).toBeLessThanOrEqual(8 + EN * 4);
+    expect(statSync(file).size).toBeLessThan(before * 0.7);
+    const check = new Database(file, { readonly: true });
+    expect(check.prepare("SELECT v FROM meta WHERE k = 'version'").pluck().get()).toBe(1003);
+    check.close();
+  });
+});
