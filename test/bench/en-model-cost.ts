@@ -11,8 +11,10 @@
  *  - the first English text (loads the English model: the load time), resident memory before and after;
  *  - one short query's embedding (~8 words), p50 over 30 after warm-up;
  *  - background embedding: `remember` of N English memories (8-24 words, ~50-150
- *    characters), then `whenEmbedded()`; memories per second;
- *  - `recall` p50 over 60 distinct queries at N memories, k = 10 (the query's embedding included);
+ *    characters), then `whenEmbedded()`; memories per second, and per CPU-second of the
+ *    process (all its threads: a figure other processes' load does not shrink);
+ *  - `recall` p50 over 60 distinct queries at N memories, k = 10 (the query's embedding
+ *    included), wall and CPU time;
  *  - resident memory at the end.
  * Synthetic text from a fixed word list and a seeded PRNG. Prints one JSON line per process
  * with the load average before and after; the driver prints the medians per side.
@@ -43,15 +45,25 @@ function sentences(seed: number, count: number, min: number, max: number): strin
   });
 }
 
-async function p50(samples: number, run: (i: number) => Promise<unknown>): Promise<number> {
+/** CPU time of the whole process (every thread: onnxruntime's too), in ms. */
+function cpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
+/** p50 of the wall time and of the CPU time of `run` (the CPU time does not grow with other processes' load). */
+async function p50(samples: number, run: (i: number) => Promise<unknown>): Promise<{ wall: number; cpu: number }> {
   for (let i = 0; i < 3; i++) await run(i);
   const times: number[] = [];
+  const cpu: number[] = [];
   for (let i = 0; i < samples; i++) {
     const start = performance.now();
+    const startCpu = cpuMs();
     await run(i + 3);
     times.push(performance.now() - start);
+    cpu.push(cpuMs() - startCpu);
   }
-  return summarize(times).p50;
+  return { wall: summarize(times).p50, cpu: summarize(cpu).p50 };
 }
 
 type Side = 'bundled' | 'minilm' | 'minilm-fp32';
@@ -71,16 +83,18 @@ async function measure(side: Side, n: number): Promise<Record<string, unknown>> 
   const firstEnglishMs = Math.round(performance.now() - started);
   const rssLoadedMB = Math.round(process.memoryUsage().rss / 1e6);
   const queries = sentences(7, 100, 6, 10);
-  const queryEmbedMs = await p50(30, (i) => embedder.embed([queries[i % queries.length]!], 'query'));
+  const queryEmbed = await p50(30, (i) => embedder.embed([queries[i % queries.length]!], 'query'));
 
   const memory = await openMemory({ name: `en-cost-${side}`, embedder, indexedDB: new IDBFactory(), IDBKeyRange });
   const ns = { userId: 'bench' };
   const texts = sentences(11, n, 8, 24);
   started = performance.now();
+  const embedCpuStart = cpuMs();
   for (let i = 0; i < n; i += 500) await memory.rememberMany(texts.slice(i, i + 500).map((content) => ({ namespace: ns, content })));
   await memory.whenEmbedded();
   const embedAllMs = performance.now() - started;
-  const recallP50Ms = await p50(60, (i) => memory.recall(ns, queries[(i + 30) % queries.length]!, { k: 10, trackAccess: false }));
+  const embedAllCpuMs = cpuMs() - embedCpuStart;
+  const recall = await p50(60, (i) => memory.recall(ns, queries[(i + 30) % queries.length]!, { k: 10, trackAccess: false }));
   await memory.close();
   await embedder.dispose();
   load.push(loadavg()[0]);
@@ -90,9 +104,12 @@ async function measure(side: Side, n: number): Promise<Record<string, unknown>> 
     dimension: embedder.dimension,
     memories: n,
     firstEnglishMs,
-    queryEmbedMs,
+    queryEmbedMs: queryEmbed.wall,
+    queryEmbedCpuMs: queryEmbed.cpu,
     memoriesPerSecond: Math.round(n / (embedAllMs / 1000)),
-    recallP50Ms,
+    memoriesPerCpuSecond: Math.round(n / (embedAllCpuMs / 1000)),
+    recallP50Ms: recall.wall,
+    recallP50CpuMs: recall.cpu,
     rssBeforeMB,
     rssLoadedMB,
     rssEndMB: Math.round(process.memoryUsage().rss / 1e6),
@@ -120,7 +137,7 @@ if (sideAt >= 0) {
   }
   for (const side of sides) {
     const mine = runs.filter((run) => run.side === side);
-    const keys = ['firstEnglishMs', 'queryEmbedMs', 'memoriesPerSecond', 'recallP50Ms', 'rssLoadedMB', 'rssEndMB'];
+    const keys = ['firstEnglishMs', 'queryEmbedMs', 'queryEmbedCpuMs', 'memoriesPerSecond', 'memoriesPerCpuSecond', 'recallP50Ms', 'recallP50CpuMs', 'rssLoadedMB', 'rssEndMB'];
     console.log(JSON.stringify({ side, median: Object.fromEntries(keys.map((key) => [key, median(mine.map((run) => Number(run[key])))])) }));
   }
 }
