@@ -25,8 +25,8 @@ export interface BundledEmbedderOptions {
    * The model of text without Chinese characters: `'zeromem-static-en'` (default: the static
    * word-vector model, 128-d, 7 MB, a short query in well under a millisecond) or
    * `'all-MiniLM-L6-v2'` (opt-in, `--embedder minilm` at the doors: a 6-layer sentence
-   * transformer, 384-d, 45 MB, ~100 MB more memory; better English recall, but some 10-100
-   * times slower to embed, see MODEL.md).
+   * transformer, 384-d, its 8-bit graph of 23 MB, ~100 MB more memory; better English
+   * recall, but some 10-60 times the CPU to embed, see MODEL.md).
    */
   englishModel?: typeof MINILM_MODEL | typeof DEFAULT_MODEL;
 }
