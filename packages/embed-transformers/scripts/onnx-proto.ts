@@ -8,7 +8,7 @@
  */
 
 /** ONNX TensorProto.DataType values used here. */
-export const DataType = { FLOAT: 1, INT8: 3, INT32: 6, INT64: 7, FLOAT16: 10 } as const;
+export const DataType = { FLOAT: 1, UINT8: 2, INT8: 3, INT32: 6, INT64: 7, FLOAT16: 10 } as const;
 export type DataTypeCode = (typeof DataType)[keyof typeof DataType];
 
 /** AttributeProto.AttributeType values used here. */

@@ -16,6 +16,8 @@ export interface LoadRequest {
   dtype?: string | undefined;
   /** transformers.js cache folder for downloads (Node). Default: transformers.js's own. */
   cacheDir?: string | undefined;
+  /** onnxruntime session options (transformers.js `session_options`), e.g. Node's thread settings. */
+  sessionOptions?: Record<string, unknown> | undefined;
   /** Extra environment settings (the browser sets its wasm paths here). */
   configure?: (env: TransformersEnv) => void;
   /** Says what to do when the model is not found, for the error message. */
@@ -59,6 +61,7 @@ async function load(request: LoadRequest): Promise<LoadedExtractor> {
     const extractor = await pipeline('feature-extraction', request.model, {
       local_files_only: !request.allowRemoteModels,
       ...(request.dtype ? { dtype: request.dtype as 'fp32' } : {}),
+      ...(request.sessionOptions ? { session_options: request.sessionOptions } : {}),
     });
     return {
       extractor: extractor as unknown as FeatureExtractor,

@@ -56,13 +56,13 @@ describe('createBundledEmbedder', () => {
     expect(dot(chinese!, english2!)).toBe(0);
   }, 60_000);
 
-  it('englishModel all-MiniLM-L6-v2 is the opt-in: English into the first 384 coordinates (896-d in all), Chinese into the last 512; another name is INVALID_INPUT', async () => {
+  it('englishModel all-MiniLM-L6-v2 is the opt-in: English into the first 384 coordinates (896-d in all) by its 8-bit graph, Chinese into the last 512; another name is INVALID_INPUT', async () => {
     const minilm = await createBundledEmbedder({ englishModel: MINILM_MODEL });
-    const minilmAlone = await createTransformersEmbedder({ model: MINILM_MODEL });
+    const minilmAlone = await createTransformersEmbedder({ model: MINILM_MODEL, dtype: 'q8' });
     try {
       expect(minilm.dimension).toBe(384 + 512);
       expect(minilm.modelId).toBe(
-        'route:han=transformers.js:bge-small-zh-v1.5;pooling=cls;prefixes=["为这个句子生成表示以用于检索相关文章：",""];dtype=q8|other=transformers.js:all-MiniLM-L6-v2',
+        'route:han=transformers.js:bge-small-zh-v1.5;pooling=cls;prefixes=["为这个句子生成表示以用于检索相关文章：",""];dtype=q8|other=transformers.js:all-MiniLM-L6-v2;dtype=q8',
       );
       const [routed, chinese] = await minilm.embed(['Prefers phone calls over e-mail', '用户喜欢打电话'], 'document');
       const [alone] = await minilmAlone.embed(['Prefers phone calls over e-mail'], 'document');

