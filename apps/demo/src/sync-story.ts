@@ -50,8 +50,8 @@ export async function runSyncStory(print: Print, options: { indexedDB?: IDBFacto
     const { items: seenByMarketing } = await marketing.list(user, { order: 'asc' });
     print('  the marketing agent (the other machine) now has, through sync:');
     for (const fact of seenByMarketing) print(`  - ${fact.content}  [${fact.tags.join(', ')}]${fact.metadata.status ? ` status ${String(fact.metadata.status)}` : ''}`);
-    const hit = (await marketing.recall(user, 'how do we contact the user', { k: 1 })).hits[0];
-    print(`  its recall "how do we contact the user" -> ${hit?.record.content ?? 'nothing'}`);
+    const hit = (await marketing.recall(user, 'how does the user prefer to be contacted', { k: 1 })).hits[0];
+    print(`  its recall "how does the user prefer to be contacted" -> ${hit?.record.content ?? 'nothing'}`);
     const marketingSeesPrivate = (await marketing.count(afterSalesNotes)) > 0;
     print(`  after-sales' own namespace on the marketing machine: ${await marketing.count(afterSalesNotes)} memories (it never left its machine)`);
     const deadlinePeers = Date.now() + 5_000;
