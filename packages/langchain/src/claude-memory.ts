@@ -1,0 +1,47 @@
+import type { ToolRunnableConfig } from '@langchain/core/tools';
+import type { Memory } from '@zeromem/core';
+import { createMemoryTool } from '@zeromem/tools';
+
+type MemoryToolOptions = Parameters<typeof createMemoryTool>[1];
+/** One command of Claude's memory tool, as the model sends it (`{ command: 'view', path }`, …). */
+export type ClaudeMemoryCommand = Parameters<ReturnType<typeof createMemoryTool>['execute']>[0];
+
+/** Options of {@link claudeMemory}: the memory, and `createMemoryTool`'s options (`namespace`, …) of `@zeromem/tools`. */
+export type ClaudeMemoryOptions = MemoryToolOptions & {
+  /** The open memory (`openMemory()` of `@zeromem/core`). */
+  memory: Memory;
+};
+
+/**
+ * The `execute` of Claude's memory tool for LangChain (`memory_20250818({ execute })` of
+ * `@langchain/anthropic`, bound to a `ChatAnthropic` with `bindTools`), kept by zeromem:
+ * each file under `/memories` is a memory of the namespace you bind here (the model never
+ * chooses it), its path the key, and every edit a new version, so the files are versioned,
+ * found by recall, synced and forgotten like any memory. The six commands answer with the
+ * text Anthropic's documentation shows, errors included.
+ *
+ * `@langchain/anthropic`'s schema for `view` has no `view_range` and strips it; when the
+ * tool is run with the model's tool call (`tool.invoke(toolCall)`, a `ToolNode`, an
+ * agent), the range is read from that call, so `view_range` works as the model expects.
+ *
+ * One call is one agent: a `str_replace` or `insert` applies to the version of the file
+ * this agent last saw; when another agent changed it since, the edit is refused with a
+ * message to view the file again.
+ *
+ * @example llm
+ * const model = new ChatAnthropic({ model: 'claude-sonnet-4-5' }).bindTools([tools.memory_20250818({ execute: claudeMemory({ memory, namespace: { userId: 'alice' } }) })]);
+ */
+export function claudeMemory(options: ClaudeMemoryOptions): (command: ClaudeMemoryCommand, config?: ToolRunnableConfig) => Promise<string> {
+  const { memory, ...toolOptions } = options;
+  const tool = createMemoryTool(memory, toolOptions as MemoryToolOptions);
+  return (command, config) => tool.execute(withViewRange(command, config));
+}
+
+/** A `view` with the `view_range` of the model's own tool call, when LangChain's schema dropped it. */
+function withViewRange(command: ClaudeMemoryCommand, config: ToolRunnableConfig | undefined): ClaudeMemoryCommand {
+  if (command.command !== 'view' || 'view_range' in command) return command;
+  const sent = config?.toolCall?.args as { command?: unknown; path?: unknown; view_range?: unknown } | undefined;
+  if (sent?.command !== 'view' || sent.path !== command.path || sent.view_range === undefined) return command;
+  // Handed on as the model sent it: the memory tool checks it like every other input.
+  return { ...command, view_range: sent.view_range } as ClaudeMemoryCommand;
+}
