@@ -93,13 +93,23 @@ describe.each(Object.entries(hosts))('Claude\'s memory tool through %s', (_name,
       expect(resultText(results[0]!), `the answer to ${JSON.stringify(use.input)}`).toBe(expected[i]);
     });
     // The ranged view saw lines 1-2 only (LangChain's schema drops view_range; the adapter reads it from the tool call).
-    const ranged = resultText(toolResults(api.requests[5]!)[0]!);
+    const ranged = resultText(toolResults(api.requests[toolUses.findIndex((use) => 'view_range' in use.input) + 1]!)[0]!);
     expect(ranged).toContain('# Travel preferences');
     expect(ranged).toContain('- Home airport: LIS');
     expect(ranged).not.toContain('- Seat: window');
 
-    // In the store: the file the model kept is a memory of Alice's namespace with the edits, under its new path; the deleted and the renamed-away paths hold nothing.
-    const tool = createMemoryTool(memory, { namespace: alice });
-    await expect(tool.execute({ command: 'view', path: '/memories/preferences.md' } as never)).resolves.toContain('- Meals: vegetarian');
+    // In the store: the file is a memory of Alice's namespace, one version per edit (the first moved by the rename); the deleted and renamed-away paths end.
+    const kept = createMemoryTool(memory, { namespace: alice });
+    expect(await kept.files()).toEqual([{ path: '/memories/preferences.md', bytes: expect.any(Number) }]);
+    expect((await kept.history('/memories/preferences.md')).map((version) => version.text)).toEqual([
+      '# Travel preferences\n- Seat: window\n- Meals: no preference\n',
+      '# Travel preferences\n- Seat: window\n- Meals: vegetarian\n',
+      '# Travel preferences\n- Home airport: LIS\n- Seat: window\n- Meals: vegetarian\n',
+    ]);
+    expect(await kept.history('/memories/travel/preferences.md')).toMatchObject([{ ended: 'rename', renamedTo: '/memories/preferences.md' }]);
+    expect(await kept.history('/memories/scratch.md')).toMatchObject([{ text: 'Lisbon flight: ask about a window seat\n', ended: 'delete' }]);
+    // Found by recall like any memory of the namespace.
+    const { hits } = await memory.recall(alice, 'vegetarian meals');
+    expect(hits[0]?.record.metadata.path).toBe('/memories/preferences.md');
   });
 });

@@ -1,13 +1,16 @@
 /**
  * The memory inspector: every memory of a namespace (live: another agent, tab or device
- * writing shows up at once), its profile (the current fact of every key, each key's
+ * writing shows up at once), the files Claude's memory tool keeps there (a file tree, each
+ * file with its versions), its profile (the current fact of every other key, each key's
  * versions on a time line), hybrid search with each hit's score breakdown, filters,
  * edit, forget (with its audit entry), consolidation (dry run first), export and import.
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import type { AuditEntry, ConsolidateResult, Layer, ListOptions, MemoryRecord, Namespace, RecallHit, RecordFilter } from '@zeromem/core';
+import type { AuditEntry, ConsolidateResult, Layer, ListOptions, Memory, MemoryRecord, Namespace, RecallHit, RecordFilter } from '@zeromem/core';
+import { createMemoryTool } from '@zeromem/tools';
 import { useApp } from '../app-state.ts';
 import { FactTimeline } from '../components/fact-timeline.tsx';
+import { MemoryFileTree, type MemoryFile } from '../components/memory-file-tree.tsx';
 import { ScoreBar, ScoreLegend, describeScore } from '../components/score-bar.tsx';
 import { agentNamespace, userNamespace } from '../story.ts';
 
@@ -54,6 +57,7 @@ export function InspectorView() {
   const [plan, setPlan] = useState<ConsolidateResult | null>(null);
   const [problem, setProblem] = useState<string | null>(null);
   const [facts, setFacts] = useState<Array<{ key: string; versions: MemoryRecord[] }>>([]);
+  const [files, setFiles] = useState<MemoryFile[]>([]);
   const ns: Namespace = useMemo(() => SCOPES.find((s) => s.id === scope)?.ns() ?? (JSON.parse(scope.slice(3)) as Namespace), [scope]);
 
   // The other namespaces the store holds (in Electron, the device store's: what zeromem-mcp and the CLI wrote).
@@ -77,13 +81,20 @@ export function InspectorView() {
     return memory.watch(ns, options, (page) => setItems(page.items));
   }, [memory, ns, filter]);
 
-  // The profile and every version of each of its keys, read again when the list changes.
+  // The memory tool's files with their histories, and the profile (every other key) with every version of each key, read again when the list changes.
   useEffect(() => {
     let cancelled = false;
     (async () => {
-      const profile = await memory.profile(ns);
+      // Only files() and history() run here, and they read with list and profile, which every AppMemory has (the device store's too).
+      const tool = createMemoryTool(memory as unknown as Memory, { namespace: ns, actor: 'inspector' });
+      const entries = await tool.files();
+      const withVersions = await Promise.all(entries.map(async (entry) => ({ ...entry, versions: await tool.history(entry.path) })));
+      const fileVersions = new Set(withVersions.map((file) => file.versions.at(-1)?.id));
+      const profile = (await memory.profile(ns)).filter((fact) => !fileVersions.has(fact.id));
       const keyed = await Promise.all(profile.map(async ({ key }) => ({ key, versions: (await memory.list(ns, { key, includeClosed: true, order: 'asc', limit: 100 })).items })));
-      if (!cancelled) setFacts(keyed);
+      if (cancelled) return;
+      setFiles(withVersions);
+      setFacts(keyed);
     })().catch((err: Error) => setProblem(err.message));
     return () => {
       cancelled = true;
@@ -248,6 +259,7 @@ export function InspectorView() {
         </div>
       ) : (
         <div>
+          {files.length > 0 ? <MemoryFileTree files={files} /> : null}
           {facts.length > 0 ? (
             <section class="profile" aria-labelledby="profile-title" data-testid="profile">
               <h3 id="profile-title">Profile <span class="muted">the fact that holds now for every key, and its versions over time</span></h3>
