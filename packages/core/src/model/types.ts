@@ -251,6 +251,14 @@ export interface RememberOptions extends WriteOptions {
    * suggestions for a whole namespace.
    */
   suggestUpdates?: boolean;
+  /**
+   * Keyed facts only: a compare-and-set on the key. The write is refused with CONFLICT
+   * (`details.existingId`: the latest version) unless the key's latest version, by
+   * (validFrom, id), is this record id; `null`: unless the key has no version yet. Read
+   * the key's versions (`list(namespace, { key, includeClosed: true })`), then write with
+   * the id you based the new text on: of two writers that read the same version, one is told.
+   */
+  ifLatest?: string | null;
 }
 
 /** Options of `rememberMany`. */

@@ -30,12 +30,19 @@ interface Item {
  * `deduplicated: true`, keeping the higher importance and the later expiry.
  */
 export async function remember(ctx: VerbContext, input: unknown, options?: unknown): Promise<RememberResult> {
-  const opts = readOptions(options, ['actor', 'suggestUpdates']);
+  const opts = readOptions(options, ['actor', 'suggestUpdates', 'ifLatest']);
   const actor = resolveActor(ctx, opts);
   if (opts.suggestUpdates !== undefined && typeof opts.suggestUpdates !== 'boolean') {
     throw invalidInput('options', [{ path: 'suggestUpdates', message: `must be true or false, got ${describe(opts.suggestUpdates)}` }]);
   }
+  const ifLatest = opts.ifLatest;
+  if (ifLatest !== undefined && ifLatest !== null && typeof ifLatest !== 'string') {
+    throw invalidInput('options', [{ path: 'ifLatest', message: `must be a record id or null, got ${describe(ifLatest)}` }]);
+  }
   const checked = validateRemember(input, ctx.limits, ctx.clock.now());
+  if (checked.ok && ifLatest !== undefined && checked.value.key === null) {
+    throw invalidInput('options', [{ path: 'ifLatest', message: 'is only for keyed facts: give the memory a key' }]);
+  }
   if (!checked.ok) {
     if (checked.code === 'NAMESPACE_REQUIRED') {
       throw new ZeromemError('NAMESPACE_REQUIRED', 'remember() needs input.namespace with a userId: every memory belongs to a namespace.', {
@@ -47,7 +54,7 @@ export async function remember(ctx: VerbContext, input: unknown, options?: unkno
   const redacted = await redactItem(ctx, checked.value);
   if (!redacted.ok) throw invalidInput('memory', redacted.issues);
   const item: Item = { index: 0, value: redacted.value, hash: await contentHash(redacted.value.content), ...withCounts(redacted.counts) };
-  const { results, failures } = await writeItems(ctx, [item], actor, undefined, false);
+  const { results, failures } = await writeItems(ctx, [item], actor, undefined, false, ifLatest as string | null | undefined);
   if (failures[0]) throw conflictError(failures);
   return stripIndex(results[0]!);
 }
@@ -144,6 +151,7 @@ async function writeItems(
   actor: string,
   onProgress: ((p: { done: number; total: number }) => void) | undefined,
   skipConflicts: boolean,
+  ifLatest?: string | null,
 ): Promise<{ results: Array<RememberResult & { index: number }>; failures: ItemFailure[] }> {
   const now = ctx.clock.now();
   return ctx.store.write(async (tx) => {
@@ -185,6 +193,7 @@ async function writeItems(
       const { value } = item;
       const hashKey = key(value.namespaceKey, item.hash);
       const siblings = value.key === null ? undefined : versions.get(key(value.namespaceKey, value.key))!;
+      if (ifLatest !== undefined && siblings) refuseUnlessLatest(siblings, value.key!, ifLatest, now);
       let existing = siblings ? sameCurrentFact(siblings, value, item.hash, now) : byHash.get(hashKey);
       if (existing && isExpired(existing, now) && !added.has(key(existing.ns, existing.id))) {
         retire(existing);
@@ -317,6 +326,25 @@ function sameCurrentFact(siblings: RecordRow[], value: PreparedRemember, hash: s
   const current = live.reduce((a, b) => (compareVersions(facts(a), facts(b)) >= 0 ? a : b));
   const repeats = current.contentHash === hash && (current.statedUntil ?? null) === null && value.statedUntil === null && value.validFrom! >= facts(current).validFrom;
   return repeats ? current : undefined;
+}
+
+/**
+ * The compare-and-set of `ifLatest`: CONFLICT (naming the latest version in `existingId`)
+ * unless the key's latest live version, by (validFrom, id), is `expected` (`null`: unless
+ * the key has none). Checked inside the write transaction, so of two writers that read
+ * the same latest version, one writes and the other is told.
+ */
+function refuseUnlessLatest(siblings: RecordRow[], factKey: string, expected: string | null, now: number): void {
+  const live = siblings.filter((row) => !isExpired(row, now));
+  const latest = live.length ? live.reduce((a, b) => (compareVersions(facts(a), facts(b)) >= 0 ? a : b)) : undefined;
+  if ((latest?.id ?? null) === expected) return;
+  throw new ZeromemError(
+    'CONFLICT',
+    latest
+      ? `Fact "${factKey}" has a later version ("${latest.id}") than ${expected === null ? 'none' : `"${expected}"`}: it changed since you read it. Read it again and retry.`
+      : `Fact "${factKey}" has no version, not "${expected}": it was forgotten since you read it. Read it again and retry.`,
+    latest ? { existingId: latest.id } : {},
+  );
 }
 
 function facts(row: RecordRow): { id: string; validFrom: number; statedUntil: number | null } {
