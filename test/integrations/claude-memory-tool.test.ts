@@ -55,7 +55,7 @@ const hosts = {
       const reply = await model.invoke(messages);
       messages.push(reply);
       if (!reply.tool_calls?.length) return reply.text;
-      for (const call of reply.tool_calls) messages.push(await memoryTool.invoke({ ...call, type: 'tool_call' }));
+      for (const call of reply.tool_calls) messages.push(await memoryTool.invoke({ ...call, type: 'tool_call' as const }));
     }
     throw new Error('the loop did not end');
   },

@@ -1,15 +1,11 @@
 import type { Memory } from '@zeromem/core';
-import { createMemoryTool } from '@zeromem/tools';
+import { createMemoryTool, type MemoryCommand, type MemoryToolOptions } from '@zeromem/tools';
 
-type MemoryToolOptions = Parameters<typeof createMemoryTool>[1];
-/** One command of Claude's memory tool, as the model sends it (`{ command: 'view', path }`, …). */
-export type ClaudeMemoryCommand = Parameters<ReturnType<typeof createMemoryTool>['execute']>[0];
-
-/** Options of {@link claudeMemory}: the memory, and `createMemoryTool`'s options (`namespace`, …) of `@zeromem/tools`. */
-export type ClaudeMemoryOptions = MemoryToolOptions & {
+/** Options of {@link claudeMemory}: the memory, and `createMemoryTool`'s options of `@zeromem/tools` (`namespace`, `actor`, `clock`). */
+export interface ClaudeMemoryOptions extends MemoryToolOptions {
   /** The open memory (`openMemory()` of `@zeromem/core`). */
   memory: Memory;
-};
+}
 
 /**
  * The `execute` of Claude's memory tool for the AI SDK's Anthropic provider
@@ -27,8 +23,8 @@ export type ClaudeMemoryOptions = MemoryToolOptions & {
  * @example llm
  * const tools = { memory: anthropic.tools.memory_20250818({ execute: claudeMemory({ memory, namespace: { userId: 'alice' } }) }) };
  */
-export function claudeMemory(options: ClaudeMemoryOptions): (command: ClaudeMemoryCommand) => Promise<string> {
+export function claudeMemory(options: ClaudeMemoryOptions): (command: MemoryCommand) => Promise<string> {
   const { memory, ...toolOptions } = options;
-  const tool = createMemoryTool(memory, toolOptions as MemoryToolOptions);
+  const tool = createMemoryTool(memory, toolOptions);
   return (command) => tool.execute(command);
 }

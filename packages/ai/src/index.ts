@@ -6,5 +6,6 @@
  */
 export { memoryTools, type MemoryTools, type MemoryToolsOptions } from './memory-tools.ts';
 export { memoryContextMiddleware, type MemoryContextOptions } from './context-middleware.ts';
-export { claudeMemory, type ClaudeMemoryOptions, type ClaudeMemoryCommand } from './claude-memory.ts';
+export { claudeMemory, type ClaudeMemoryOptions } from './claude-memory.ts';
+export type { MemoryCommand } from '@zeromem/tools';
 export { memoryViewSchema, type MemoryView } from '@zeromem/tools';

@@ -1,16 +1,12 @@
 import type { ToolRunnableConfig } from '@langchain/core/tools';
 import type { Memory } from '@zeromem/core';
-import { createMemoryTool } from '@zeromem/tools';
+import { createMemoryTool, type MemoryCommand, type MemoryToolOptions } from '@zeromem/tools';
 
-type MemoryToolOptions = Parameters<typeof createMemoryTool>[1];
-/** One command of Claude's memory tool, as the model sends it (`{ command: 'view', path }`, …). */
-export type ClaudeMemoryCommand = Parameters<ReturnType<typeof createMemoryTool>['execute']>[0];
-
-/** Options of {@link claudeMemory}: the memory, and `createMemoryTool`'s options (`namespace`, …) of `@zeromem/tools`. */
-export type ClaudeMemoryOptions = MemoryToolOptions & {
+/** Options of {@link claudeMemory}: the memory, and `createMemoryTool`'s options of `@zeromem/tools` (`namespace`, `actor`, `clock`). */
+export interface ClaudeMemoryOptions extends MemoryToolOptions {
   /** The open memory (`openMemory()` of `@zeromem/core`). */
   memory: Memory;
-};
+}
 
 /**
  * The `execute` of Claude's memory tool for LangChain (`memory_20250818({ execute })` of
@@ -31,17 +27,17 @@ export type ClaudeMemoryOptions = MemoryToolOptions & {
  * @example llm
  * const model = new ChatAnthropic({ model: 'claude-sonnet-4-5' }).bindTools([tools.memory_20250818({ execute: claudeMemory({ memory, namespace: { userId: 'alice' } }) })]);
  */
-export function claudeMemory(options: ClaudeMemoryOptions): (command: ClaudeMemoryCommand, config?: ToolRunnableConfig) => Promise<string> {
+export function claudeMemory(options: ClaudeMemoryOptions): (command: MemoryCommand, config?: ToolRunnableConfig) => Promise<string> {
   const { memory, ...toolOptions } = options;
-  const tool = createMemoryTool(memory, toolOptions as MemoryToolOptions);
+  const tool = createMemoryTool(memory, toolOptions);
   return (command, config) => tool.execute(withViewRange(command, config));
 }
 
 /** A `view` with the `view_range` of the model's own tool call, when LangChain's schema dropped it. */
-function withViewRange(command: ClaudeMemoryCommand, config: ToolRunnableConfig | undefined): ClaudeMemoryCommand {
+function withViewRange(command: MemoryCommand, config: ToolRunnableConfig | undefined): MemoryCommand {
   if (command.command !== 'view' || 'view_range' in command) return command;
   const sent = config?.toolCall?.args as { command?: unknown; path?: unknown; view_range?: unknown } | undefined;
   if (sent?.command !== 'view' || sent.path !== command.path || sent.view_range === undefined) return command;
   // Handed on as the model sent it: the memory tool checks it like every other input.
-  return { ...command, view_range: sent.view_range } as ClaudeMemoryCommand;
+  return { ...command, view_range: sent.view_range } as MemoryCommand;
 }

@@ -8,4 +8,5 @@ export { ZeromemRetriever, type ZeromemRetrieverInput, type ZeromemDocumentMetad
 export { ZeromemChatMessageHistory, type ZeromemChatMessageHistoryInput } from './chat-history.ts';
 export { ZeromemStore, type ZeromemStoreInput } from './store.ts';
 export { memoryTools, type MemoryToolsOptions, type MemoryToolOf } from './memory-tools.ts';
-export { claudeMemory, type ClaudeMemoryOptions, type ClaudeMemoryCommand } from './claude-memory.ts';
+export { claudeMemory, type ClaudeMemoryOptions } from './claude-memory.ts';
+export type { MemoryCommand } from '@zeromem/tools';
