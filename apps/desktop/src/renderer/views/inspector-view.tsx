@@ -7,7 +7,6 @@
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { AuditEntry, ConsolidateResult, Layer, ListOptions, Memory, MemoryRecord, Namespace, RecallHit, RecordFilter } from '@zeromem/core';
-import { createMemoryTool } from '@zeromem/tools';
 import { useApp } from '../app-state.ts';
 import { FactTimeline } from '../components/fact-timeline.tsx';
 import { MemoryFileTree, type MemoryFile } from '../components/memory-file-tree.tsx';
@@ -85,6 +84,8 @@ export function InspectorView() {
   useEffect(() => {
     let cancelled = false;
     (async () => {
+      // Loaded when the inspector first reads (a chunk of its own, ~30 KB with the command schemas): the page's first load does without it.
+      const { createMemoryTool } = await import('@zeromem/tools');
       // Only files() and history() run here, and they read with list and profile, which every AppMemory has (the device store's too).
       const tool = createMemoryTool(memory as unknown as Memory, { namespace: ns, actor: 'inspector' });
       const entries = await tool.files();
