@@ -10,3 +10,6 @@ export { MEMORY_TOOLS, type MemoryTool, type MemoryToolName, type MemoryToolInpu
 export { bindMemory, type BoundMemory } from './bound-memory.ts';
 export { describeToolError } from './tool-error.ts';
 export { memoryViewSchema, type MemoryView } from './memory-view.ts';
+export { createMemoryTool, type ClaudeMemoryTool, type MemoryToolOptions, type MemoryFileVersion } from './memory-tool/memory-tool.ts';
+export { ANTHROPIC_MEMORY_TOOL, memoryCommandSchema, type MemoryCommand } from './memory-tool/command.ts';
+export type { MemoryFileEntry } from './memory-tool/memory-files.ts';
