@@ -378,8 +378,11 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
         '# Travel preferences\n- Home airport: LIS\n- Seat: window\n- Meals: vegetarian\n',
       ]);
       await expect(file.locator('li.file-version.current p').textContent()).resolves.toContain('now (current)');
-      // A file is not a fact of the profile as well.
+      // A file is not a fact of the profile as well; in the list it shows as the file, with no in-place Edit (files change through the memory tool).
       await expect(device.page.locator('[data-testid=profile] .fact-timeline[data-key^="memories."]').count()).resolves.toBe(0);
+      const row = device.page.locator('.record', { hasText: '- Home airport: LIS' });
+      await expect(row.locator('.pill.key').textContent()).resolves.toBe('/memories/preferences.md');
+      await expect(row.locator('button', { hasText: 'Edit' }).count()).resolves.toBe(0);
       expect(await seriousViolations(device.page, axe)).toEqual([]);
       await shoot(device.page, 'inspector-memory-files-1280');
 

@@ -123,6 +123,8 @@ export function InspectorView() {
   }, [memory, ns, submitted, filter, tier, items]);
 
   const allTags = [...new Set(items.flatMap((r) => r.tags))].sort();
+  // A memory that is a file's current version shows as that file (its path), not as a keyed fact.
+  const fileOf = new Map(files.map((file) => [file.versions.at(-1)?.id, file.path]));
   const byTier = (r: MemoryRecord) => !tier || r.tier === tier;
   const rows = hits ? hits.filter((h) => byTier(h.record)) : null;
   const listed = items.filter(byTier);
@@ -249,7 +251,7 @@ export function InspectorView() {
           {rows.length === 0 ? <p class="empty">Nothing matches. Try other words, or clear the filters.</p> : null}
           <ol class="records">
             {rows.map((hit) => (
-              <RecordRow key={hit.id} record={hit.record} ns={ns} editing={editing === hit.id} onEdit={setEditing} onForget={forget}>
+              <RecordRow key={hit.id} record={hit.record} ns={ns} filePath={fileOf.get(hit.id)} editing={editing === hit.id} onEdit={setEditing} onForget={forget}>
                 <div class="score">
                   <ScoreBar score={hit.score} explain={hit.explain} max={maxScore} />
                   <p class="hint">{describeScore(hit.score, hit.explain)}</p>
@@ -276,7 +278,7 @@ export function InspectorView() {
           ) : null}
           <ol class="records">
             {listed.map((record) => (
-              <RecordRow key={record.id} record={record} ns={ns} editing={editing === record.id} onEdit={setEditing} onForget={forget} />
+              <RecordRow key={record.id} record={record} ns={ns} filePath={fileOf.get(record.id)} editing={editing === record.id} onEdit={setEditing} onForget={forget} />
             ))}
           </ol>
         </div>
@@ -285,18 +287,23 @@ export function InspectorView() {
   );
 }
 
-function RecordRow({ record, ns, editing, onEdit, onForget, children }: { record: MemoryRecord; ns: Namespace; editing: boolean; onEdit: (id: string | null) => void; onForget: (r: MemoryRecord) => Promise<void>; children?: preact.ComponentChildren }) {
+/**
+ * One memory. A file of Claude's memory tool (`filePath`) shows its path instead of its key and
+ * has no Edit: an edit in place would keep the version id the model's session last saw, so its
+ * next edit would apply to text it never read. Files change through the memory tool.
+ */
+function RecordRow({ record, ns, filePath, editing, onEdit, onForget, children }: { record: MemoryRecord; ns: Namespace; filePath?: string | undefined; editing: boolean; onEdit: (id: string | null) => void; onForget: (r: MemoryRecord) => Promise<void>; children?: preact.ComponentChildren }) {
   return (
     <li class="record" data-id={record.id}>
       {editing ? (
         <EditForm record={record} ns={ns} onDone={() => onEdit(null)} />
       ) : (
         <>
-          <p class="content">{record.content}</p>
+          <p class={filePath ? 'content file-text' : 'content'}>{record.content}</p>
           <ul class="meta" aria-label="Details">
             <li><span class="pill">{record.layer}</span></li>
             <li><span class="pill">{record.tier}</span></li>
-            {record.key ? <li><span class="pill key">{record.key}</span>{record.validFrom === null ? '' : ` since ${formatTime(record.validFrom)}`}</li> : null}
+            {filePath ? <li><span class="pill key">{filePath}</span> Claude’s memory file</li> : record.key ? <li><span class="pill key">{record.key}</span>{record.validFrom === null ? '' : ` since ${formatTime(record.validFrom)}`}</li> : null}
             <li>importance {record.importance.toFixed(2)}</li>
             {record.tags.map((t) => <li key={t}><span class="tag">#{t}</span></li>)}
             <li class="muted">{record.source} · {formatTime(record.createdAt)}{record.expiresAt ? ` · expires ${formatTime(record.expiresAt)}` : ''}</li>
@@ -304,7 +311,7 @@ function RecordRow({ record, ns, editing, onEdit, onForget, children }: { record
           </ul>
           {children}
           <div class="row">
-            <button type="button" class="secondary small" onClick={() => onEdit(record.id)} aria-label={`Edit: ${record.content.slice(0, 60)}`}>Edit</button>
+            {filePath ? null : <button type="button" class="secondary small" onClick={() => onEdit(record.id)} aria-label={`Edit: ${record.content.slice(0, 60)}`}>Edit</button>}
             <button type="button" class="danger small" onClick={() => void onForget(record)} aria-label={`Forget: ${record.content.slice(0, 60)}`}>Forget</button>
           </div>
         </>
