@@ -20,6 +20,7 @@ import { claudeMemory } from '@zeromem/ai';
 import { countChatTokens, createTokenizer, namespaceKey, openMemory, type ChatMessage } from '@zeromem/core';
 import { issueToken } from '@zeromem/relay';
 import { shareNamespace } from '@zeromem/sync';
+import { createMemoryTool } from '@zeromem/tools';
 import { repoRoot, skipBrowserTests } from '../../../../test/e2e/browser.ts';
 import { serveRelay, type RelayProcess } from '../../../../packages/relay/test/spawn-relay.ts';
 import { SECRET } from '../../../../packages/relay/test/helpers.ts';
@@ -392,6 +393,11 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
       await expect(again({ command: 'str_replace', path: '/memories/preferences.md', old_str: '- Seat: window', new_str: '- Seat: aisle' })).resolves.not.toMatch(/^Error/);
       await share.flush();
       await file.locator('summary', { hasText: '4 versions' }).waitFor({ timeout: 20_000 });
+      // Forgetting the file's memory in the inspector forgets that version: the one before is the file's text again, here and on the laptop.
+      await device.page.locator('.record', { hasText: '- Seat: aisle' }).getByRole('button', { name: 'Forget this version of /memories/preferences.md' }).click();
+      await file.locator('summary', { hasText: '3 versions' }).waitFor({ timeout: 20_000 });
+      await expect(file.locator('li.file-version.current pre').textContent()).resolves.toBe('# Travel preferences\n- Home airport: LIS\n- Seat: window\n- Meals: vegetarian\n');
+      await expect.poll(async () => (await createMemoryTool(laptop, { namespace: userNamespace }).history('/memories/preferences.md')).length, { timeout: 20_000 }).toBe(3);
       await device.context.close();
     } finally {
       await share.close();

@@ -84,10 +84,10 @@ export function InspectorView() {
   useEffect(() => {
     let cancelled = false;
     (async () => {
-      // Loaded when the inspector first reads (a chunk of its own, ~30 KB with the command schemas): the page's first load does without it.
+      // Loaded when the inspector first reads, a chunk of its own: the page's first load grows by 3.9 KB gzipped instead of 9.
       const { createMemoryTool } = await import('@zeromem/tools');
       // Only files() and history() run here, and they read with list and profile, which every AppMemory has (the device store's too).
-      const tool = createMemoryTool(memory as unknown as Memory, { namespace: ns, actor: 'inspector' });
+      const tool = createMemoryTool(memory as unknown as Memory, { namespace: ns });
       const entries = await tool.files();
       const withVersions = await Promise.all(entries.map(async (entry) => ({ ...entry, versions: await tool.history(entry.path) })));
       const fileVersions = new Set(withVersions.map((file) => file.versions.at(-1)?.id));
@@ -290,7 +290,8 @@ export function InspectorView() {
 /**
  * One memory. A file of Claude's memory tool (`filePath`) shows its path instead of its key and
  * has no Edit: an edit in place would keep the version id the model's session last saw, so its
- * next edit would apply to text it never read. Files change through the memory tool.
+ * next edit would apply to text it never read. Files change through the memory tool. Its
+ * Forget says what it does: it forgets this version, and the one before (if any) becomes the file's text.
  */
 function RecordRow({ record, ns, filePath, editing, onEdit, onForget, children }: { record: MemoryRecord; ns: Namespace; filePath?: string | undefined; editing: boolean; onEdit: (id: string | null) => void; onForget: (r: MemoryRecord) => Promise<void>; children?: preact.ComponentChildren }) {
   return (
@@ -312,7 +313,11 @@ function RecordRow({ record, ns, filePath, editing, onEdit, onForget, children }
           {children}
           <div class="row">
             {filePath ? null : <button type="button" class="secondary small" onClick={() => onEdit(record.id)} aria-label={`Edit: ${record.content.slice(0, 60)}`}>Edit</button>}
-            <button type="button" class="danger small" onClick={() => void onForget(record)} aria-label={`Forget: ${record.content.slice(0, 60)}`}>Forget</button>
+            {filePath ? (
+              <button type="button" class="danger small" onClick={() => void onForget(record)} aria-label={`Forget this version of ${filePath}`}>Forget this version</button>
+            ) : (
+              <button type="button" class="danger small" onClick={() => void onForget(record)} aria-label={`Forget: ${record.content.slice(0, 60)}`}>Forget</button>
+            )}
           </div>
         </>
       )}
