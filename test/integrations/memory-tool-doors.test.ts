@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openMemory, type Memory } from '@zeromem/core';
-import { createApp } from '@zeromem/server';
+import { startService } from '@zeromem/server';
 import { MEMORY_TOOLS, bindMemory, createMemoryTool, type ClaudeMemoryTool } from '@zeromem/tools';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
@@ -48,14 +48,18 @@ describe("Claude's memory files through zeromem's other doors", () => {
   it('the MCP search_memories tool and the REST service find the file; buildContext holds it', async () => {
     const mcp = await MEMORY_TOOLS.search_memories.run(bindMemory({ memory, namespace: alice }, 'test'), { query: 'dentist in Lyon' });
     expect(mcp.results[0]).toMatchObject({ content: TEXT, metadata: { path: FILE } });
-    const app = createApp(memory, { token: 'service-token-0123456789' });
-    const response = await app.request('/v1/recall', {
-      method: 'POST',
-      headers: { authorization: 'Bearer service-token-0123456789', 'content-type': 'application/json' },
-      body: JSON.stringify({ namespace: alice, query: 'dentist in Lyon' }),
-    });
-    expect(response.status).toBe(200);
-    expect(((await response.json()) as { hits: Array<{ record: { content: string } }> }).hits[0]!.record.content).toBe(TEXT);
+    const service = await startService(memory, { token: 'service-token-0123456789', port: 0 });
+    try {
+      const response = await fetch(`${service.url}/v1/recall`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer service-token-0123456789', 'content-type': 'application/json' },
+        body: JSON.stringify({ namespace: alice, query: 'dentist in Lyon' }),
+      });
+      expect(response.status).toBe(200);
+      expect(((await response.json()) as { hits: Array<{ record: { content: string } }> }).hits[0]!.record.content).toBe(TEXT);
+    } finally {
+      await service.close();
+    }
     const { text } = await memory.buildContext({ namespace: alice, query: 'when can Alice see the dentist', budget: 500 });
     expect(text).toContain('Appointments on Tuesday mornings.');
   });

@@ -27,3 +27,8 @@ export function bindMemory(options: { memory?: unknown; namespace?: unknown; act
   }
   return Object.freeze({ memory: options.memory as Memory, namespace: Object.freeze({ ...(namespace as Namespace) }), ...(options.actor === undefined ? {} : { actor: options.actor }) });
 }
+
+/** The write options of a bound memory: its actor, when one was given. */
+export function writeOptions(bound: Pick<BoundMemory, 'actor'>): { actor?: string } {
+  return bound.actor === undefined ? {} : { actor: bound.actor };
+}

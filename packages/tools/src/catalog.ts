@@ -1,6 +1,6 @@
 import { FACT_KEY_RULE, MAX_FACT_KEY_BYTES, ZeromemError, isFactKey, type RememberInput, type UpdatePatch } from '@zeromem/core';
 import { z } from 'zod';
-import type { BoundMemory } from './bound-memory.ts';
+import { writeOptions, type BoundMemory } from './bound-memory.ts';
 import { memoryView, memoryViewSchema } from './memory-view.ts';
 
 /**
@@ -84,11 +84,6 @@ function checkedInput<Input extends z.ZodObject>(tool: Pick<MemoryTool<Input>, '
     return [{ path: at, message: issue.message }];
   });
   throw new ZeromemError('INVALID_INPUT', `Invalid ${tool.name} input: ${issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join('; ')}`, { issues });
-}
-
-/** The write options of a bound memory: its actor, when one was given. */
-function writeOptions(bound: Pick<BoundMemory, 'actor'>): { actor?: string } {
-  return bound.actor === undefined ? {} : { actor: bound.actor };
 }
 
 const addMemory = memoryTool({

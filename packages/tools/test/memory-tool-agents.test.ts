@@ -68,6 +68,22 @@ describe('two agents editing one file', { timeout: 120_000 }, () => {
     }
   });
 
+  it('an in-place update of the file by another door (update_memory, the inspector) also makes a stale edit refused', async () => {
+    const dir = storeDir();
+    const memory = await openMemory({ name: 'files', directory: dir });
+    try {
+      const tool = createMemoryTool(memory, { namespace: alice });
+      await tool.execute({ command: 'create', path: FILE, file_text: 'milk\neggs' });
+      const [record] = (await memory.list(alice, { key: 'memories.plan-2emd' })).items;
+      await memory.update(alice, record!.id, { content: 'milk\neggs\nbutter' });
+      expect(await tool.execute({ command: 'insert', path: FILE, insert_line: 0, insert_text: 'bread' })).toMatch(/was changed by another agent or device since you last viewed it/);
+      expect(await tool.execute({ command: 'view', path: FILE })).toContain('     3\tbutter');
+      expect(await tool.execute({ command: 'insert', path: FILE, insert_line: 0, insert_text: 'bread' })).toBe(`The file ${FILE} has been edited.`);
+    } finally {
+      await memory.close();
+    }
+  });
+
   it('two processes on one store, editing at the same moment: one edit wins, the other is told to view, then both are in the file', async () => {
     const dir = storeDir();
     const [a, b] = await Promise.all([agentProcess(dir), agentProcess(dir)]);

@@ -127,6 +127,24 @@ describe("Claude's memory tool: each command as Anthropic documents it", () => {
   });
 });
 
+describe('listings follow every writer', () => {
+  it("a listing shows another session's creates, renames and deletes, a forget, and no unkeyed memory", async () => {
+    const other = createMemoryTool(memory, { namespace: alice });
+    const paths = async () => (await tool.files()).map((f) => f.path);
+    expect(await paths()).toEqual([]);
+    await other.execute({ command: 'create', path: '/memories/a.md', file_text: 'A' });
+    await memory.remember({ namespace: alice, content: 'not a file' });
+    expect(await paths()).toEqual(['/memories/a.md']);
+    await other.execute({ command: 'rename', old_path: '/memories/a.md', new_path: '/memories/b.md' });
+    expect(await run({ command: 'view', path: '/memories' })).toContain('1B\t/memories/b.md');
+    await tool.execute({ command: 'create', path: '/memories/c.md', file_text: 'C' });
+    await other.execute({ command: 'delete', path: '/memories/b.md' });
+    expect(await paths()).toEqual(['/memories/c.md']);
+    await memory.forgetWhere(alice, { metadata: { path: '/memories/c.md' } });
+    expect(await paths()).toEqual([]);
+  });
+});
+
 describe('files are versioned memories', () => {
   it('every edit is a version; delete and rename keep history; asOf reads the directory as it was', async () => {
     await run({ command: 'create', path: '/memories/a.md', file_text: 'v1' });

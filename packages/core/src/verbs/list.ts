@@ -18,9 +18,13 @@ export async function list(ctx: VerbContext, namespace: unknown, options?: unkno
   const query = validateListOptions(options, ctx.limits, ns.key, now);
   return ctx.store.read(async (tx) => {
     const accept = (row: RecordRow) => matchesFilter(row, query, now);
-    const streams = await Promise.all(scanStreams(query).map((stream) => tx.orderedRecords(streamQuery(ns.key, stream, query, query), accept, query.limit + 1)));
     const field = query.orderBy;
-    const merged = mergeStreams(streams, (row) => position(row[field], row.id), query.order);
+    const keyOf = (row: RecordRow) => position(row[field], row.id);
+    // One fact key's versions come from the [ns, key] index, not a scan of the namespace.
+    const merged =
+      query.key === undefined
+        ? mergeStreams(await Promise.all(scanStreams(query).map((stream) => tx.orderedRecords(streamQuery(ns.key, stream, query, query), accept, query.limit + 1))), keyOf, query.order)
+        : pageOfKey(await tx.recordsByKey(ns.key, query.key), accept, keyOf, query);
     const page = merged.slice(0, query.limit);
     const last = page[page.length - 1];
     return {
@@ -28,6 +32,16 @@ export async function list(ctx: VerbContext, namespace: unknown, options?: unkno
       nextCursor: merged.length > query.limit && last ? encodeCursor(position(last[field], last.id), query.orderBy, query.order, query.listKey) : null,
     };
   });
+}
+
+/** The rows of one fact key that pass `accept`, in the list's order, after its cursor, at most `limit + 1`. */
+function pageOfKey(rows: RecordRow[], accept: (row: RecordRow) => boolean, keyOf: (row: RecordRow) => string, query: Pick<PreparedList, 'order' | 'after' | 'limit'>): RecordRow[] {
+  const sign = query.order === 'asc' ? 1 : -1;
+  const after = query.after;
+  return rows
+    .filter((row) => accept(row) && (after === undefined || sign * (keyOf(row) < after ? -1 : keyOf(row) > after ? 1 : 0) > 0))
+    .sort((a, b) => sign * (keyOf(a) < keyOf(b) ? -1 : keyOf(a) > keyOf(b) ? 1 : 0))
+    .slice(0, query.limit + 1);
 }
 
 /** One ordered scan of a namespace: a sort-key stream (the whole namespace, `tag` '', or one tag), or one layer's index. */

@@ -1,15 +1,18 @@
 import { isZeromemError, type Clock, type JsonObject, type MemoryRecord, type TimeInput } from '@zeromem/core';
-import type { BoundMemory } from '../bound-memory.ts';
+import { writeOptions, type BoundMemory } from '../bound-memory.ts';
+import { FileListing, utf8Bytes } from './file-listing.ts';
 import { isWithin, keyOf, pathOfKey } from './paths.ts';
 import { ToolFailure } from './tool-failure.ts';
 
 /** Most versions of one file read to find its latest (a file edited more often keeps its newest versions in reach). */
 const MAX_VERSIONS = 1000;
 
-/** A file as it stands: its latest version's record id and text. */
+/** A file as it stands: its latest version's record id, version token and text. */
 export interface MemoryFile {
   path: string;
-  /** The record id of the version this text is: what an edit is checked against. */
+  /** The record id of the latest version: what a new version is written on top of (`ifLatest`). */
+  id: string;
+  /** The record id and its `version` ({@link versionOf}): what an edit is checked against, so an in-place `update` of the record counts as a change too. */
   version: string;
   text: string;
 }
@@ -28,11 +31,16 @@ export interface PathState {
   latest: string | null;
   file: MemoryFile | undefined;
   /**
-   * True when the latest version was written on top of `version`, directly or through
-   * later edits (each version names the one it was based on): false when `version` was
-   * left aside, e.g. an edit made on another device at the same time that lost to this one.
+   * True when the latest version was written on top of `version` (a {@link versionOf}),
+   * directly or through later edits (each version names the one it was based on): false
+   * when it was left aside, e.g. an edit made on another device at the same time that lost.
    */
   buildsOn(version: string): boolean;
+}
+
+/** A version as the tool tracks it: the record id and the record's own `version` (an in-place `update` raises it). */
+export function versionOf(record: Pick<MemoryRecord, 'id' | 'version'>): string {
+  return `${record.id}#${record.version}`;
 }
 
 /**
@@ -44,19 +52,23 @@ export interface PathState {
  * afterwards, and `asOf` before the delete still reads the file.
  */
 export class MemoryFiles {
+  readonly #listing: FileListing;
+
   /** `clock` must be the memory's (openMemory's `clock`): a delete ends a file at its now. */
   constructor(
     readonly bound: BoundMemory,
     private readonly clock: Clock,
-  ) {}
+  ) {
+    this.#listing = new FileListing(bound);
+  }
 
   /** Where `path` stands now. */
   async state(path: string): Promise<PathState> {
     const versions = await this.versions(path);
     const latest = latestOf(versions);
-    const buildsOn = (version: string) => descends(versions, latest, version);
+    const buildsOn = (version: string) => descends(versions, latest, version.slice(0, version.lastIndexOf('#')));
     if (!latest) return { latest: null, file: undefined, buildsOn };
-    return { latest: latest.id, file: holdsNow(latest, this.clock.now()) ? { path, version: latest.id, text: latest.content } : undefined, buildsOn };
+    return { latest: latest.id, file: holdsNow(latest, this.clock.now()) ? { path, id: latest.id, version: versionOf(latest), text: latest.content } : undefined, buildsOn };
   }
 
   /** Every version of the file at `path`, as core stores them (newest written first). */
@@ -67,29 +79,32 @@ export class MemoryFiles {
 
   /** The files that exist (at `asOf`, default now), sorted by path. */
   async files(asOf?: TimeInput): Promise<MemoryFileEntry[]> {
-    const { memory, namespace } = this.bound;
-    const facts = await memory.profile(namespace, asOf === undefined ? {} : { asOf });
     const entries: MemoryFileEntry[] = [];
-    for (const fact of facts) {
-      const path = pathOfKey(fact.key);
-      if (path !== undefined) entries.push({ path, bytes: utf8Bytes(fact.content) });
+    if (asOf === undefined) {
+      for (const [path, bytes] of await this.#listing.current()) entries.push({ path, bytes });
+    } else {
+      for (const fact of await this.bound.memory.profile(this.bound.namespace, { asOf })) {
+        const path = pathOfKey(fact.key);
+        if (path !== undefined) entries.push({ path, bytes: utf8Bytes(fact.content) });
+      }
     }
     return entries.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   }
 
   /**
    * Writes `text` as the file's next version, if its latest version is still `basedOn`
-   * (`null`: the key has none). Returns the new version's id; `undefined` when another
-   * writer got there first (nothing was written).
+   * (`null`: the key has none). Returns the new version ({@link versionOf}); `undefined`
+   * when another writer got there first (nothing was written).
    */
-  async write(path: string, text: string, basedOn: string | null, metadata: JsonObject = {}): Promise<string | undefined> {
+  async write(path: string, text: string, basedOn: string | null): Promise<string | undefined> {
     const { memory, namespace } = this.bound;
     try {
       const result = await memory.remember(
-        { namespace, key: keyOf(path), content: text, source: 'assistant', metadata: { path, ...(basedOn === null ? {} : { basedOn }), ...metadata } },
-        { ifLatest: basedOn, ...actorOf(this.bound) },
+        { namespace, key: keyOf(path), content: text, source: 'assistant', metadata: { path, ...(basedOn === null ? {} : { basedOn }) } },
+        { ifLatest: basedOn, ...writeOptions(this.bound) },
       );
-      return result.id;
+      this.#listing.wrote([result.id], [[path, utf8Bytes(result.record.content)]]);
+      return versionOf(result.record);
     } catch (err) {
       if (isZeromemError(err) && err.code === 'CONFLICT') return undefined;
       throw storeRefusal(err, path);
@@ -105,19 +120,23 @@ export class MemoryFiles {
   async end(paths: readonly string[]): Promise<void> {
     const latest = await this.#latestNow(paths);
     try {
-      await this.bound.memory.rememberMany(latest.map(([path, record]) => this.#ending(path, record, { ended: 'delete' })), actorOf(this.bound));
+      const { results } = await this.bound.memory.rememberMany(latest.map(([path, record]) => this.#ending(path, record, { ended: 'delete' })), writeOptions(this.bound));
+      this.#listing.wrote(
+        results.map((result) => result.id),
+        latest.map(([path]) => [path, undefined]),
+      );
     } catch (err) {
       // A full namespace cannot take the closing versions: the files are forgotten instead
       // (with their history), so a delete always frees room.
       if (!(isZeromemError(err) && err.code === 'QUOTA_EXCEEDED')) throw storeRefusal(err, paths[0]!);
-      for (const path of paths) await this.bound.memory.forgetWhere(this.bound.namespace, { key: keyOf(path) }, actorOf(this.bound));
+      for (const path of paths) await this.bound.memory.forgetWhere(this.bound.namespace, { key: keyOf(path) }, writeOptions(this.bound));
     }
   }
 
   /**
    * Moves files in one transaction (a rename): each `[from, to]` gets a first version at
    * `to` with the text of `from`'s latest, and `from` is ended as by a delete. Returns, by
-   * destination path, the version moved and the new version's id.
+   * destination path, the version moved and the new version ({@link versionOf} both).
    */
   async move(moves: ReadonlyArray<readonly [from: string, to: string]>): Promise<Map<string, { moved: string; version: string }>> {
     const latest = await this.#latestNow(moves.map(([from]) => from));
@@ -130,8 +149,15 @@ export class MemoryFiles {
       ];
     });
     try {
-      const { results } = await this.bound.memory.rememberMany(inputs, actorOf(this.bound));
-      return new Map(latest.map(([from, record], i) => [destination.get(from)!, { moved: record.id, version: results[2 * i]!.id }]));
+      const { results } = await this.bound.memory.rememberMany(inputs, writeOptions(this.bound));
+      this.#listing.wrote(
+        results.map((result) => result.id),
+        latest.flatMap(([from, record]) => [
+          [from, undefined],
+          [destination.get(from)!, utf8Bytes(record.content)],
+        ]),
+      );
+      return new Map(latest.map(([from, record], i) => [destination.get(from)!, { moved: versionOf(record), version: versionOf(results[2 * i]!.record) }]));
     } catch (err) {
       throw storeRefusal(err, moves[0]![0]);
     }
@@ -189,10 +215,6 @@ function holdsNow(record: MemoryRecord, now: number): boolean {
   return record.validUntil === null || record.validUntil > now;
 }
 
-function actorOf(bound: BoundMemory): { actor?: string } {
-  return bound.actor === undefined ? {} : { actor: bound.actor };
-}
-
 /** A store error the model can act on (too large, namespace full), as the text it reads; other errors as they are. */
 function storeRefusal(err: unknown, path: string): unknown {
   if (!isZeromemError(err)) return err;
@@ -206,7 +228,4 @@ function storeRefusal(err: unknown, path: string): unknown {
   return err;
 }
 
-function utf8Bytes(text: string): number {
-  return new TextEncoder().encode(text).length;
-}
 

@@ -1,7 +1,7 @@
 import { systemClock, type Clock, type Memory, type MemoryRecord, type Namespace, type TimeInput } from '@zeromem/core';
 import { bindMemory } from '../bound-memory.ts';
 import type { CommandContext } from './command-context.ts';
-import { parseCommand, type MemoryCommand } from './command.ts';
+import { parseCommand, type MemoryCommand, type MemoryCommandOf } from './command.ts';
 import { create } from './create.ts';
 import { del } from './delete.ts';
 import { insert } from './insert.ts';
@@ -87,21 +87,18 @@ export function createMemoryTool(memory: Memory, options: MemoryToolOptions): Cl
   });
 }
 
+/** Each command's module, by the name Claude sends. */
+const COMMANDS: { [Name in MemoryCommand['command']]: (ctx: CommandContext, command: MemoryCommandOf<Name>) => Promise<string> } = {
+  view,
+  create,
+  str_replace: strReplace,
+  insert,
+  delete: del,
+  rename,
+};
+
 function run(ctx: CommandContext, command: MemoryCommand): Promise<string> {
-  switch (command.command) {
-    case 'view':
-      return view(ctx, command);
-    case 'create':
-      return create(ctx, command);
-    case 'str_replace':
-      return strReplace(ctx, command);
-    case 'insert':
-      return insert(ctx, command);
-    case 'delete':
-      return del(ctx, command);
-    case 'rename':
-      return rename(ctx, command);
-  }
+  return (COMMANDS[command.command] as (ctx: CommandContext, command: MemoryCommand) => Promise<string>)(ctx, command);
 }
 
 /** A file's versions as its history: oldest first, without the empty interval a delete or rename leaves before its ending version. */
