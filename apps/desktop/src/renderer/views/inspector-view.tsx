@@ -289,9 +289,9 @@ export function InspectorView() {
 
 /**
  * One memory. A file of Claude's memory tool (`filePath`) shows its path instead of its key and
- * has no Edit: an edit in place would keep the version id the model's session last saw, so its
- * next edit would apply to text it never read. Files change through the memory tool. Its
- * Forget says what it does: it forgets this version, and the one before (if any) becomes the file's text.
+ * has no Edit: an edit in place would replace the text with no version of its own, and a
+ * file keeps every edit as a version; files change through the memory tool. Its Forget says
+ * what it does: it forgets this version, and the one before (if any) becomes the file's text.
  */
 function RecordRow({ record, ns, filePath, editing, onEdit, onForget, children }: { record: MemoryRecord; ns: Namespace; filePath?: string | undefined; editing: boolean; onEdit: (id: string | null) => void; onForget: (r: MemoryRecord) => Promise<void>; children?: preact.ComponentChildren }) {
   return (
