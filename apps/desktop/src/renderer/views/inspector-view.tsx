@@ -86,7 +86,7 @@ export function InspectorView() {
     (async () => {
       // Loaded when the inspector first reads, a chunk of its own: the page's first load grows by 3.9 KB gzipped instead of 9.
       const { createMemoryTool } = await import('@zeromem/tools');
-      // Only files() and history() run here, and they read with list and profile, which every AppMemory has (the device store's too).
+      // Only files() and history() run here: they read (list, profile, get, audit), which every AppMemory does (the device store's too).
       const tool = createMemoryTool(memory as unknown as Memory, { namespace: ns });
       const entries = await tool.files();
       const withVersions = await Promise.all(entries.map(async (entry) => ({ ...entry, versions: await tool.history(entry.path) })));
