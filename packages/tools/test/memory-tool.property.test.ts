@@ -116,3 +116,38 @@ describe("Claude's memory tool against a model file tree (seeded)", () => {
     );
   });
 });
+
+describe('any path a model sends (seeded)', () => {
+  it('is refused with an error text or kept under a key that reads back as the same path', { timeout: 300_000 }, async () => {
+    const memory = await openMemory({ name: 'paths', directory: root });
+    try {
+      const tool = createMemoryTool(memory, { namespace: { userId: 'u' } });
+      const segment = fc.oneof(
+        fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 12 }),
+        fc.string({ unit: 'binary', minLength: 1, maxLength: 4 }),
+        fc.constantFrom('..', '.', '%2e%2E', 'a\\b', 'Ä', '文件.md', '-2e', 'x.md', 'Notes'),
+      );
+      const anyPath = fc.oneof(
+        fc.array(segment, { minLength: 1, maxLength: 3 }).map((segments) => `${ROOT}/${segments.join('/')}`),
+        fc.string({ unit: 'binary', maxLength: 30 }),
+      );
+      await fc.assert(
+        fc.asyncProperty(anyPath, async (path) => {
+          const created = await tool.execute({ command: 'create', path, file_text: 'text' });
+          if (!created.startsWith('File created')) {
+            expect(created).toMatch(/^Error: /);
+            return;
+          }
+          // A new session reads the files from the store (the key decoded), not from what this one wrote.
+          const reader = createMemoryTool(memory, { namespace: { userId: 'u' } });
+          expect((await reader.files()).map((file) => file.path)).toEqual([path.length > ROOT.length + 1 ? path.replace(/\/$/, '') : path]);
+          expect(await reader.execute({ command: 'view', path })).toMatch(/^Here's the content of .* with line numbers:\n {5}1\ttext$/);
+          expect(await tool.execute({ command: 'delete', path })).toMatch(/^Successfully deleted/);
+        }),
+        { seed, numRuns: 300 },
+      );
+    } finally {
+      await memory.close();
+    }
+  });
+});
