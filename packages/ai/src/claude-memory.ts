@@ -20,8 +20,16 @@ export interface ClaudeMemoryOptions extends MemoryToolOptions {
  * this agent last saw, so when another agent (another call, process or device) changed it
  * since, the edit is refused with a message to view the file again, and no edit is lost.
  *
- * @example llm
- * const tools = { memory: anthropic.tools.memory_20250818({ execute: claudeMemory({ memory, namespace: { userId: 'alice' } }) }) };
+ * @example
+ * import { claudeMemory } from '@zeromem/ai';
+ * import { openMemory } from '@zeromem/core';
+ *
+ * const memory = await openMemory({ name: 'claude-files' });
+ * const execute = claudeMemory({ memory, namespace: { userId: 'alice' } }); // tools: { memory: anthropic.tools.memory_20250818({ execute }) }
+ * // What the provider calls for each tool_use block; the text goes back as its tool_result.
+ * console.log(await execute({ command: 'create', path: '/memories/alice.md', file_text: 'Alice likes jazz.' })); // File created successfully at: /memories/alice.md
+ * console.log(await execute({ command: 'view', path: '/etc/passwd' })); // Error: The path /etc/passwd is outside /memories: …
+ * await memory.close();
  */
 export function claudeMemory(options: ClaudeMemoryOptions): (command: MemoryCommand) => Promise<string> {
   const { memory, ...toolOptions } = options;

@@ -24,8 +24,18 @@ export interface ClaudeMemoryOptions extends MemoryToolOptions {
  * this agent last saw; when another agent changed it since, the edit is refused with a
  * message to view the file again.
  *
- * @example llm
- * const model = new ChatAnthropic({ model: 'claude-sonnet-4-5' }).bindTools([tools.memory_20250818({ execute: claudeMemory({ memory, namespace: { userId: 'alice' } }) })]);
+ * @example
+ * import { tools } from '@langchain/anthropic';
+ * import { openMemory } from '@zeromem/core';
+ * import { claudeMemory } from '@zeromem/langchain';
+ *
+ * const memory = await openMemory({ name: 'claude-files' });
+ * const memoryTool = tools.memory_20250818({ execute: claudeMemory({ memory, namespace: { userId: 'alice' } }) }); // for ChatAnthropic's bindTools
+ * await memoryTool.invoke({ command: 'create', path: '/memories/alice.md', file_text: 'Alice likes jazz.\nShe lives in Porto.' });
+ * // Run with the model's tool call, as an agent does: view_range reaches the memory tool.
+ * const answer = await memoryTool.invoke({ type: 'tool_call', id: 'toolu_01', name: 'memory', args: { command: 'view', path: '/memories/alice.md', view_range: [2, 2] } });
+ * console.log(JSON.stringify(answer.content)); // "Here's the content of /memories/alice.md with line numbers:\n     2\tShe lives in Porto."
+ * await memory.close();
  */
 export function claudeMemory(options: ClaudeMemoryOptions): (command: MemoryCommand, config?: ToolRunnableConfig) => Promise<string> {
   const { memory, ...toolOptions } = options;
