@@ -14,7 +14,7 @@ import { HumanMessage, type BaseMessage } from '@langchain/core/messages';
 import { claudeMemory as aiClaudeMemory } from '@zeromem/ai';
 import { openMemory, type Memory } from '@zeromem/core';
 import { claudeMemory as langchainClaudeMemory } from '@zeromem/langchain';
-import { createMemoryTool } from '@zeromem/tools';
+import { createMemoryTool, type MemoryCommand } from '@zeromem/tools';
 import { generateText, stepCountIs } from 'ai';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { memorySession as session, messagesApi, resultText, toolResults, toolUsesOf } from './messages-api.ts';
@@ -28,7 +28,7 @@ async function plainAnswers(): Promise<string[]> {
   try {
     const tool = createMemoryTool(reference, { namespace: alice });
     const answers: string[] = [];
-    for (const use of toolUses) answers.push(await tool.execute(use.input as Parameters<typeof tool.execute>[0]));
+    for (const use of toolUses) answers.push(await tool.execute(use.input as MemoryCommand));
     return answers;
   } finally {
     await reference.close();

@@ -345,7 +345,7 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
   }, 90_000);
 
   it("Claude's memory files, kept through the AI SDK on another machine, reach the web twin through the relay: the inspector shows the file tree, each file with its versions", async () => {
-    // Claude on the laptop: the AI SDK's Anthropic provider runs a conversation (recorded Messages API responses, test/integrations) whose
+    // Claude on the laptop: the AI SDK's Anthropic provider runs a conversation (Messages API responses written for the tests, test/integrations) whose
     // memory tool is zeromem's claudeMemory() over the laptop's device store, in the user's namespace, which the laptop shares through the relay.
     const laptopDir = mkdtempSync(join(tmpdir(), 'zeromem-desktop-laptop-'));
     const laptop = await openMemory({ name: 'laptop', directory: laptopDir });
