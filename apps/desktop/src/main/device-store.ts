@@ -121,7 +121,8 @@ export const DEVICE_STORE_VERBS = {
   remember: verb(z.tuple([rememberInput, actorSchema]), (store, [input, o]) => store.memory.remember(input as RememberInput, opts<WriteOptions>(o))),
   update: verb(z.tuple([namespaceSchema, idSchema, patchSchema, actorSchema]), (store, [n, id, patch, o]) => store.memory.update(ns(n), id, patch as UpdatePatch, opts<WriteOptions>(o))),
   forget: verb(z.tuple([namespaceSchema, idSchema, actorSchema]), (store, [n, id, o]) => store.memory.forget(ns(n), id, opts<WriteOptions>(o))),
-  audit: verb(z.tuple([namespaceSchema, z.strictObject({ limit: z.number().int().min(1).max(10_000).optional() }).optional()]), (store, [n, o]) => store.memory.audit(ns(n), opts<AuditOptions>(o))),
+  // `after` pages the log: the inspector's file list (Claude's memory tool) reads only the entries after the last it saw.
+  audit: verb(z.tuple([namespaceSchema, z.strictObject({ after: z.number().int().min(0).optional(), limit: z.number().int().min(1).max(10_000).optional() }).optional()]), (store, [n, o]) => store.memory.audit(ns(n), opts<AuditOptions>(o))),
   exportJsonl: verb(z.tuple([z.strictObject({ namespace: namespaceSchema })]), (store, [scope]) => store.memory.exportJsonl({ namespace: ns(scope.namespace) })),
   importJsonl: verb(z.tuple([z.string().max(256 * 1024 * 1024), actorSchema]), (store, [text, o]) => store.memory.importJsonl(text, opts<WriteOptions>(o))),
   consolidate: verb(z.tuple([namespaceSchema, z.strictObject({ dryRun: z.boolean().optional(), actor: z.string().min(1).max(64).optional() }).optional()]), (store, [n, o]) => store.memory.consolidate(ns(n), opts<ConsolidateOptions>(o))),

@@ -1,30 +1,39 @@
 /**
- * The built web app in real Chromium, against a mock OpenAI-compatible server (the only
- * mock) and a real relay process: a new user chats with the after-sales agent, the
- * marketing agent recalls what it learned, the prompts stay within budget, a forget in the
- * inspector reaches recall and the next prompt, two devices sync, and every view passes
- * axe at 1280x800 and 400 px wide. Screenshots of every view at both widths go to
- * .tmp/screenshots.
+ * The built web app in real Chromium, against a mock OpenAI-compatible server and a mock
+ * Anthropic Messages API (the only mocks: LLM servers) and a real relay process: a new user
+ * chats with the after-sales agent, the marketing agent recalls what it learned, the
+ * prompts stay within budget, a forget in the inspector reaches recall and the next
+ * prompt, two devices sync, the files Claude's memory tool keeps on another machine show
+ * in the inspector's file tree, and every view passes axe at 1280x800 and 400 px wide.
+ * Screenshots of every view at both widths go to .tmp/screenshots.
  */
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, sep } from 'node:path';
+import { createAnthropic } from '@ai-sdk/anthropic';
+import { generateText, stepCountIs } from 'ai';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { countChatTokens, createTokenizer, namespaceKey, type ChatMessage } from '@zeromem/core';
+import { WebSocket } from 'ws';
+import { claudeMemory } from '@zeromem/ai';
+import { countChatTokens, createTokenizer, namespaceKey, openMemory, type ChatMessage } from '@zeromem/core';
 import { issueToken } from '@zeromem/relay';
+import { shareNamespace } from '@zeromem/sync';
+import { createMemoryTool } from '@zeromem/tools';
 import { repoRoot, skipBrowserTests } from '../../../../test/e2e/browser.ts';
 import { serveRelay, type RelayProcess } from '../../../../packages/relay/test/spawn-relay.ts';
 import { SECRET } from '../../../../packages/relay/test/helpers.ts';
 import { axeSource, seriousViolations, startAppHarness, type AppHarness } from './app-harness.ts';
 import { startMockLlm, type MockLlm } from './mock-llm.ts';
+import { memorySession, messagesApi } from '../../../../test/integrations/messages-api.ts';
 
 const SHOTS = join(repoRoot, '.tmp', 'screenshots');
 const WIDE = { width: 1280, height: 800 };
 const NARROW = { width: 400, height: 800 };
 const VIEWS = ['after-sales', 'marketing', 'inspector', 'tokens', 'sync', 'settings'] as const;
 const BUDGET = 600; // the agents' budget (src/renderer/story.ts)
+const userNamespace = { userId: 'user-1042' }; // the story's user (src/renderer/story.ts)
 
 async function go(page: Page, view: string): Promise<void> {
   await page.evaluate((v) => (location.hash = `#/${v}`), view);
@@ -56,6 +65,19 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
     [app, llm, relay, axe] = await Promise.all([startAppHarness(), startMockLlm(), serveRelay(relayDir), axeSource()]);
     ({ page } = await app.newDevice(WIDE));
   }, 240_000);
+
+  /** A token for the user's namespace on the relay. */
+  const userToken = () => issueToken({ secret: SECRET, subject: 'devices', rooms: [namespaceKey(userNamespace)], ttlSeconds: 600 });
+
+  /** Connects a device's sync view to the relay, sharing the user's namespace. */
+  async function connect(device: Page, name: string): Promise<void> {
+    await go(device, 'sync');
+    await device.fill('#sync-url', relay.url);
+    await device.fill('#sync-token', await userToken());
+    await device.fill('#sync-device', name);
+    await device.click('form[aria-label="Relay settings"] button[type=submit]');
+    await device.locator('[data-testid=sync-state]', { hasText: /^Connected$/ }).waitFor({ timeout: 20_000 });
+  }
 
   afterAll(async () => {
     await app?.close();
@@ -164,16 +186,6 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
   });
 
   it('two devices sync the user namespace through a real relay process', async () => {
-    const room = namespaceKey({ userId: 'user-1042' });
-    const token = await issueToken({ secret: SECRET, subject: 'devices', rooms: [room], ttlSeconds: 600 });
-    const connect = async (device: Page, name: string) => {
-      await go(device, 'sync');
-      await device.fill('#sync-url', relay.url);
-      await device.fill('#sync-token', token);
-      await device.fill('#sync-device', name);
-      await device.click('form[aria-label="Relay settings"] button[type=submit]');
-      await device.locator('[data-testid=sync-state]', { hasText: /^Connected$/ }).waitFor({ timeout: 20_000 });
-    };
     await connect(page, 'laptop');
     const second = await app.newDevice(WIDE);
     await connect(second.page, 'phone');
@@ -331,6 +343,68 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the web app in Chromium', ()
     expect(offline).not.toContain('prefers phone calls');
     await device.context.close();
   }, 90_000);
+
+  it("Claude's memory files, kept through the AI SDK on another machine, reach the web twin through the relay: the inspector shows the file tree, each file with its versions", async () => {
+    // Claude on the laptop: the AI SDK's Anthropic provider runs a conversation (Messages API responses written for the tests, test/integrations) whose
+    // memory tool is zeromem's claudeMemory() over the laptop's device store, in the user's namespace, which the laptop shares through the relay.
+    const laptopDir = mkdtempSync(join(tmpdir(), 'zeromem-desktop-laptop-'));
+    const laptop = await openMemory({ name: 'laptop', directory: laptopDir });
+    const share = await shareNamespace(laptop, userNamespace, { url: relay.url, token: await userToken(), WebSocketPolyfill: WebSocket, deviceName: 'laptop', agentName: 'claude' });
+    try {
+      const api = messagesApi(memorySession);
+      const anthropic = createAnthropic({ apiKey: 'sk-ant-test-not-a-key', fetch: api.fetch });
+      const { text } = await generateText({
+        model: anthropic('claude-sonnet-4-5'),
+        tools: { memory: anthropic.tools.memory_20250818({ execute: claudeMemory({ memory: laptop, namespace: userNamespace }) }) },
+        stopWhen: stepCountIs(20),
+        prompt: memorySession.prompt,
+      });
+      expect(text).toContain('Noted');
+      await share.flush();
+
+      const device = await app.newDevice(WIDE);
+      await connect(device.page, 'tablet');
+      await go(device.page, 'inspector');
+      const tree = device.page.locator('[data-testid=memory-files]');
+      const file = tree.locator('li.tree-file[data-path="/memories/preferences.md"]');
+      await file.waitFor({ timeout: 20_000 });
+      // The files that exist now: the renamed one at its new path; neither the deleted scratch file nor the emptied travel/ directory.
+      await expect(tree.locator('li.tree-file').evaluateAll((items) => items.map((item) => item.getAttribute('data-path')))).resolves.toEqual(['/memories/preferences.md']);
+      await expect(tree.locator('li.tree-dir').count()).resolves.toBe(0);
+      await expect(file.locator('summary').textContent()).resolves.toContain('3 versions');
+      await file.locator('summary').click();
+      await expect(file.locator('li.file-version pre').allTextContents()).resolves.toEqual([
+        '# Travel preferences\n- Seat: window\n- Meals: no preference\n',
+        '# Travel preferences\n- Seat: window\n- Meals: vegetarian\n',
+        '# Travel preferences\n- Home airport: LIS\n- Seat: window\n- Meals: vegetarian\n',
+      ]);
+      await expect(file.locator('li.file-version.current p').textContent()).resolves.toContain('now (current)');
+      // A file is not a fact of the profile as well; in the list it shows as the file, with no in-place Edit (files change through the memory tool).
+      await expect(device.page.locator('[data-testid=profile] .fact-timeline[data-key^="memories."]').count()).resolves.toBe(0);
+      const row = device.page.locator('.record', { hasText: '- Home airport: LIS' });
+      await expect(row.locator('.pill.key').textContent()).resolves.toBe('/memories/preferences.md');
+      await expect(row.locator('button', { hasText: 'Edit' }).count()).resolves.toBe(0);
+      expect(await seriousViolations(device.page, axe)).toEqual([]);
+      await shoot(device.page, 'inspector-memory-files-1280');
+
+      // An edit by Claude on the laptop shows up live as the file's next version.
+      const again = claudeMemory({ memory: laptop, namespace: userNamespace });
+      await again({ command: 'view', path: '/memories/preferences.md' });
+      await expect(again({ command: 'str_replace', path: '/memories/preferences.md', old_str: '- Seat: window', new_str: '- Seat: aisle' })).resolves.not.toMatch(/^Error/);
+      await share.flush();
+      await file.locator('summary', { hasText: '4 versions' }).waitFor({ timeout: 20_000 });
+      // Forgetting the file's memory in the inspector forgets that version: the one before is the file's text again, here and on the laptop.
+      await device.page.locator('.record', { hasText: '- Seat: aisle' }).getByRole('button', { name: 'Forget this version of /memories/preferences.md' }).click();
+      await file.locator('summary', { hasText: '3 versions' }).waitFor({ timeout: 20_000 });
+      await expect(file.locator('li.file-version.current pre').textContent()).resolves.toBe('# Travel preferences\n- Home airport: LIS\n- Seat: window\n- Meals: vegetarian\n');
+      await expect.poll(async () => (await createMemoryTool(laptop, { namespace: userNamespace }).history('/memories/preferences.md')).length, { timeout: 20_000 }).toBe(3);
+      await device.context.close();
+    } finally {
+      await share.close();
+      await laptop.close();
+      rmSync(laptopDir, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('every view passes axe (no serious or critical violation) and is screenshotted at 1280x800 and 400 px', async () => {
     const narrow = await app.newDevice(NARROW);

@@ -4,7 +4,8 @@
  * real handlers over a real store on disk, here in Node (Electron's binary cannot be
  * downloaded in CI). A real `zeromem-mcp` process writes first; its memory shows up in the
  * app's inspector; what the app remembers, `zeromem-mcp` lists when started again (a
- * restart finds it on disk; test/main/device-store.test.ts has both open at once).
+ * restart finds it on disk; test/main/device-store.test.ts has both open at once). The
+ * files Claude's memory tool keeps in the store show in the inspector's file tree.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryTool } from '@zeromem/tools';
 import { repoRoot, skipBrowserTests } from '../../../../test/e2e/browser.ts';
 import { call, stdioClient } from '../../../../packages/mcp/test/bin-client.ts';
 import { appRoot } from '../../build/renderer-config.ts';
@@ -101,6 +103,28 @@ describe.skipIf(skipBrowserTests(import.meta.url))('the desktop app on the devic
     } finally {
       await again.close();
       await again.exited();
+    }
+    expect(app.errors.filter((e) => e.startsWith('pageerror'))).toEqual([]);
+  }, 120_000);
+
+  it("shows the files Claude's memory tool keeps in the device store as a tree, read through the preload's verbs", async () => {
+    const store = await DeviceStore.open(home);
+    try {
+      // Claude (through any door: the AI SDK's or LangChain's claudeMemory, a hand-written loop) keeps a file and edits it.
+      const claude = createMemoryTool(store.memory, { namespace: { userId: 'alice' } });
+      await expect(claude.execute({ command: 'create', path: '/memories/health/allergies.md', file_text: 'Peanuts\n' })).resolves.toBe('File created successfully at: /memories/health/allergies.md');
+      await expect(claude.execute({ command: 'insert', path: '/memories/health/allergies.md', insert_line: 1, insert_text: 'Shellfish\n' })).resolves.not.toMatch(/^Error/);
+      const page = await desktopWindow(store);
+      await page.evaluate(() => (location.hash = '#/inspector'));
+      await page.locator('#insp-scope option', { hasText: 'alice' }).waitFor({ state: 'attached' });
+      await page.selectOption('#insp-scope', { label: 'alice' });
+      const file = page.locator('[data-testid=memory-files] li.tree-dir[data-path="/memories/health"] li.tree-file[data-path="/memories/health/allergies.md"]');
+      await file.waitFor({ timeout: 20_000 });
+      await file.locator('summary').click();
+      await expect(file.locator('li.file-version pre').allTextContents()).resolves.toEqual(['Peanuts\n', 'Peanuts\nShellfish\n']);
+      await page.context().close();
+    } finally {
+      await store.close();
     }
     expect(app.errors.filter((e) => e.startsWith('pageerror'))).toEqual([]);
   }, 120_000);

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import type { ListPage, MemoryRecord, RememberResult } from '@zeromem/core';
+import type { AuditEntry, ListPage, MemoryRecord, RememberResult } from '@zeromem/core';
 import { call, stdioClient } from '../../../../packages/mcp/test/bin-client.ts';
 import { DEVICE_STORE_NAME, DeviceStore } from '../../src/main/device-store.ts';
 import { createIpcHandlers, type IpcCaller } from '../../src/main/ipc-handlers.ts';
@@ -81,6 +81,18 @@ describe('the device store in the main process', () => {
     // Another frame than the app's own page gets nothing.
     const foreign = await createIpcHandlers({ store: new LlmSettingsStore(freshDir(), testKeychain()), deviceStore: main.store })[memoryChannel('listNamespaces')]!({ frameUrl: 'https://evil.example/', send: () => undefined }, []);
     expect(foreign.ok).toBe(false);
+  });
+
+  it("pages the audit log with `after`, as the inspector's memory-tool file list reads it", async () => {
+    const main = await desktopMain(freshDir());
+    const ns = { userId: 'alice' };
+    await main.value('remember', { namespace: ns, content: 'Alice prefers tea.' });
+    await main.value('remember', { namespace: ns, content: 'Alice lives in Lyon.' });
+    const all = await main.value<AuditEntry[]>('audit', ns, { limit: 10 });
+    expect(all).toHaveLength(2);
+    expect(await main.value<AuditEntry[]>('audit', ns, { after: all[0]!.seq, limit: 10 })).toEqual([all[1]]);
+    const bad = await main.invoke('audit', ns, { after: -1 });
+    expect(bad.ok ? 'ok' : bad.error.code).toBe('INVALID_INPUT');
   });
 
   it('keeps a conversation’s turns in order across calls, as the renderer’s agents use it', async () => {
