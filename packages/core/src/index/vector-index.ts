@@ -334,16 +334,10 @@ export class VectorIndex {
    * one of just those columns (in blocks of 16); past {@link MAX_SPANS}, the full width.
    */
   #spanFor(vector: Float32Array): number {
-    let first = -1;
-    let last = -1;
-    for (let j = 0; j < vector.length; j++) {
-      if (vector[j] !== 0) {
-        if (first < 0) first = j;
-        last = j;
-      }
-    }
-    const start = first < 0 ? 0 : first & ~15;
-    const end = first < 0 ? Math.min(16, this.dimension) : Math.min(this.dimension, (last + 16) & ~15);
+    const columns = nonZeroColumns(vector);
+    const zero = columns.start === columns.end;
+    const start = zero ? 0 : columns.start & ~15;
+    const end = zero ? Math.min(16, this.dimension) : Math.min(this.dimension, (columns.end + 15) & ~15);
     let best = -1;
     this.#spans.forEach((span, i) => {
       if (span.start <= start && span.end >= end && (best < 0 || span.width < this.#spans[best]!.width)) best = i;
@@ -430,14 +424,10 @@ export class VectorIndex {
       const row = Math.floor((i * n) / looked);
       // A row holds only its span's columns; the others are zero.
       const span = this.#spans[this.#spanOf[row]!]!;
-      const data = span.data;
       const base = span.base(this.#rowInSpan[row]!);
-      let first = span.start;
-      while (first < span.end && data[base + first] === 0) first++;
-      if (first === span.end) continue; // a zero row belongs nowhere
-      let last = span.end - 1;
-      while (data[base + last] === 0) last--;
-      spans.push({ row, first, last });
+      const columns = nonZeroColumns(span.data.subarray(base + span.start, base + span.end));
+      if (columns.start === columns.end) continue; // a zero row belongs nowhere
+      spans.push({ row, first: span.start + columns.start, last: span.start + columns.end - 1 });
     }
     spans.sort((a, b) => a.first - b.first);
     const spaces: Space[] = [];
@@ -767,17 +757,10 @@ interface QuerySpan {
 }
 
 function querySpan(query: Float32Array, stride: number): QuerySpan {
-  let first = -1;
-  let last = -1;
-  for (let j = 0; j < query.length; j++) {
-    if (query[j] !== 0) {
-      if (first < 0) first = j;
-      last = j;
-    }
-  }
-  if (first < 0) return { start: 0, int8End: stride, floatEnd: query.length };
-  const start = first & ~15;
-  const int8End = Math.min(stride, (last + 16) & ~15);
+  const columns = nonZeroColumns(query);
+  if (columns.start === columns.end) return { start: 0, int8End: stride, floatEnd: query.length };
+  const start = columns.start & ~15;
+  const int8End = Math.min(stride, (columns.end + 15) & ~15);
   return { start, int8End, floatEnd: Math.min(query.length, int8End) };
 }
 
