@@ -1,7 +1,8 @@
 // Every export of @zeromem/core but `openMemory`, which each entry takes from its own
 // storage engine (index.ts: IndexedDB; index.node.ts: SQLite on disk, IndexedDB only when
 // given one), so that Node never loads Dexie for a store on disk.
-export { Memory, type OpenMemoryOptions } from './memory.ts';
+export { Memory } from './memory.ts';
+export type { OpenMemoryOptions } from './memory-options.ts';
 export { ZeromemError, isZeromemError, ERROR_CODES, type ErrorCode, type ErrorDetails, type InputIssue, type ItemFailure, type LineFailure, type StorageProblem } from './model/errors.ts';
 export { DEFAULT_LIMITS, type Limits } from './model/limits.ts';
 export { systemClock, type Clock } from './model/clock.ts';

@@ -1,4 +1,6 @@
-import { openMemoryOnStore, type Memory, type OpenMemoryOptions } from './memory.ts';
+import type { Memory } from './memory.ts';
+import type { OpenMemoryOptions } from './memory-options.ts';
+import { openMemoryOnStore } from './runtime.ts';
 import { openDexieStore } from './store/dexie-store.ts';
 
 /**

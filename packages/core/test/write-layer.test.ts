@@ -31,7 +31,7 @@ const VERBS: Array<[string, (ctx: LifecycleContext, t: TestMemory, id: string) =
       t.clock.advance(2 * 3_600_000);
       const other = await openTestMemory({ clock: t.clock });
       await other.memory.remember({ namespace: ns, content: SECRET });
-      const { result } = await importJsonl(ctx, await other.memory.exportJsonl({ namespace: ns }));
+      const result = await importJsonl(ctx, await other.memory.exportJsonl({ namespace: ns }));
       await other.memory.close();
       return result.imported === 1 ? [id] : [];
     },

@@ -3,7 +3,6 @@ import { turnTaker } from '../model/next-macrotask.ts';
 import { IssueList, describe } from '../model/checks.ts';
 import { probe } from '../model/read-input.ts';
 import { ZeromemError, type LineFailure } from '../model/errors.ts';
-import type { MemoryRecord } from '../model/types.ts';
 import type { AuditRow } from '../store/port.ts';
 import { deleteRows } from '../store/delete-rows.ts';
 import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
@@ -96,13 +95,14 @@ const LINES_PER_CHECK = 512;
  * beyond the reported ones. Content already stored in
  * the namespace is deduplicated as `remember` does; an id holding other content is CONFLICT.
  * Records keep every field (id, times, version, access statistics, tier, provenance).
+ * The imported records are queued for embedding (carried vectors of the current model are stored already).
  * @throws ZeromemError INVALID_INPUT, CONFLICT, QUOTA_EXCEEDED
  */
 export async function importJsonl(
   ctx: LifecycleContext,
   source: unknown,
   options?: unknown,
-): Promise<{ result: ImportResult; added: MemoryRecord[] }> {
+): Promise<ImportResult> {
   const opts = readOptions(options, ['skipInvalid', 'actor']);
   const actor = resolveActor(ctx, opts);
   if (opts.skipInvalid !== undefined && typeof opts.skipInvalid !== 'boolean') {
@@ -153,8 +153,9 @@ export async function importJsonl(
   const now = ctx.clock.now();
   const live = valid.filter((item) => !isExpired(item.record, now));
   const written = await write(ctx, header, live, actor, now, skipInvalid);
-  // The expired rows in the way, before the caller queues the added records (an id may come back).
+  // The expired rows in the way, before the added records are queued (an id may come back).
   await ctx.copies.purgeRecords(written.deleted);
+  ctx.copies.added(written.added);
   for (const conflict of written.conflicts) fail(conflict.line, conflict.issues, 'CONFLICT');
   const result = {
     imported: written.added.length,
@@ -164,7 +165,7 @@ export async function importJsonl(
     failed: failures.count,
     ids: written.added.map((r) => r.id),
   };
-  return { result, added: written.added };
+  return result;
 }
 
 /**

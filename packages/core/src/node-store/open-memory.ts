@@ -1,4 +1,6 @@
-import { openMemoryOnStore, type Memory, type OpenMemoryOptions as BaseOpenMemoryOptions } from '../memory.ts';
+import type { Memory } from '../memory.ts';
+import type { OpenMemoryOptions as BaseOpenMemoryOptions } from '../memory-options.ts';
+import { openMemoryOnStore } from '../runtime.ts';
 import { describe } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
 import { defaultDirectory } from './default-directory.ts';

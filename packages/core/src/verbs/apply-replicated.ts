@@ -24,8 +24,8 @@ type Checked = { index: number; put: ReplicatedRecord; hash: string } | { index:
  * sync does not send them back. Compare-and-swap: when the namespace has a local (not
  * replicated) audit entry after `options.after`, nothing is applied and `stale` is true,
  * so a local change the caller has not shared yet is never overwritten unseen. Once
- * committed, this process's other copies of the deleted and written records are purged.
- * `options.docLog` (a room's document updates) is appended to the document log in the
+ * committed, this process's other copies of the deleted and written records are purged,
+ * and the written ones are queued for embedding. `options.docLog` (a room's document updates) is appended to the document log in the
  * same transaction, so the updates that carried the changes are stored exactly when the
  * changes are (one commit, not two, on a replica's path from the wire to its store).
  */
@@ -121,6 +121,7 @@ export async function applyReplicated(ctx: WriteContext, namespace: unknown, cha
   // A forget from another replica reaches this process's copies like a local one; content
   // it replaced must not stay in a queued embedding either.
   await ctx.copies.purgeRecords([...result.deleted, ...result.written.map((record) => record.id)].map((id) => ({ ns: ns.key, id })));
+  ctx.copies.added(result.written);
   return result;
 }
 

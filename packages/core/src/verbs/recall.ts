@@ -18,6 +18,9 @@ import { isValidAt } from '../model/validity.ts';
 import type { CosineBackground } from '../index/vector-index.ts';
 import { isEmptyFilter, matchesFilter } from '../store/match.ts';
 import type { RecallContext } from '../write/context.ts';
+import { rewarmHits } from '../lifecycle/rewarm.ts';
+import type { Redactor } from '../redact/redactor.ts';
+import type { MemoryContext } from './memory-context.ts';
 
 /** Options of `recall(namespace, query, options)`. */
 export interface RecallOptions {
@@ -68,11 +71,35 @@ function candidatePool(k: number): number {
 }
 
 /**
+ * Recall in one namespace: the query redacted as stored text is (with redaction on, so
+ * hashed values match), the hits {@link rank}ed, and, when the recall counts as access
+ * (`trackAccess`, default true), its cold hits re-warmed, each hit showing its record after that.
+ */
+export async function recall(ctx: MemoryContext, namespace: unknown, query: unknown, options: unknown): Promise<RecallResult> {
+  const result = await rank(ctx, namespace, await redactQuery(ctx.redactor, query), options, ctx.pendingEmbeddings);
+  return rewarmHits(ctx, requireNamespace(namespace, ctx.limits.maxNameLength), result, (options as RecallOptions | undefined)?.trackAccess !== false);
+}
+
+/** With redaction on, a query (a text or the turns of a conversation) is masked and hashed as stored text is. */
+async function redactQuery(redactor: Redactor | undefined, query: unknown): Promise<unknown> {
+  if (!redactor) return query;
+  if (typeof query === 'string') return redactor.redactQuery(query);
+  if (!Array.isArray(query)) return query; // recall's validation answers
+  return Promise.all(
+    query.map(async (turn: unknown) =>
+      turn !== null && typeof turn === 'object' && typeof (turn as { content?: unknown }).content === 'string'
+        ? { ...(turn as object), content: await redactor.redactQuery((turn as { content: string }).content) }
+        : turn,
+    ),
+  );
+}
+
+/**
  * Hybrid recall in one namespace: BM25 (in conversation context), vector and neighbour
  * candidates, fused, then ranked by relevance x importance x recency x heat x the query's
  * signals (speaker, time, focus); filters and expiry applied before ranking.
  */
-export async function recall(ctx: RecallContext, namespace: unknown, query: unknown, options: unknown, pending: () => number): Promise<RecallResult> {
+async function rank(ctx: RecallContext, namespace: unknown, query: unknown, options: unknown, pending: () => number): Promise<RecallResult> {
   const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
   const clockNow = ctx.clock.now();
   const opts = validateRecall(query, options, ctx.limits, clockNow, ctx.embedder?.fusionWeight);

@@ -7,6 +7,8 @@ import type { AuditRow } from '../store/port.ts';
 import { keepHistory } from '../store/history.ts';
 import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
 import { readOptions, resolveActor, type VerbContext } from '../write/context.ts';
+import { suggestUpdates } from '../lifecycle/suggest-updates.ts';
+import type { MemoryContext } from './memory-context.ts';
 import { raiseOnDuplicate } from '../write/duplicate.ts';
 import { enforceQuota } from '../write/quota.ts';
 import { compareVersions } from '../model/validity.ts';
@@ -27,9 +29,11 @@ interface Item {
 /**
  * Stores one memory and resolves once its transaction has committed. An exact duplicate (same namespace,
  * same normalized content) creates nothing: the existing id comes back with
- * `deduplicated: true`, keeping the higher importance and the later expiry.
+ * `deduplicated: true`, keeping the higher importance and the later expiry. A new record
+ * is queued for embedding; with `suggestUpdates: true`, an unkeyed one comes back with
+ * the live memories it may be a new value of.
  */
-export async function remember(ctx: VerbContext, input: unknown, options?: unknown): Promise<RememberResult> {
+export async function remember(ctx: MemoryContext, input: unknown, options?: unknown): Promise<RememberResult> {
   const opts = readOptions(options, ['actor', 'suggestUpdates', 'ifLatest']);
   const actor = resolveActor(ctx, opts);
   if (opts.suggestUpdates !== undefined && typeof opts.suggestUpdates !== 'boolean') {
@@ -56,15 +60,33 @@ export async function remember(ctx: VerbContext, input: unknown, options?: unkno
   const item: Item = { index: 0, value: redacted.value, hash: await contentHash(redacted.value.content), ...withCounts(redacted.counts) };
   const { results, failures } = await writeItems(ctx, [item], actor, undefined, false, ifLatest as string | null | undefined);
   if (failures[0]) throw conflictError(failures);
-  return stripIndex(results[0]!);
+  const result = stripIndex(results[0]!);
+  if (result.deduplicated) return result;
+  ctx.copies.added([result.record]);
+  // Unkeyed only: a keyed fact already says what it replaces.
+  return opts.suggestUpdates === true ? withSuggestions(ctx, result) : result;
+}
+
+/** The committed result with the live memories it may be a new value of (lifecycle/suggest-updates.ts). */
+async function withSuggestions(ctx: MemoryContext, result: RememberResult): Promise<RememberResult> {
+  try {
+    const suggestedUpdates = await suggestUpdates(ctx, result.record);
+    return suggestedUpdates.length ? { ...result, suggestedUpdates } : result;
+  } catch (err) {
+    // The memory is committed: a failed look-up must not make the caller think it was not.
+    // It goes to onBackgroundError; without a listener the write stands without suggestions.
+    ctx.reportToListener(err);
+    return result;
+  }
 }
 
 /**
  * Stores many memories in one atomic transaction. With any invalid item nothing is
  * written and the INVALID_INPUT error lists every bad item by position; with
  * `skipInvalid: true` the valid items are written and the bad ones come back as failures.
+ * The new records are queued for embedding.
  */
-export async function rememberMany(ctx: VerbContext, inputs: unknown, options?: unknown): Promise<RememberManyResult> {
+export async function rememberMany(ctx: MemoryContext, inputs: unknown, options?: unknown): Promise<RememberManyResult> {
   const opts = readOptions(options, ['actor', 'skipInvalid', 'onProgress']);
   const actor = resolveActor(ctx, opts);
   const optionIssues = [];
@@ -99,6 +121,7 @@ export async function rememberMany(ctx: VerbContext, inputs: unknown, options?: 
   const items = valid.map((item, i) => ({ ...item, hash: hashes[i]! }));
   const written = await writeItems(ctx, items, actor, onProgress, skipInvalid);
   if (written.failures.length && !skipInvalid) throw conflictError(written.failures);
+  ctx.copies.added(written.results.filter((r) => !r.deduplicated).map((r) => r.record));
   return { results: written.results, failures: [...failures, ...written.failures].sort((a, b) => a.index - b.index) };
 }
 

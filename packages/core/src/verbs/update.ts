@@ -10,15 +10,16 @@ import { withHistory } from '../store/history.ts';
 import { fromRow, isExpired, toRow } from '../store/row.ts';
 import { requireId } from './get.ts';
 import { auditCounts } from './remember.ts';
-import { readOptions, resolveActor, type VerbContext } from '../write/context.ts';
+import { readOptions, resolveActor, type WriteContext } from '../write/context.ts';
 
 /**
  * Changes some fields of a record and returns the new record. `updatedAt` moves to now,
  * `version` grows by one, and a content change recomputes the hash. NOT_FOUND when there
  * is no such live record; CONFLICT when `ifVersion` does not match or the new content
- * equals another record's in the namespace.
+ * equals another record's in the namespace. The record is queued for embedding (unchanged
+ * content keeps its stored vector: the queue finds it under [model+hash] and embeds nothing).
  */
-export async function update(ctx: VerbContext, namespace: unknown, id: unknown, patch: unknown, options?: unknown): Promise<MemoryRecord> {
+export async function update(ctx: WriteContext, namespace: unknown, id: unknown, patch: unknown, options?: unknown): Promise<MemoryRecord> {
   const ns = requireNamespace(namespace, ctx.limits.maxNameLength);
   const recordId = requireId(ctx, id);
   const opts = readOptions(options, ['actor', 'ifVersion']);
@@ -32,7 +33,7 @@ export async function update(ctx: VerbContext, namespace: unknown, id: unknown, 
   if (!redacted.ok) throw invalidInput('patch', redacted.issues);
   const changes = redacted.value;
   const hash = changes.content === undefined ? undefined : await contentHash(changes.content);
-  return ctx.store.write(async (tx) => {
+  const record = await ctx.store.write(async (tx) => {
     const [row] = await tx.getRecords([[ns.key, recordId]]);
     if (!row || isExpired(row, now)) {
       throw new ZeromemError('NOT_FOUND', `No memory "${recordId}" in namespace ${ns.key} (it may have been forgotten or expired).`);
@@ -70,6 +71,8 @@ export async function update(ctx: VerbContext, namespace: unknown, id: unknown, 
     await tx.appendAudit([{ ns: ns.key, op: 'update', id: recordId, namespace: ns.namespace, at: now, actor, ...auditCounts(redacted.counts) }]);
     return record;
   });
+  ctx.copies.added([record]);
+  return record;
 }
 
 /** True when applying the patch would leave the record as it is. */

@@ -1,0 +1,171 @@
+import type { Embedder } from './embed/embedder.ts';
+import type { IndexSnapshotOptions } from './index/index-manager.ts';
+import type { Clock } from './model/clock.ts';
+import { IssueList, checkKnownKeys, checkName, describe, isPlainObject } from './model/checks.ts';
+import { invalidInput, type ZeromemError } from './model/errors.ts';
+import { probe, readInput } from './model/read-input.ts';
+import { DEFAULT_LIMITS, type Limits } from './model/limits.ts';
+import type { DatabaseOptions } from './store/database.ts';
+import { isTokenizer, type Tokenizer } from './context/tokenizer.ts';
+import { checkLifecycle, type LifecycleOptions, type LifecyclePolicy } from './lifecycle/policy.ts';
+import { DEFAULT_HISTORY_DEPTH, MAX_HISTORY_DEPTH } from './store/history.ts';
+import { checkRedaction, type RedactionOptions, type Redactor } from './redact/redactor.ts';
+
+/** Options of {@link openMemory}. Everything is optional. */
+export interface OpenMemoryOptions extends DatabaseOptions {
+  /** IndexedDB database name. Default `"zeromem"`. Two memories with one name share the data (like two tabs). */
+  name?: string;
+  /** Where time comes from. Default: the wall clock. */
+  clock?: Clock;
+  /** Size limits; unspecified ones keep their defaults. */
+  limits?: Partial<Limits>;
+  /** Who acts, for the audit log, unless a call says otherwise. Default `"local"`. */
+  actor?: string;
+  /** Run `sweep()` this often (ms). Default: never (call `sweep()` yourself). */
+  sweepEveryMs?: number;
+  /**
+   * Receives errors of background work: the sweep timer, access counts after a recall,
+   * embeddings, index snapshots. Default: the first error of each code is a warning
+   * (`process.emitWarning` in Node, `console.warn` elsewhere) and the work goes on; the
+   * process is never ended by it.
+   */
+  onBackgroundError?: (err: ZeromemError) => void;
+  /**
+   * Embeds memories on the device for semantic recall (e.g. from `@zeromem/embed-transformers`).
+   * Without one, recall is lexical (BM25) only.
+   */
+  embedder?: Embedder;
+  /**
+   * Search-index snapshots: a namespace of `minRecords` (default 2,000) or more has its
+   * search index stored after it is built, `delayMs` (default 5,000) after enough changes,
+   * and on `close()`, so the next open restores it instead of re-reading every memory.
+   * `false` turns them off (every open rebuilds from the memories).
+   */
+  indexSnapshots?: IndexSnapshotOptions | false;
+  /** Counts the tokens of built contexts. Default: OpenAI's `o200k_base` BPE (see {@link createTokenizer}), loaded on first use. */
+  tokenizer?: Tokenizer;
+  /** How records age: importance decay, use gain, when they go cold. See {@link LifecycleOptions}. */
+  lifecycle?: LifecycleOptions;
+  /**
+   * Earlier versions each record keeps for `history()` (0 to 1000, default 20). An update
+   * keeps the replaced content there until the record is forgotten; 0 keeps none, so an
+   * update erases the old content at once.
+   */
+  historyDepth?: number;
+  /**
+   * Redaction of personal data on every `remember`, `rememberMany` and `update`, on the
+   * device and without an LLM: e-mail addresses, phone numbers, payment cards, IBANs,
+   * Chinese resident IDs and your own patterns, each masked, hashed (keyed), rejected, or
+   * masked only in built contexts. See {@link RedactionOptions}. Default: off. `limits`
+   * apply to the redacted form: a write that only fits before redaction is INVALID_INPUT.
+   */
+  redaction?: RedactionOptions;
+}
+
+/** Options that are providers or host objects: used as given, not copied (their methods may rely on `this`). */
+const PROVIDER_FIELDS = ['clock', 'embedder', 'tokenizer', 'indexedDB', 'IDBKeyRange'];
+const OPTION_FIELDS = ['name', 'clock', 'limits', 'actor', 'sweepEveryMs', 'onBackgroundError', 'indexedDB', 'IDBKeyRange', 'durability', 'embedder', 'indexSnapshots', 'tokenizer', 'lifecycle', 'historyDepth', 'redaction'] as const;
+
+/**
+ * The options of {@link openMemory} as validated: the data-only copy (providers kept as
+ * given, for the store's opener and the runtime) and the values read from it.
+ */
+export interface MemorySettings {
+  options: OpenMemoryOptions;
+  name: string;
+  actor: string;
+  limits: Limits;
+  lifecycle: LifecyclePolicy;
+  redactor: Redactor | undefined;
+  historyDepth: number;
+}
+
+/**
+ * Reads and validates the options of {@link openMemory} (options in `model/`'s sense, but
+ * kept here, at the top of src: they name the providers and policies of six layers, from
+ * the store to redaction, which `model/` may not import). Every bad option is listed in
+ * one INVALID_INPUT, and nothing is opened.
+ * @throws ZeromemError INVALID_INPUT
+ */
+export function readMemoryOptions(options: OpenMemoryOptions): MemorySettings {
+  options = readInput(options, PROVIDER_FIELDS);
+  const issues = new IssueList();
+  const raw: unknown = options;
+  if (!isPlainObject(raw)) {
+    issues.add('', `must be an object, got ${describe(raw)}`);
+    throw invalidInput('openMemory options', issues.items);
+  }
+  checkKnownKeys(raw, OPTION_FIELDS, '', issues);
+  const name = options.name === undefined ? 'zeromem' : checkName(options.name, 'name', 256, issues);
+  const actor = options.actor === undefined ? 'local' : checkName(options.actor, 'actor', DEFAULT_LIMITS.maxNameLength, issues);
+  const limits = checkLimits(options.limits, issues);
+  const lifecycle = checkLifecycle(options.lifecycle, issues);
+  if (options.clock !== undefined && !probe(() => typeof options.clock?.now === 'function')) issues.add('clock', 'must be an object with a now() method');
+  if (options.sweepEveryMs !== undefined && !(typeof options.sweepEveryMs === 'number' && options.sweepEveryMs >= 10 && Number.isFinite(options.sweepEveryMs))) {
+    issues.add('sweepEveryMs', 'must be a number of milliseconds, 10 or more');
+  }
+  if (options.onBackgroundError !== undefined && typeof options.onBackgroundError !== 'function') {
+    // Checked now: a bad one would only fail inside a timer, when an error is already being reported.
+    issues.add('onBackgroundError', 'must be a function that receives a ZeromemError');
+  }
+  if (options.durability !== undefined && !(['default', 'strict', 'relaxed'] as unknown[]).includes(options.durability)) {
+    issues.add('durability', 'must be "default", "strict" or "relaxed"');
+  }
+  checkIndexSnapshots(options.indexSnapshots, issues);
+  const redactor = checkRedaction(options.redaction, limits, issues);
+  const historyDepth = options.historyDepth === undefined ? DEFAULT_HISTORY_DEPTH : options.historyDepth;
+  if (!(Number.isInteger(historyDepth) && historyDepth >= 0 && historyDepth <= MAX_HISTORY_DEPTH)) {
+    issues.add('historyDepth', `must be a whole number from 0 to ${MAX_HISTORY_DEPTH}, got ${describe(options.historyDepth)}`);
+  }
+  const embedder: unknown = options.embedder;
+  if (
+    embedder !== undefined &&
+    !probe(
+      () =>
+      typeof embedder === 'object' &&
+      embedder !== null &&
+      typeof (embedder as Embedder).modelId === 'string' &&
+      Number.isInteger((embedder as Embedder).dimension) &&
+      (embedder as Embedder).dimension > 0 &&
+      typeof (embedder as Embedder).embed === 'function',
+    )
+  ) {
+    issues.add('embedder', 'must be an Embedder: { modelId: string, dimension: positive integer, embed(texts, kind) }');
+  }
+  if (options.tokenizer !== undefined && !probe(() => isTokenizer(options.tokenizer))) {
+    issues.add('tokenizer', 'must be a Tokenizer: { id: string, count(text), truncate(text, maxTokens) }');
+  }
+  if (!issues.ok) throw invalidInput('openMemory options', issues.items);
+  return { options, name: name!, actor: actor!, limits, lifecycle, redactor, historyDepth };
+}
+
+function checkIndexSnapshots(value: unknown, issues: IssueList): void {
+  if (value === undefined || value === false) return;
+  if (!isPlainObject(value)) {
+    issues.add('indexSnapshots', `must be false or an object { minRecords?, delayMs? }, got ${describe(value)}`);
+    return;
+  }
+  checkKnownKeys(value, ['minRecords', 'delayMs'], 'indexSnapshots', issues);
+  const { minRecords, delayMs } = value as IndexSnapshotOptions;
+  if (minRecords !== undefined && !(Number.isInteger(minRecords) && minRecords >= 1)) issues.add('indexSnapshots.minRecords', 'must be a whole number, 1 or more');
+  if (delayMs !== undefined && !(typeof delayMs === 'number' && delayMs >= 0 && Number.isFinite(delayMs))) {
+    issues.add('indexSnapshots.delayMs', 'must be a number of milliseconds, 0 or more');
+  }
+}
+
+function checkLimits(value: unknown, issues: IssueList): Limits {
+  if (value === undefined) return { ...DEFAULT_LIMITS };
+  if (!isPlainObject(value)) {
+    issues.add('limits', 'must be an object of numbers');
+    return { ...DEFAULT_LIMITS };
+  }
+  checkKnownKeys(value, Object.keys(DEFAULT_LIMITS), 'limits', issues);
+  const limits = { ...DEFAULT_LIMITS };
+  for (const [key, limit] of Object.entries(value)) {
+    if (!(key in limits)) continue;
+    if (typeof limit !== 'number' || !(limit >= 1) || (!Number.isInteger(limit) && limit !== Number.POSITIVE_INFINITY)) {
+      issues.add(`limits.${key}`, `must be a whole number, 1 or more, got ${describe(limit)}`);
+    } else limits[key as keyof Limits] = limit;
+  }
+  return limits;
+}
