@@ -25,9 +25,10 @@ type Checked = { index: number; put: ReplicatedRecord; hash: string } | { index:
  * replicated) audit entry after `options.after`, nothing is applied and `stale` is true,
  * so a local change the caller has not shared yet is never overwritten unseen. Once
  * committed, this process's other copies of the deleted and written records are purged,
- * and the written ones are queued for embedding. `options.docLog` (a room's document updates) is appended to the document log in the
- * same transaction, so the updates that carried the changes are stored exactly when the
- * changes are (one commit, not two, on a replica's path from the wire to its store).
+ * and the written ones are queued for embedding. `options.docLog` (a room's document
+ * updates) is appended to the document log in the same transaction, so the updates that
+ * carried the changes are stored exactly when the changes are (one commit, not two, on a
+ * replica's path from the wire to its store).
  */
 export async function applyReplicated(ctx: WriteContext, namespace: unknown, changes: unknown, options: unknown): Promise<ApplyReplicatedResult> {
   const ns = requireNamespace(namespace, ctx.limits.maxNameLength);

@@ -6,7 +6,7 @@ import { validateRemember, type PreparedRemember } from '../model/validate-remem
 import type { AuditRow } from '../store/port.ts';
 import { keepHistory } from '../store/history.ts';
 import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
-import { readOptions, resolveActor, type VerbContext } from '../write/context.ts';
+import { readOptions, resolveActor, type VerbContext, type WriteContext } from '../write/context.ts';
 import { suggestUpdates } from '../lifecycle/suggest-updates.ts';
 import type { MemoryContext } from './memory-context.ts';
 import { raiseOnDuplicate } from '../write/duplicate.ts';
@@ -86,7 +86,7 @@ async function withSuggestions(ctx: MemoryContext, result: RememberResult): Prom
  * `skipInvalid: true` the valid items are written and the bad ones come back as failures.
  * The new records are queued for embedding.
  */
-export async function rememberMany(ctx: MemoryContext, inputs: unknown, options?: unknown): Promise<RememberManyResult> {
+export async function rememberMany(ctx: WriteContext, inputs: unknown, options?: unknown): Promise<RememberManyResult> {
   const opts = readOptions(options, ['actor', 'skipInvalid', 'onProgress']);
   const actor = resolveActor(ctx, opts);
   const optionIssues = [];
