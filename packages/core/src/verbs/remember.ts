@@ -317,14 +317,16 @@ async function writeItems(
 
 /**
  * The version a keyed write repeats, if any: the key's current version (greatest
- * validFrom, id) when it has the same content, is open, and the write neither starts
- * before it nor states an end. Anything else is a new version.
+ * validFrom, id) when it has exactly the same text, is open, and the write neither starts
+ * before it nor states an end. Anything else is a new version. Exactly: a fact's text is
+ * its value (a file kept as a fact reads back byte for byte), so text that differs only in
+ * whitespace or Unicode form, which the content hash folds, is a new version too.
  */
 function sameCurrentFact(siblings: RecordRow[], value: PreparedRemember, hash: string, now: number): RecordRow | undefined {
   const live = siblings.filter((row) => !isExpired(row, now));
   if (!live.length) return undefined;
   const current = live.reduce((a, b) => (compareVersions(facts(a), facts(b)) >= 0 ? a : b));
-  const repeats = current.contentHash === hash && (current.statedUntil ?? null) === null && value.statedUntil === null && value.validFrom! >= facts(current).validFrom;
+  const repeats = current.contentHash === hash && current.content === value.content && (current.statedUntil ?? null) === null && value.statedUntil === null && value.validFrom! >= facts(current).validFrom;
   return repeats ? current : undefined;
 }
 
