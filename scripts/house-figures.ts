@@ -18,7 +18,9 @@
  *   `./package.json` and other than a pattern (`./models/*`: files, not modules); its modules
  *   are the source files of its `development` condition (for a condition with a browser and a
  *   Node file, the names of both together; a plain path is its own module). "public" is
- *   every subpath but `./internal`, which is the subpath that only sibling packages use.
+ *   every subpath but `./internal`, which is the subpath that only sibling packages use;
+ *   "declared in files" counts the files that declare those names (aliases followed): how
+ *   many implementation files the public surface comes from.
  *   A package without `exports` (an app) has no exported names.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -44,6 +46,8 @@ interface PackageFigures {
   entries: Record<string, string[]>;
   /** Distinct names over every entry but './internal'. */
   publicNames: number;
+  /** The files that declare those public names (the implementation files the public surface comes from). */
+  publicFrom: string[];
 }
 
 /** Files and lines of the code files below `dir` (node_modules and dist left out). */
@@ -78,13 +82,18 @@ function developmentFiles(target: unknown): string[] {
   return leaves(chosen).filter((file) => /\.(ts|tsx|js|mjs)$/.test(file) && !file.includes('*'));
 }
 
-/** The names a module exports, as the checker sees them (re-exports followed). */
-function exportedNames(program: ts.Program, file: string): string[] {
+/** The names a module exports, as the checker sees them (re-exports followed), each with the file that declares it. */
+function exportedNames(program: ts.Program, file: string): Array<{ name: string; from: string }> {
   const source = program.getSourceFile(file);
   if (!source) throw new Error(`not in the program: ${relative(root, file)}`);
   const checker = program.getTypeChecker();
   const symbol = checker.getSymbolAtLocation(source);
-  return symbol ? checker.getExportsOfModule(symbol).map((s) => s.getName()) : [];
+  if (!symbol) return [];
+  return checker.getExportsOfModule(symbol).map((exported) => {
+    const target = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+    const declared = target.declarations?.[0]?.getSourceFile().fileName ?? file;
+    return { name: exported.getName(), from: relative(root, declared) };
+  });
 }
 
 function workspacePackages(): string[] {
@@ -125,29 +134,32 @@ const program = ts.createProgram(allEntries, {
 const figures: PackageFigures[] = dirs.map((dir) => {
   const name = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name: string }).name;
   const entries: Record<string, string[]> = {};
+  const from = new Set<string>();
   for (const [subpath, files] of entryFiles.get(dir) ?? []) {
-    entries[subpath] = [...new Set(files.flatMap((file) => exportedNames(program, file)))].sort();
+    const names = files.flatMap((file) => exportedNames(program, file));
+    entries[subpath] = [...new Set(names.map((n) => n.name))].sort();
+    if (subpath !== './internal') for (const n of names) from.add(n.from);
   }
   const publicNames = new Set(Object.entries(entries).filter(([subpath]) => subpath !== './internal').flatMap(([, names]) => names)).size;
-  return { name, dir: relative(root, dir), src: size(join(dir, 'src')), test: size(join(dir, 'test')), entries, publicNames };
+  return { name, dir: relative(root, dir), src: size(join(dir, 'src')), test: size(join(dir, 'test')), entries, publicNames, publicFrom: [...from].sort() };
 });
-figures.push({ name: '(root test/)', dir: 'test', src: { files: 0, lines: 0 }, test: size(join(root, 'test')), entries: {}, publicNames: 0 });
+figures.push({ name: '(root test/)', dir: 'test', src: { files: 0, lines: 0 }, test: size(join(root, 'test')), entries: {}, publicNames: 0, publicFrom: [] });
 
 const sum = (pick: (f: PackageFigures) => number) => figures.reduce((total, f) => total + pick(f), 0);
 
 if (process.argv.includes('--json')) {
   console.log(JSON.stringify({ figures }, null, 2));
 } else {
-  console.log('| package | src files | src lines | test files | test lines | exported names: public (entry points) | ./internal |');
-  console.log('|---|---:|---:|---:|---:|---|---:|');
+  console.log('| package | src files | src lines | test files | test lines | exported names: public (entry points) | declared in files | ./internal |');
+  console.log('|---|---:|---:|---:|---:|---|---:|---:|');
   for (const f of figures) {
     const publicEntries = Object.entries(f.entries).filter(([subpath]) => subpath !== './internal');
     const perEntry = publicEntries.length > 1 ? ` (${publicEntries.map(([subpath, names]) => `${subpath} ${names.length}`).join(', ')})` : '';
     const internal = f.entries['./internal']?.length;
-    console.log(`| ${f.name} | ${f.src.files} | ${f.src.lines} | ${f.test.files} | ${f.test.lines} | ${f.publicNames}${perEntry} | ${internal ?? ''} |`);
+    console.log(`| ${f.name} | ${f.src.files} | ${f.src.lines} | ${f.test.files} | ${f.test.lines} | ${f.publicNames}${perEntry} | ${f.publicFrom.length} | ${internal ?? ''} |`);
   }
   const internalTotal = figures.reduce((total, f) => total + (f.entries['./internal']?.length ?? 0), 0);
-  console.log(`| **all** | ${sum((f) => f.src.files)} | ${sum((f) => f.src.lines)} | ${sum((f) => f.test.files)} | ${sum((f) => f.test.lines)} | ${sum((f) => f.publicNames)} | ${internalTotal} |`);
+  console.log(`| **all** | ${sum((f) => f.src.files)} | ${sum((f) => f.src.lines)} | ${sum((f) => f.test.files)} | ${sum((f) => f.test.lines)} | ${sum((f) => f.publicNames)} | ${sum((f) => f.publicFrom.length)} | ${internalTotal} |`);
   if (process.argv.includes('--names')) {
     for (const f of figures) {
       for (const [subpath, names] of Object.entries(f.entries)) console.log(`\n${f.name} ${subpath} (${names.length}): ${names.join(', ')}`);
