@@ -31,6 +31,7 @@ export {
   type RememberResult,
   type WriteOptions,
   type RememberOptions,
+  type LatestVersion,
   type RememberManyOptions,
   type RememberManyResult,
   type UpdateOptions,

@@ -174,6 +174,26 @@ describe('buildContext', () => {
     await memory.close();
   });
 
+  it('an older session turn left out because a newer one did not fit says so, not that it does not fit', async () => {
+    // Found by the budget property (seed 699766040): the older turn would fit the budget by
+    // itself, but turns stay contiguous, so it goes with the newer one that did not.
+    const { memory, clock } = await openTestMemory();
+    const ns = { userId: 'turns' };
+    for (const content of ['phone', 'phone phone']) {
+      clock.advance(1000);
+      await memory.remember({ namespace: ns, content, layer: 'session', source: 'user', ttl: '1d' });
+    }
+    const { report } = await memory.buildContext({ namespace: ns, budget: 8, layers: { profile: false } });
+    expect(report.included).toEqual([]);
+    const [newer, older] = report.dropped;
+    expect(newer!.detail).toMatch(/^(\d+) of 8 tokens of the budget in use, this item needs (\d+)$/);
+    const [, used, need] = /^(\d+) of 8 tokens of the budget in use, this item needs (\d+)$/.exec(newer!.detail)!.map(Number);
+    expect(used! + need!).toBeGreaterThan(8);
+    expect(older!.reason).toBe('budget');
+    expect(older!.detail).toBe(`a newer session turn (${newer!.id}) was left out for the budget; turns stay contiguous, so older ones are left out with it`);
+    await memory.close();
+  });
+
   it('content already in the context appears once; the repeat is dropped as a duplicate of the first', async () => {
     const { memory } = await openTestMemory();
     const shared = { userId: 'kb' };

@@ -28,7 +28,23 @@ describe('remember with ifLatest', () => {
     expect((await memory.profile(ns)).map((f) => f.content)).toEqual(['Plan B']);
   });
 
-  it('is only for keyed facts, and must be a string or null', async () => {
+  it('with { id, version }, an in-place update of the latest version since it was read is a change too', async () => {
+    // The memory tool checks edits against the version it last showed the model: an
+    // update() of that record in place (another door) must not be overwritten unseen.
+    const { memory, clock } = await openTestMemory();
+    const a = await memory.remember({ namespace: ns, content: 'Plan A', key: 'plan' });
+    await memory.update(ns, a.id, { content: 'Plan A, revised' });
+    clock.advance(1000);
+    const stale = await memory.remember({ namespace: ns, content: 'Plan B', key: 'plan' }, { ifLatest: { id: a.id, version: 1 } }).catch((e: unknown) => e);
+    expect(stale).toMatchObject({ code: 'CONFLICT', details: { existingId: a.id, currentVersion: 2 } });
+    expect((await memory.profile(ns)).map((f) => f.content)).toEqual(['Plan A, revised']);
+    const b = await memory.remember({ namespace: ns, content: 'Plan B', key: 'plan' }, { ifLatest: { id: a.id, version: 2 } });
+    expect(b.closed).toEqual([a.id]);
+    await expect(memory.remember({ namespace: ns, content: 'Plan C', key: 'plan' }, { ifLatest: { id: b.id, version: 0 } })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+    await expect(memory.remember({ namespace: ns, content: 'Plan C', key: 'plan' }, { ifLatest: { id: b.id } as unknown as string })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
+  });
+
+  it('is only for keyed facts, and must be a string, { id, version } or null', async () => {
     const { memory } = await openTestMemory();
     await expect(memory.remember({ namespace: ns, content: 'x' }, { ifLatest: null })).rejects.toMatchObject({ code: 'INVALID_INPUT' });
     await expect(memory.remember({ namespace: ns, content: 'x', key: 'k' }, { ifLatest: 3 as unknown as string })).rejects.toMatchObject({ code: 'INVALID_INPUT' });

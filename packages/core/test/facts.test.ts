@@ -165,6 +165,20 @@ describe('keyed facts', () => {
     expect(unkeyed.record.key).toBeNull();
   });
 
+  it('a keyed write whose text differs only in whitespace is a new version, read back as written', async () => {
+    // Found by the memory tool's property (seed 2087683184): inserting an empty line into a
+    // file kept as a fact was acknowledged but not written, because the repeat check
+    // compared the whitespace-folded hash. A fact's text is its value: it must read back exactly.
+    const { memory, clock } = await openTestMemory();
+    const first = await memory.remember({ namespace: ns, content: 'alpha', key: 'file.a' });
+    clock.advance(1000);
+    const edited = await memory.remember({ namespace: ns, content: '\nalpha', key: 'file.a' });
+    expect(edited).toMatchObject({ deduplicated: false, closed: [first.id] });
+    expect((await memory.list(ns, { key: 'file.a' })).items.map((r) => r.content)).toEqual(['\nalpha']);
+    const same = await memory.remember({ namespace: ns, content: '\nalpha', key: 'file.a' });
+    expect(same).toMatchObject({ deduplicated: true, id: edited.id });
+  });
+
   it('export and import carry every version with its interval', async () => {
     const { memory, clock } = await openTestMemory();
     const t0 = clock.now();

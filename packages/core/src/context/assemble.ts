@@ -73,14 +73,20 @@ export async function buildContext(source: ContextSource, tokenizer: Tokenizer, 
   // Second pass: what the layers left unused, to the candidates still out, while the budget has room.
   const recalled = [...(waiting.get('long_term') ?? []), ...(waiting.get('knowledge') ?? [])].sort(byScore);
   for (const candidates of [waiting.get('profile') ?? [], recalled, waiting.get('session') ?? []]) {
-    let stop: DropReason | undefined; // session turns stay contiguous
+    // Session turns stay contiguous: once one is left out, every older one goes with it,
+    // and says so (it may fit by itself, so its own numbers would not explain it).
+    let stop: { reason: DropReason; newer: Candidate } | undefined;
     for (const candidate of candidates) {
       if (!isNew(candidate)) continue;
-      const reason = stop ?? fill.misfitShared(candidate);
+      if (stop) {
+        drop(candidate, stop.reason, `a newer session turn (${stop.newer.id}) was left out for the ${stop.reason === 'budget' ? 'budget' : "layers' quotas"}; turns stay contiguous, so older ones are left out with it`);
+        continue;
+      }
+      const reason = fill.misfitShared(candidate);
       if (!reason) take(candidate);
       else {
         dropMisfit(candidate, reason);
-        if (candidate.layer === 'session') stop = reason;
+        if (candidate.layer === 'session') stop = { reason, newer: candidate };
       }
     }
   }

@@ -33,7 +33,8 @@ export interface DroppedItem {
   /**
    * Why, in numbers: the budget's tokens in use and what it needed, and for `quota` the
    * quotas' items and tokens in use; "as rendered" when the rendered context was counted
-   * whole (the final check) rather than line by line; or what it repeats.
+   * whole (the final check) rather than line by line; for an older session turn, the newer
+   * turn that was left out (turns stay contiguous, so it goes with it); or what it repeats.
    */
   detail: string;
   /** For `duplicate`: the id of the item that holds the same content. */

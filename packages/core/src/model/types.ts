@@ -257,8 +257,16 @@ export interface RememberOptions extends WriteOptions {
    * (validFrom, id), is this record id; `null`: unless the key has no version yet. Read
    * the key's versions (`list(namespace, { key, includeClosed: true })`), then write with
    * the id you based the new text on: of two writers that read the same version, one is told.
+   * `{ id, version }` also refuses when that record was changed in place (`update()` raises
+   * its `version`) since you read it (`details.currentVersion` says its version now).
    */
-  ifLatest?: string | null;
+  ifLatest?: string | null | LatestVersion;
+}
+
+/** A keyed fact's version as read: its record id and its `version` (see `ifLatest`). */
+export interface LatestVersion {
+  id: string;
+  version: number;
 }
 
 /** Options of `rememberMany`. */

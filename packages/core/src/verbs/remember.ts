@@ -1,7 +1,7 @@
 import { contentHash, contentHashes } from '../model/content-hash.ts';
 import { describe } from '../model/checks.ts';
 import { ZeromemError, invalidInput, type ItemFailure } from '../model/errors.ts';
-import type { MemoryRecord, RedactionCount, RememberManyResult, RememberResult } from '../model/types.ts';
+import type { LatestVersion, MemoryRecord, RedactionCount, RememberManyResult, RememberResult } from '../model/types.ts';
 import { validateRemember, type PreparedRemember } from '../model/validate-remember.ts';
 import type { AuditRow } from '../store/port.ts';
 import { keepHistory } from '../store/history.ts';
@@ -39,10 +39,7 @@ export async function remember(ctx: MemoryContext, input: unknown, options?: unk
   if (opts.suggestUpdates !== undefined && typeof opts.suggestUpdates !== 'boolean') {
     throw invalidInput('options', [{ path: 'suggestUpdates', message: `must be true or false, got ${describe(opts.suggestUpdates)}` }]);
   }
-  const ifLatest = opts.ifLatest;
-  if (ifLatest !== undefined && ifLatest !== null && typeof ifLatest !== 'string') {
-    throw invalidInput('options', [{ path: 'ifLatest', message: `must be a record id or null, got ${describe(ifLatest)}` }]);
-  }
+  const ifLatest = readIfLatest(opts.ifLatest);
   const checked = validateRemember(input, ctx.limits, ctx.clock.now());
   if (checked.ok && ifLatest !== undefined && checked.value.key === null) {
     throw invalidInput('options', [{ path: 'ifLatest', message: 'is only for keyed facts: give the memory a key' }]);
@@ -58,7 +55,7 @@ export async function remember(ctx: MemoryContext, input: unknown, options?: unk
   const redacted = await redactItem(ctx, checked.value);
   if (!redacted.ok) throw invalidInput('memory', redacted.issues);
   const item: Item = { index: 0, value: redacted.value, hash: await contentHash(redacted.value.content), ...withCounts(redacted.counts) };
-  const { results, failures } = await writeItems(ctx, [item], actor, undefined, false, ifLatest as string | null | undefined);
+  const { results, failures } = await writeItems(ctx, [item], actor, undefined, false, ifLatest);
   if (failures[0]) throw conflictError(failures);
   const result = stripIndex(results[0]!);
   if (result.deduplicated) return result;
@@ -174,7 +171,7 @@ async function writeItems(
   actor: string,
   onProgress: ((p: { done: number; total: number }) => void) | undefined,
   skipConflicts: boolean,
-  ifLatest?: string | null,
+  ifLatest?: LatestVersion | string | null,
 ): Promise<{ results: Array<RememberResult & { index: number }>; failures: ItemFailure[] }> {
   const now = ctx.clock.now();
   return ctx.store.write(async (tx) => {
@@ -340,27 +337,48 @@ async function writeItems(
 
 /**
  * The version a keyed write repeats, if any: the key's current version (greatest
- * validFrom, id) when it has the same content, is open, and the write neither starts
- * before it nor states an end. Anything else is a new version.
+ * validFrom, id) when it has exactly the same text, is open, and the write neither starts
+ * before it nor states an end. Anything else is a new version. Exactly: a fact's text is
+ * its value (a file kept as a fact reads back byte for byte), so text that differs only in
+ * whitespace or Unicode form, which the content hash folds, is a new version too.
  */
 function sameCurrentFact(siblings: RecordRow[], value: PreparedRemember, hash: string, now: number): RecordRow | undefined {
   const live = siblings.filter((row) => !isExpired(row, now));
   if (!live.length) return undefined;
   const current = live.reduce((a, b) => (compareVersions(facts(a), facts(b)) >= 0 ? a : b));
-  const repeats = current.contentHash === hash && (current.statedUntil ?? null) === null && value.statedUntil === null && value.validFrom! >= facts(current).validFrom;
+  const repeats = current.contentHash === hash && current.content === value.content && (current.statedUntil ?? null) === null && value.statedUntil === null && value.validFrom! >= facts(current).validFrom;
   return repeats ? current : undefined;
+}
+
+/** `ifLatest` checked: a record id, `{ id, version }` (version a whole number, 1 or more), `null`, or undefined. */
+function readIfLatest(value: unknown): LatestVersion | string | null | undefined {
+  if (value === undefined || value === null || typeof value === 'string') return value;
+  if (typeof value === 'object' && Object.keys(value).length === 2) {
+    const { id, version } = value as Record<string, unknown>;
+    if (typeof id === 'string' && typeof version === 'number' && Number.isInteger(version) && version >= 1) return { id, version };
+  }
+  throw invalidInput('options', [{ path: 'ifLatest', message: `must be a record id, { id, version } (version a whole number, 1 or more) or null, got ${describe(value)}` }]);
 }
 
 /**
  * The compare-and-set of `ifLatest`: CONFLICT (naming the latest version in `existingId`)
  * unless the key's latest live version, by (validFrom, id), is `expected` (`null`: unless
- * the key has none). Checked inside the write transaction, so of two writers that read
- * the same latest version, one writes and the other is told.
+ * the key has none; `{ id, version }`: and still at that version, not updated in place).
+ * Checked inside the write transaction, so of two writers that read the same latest
+ * version, one writes and the other is told.
  */
-function refuseUnlessLatest(siblings: RecordRow[], factKey: string, expected: string | null, now: number): void {
+function refuseUnlessLatest(siblings: RecordRow[], factKey: string, expectedLatest: LatestVersion | string | null, now: number): void {
   const live = siblings.filter((row) => !isExpired(row, now));
   const latest = live.length ? live.reduce((a, b) => (compareVersions(facts(a), facts(b)) >= 0 ? a : b)) : undefined;
-  if ((latest?.id ?? null) === expected) return;
+  const expected = typeof expectedLatest === 'object' && expectedLatest !== null ? expectedLatest.id : expectedLatest;
+  if ((latest?.id ?? null) === expected) {
+    if (typeof expectedLatest !== 'object' || expectedLatest === null || latest!.version === expectedLatest.version) return;
+    throw new ZeromemError(
+      'CONFLICT',
+      `Fact "${factKey}" version "${expected}" was changed in place since you read it (now at version ${latest!.version}, not ${expectedLatest.version}). Read it again and retry.`,
+      { existingId: latest!.id, currentVersion: latest!.version },
+    );
+  }
   throw new ZeromemError(
     'CONFLICT',
     latest

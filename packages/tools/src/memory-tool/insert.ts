@@ -19,7 +19,7 @@ export async function insert(ctx: CommandContext, command: MemoryCommandOf<'inse
     throw new ToolFailure(`Error: Invalid \`insert_line\` parameter: ${command.insert_line}. It should be within the range of lines of the file: [0, ${lines.length}]`);
   }
   lines.splice(command.insert_line, 0, command.insert_text.replace(/\n$/, ''));
-  const version = await ctx.files.write(path, lines.join('\n'), file.id);
+  const version = await ctx.files.write(path, lines.join('\n'), file.basis);
   if (version === undefined) throw changedSinceSeen(command.path);
   ctx.seen.saw(path, version, true);
   return `The file ${command.path} has been edited.`;

@@ -1,4 +1,4 @@
-import { isZeromemError, type Clock, type JsonObject, type MemoryRecord, type TimeInput } from '@zeromem/core';
+import { isZeromemError, type Clock, type JsonObject, type LatestVersion, type MemoryRecord, type TimeInput } from '@zeromem/core';
 import { writeOptions, type BoundMemory } from '../bound-memory.ts';
 import { FileListing, utf8Bytes } from './file-listing.ts';
 import { isWithin, keyOf, pathOfKey } from './paths.ts';
@@ -10,8 +10,8 @@ const MAX_VERSIONS = 1000;
 /** A file as it stands: its latest version's record id, version token and text. */
 export interface MemoryFile {
   path: string;
-  /** The record id of the latest version: what a new version is written on top of (`ifLatest`). */
-  id: string;
+  /** The latest version's record id and record `version`: what an edit is written on top of (`ifLatest`), so an edit fails if another writer made a version or changed this one in place since. */
+  basis: LatestVersion;
   /** The record id and its `version` ({@link versionOf}): what an edit is checked against, so an in-place `update` of the record counts as a change too. */
   version: string;
   text: string;
@@ -68,7 +68,7 @@ export class MemoryFiles {
     const latest = latestOf(versions);
     const buildsOn = (version: string) => descends(versions, latest, version.slice(0, version.lastIndexOf('#')));
     if (!latest) return { latest: null, file: undefined, buildsOn };
-    return { latest: latest.id, file: holdsNow(latest, this.clock.now()) ? { path, id: latest.id, version: versionOf(latest), text: latest.content } : undefined, buildsOn };
+    return { latest: latest.id, file: holdsNow(latest, this.clock.now()) ? { path, basis: { id: latest.id, version: latest.version }, version: versionOf(latest), text: latest.content } : undefined, buildsOn };
   }
 
   /** Every version of the file at `path`, as core stores them (newest written first). */
@@ -93,14 +93,16 @@ export class MemoryFiles {
 
   /**
    * Writes `text` as the file's next version, if its latest version is still `basedOn`
-   * (`null`: the key has none). Returns the new version ({@link versionOf}); `undefined`
-   * when another writer got there first (nothing was written).
+   * (a record id, or the id and record version of a {@link MemoryFile}'s `basis`; `null`:
+   * the key has none). Returns the new version ({@link versionOf}); `undefined` when another
+   * writer got there first (nothing was written).
    */
-  async write(path: string, text: string, basedOn: string | null): Promise<string | undefined> {
+  async write(path: string, text: string, basedOn: LatestVersion | string | null): Promise<string | undefined> {
     const { memory, namespace } = this.bound;
+    const basedOnId = typeof basedOn === 'object' && basedOn !== null ? basedOn.id : basedOn;
     try {
       const result = await memory.remember(
-        { namespace, key: keyOf(path), content: text, source: 'assistant', metadata: { path, ...(basedOn === null ? {} : { basedOn }) } },
+        { namespace, key: keyOf(path), content: text, source: 'assistant', metadata: { path, ...(basedOnId === null ? {} : { basedOn: basedOnId }) } },
         { ifLatest: basedOn, ...writeOptions(this.bound) },
       );
       this.#listing.wrote([result.id], [[path, utf8Bytes(result.record.content)]]);

@@ -25,7 +25,7 @@ export async function strReplace(ctx: CommandContext, command: MemoryCommandOf<'
     throw new ToolFailure(`No replacement was performed. Multiple occurrences of old_str \`${oldStr}\` in lines: ${lines.join(', ')}. Please ensure it is unique`);
   }
   const text = requireText(file.text.slice(0, starts[0]) + newStr + file.text.slice(starts[0]! + oldStr.length), command.path, 'This replacement');
-  const version = await ctx.files.write(path, text, file.id);
+  const version = await ctx.files.write(path, text, file.basis);
   if (version === undefined) throw changedSinceSeen(command.path);
   ctx.seen.saw(path, version, true);
   const lines = linesOf(text);
