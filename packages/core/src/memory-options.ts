@@ -81,10 +81,10 @@ export interface MemorySettings {
 }
 
 /**
- * Reads and validates the options of {@link openMemory} (options in `model/`'s sense, but
- * kept here, at the top of src: they name the providers and policies of six layers, from
- * the store to redaction, which `model/` may not import). Every bad option is listed in
- * one INVALID_INPUT, and nothing is opened.
+ * Reads and validates the options of {@link openMemory}: every bad option is listed in one
+ * INVALID_INPUT, and nothing is opened. Kept at the top of src, not in model/: the options
+ * name the providers and policies of layers above model/ (store, embed, index, context,
+ * redact, lifecycle), which model/ may not import (test/layers.test.ts).
  * @throws ZeromemError INVALID_INPUT
  */
 export function readMemoryOptions(options: OpenMemoryOptions): MemorySettings {
