@@ -171,17 +171,8 @@ export async function expectCode(work: Promise<unknown> | (() => unknown), code:
   return err;
 }
 
-/**
- * The fast-check seed: `FC_SEED` from the environment to replay a failure, random
- * otherwise. Printed so a failing run can be replayed.
- */
-export function fcSeed(label: string): number {
-  const fromEnv = process.env.FC_SEED;
-  const seed = fromEnv !== undefined && fromEnv !== '' ? Number(fromEnv) : Math.floor(Math.random() * 0x7fffffff);
-  if (!Number.isInteger(seed)) throw new Error(`FC_SEED must be an integer, got ${fromEnv}`);
-  console.log(`fast-check seed ${seed} (${label}); replay with FC_SEED=${seed}`);
-  return seed;
-}
+/** The fast-check seed, printed; `FC_SEED` replays one (the test kit's, test/kit/seed.ts). */
+export { testSeed as fcSeed } from '../../../test/kit/seed.ts';
 
 /** The fields every public record has, and only these. */
 export const RECORD_FIELDS = [
