@@ -71,7 +71,7 @@ export class SeededLink {
     return true;
   }
 
-  /** Hands over up to `count` waiting messages (fewer when fewer wait); resolves with how many. */
+  /** Hands over up to `count` waiting messages (fewer when fewer wait); returns how many. */
   deliver(count: number): number {
     let done = 0;
     while (done < count && this.deliverOne()) done++;
@@ -124,13 +124,8 @@ export class SeededLink {
     socket.toClient(frame(MESSAGE_SYNC, (encoder) => syncProtocol.writeSyncStep1(encoder, this.room(socket.room))));
   }
 
-  /** Closes every open connection as a dropped network would (code 1006); their peers reconnect on their own timers. */
-  dropAll(): void {
-    for (const socket of this.#open()) socket.drop();
-  }
-
-  #open(room?: string): LinkSocket[] {
-    return this.#sockets.filter((socket) => socket.readyState === LinkSocket.OPEN && (room === undefined || socket.room === room));
+  #open(room: string): LinkSocket[] {
+    return this.#sockets.filter((socket) => socket.readyState === LinkSocket.OPEN && socket.room === room);
   }
 }
 
@@ -219,13 +214,5 @@ export class LinkSocket {
     } else {
       this.onmessage?.({ data: next.slice().buffer });
     }
-  }
-
-  /** @internal The network drops the connection: whatever was on its way is lost, and the client hears code 1006. */
-  drop(): void {
-    this.readyState = LinkSocket.CLOSED;
-    this.#toHub.length = 0;
-    this.#toClient.length = 0;
-    this.onclose?.({ code: 1006, reason: 'dropped by the test link' });
   }
 }
