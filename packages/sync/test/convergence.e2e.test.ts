@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterEach, describe, it } from 'vitest';
 import { cleanup, device, testRelay, token, until } from './helpers.ts';
-import { ROOM, ops, runOps, type Carrier } from './convergence-model.ts';
+import { ROOM, SHARED, ops, runOps, type Carrier } from './convergence-model.ts';
 import { testSeed } from '../../../test/kit/seed.ts';
 
 afterEach(cleanup);
@@ -17,7 +17,7 @@ async function throughRelay(list: Parameters<typeof runOps>[0]): Promise<void> {
   const dataDir = relay.dataDir;
   const rw = await token([ROOM]);
   const carrier: Carrier = {
-    share: (d) => d.share({ userId: 'team', scope: 'fuzz' }, { url: relay.url, token: rw }),
+    share: (d) => d.share(SHARED, { url: relay.url, token: rw }),
     async after(op, index, count) {
       if (op.kind === 'pause') await new Promise((resolve) => setTimeout(resolve, 30));
       if (index === Math.floor(count / 2) - 1) {

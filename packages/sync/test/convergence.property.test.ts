@@ -25,7 +25,8 @@ async function settle(link: SeededLink, shares: SharedNamespace[]): Promise<void
 /**
  * The replicas share through a {@link SeededLink} (its seed drawn with the run): nothing moves but
  * what a pause hands over (in seeded order), and each step settles before the next, so the
- * same seed gives the same run. Their clock is one fake clock, moved a second per operation.
+ * same seed gives the same run (but for the client ids Yjs draws itself: see SeededLink).
+ * Their clock is one fake clock, moved a second per operation.
  */
 async function throughLink(list: Parameters<typeof runOps>[0], seed: number): Promise<void> {
   const link = new SeededLink(seed);
