@@ -11,7 +11,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: 'all',
-          include: ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/integrations/**/*.test.ts', 'test/bench/**/*.test.ts', 'test/docs/**/*.test.ts', 'test/package/**/*.test.ts'],
+          include: ['packages/*/test/**/*.test.ts', 'apps/*/test/**/*.test.ts', 'test/e2e/**/*.test.ts', 'test/integrations/**/*.test.ts', 'test/bench/**/*.test.ts', 'test/docs/**/*.test.ts', 'test/package/**/*.test.ts', 'test/kit/**/*.test.ts'],
         },
       },
       {

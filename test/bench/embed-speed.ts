@@ -29,7 +29,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEFAULT_MODEL, bundledModelsDir, createTransformersEmbedder, type TransformersEmbedder } from '@zeromem/embed-transformers';
 import type { WorkerEmbedder } from '@zeromem/embed-transformers/browser';
 import { findChromium, startHarness } from '../e2e/browser.ts';
-import { prng } from './prng.ts';
+import { mulberry32 as prng } from '../kit/mulberry32.ts';
 import { SAMPLE_WORDS } from './sample-words.ts';
 import { writeWithHistory } from './results-history.ts';
 

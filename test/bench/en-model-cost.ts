@@ -25,7 +25,7 @@ import { loadavg } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { openMemory } from '../../packages/core/src/index.ts';
 import { CHINESE_MODEL, MINILM_MODEL, createEmbedderFromChoice, createTransformersEmbedder, routeByScript } from '../../packages/embed-transformers/src/index.ts';
-import { prng } from './prng.ts';
+import { mulberry32 as prng } from '../kit/mulberry32.ts';
 import { median, summarize } from './stats.ts';
 
 const WORDS = (

@@ -19,7 +19,7 @@ import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openMemory, tokenize, type Embedder, type RememberInput } from '@zeromem/core';
-import { prng } from './prng.ts';
+import { mulberry32 as prng } from '../kit/mulberry32.ts';
 
 const SIZES = [1_000, 10_000];
 const DAY = 86_400_000;

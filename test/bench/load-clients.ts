@@ -13,7 +13,7 @@ import WebSocket from 'ws';
 import { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 import { issueToken } from '@zeromem/relay';
-import { prng } from './prng.ts';
+import { mulberry32 as prng } from '../kit/mulberry32.ts';
 
 /** Which client library (and so which protocol) the clients use. */
 export type ClientKind = 'y-websocket' | 'hocuspocus';

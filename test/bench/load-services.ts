@@ -1,45 +1,14 @@
 /**
- * The backing services of the load benchmark (relay-load.ts), each started for the run on a
- * free loopback port in a temporary directory and stopped at its end: Redis
- * (/usr/bin/redis-server, no persistence: the relay keeps nothing there that must survive
- * it) and PostgreSQL (initdb + pg_ctl from postgres-bin.ts's folder, trust auth on loopback,
- * pg_stat_statements loaded). PostgreSQL refuses to run as root, so as root its
- * commands run as the `postgres` user (runuser).
+ * The backing services of the load benchmark (relay-load.ts): the test kit's throwaway Redis
+ * and PostgreSQL (test/kit/services.ts: free loopback ports, temporary directories, no Redis
+ * persistence), with what the benchmark reads of them: Redis' commands per command name, and
+ * PostgreSQL's statements (pg_stat_statements, loaded at start), commits, rows and WAL.
  */
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { postgresBin } from '../../packages/relay/test/postgres-bin.ts';
+import { startPostgres as startTestPostgres, startRedis as startTestRedis } from '../kit/services.ts';
 
-const run = promisify(execFile);
-const PG_BIN = postgresBin();
-const REDIS_SERVER = '/usr/bin/redis-server';
-
-/** A free TCP port on 127.0.0.1 (asked of the kernel, then released). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check().catch(() => false)) return;
-    if (Date.now() > deadline) throw new Error(`${what} did not start within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+export { freePort } from '../kit/services.ts';
 
 /** A running Redis. */
 export interface RedisService {
@@ -52,16 +21,11 @@ export interface RedisService {
 }
 
 export async function startRedis(): Promise<RedisService> {
-  const port = await freePort();
-  const child: ChildProcess = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await until('redis-server', async () => (await run('/usr/bin/redis-cli', ['-p', String(port), 'ping'])).stdout.trim() === 'PONG');
-  const client = new Redis({ port, host: '127.0.0.1' });
+  const redis = await startTestRedis();
+  const client = new Redis({ port: redis.port, host: '127.0.0.1' });
   return {
-    url: `redis://127.0.0.1:${port}`,
-    pid: child.pid!,
+    url: redis.url,
+    pid: redis.pid,
     async commandCalls() {
       const info = await client.info('commandstats');
       const calls: Record<string, number> = {};
@@ -73,8 +37,7 @@ export async function startRedis(): Promise<RedisService> {
     },
     async stop() {
       client.disconnect();
-      child.kill('SIGTERM');
-      await exited;
+      await redis.stop();
     },
   };
 }
@@ -109,36 +72,16 @@ export interface PostgresService {
 }
 
 export async function startPostgres(): Promise<PostgresService> {
-  const asRoot = process.getuid?.() === 0;
-  const dir = mkdtempSync(join(tmpdir(), 'zeromem-load-pg-'));
-  if (asRoot) {
-    const { stdout } = await run('id', ['-u', 'postgres']);
-    const { stdout: group } = await run('id', ['-g', 'postgres']);
-    chownSync(dir, Number(stdout.trim()), Number(group.trim()));
-  }
-  const pgCommand = (tool: string, args: string[]) => (asRoot ? run('runuser', ['-u', 'postgres', '--', join(PG_BIN, tool), ...args]) : run(join(PG_BIN, tool), args));
-  const data = join(dir, 'data');
-  await pgCommand('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-instructions']);
-  const port = await freePort();
-  const settings = [
-    `-p ${port}`,
-    `-k ${dir}`,
-    "-c listen_addresses='127.0.0.1'",
-    '-c shared_preload_libraries=pg_stat_statements',
-    '-c pg_stat_statements.track=all',
-    '-c max_connections=200',
-  ].join(' ');
-  await pgCommand('pg_ctl', ['-D', data, '-l', join(dir, 'log'), '-o', settings, '-w', '-t', '30', 'start']);
-  const { stdout: pidFile } = await run('head', ['-1', join(data, 'postmaster.pid')]);
-  const url = (database: string) => `postgres://postgres@127.0.0.1:${port}/${database}`;
-  const admin = new pg.Client({ connectionString: url('postgres') });
+  const postgres = await startTestPostgres({ settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' } });
+  const url = (database: string) => postgres.url.replace(/\/postgres$/, `/${database}`);
+  const admin = new pg.Client({ connectionString: postgres.url });
   await admin.connect();
   await admin.query('CREATE EXTENSION IF NOT EXISTS pg_stat_statements');
   return {
-    pid: Number(pidFile.trim()),
+    pid: postgres.pid,
     url,
     async createDatabase(name) {
-      await admin.query(`CREATE DATABASE "${name}"`);
+      await postgres.database(name);
     },
     async dropDatabase(name) {
       await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
@@ -168,8 +111,7 @@ export async function startPostgres(): Promise<PostgresService> {
     },
     async stop() {
       await admin.end().catch(() => undefined);
-      await pgCommand('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']).catch(() => undefined);
-      rmSync(dir, { recursive: true, force: true });
+      await postgres.stop();
     },
   };
 }

@@ -30,7 +30,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { openMemory } from '@zeromem/core';
 import { createEmbedderFromChoice, parseEmbedderChoice } from '@zeromem/embed-transformers';
-import { prng } from './prng.ts';
+import { mulberry32 as prng } from '../kit/mulberry32.ts';
 import { SAMPLE_WORDS } from './sample-words.ts';
 import { median } from './stats.ts';
 

@@ -18,7 +18,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { openMemory, type Embedder, type Memory } from '../../packages/core/src/index.node.ts';
-import { prng } from './prng.ts';
+import { mulberry32 as prng } from '../kit/mulberry32.ts';
 import { dataset } from './recall-data.ts';
 import { summarize } from './stats.ts';
 

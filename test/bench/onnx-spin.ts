@@ -16,7 +16,7 @@ import { createRequire } from 'node:module';
 import { loadavg } from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bundledModelsDir } from '../../packages/embed-transformers/src/index.ts';
-import { prng } from './prng.ts';
+import { mulberry32 as prng } from '../kit/mulberry32.ts';
 
 const WORDS = 'user prefers phone calls email morning evening weekend coffee tea doctor appointment dentist flight hotel trip paris lyon berlin sister brother mother'.split(' ');
 

@@ -13,7 +13,7 @@ import { writeFileSync } from 'node:fs';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { openMemory, type RedactionOptions } from '../../packages/core/src/index.ts';
 import { DETECTORS, findAll } from '../../packages/core/src/redact/detectors.ts';
-import { prng } from './prng.ts';
+import { mulberry32 as prng } from '../kit/mulberry32.ts';
 import { median, summarize } from './stats.ts';
 
 const random = prng(20240315);

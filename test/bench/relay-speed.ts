@@ -32,7 +32,7 @@ import { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 import { issueToken } from '@zeromem/relay';
 import { type Latency, markdownTable, medianOf, summarize } from './stats.ts';
-import { prng } from './prng.ts';
+import { mulberry32 as prng } from '../kit/mulberry32.ts';
 import { writeWithHistory } from './results-history.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));

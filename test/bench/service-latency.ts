@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTransformersEmbedder } from '../../packages/embed-transformers/src/index.ts';
 import { openMemory } from '../../packages/core/src/index.node.ts';
-import { prng } from './prng.ts';
+import { mulberry32 as prng } from '../kit/mulberry32.ts';
 import { median, summarize } from './stats.ts';
 
 const RECORDS = 10_000;

@@ -19,7 +19,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { prng } from './prng.ts';
+import { mulberry32 as prng } from '../kit/mulberry32.ts';
 import { median } from './stats.ts';
 
 const dist = (file: string) => new URL(`../../packages/embed-transformers/dist/${file}`, import.meta.url).href;

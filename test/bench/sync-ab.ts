@@ -34,7 +34,7 @@ import { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 import { issueToken, startRelay } from '@zeromem/relay';
 import { median, summarize } from './stats.ts';
-import { prng } from './prng.ts';
+import { mulberry32 as prng } from '../kit/mulberry32.ts';
 
 const { values: args, positionals } = parseArgs({
   allowPositionals: true,

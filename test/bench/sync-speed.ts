@@ -30,7 +30,7 @@ import { namespaceKey, openMemory, type Memory, type RememberInput } from '@zero
 import { issueToken, startRelay } from '@zeromem/relay';
 import { generateNamespaceKey, shareNamespace, type SharedNamespace } from '@zeromem/sync';
 import { summarize } from './stats.ts';
-import { prng } from './prng.ts';
+import { mulberry32 as prng } from '../kit/mulberry32.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const { values: args } = parseArgs({

@@ -18,7 +18,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { loadavg } from 'node:os';
 import { openMemory } from '../../packages/core/src/index.ts';
 import { createBundledEmbedder, createTransformersEmbedder } from '../../packages/embed-transformers/src/index.ts';
-import { prng } from './prng.ts';
+import { mulberry32 as prng } from '../kit/mulberry32.ts';
 import { summarize } from './stats.ts';
 
 const N = Number(process.argv[2] ?? 10_000);

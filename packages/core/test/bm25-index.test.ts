@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Bm25Index } from '../src/index/bm25-index.ts';
 import { tokenize } from '../src/index/tokenize.ts';
+import { fcSeed } from './helpers.ts';
 
 /** Okapi BM25 written out for a tiny corpus, to check the index against. */
 function expectedScore(query: string[], doc: string[], corpus: string[][], k1 = 1.2, b = 1): number {
@@ -43,8 +44,7 @@ describe('Bm25Index', () => {
   });
 
   it('after any adds and removes, scores equal a fresh index of the live documents (seeded)', () => {
-    const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
-    console.log(`fast-check seed ${seed}`);
+    const seed = fcSeed('bm25 index vs a fresh index');
     const words = ['port', 'loose', 'phone', 'call', 'order', 'cable', 'refund', 'wednesday'];
     const op = fc.oneof(
       fc.record({ kind: fc.constant('add' as const), id: fc.integer({ min: 0, max: 30 }), text: fc.array(fc.constantFrom(...words), { minLength: 1, maxLength: 8 }) }),

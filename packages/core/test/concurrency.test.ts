@@ -4,7 +4,7 @@ import { ZeromemError, type Memory, type MemoryRecord, type Namespace } from '..
 import { fcSeed, openTestMemory, type TestMemory } from './helpers.ts';
 
 /**
- * Two Memory instances on one database (one IDBFactory, one name): two tabs of one app.
+ * Two Memory instances on one database (one place, one name): two tabs of one app.
  * They write at the same time; afterwards both must see exactly the acknowledged state.
  */
 
@@ -13,7 +13,7 @@ const NAMESPACES: Namespace[] = [{ userId: 'u1' }, { userId: 'u1', agentId: 'bot
 /** Opens two memories on one database, sharing the clock. */
 async function openTwo(): Promise<{ a: TestMemory; b: TestMemory }> {
   const a = await openTestMemory();
-  const b = await openTestMemory({ indexedDB: a.factory, name: a.name, clock: a.clock });
+  const b = await openTestMemory({ place: a.place, name: a.name, clock: a.clock });
   return { a, b };
 }
 

@@ -150,7 +150,7 @@ describe('the full-history count stays exact', () => {
       fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 25 }), async (ops) => {
         const clock = fakeClock();
         const t = await openTestMemory({ clock, tokenizer, name: `history-${run++}` });
-        const other = await openMemoryAt(t.factory, { name: t.name, clock, tokenizer });
+        const other = await openMemoryAt(t.place, { name: t.name, clock, tokenizer });
         const ids: string[] = [];
         const check = async (session: number | undefined) => {
           const sessionId = session === undefined ? undefined : `s${session}`;

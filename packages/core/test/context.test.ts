@@ -244,7 +244,7 @@ describe('buildContext', () => {
   });
 
   it('counts only the memories it keeps as accessed, not every candidate recall offered', async () => {
-    const { memory, factory, name } = await openTestMemory();
+    const { memory, place, name } = await openTestMemory();
     const ids = [];
     for (let i = 0; i < 5; i++) ids.push((await memory.remember({ namespace: user, content: `charging port note ${i}`, importance: 0.5 + i / 10 })).id);
     const { report } = await memory.buildContext({ namespace: user, query: 'charging port', layers: { profile: false, session: false, long_term: { maxItems: 2 }, knowledge: false } });
@@ -252,7 +252,7 @@ describe('buildContext', () => {
     expect(kept).toEqual([ids[4], ids[3]]);
     await memory.buildContext({ namespace: user, query: 'charging port', trackAccess: false });
     await memory.close(); // writes the batched access counts
-    const reopened = await openTestMemory({ indexedDB: factory, name });
+    const reopened = await openTestMemory({ place, name });
     const counts = await Promise.all(ids.map(async (id) => (await reopened.memory.get(user, id))!.accessCount));
     expect(counts).toEqual([0, 0, 0, 1, 1]);
     await reopened.memory.close();

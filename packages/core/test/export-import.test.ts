@@ -122,7 +122,7 @@ describe('export and import (versioned JSONL)', () => {
     const err = await expectCode(target.memory.importJsonl(broken.join('\n')), 'INVALID_INPUT');
     expect(err.details.lines?.map((f) => [f.line, f.issues[0]?.path])).toEqual([[3, ''], [4, 'record.importance'], [5, 'record.contentHash']]);
     expect(err.message).toContain('line 3');
-    expect(await rowCount(target.factory, target.name)).toBe(0);
+    expect(await rowCount(target.place, target.name)).toBe(0);
 
     // skipInvalid writes the good lines, whole, and returns the bad ones.
     const partial = await target.memory.importJsonl(broken.join('\n'), { skipInvalid: true });

@@ -9,7 +9,7 @@ import { replicaOf } from '../src/internal.ts';
 import { contentHash } from '../src/model/content-hash.ts';
 import { MemoryDatabase } from '../src/store/database.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
-import { expectCode, openTestMemory, sqliteDirectory, type TestMemory } from './helpers.ts';
+import { expectCode, openTestMemory, type TestMemory } from './helpers.ts';
 import { databaseTraces, indexTraces, recordingTokenizer } from './traces.ts';
 
 const SECRET = 'The vault code is quokka-7731-xylophone';
@@ -67,7 +67,7 @@ describe('a forgotten secret leaves no trace', () => {
       };
       request.onerror = () => reject(request.error);
     });
-    expect(await databaseTraces(factory, 'control', [SECRET, 'nothing here'])).toEqual([`records: nothing here`, `snapshotsAddedLater: ${SECRET}`]);
+    expect(await databaseTraces({ engine: 'dexie', indexedDB: factory }, 'control', [SECRET, 'nothing here'])).toEqual([`records: nothing here`, `snapshotsAddedLater: ${SECRET}`]);
   });
 
   it('after forget(): not in any table, not in the loaded index (records, words, vectors)', async () => {
@@ -82,7 +82,7 @@ describe('a forgotten secret leaves no trace', () => {
     const historyCounts = historyInternals.get(t.memory)!;
     expect((await historyCounts.countedIds()).get(namespaceKey(ns))).toContain(id); // control: the full-history count holds it
     // Control: before forgetting, the search does find it, in the records, the vectors and the index.
-    expect(await databaseTraces(t.factory, t.name, look)).toEqual(expect.arrayContaining([`records: ${SECRET}`, `vectors: ${look[3]}`]));
+    expect(await databaseTraces(t.place, t.name, look)).toEqual(expect.arrayContaining([`records: ${SECRET}`, `vectors: ${look[3]}`]));
     expect(indexTraces(t.memory, look, [id!])).toEqual(expect.arrayContaining([`index u=u1;a=support: quokka`, `index u=u1;a=support: record ${id}`]));
     const turns = () => [...memoryInternals.get(t.memory)!.indexes.loaded(memoryInternals.get(t.memory)!.indexes.loadedKeys()[0]!)!.turns.entries()].map(([, turn]) => turn);
     expect(turns()).toContain(id); // control: the turn order holds the secret's turn
@@ -93,7 +93,7 @@ describe('a forgotten secret leaves no trace', () => {
     expect(Object.keys(await t.stores()).sort()).toEqual(tables); // ...and they are the object stores searched
 
     expect(await t.memory.forget(ns, id!)).toBe(true);
-    expect(await databaseTraces(t.factory, t.name, look)).toEqual([]);
+    expect(await databaseTraces(t.place, t.name, look)).toEqual([]);
     expect(indexTraces(t.memory, look, [id!])).toEqual([]); // at once, before any recall
     expect(turns()).not.toContain(id); // nor in the turn order recall reads neighbours from
     expect(secretTexts.filter((text) => counts.cached(text))).toEqual([]); // the token-count cache keeps no line of it
@@ -113,10 +113,10 @@ describe('a forgotten secret leaves no trace', () => {
     const look = await needles();
 
     expect(await t.memory.forgetUser('u1')).toBe(6);
-    expect(await databaseTraces(t.factory, t.name, look.filter((n) => n !== 'xylophone'))).toEqual([]);
+    expect(await databaseTraces(t.place, t.name, look.filter((n) => n !== 'xylophone'))).toEqual([]);
     expect(indexTraces(t.memory, look.filter((n) => n !== 'xylophone'), ids)).toEqual([]);
     // The only xylophone left is the other user's own memory.
-    expect(await databaseTraces(t.factory, t.name, ['xylophone'])).toEqual(['records: xylophone']);
+    expect(await databaseTraces(t.place, t.name, ['xylophone'])).toEqual(['records: xylophone']);
     expect(indexTraces(t.memory, ['xylophone', 'quokka'], ids)).toEqual(['index u=u10: xylophone']);
   });
 
@@ -138,9 +138,9 @@ describe('a forgotten secret leaves no trace', () => {
       // Control: the current record no longer holds the secret, its history does.
       expect((await t.memory.get(ns, id))!.content).not.toContain('quokka');
       expect((await t.memory.history(ns, id)).map((v) => v.content)).toEqual([SECRET]);
-      expect(await databaseTraces(t.factory, t.name, look), how).toEqual(expect.arrayContaining([`records: ${SECRET}`]));
+      expect(await databaseTraces(t.place, t.name, look), how).toEqual(expect.arrayContaining([`records: ${SECRET}`]));
       await forgetIt(t, ns, id);
-      expect(await databaseTraces(t.factory, t.name, look), how).toEqual([]);
+      expect(await databaseTraces(t.place, t.name, look), how).toEqual([]);
       await expectCode(t.memory.history(ns, id), 'NOT_FOUND');
     }
   });
@@ -157,7 +157,7 @@ describe('a forgotten secret leaves no trace', () => {
     expect(t.memory.pendingEmbeddings()).toBe(1); // the secret's job, and its text, are gone
     release();
     await t.memory.whenEmbedded();
-    expect(await databaseTraces(t.factory, t.name, await needles())).toEqual([]);
+    expect(await databaseTraces(t.place, t.name, await needles())).toEqual([]);
     expect(((await t.stores()).vectors as unknown[]).length).toBe(1);
   });
 });
@@ -181,7 +181,7 @@ describe('records deleted by maintenance leave the embedding queue at once', () 
     expect(t.memory.pendingEmbeddings()).toBe(1);
     release();
     await t.memory.whenEmbedded();
-    expect(await databaseTraces(t.factory, t.name, await needles())).toEqual([]);
+    expect(await databaseTraces(t.place, t.name, await needles())).toEqual([]);
   });
 
   it('consolidate() drops the queued jobs of the records it merged away', async () => {
@@ -195,7 +195,7 @@ describe('records deleted by maintenance leave the embedding queue at once', () 
     expect(t.memory.pendingEmbeddings()).toBe(2); // the survivor's job stays, the merged-away one's is gone
     release();
     await t.memory.whenEmbedded();
-    expect(await databaseTraces(t.factory, t.name, await needles())).toEqual([]);
+    expect(await databaseTraces(t.place, t.name, await needles())).toEqual([]);
   });
 
   it('importJsonl() drops the queued jobs of the expired rows it deleted on the way', async () => {
@@ -221,7 +221,7 @@ describe('records deleted by maintenance leave the embedding queue at once', () 
     expect(t.memory.pendingEmbeddings()).toBe(1);
     release();
     await t.memory.whenEmbedded();
-    expect(await databaseTraces(t.factory, t.name, await needles())).toEqual([]);
+    expect(await databaseTraces(t.place, t.name, await needles())).toEqual([]);
   });
 });
 
@@ -241,7 +241,7 @@ describe('a forgotten secret leaves no trace in the files of a store on disk (No
   async function onDisk() {
     const directory = mkdtempSync(join(tmpdir(), 'zeromem-secret-'));
     // Snapshots from the first record, at once: the secret's index snapshot is on disk too.
-    const t = await openTestMemory({ indexedDB: sqliteDirectory(directory), embedder: hashingEmbedder(), indexSnapshots: { minRecords: 1, delayMs: 0 } });
+    const t = await openTestMemory({ place: { engine: 'sqlite', directory }, embedder: hashingEmbedder(), indexSnapshots: { minRecords: 1, delayMs: 0 } });
     return { t, directory, cleanup: () => rmSync(directory, { recursive: true, force: true }) };
   }
 
@@ -258,7 +258,7 @@ describe('a forgotten secret leaves no trace in the files of a store on disk (No
 
       expect(await t.memory.forget(ns, id!)).toBe(true);
       expect(fileTraces(directory, look)).toEqual([]); // the forget's checkpoint truncated the WAL
-      expect(await databaseTraces(t.factory, t.name, look)).toEqual([]);
+      expect(await databaseTraces(t.place, t.name, look)).toEqual([]);
       await t.memory.close();
       expect(fileTraces(directory, look)).toEqual([]);
       expect(readdirSync(directory).sort()).toEqual(['test.sqlite', 'test.sqlite-reserve']); // the reserve a forget on a full disk uses: zeros
@@ -274,7 +274,7 @@ describe('a forgotten secret leaves no trace in the files of a store on disk (No
     ['with an embedder and index snapshots', { embedder: hashingEmbedder(), indexSnapshots: { minRecords: 1, delayMs: 0 } }],
   ])('an update that replaces the content with historyDepth 0 erases the old text like a forget, before and after close (issue 29 item 11), %s', async (_, options) => {
     const directory = mkdtempSync(join(tmpdir(), 'zeromem-secret-'));
-    const t = await openTestMemory({ indexedDB: sqliteDirectory(directory), ...options, historyDepth: 0 });
+    const t = await openTestMemory({ place: { engine: 'sqlite', directory }, ...options, historyDepth: 0 });
     try {
       const ns = { userId: 'u1' };
       const { id } = await t.memory.remember({ namespace: ns, content: SECRET, tags: ['quokka-tag'], metadata: { note: 'xylophone-note' } });

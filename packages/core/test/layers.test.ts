@@ -20,6 +20,8 @@ import { describe, expect, it } from 'vitest';
  *    cycle between packages; a package imports only what its package.json declares; the relay
  *    imports only the wire contract, and no package loads the relay (a server to run, whose
  *    entry loads ws, pg, ioredis and better-sqlite3).
+ * 4. The test kit (test/kit: seeds, Redis and PostgreSQL, test memories, the seeded sync link)
+ *    serves tests only: no source file of a package or app imports it.
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['model'],
@@ -224,5 +226,17 @@ describe('dependencies between packages', () => {
     // Apps may run a relay (the demo does); packages only speak its protocol.
     const loadsRelay = all.filter((w) => relative(ROOT, w.dir).startsWith('packages') && uses(w.name).includes('@zeromem/relay')).map((w) => w.name);
     expect(loadsRelay).toEqual([]);
+  });
+
+  it('no source file imports the test kit (test/kit): it is for tests, never published', () => {
+    const kit = join(ROOT, 'test', 'kit');
+    const wrong = all.flatMap((workspace) =>
+      sourceFiles(join(workspace.dir, 'src')).flatMap((file) =>
+        importsOf(file)
+          .filter((specifier) => specifier.startsWith('.') && !relative(kit, resolve(dirname(file), specifier)).startsWith('..'))
+          .map((specifier) => `${relative(ROOT, file)} imports ${specifier}`),
+      ),
+    );
+    expect(wrong).toEqual([]);
   });
 });

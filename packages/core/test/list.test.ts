@@ -335,7 +335,7 @@ describe('stats()', () => {
 describe('watch()', () => {
   it('delivers the page now, a new page after a write from a second instance, and nothing after unsubscribe', async () => {
     const a = await openTestMemory();
-    const b = await openTestMemory({ indexedDB: a.factory, name: a.name, clock: a.clock });
+    const b = await openTestMemory({ place: a.place, name: a.name, clock: a.clock });
     const first = await a.memory.remember({ namespace: ns, content: 'first', tags: ['watched'] });
     await a.memory.remember({ namespace: ns, content: 'not watched' });
     const pages: ListPage[] = [];

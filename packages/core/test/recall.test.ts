@@ -3,7 +3,7 @@ import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it, vi } from 'vitest';
 import { ZeromemError, openMemory, type Embedder } from '../src/index.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
-import { fakeClock, openTestMemory } from './helpers.ts';
+import { fakeClock, fcSeed, openTestMemory } from './helpers.ts';
 
 const ns = { userId: 'u1' };
 const DAY = 86_400_000;
@@ -132,8 +132,7 @@ describe('recall', () => {
   });
 
   it('a filter never leaks (seeded property)', async () => {
-    const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
-    console.log(`fast-check seed ${seed}`);
+    const seed = fcSeed('a recall filter never leaks');
     const { memory, clock } = await openTestMemory({ embedder: hashingEmbedder() });
     const words = ['port', 'phone', 'call', 'order', 'loose', 'cable', 'wednesday'];
     const tags = ['a', 'b', 'c'];

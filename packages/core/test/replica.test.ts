@@ -32,7 +32,7 @@ function nextCall(memory: Memory): { called: Promise<void>; calls: () => number;
 describe('replicaOf(memory).onAuditWrites', () => {
   it('hears the writes (remember, forget) of its own database, not those of another, and nothing once stopped', async () => {
     const a = await openTestMemory({ name: 'replica-a' });
-    const b = await openTestMemory({ name: 'replica-b', indexedDB: a.factory });
+    const b = await openTestMemory({ name: 'replica-b', place: a.place });
     open.push(a.memory, b.memory);
     const heard = nextCall(a.memory);
 

@@ -142,7 +142,7 @@ describe('hot and cold tiers', () => {
 
   it('another instance on the same database sees a record go cold (the retier is in the audit log)', async () => {
     const a = await openTestMemory();
-    const b = await openTestMemory({ indexedDB: a.factory, clock: a.clock });
+    const b = await openTestMemory({ place: a.place, clock: a.clock });
     await a.memory.remember({ namespace: ns, content: 'Owns a red bicycle', importance: 0.1 });
     expect((await b.memory.recall(ns, 'bicycle', { trackAccess: false })).hits).toHaveLength(1); // b's index is loaded
     a.clock.advance(31 * DAY);

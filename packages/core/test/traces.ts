@@ -1,8 +1,7 @@
-import type { IDBFactory } from 'fake-indexeddb';
 import { createTokenizer, type Memory, type Tokenizer } from '../src/index.ts';
 import { cachedCount } from '../src/context/count-cache.ts';
 import { memoryInternals } from '../src/internals.ts';
-import { sqliteFileOf } from './helpers.ts';
+import { sqliteFileOf, type StorePlace } from './helpers.ts';
 import { readSqliteStore, readSqliteTable } from './sqlite-store-rows.ts';
 
 const utf8 = new TextDecoder('utf-8', { fatal: false });
@@ -37,9 +36,9 @@ function strings(value: unknown, out: string[], seen = new Set<unknown>()): void
  * Where the needles occur in a database: every object store, found by name at run time
  * (so stores added later are searched too), keys and values. Returns "store: needle" hits.
  */
-export async function databaseTraces(factory: IDBFactory, name: string, needles: readonly string[]): Promise<string[]> {
-  const file = sqliteFileOf(factory, name);
-  if (file) {
+export async function databaseTraces(place: StorePlace, name: string, needles: readonly string[]): Promise<string[]> {
+  if (place.engine === 'sqlite') {
+    const file = sqliteFileOf(place, name)!;
     // A SQLite store: its tables as the port's rows (the tag table's rows count as the records').
     const stores = readSqliteStore(file);
     stores['records']!.push(...readSqliteTable(file, 'record_tags'));
@@ -53,7 +52,7 @@ export async function databaseTraces(factory: IDBFactory, name: string, needles:
     return hits;
   }
   const db = await new Promise<IDBDatabase>((resolve, reject) => {
-    const request = factory.open(name);
+    const request = place.indexedDB.open(name);
     request.onsuccess = () => resolve(request.result);
     request.onerror = () => reject(request.error);
   });

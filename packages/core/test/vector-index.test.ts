@@ -4,6 +4,7 @@ import { createInt8Kernel, wasmSimdAvailable } from '../src/index/int8-kernel.ts
 import { TopK } from '../src/index/top-k.ts';
 import { VECTOR_INDEX_DEFAULTS, VectorIndex, type VectorHit } from '../src/index/vector-index.ts';
 import { fcSeed } from './helpers.ts';
+import { mulberry32 as rng } from '../../../test/kit/mulberry32.ts';
 
 /**
  * VectorIndex: the int8 coarse pass + exact float rerank must give the exact top-k on
@@ -13,18 +14,6 @@ import { fcSeed } from './helpers.ts';
  */
 
 const SEED = fcSeed('vector-index data');
-
-/** mulberry32: small, seeded, good enough for test vectors. */
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function gaussian(random: () => number): () => number {
   return () => Math.sqrt(-2 * Math.log(random() || 1e-12)) * Math.cos(2 * Math.PI * random());

@@ -10,9 +10,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_MODEL, bundledModelsDir, createTransformersEmbedder, defaultSettings, type TransformersEmbedder } from '@zeromem/embed-transformers';
+import { testSeed } from '../../../test/kit/seed.ts';
 import { loadExtractor } from '../src/load-extractor.ts';
 import { pipelineEmbedder } from '../src/pipeline-embedder.ts';
-import { prng } from '../../../test/bench/prng.ts';
+import { mulberry32 as prng } from '../../../test/kit/mulberry32.ts';
 
 const EXTRAS = ['Café', 'NAÏVE', 'résumé', 'Straße', 'İstanbul', 'ǅemal', 'ﬁnal', 'ＡＢＣ', '用户', '喜欢', '𠀀', '🙂', '📞', 'e-mail', '15:00', "don't", '(x)', '—', '«quoted»', '[UNK]', '[PAD]', '\u200b', '\u00ad', '\u0000', '\t', '\n', 'zzqxv', 'x'.repeat(120), 'Ω', '١٢٣', 'ﾃｽﾄ', '\ufffd'];
 
@@ -53,8 +54,7 @@ describe('the static model in plain JavaScript', () => {
   });
 
   it('gives the vectors onnxruntime gives, text by text, on a seeded corpus (documents and queries)', async () => {
-    const seed = Number(process.env.STATIC_MODEL_SEED ?? Math.floor(Math.random() * 2 ** 31));
-    console.log(`static-model corpus seed ${seed} (STATIC_MODEL_SEED=${seed} to repeat)`);
+    const seed = testSeed('static-model corpus', 'STATIC_MODEL_SEED');
     const texts = corpus(seed, 1500);
     for (const kind of ['document', 'query'] as const) {
       const [expected, actual] = [await onnx.embed(texts, kind), await js.embed(texts, kind)];

@@ -5,6 +5,7 @@ import { openMemory, type Memory } from '@zeromem/core';
 import fc from 'fast-check';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ZeromemStore } from '../src/index.ts';
+import { testSeed } from '../../../test/kit/seed.ts';
 
 let memory: Memory;
 const home = { userId: 'alice', scope: 'langgraph' };
@@ -72,8 +73,7 @@ describe('ZeromemStore', () => {
   });
 
   it('behaves as InMemoryStore for the same operations (seeded property test)', async () => {
-    const seed = Number(process.env.FC_SEED ?? Date.now() % 2 ** 31);
-    console.log(`[store conformance] fast-check seed ${seed} (FC_SEED=${seed} to replay)`);
+    const seed = testSeed('store conformance');
     const namespaces = [['a'], ['a', 'b'], ['a', 'c'], ['d'], ['d', 'b', 'e']];
     const ns = fc.constantFrom(...namespaces);
     const key = fc.constantFrom('k1', 'k2', 'k3');

@@ -1,14 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { MAX_ROOM_LENGTH, parseRoomPath } from '../src/index.ts';
-
-/** The fast-check seed: FC_SEED to replay, random otherwise; printed. */
-function fcSeed(label: string): number {
-  const fromEnv = process.env.FC_SEED;
-  const seed = fromEnv !== undefined && fromEnv !== '' ? Number(fromEnv) : Math.floor(Math.random() * 0x7fffffff);
-  console.log(`fast-check seed ${seed} (${label}); replay with FC_SEED=${seed}`);
-  return seed;
-}
+import { testSeed } from '../../../test/kit/seed.ts';
 
 // Namespace keys as core builds them: u=<enc>[;a=<enc>][;s=<enc>].
 const name = fc.string({ unit: 'grapheme', minLength: 1, maxLength: 40 }).filter((s) => !/[\u0000-\u001f\u007f-\u009f]/.test(s));
@@ -27,7 +20,7 @@ describe('room paths', () => {
       fc.property(namespaceKey, (key) => {
         expect(parseRoomPath(`/${encodeURIComponent(key)}`)).toEqual({ room: key });
       }),
-      { seed: fcSeed('room path round trip'), numRuns: 500 },
+      { seed: testSeed('room path round trip'), numRuns: 500 },
     );
   });
 
@@ -41,7 +34,7 @@ describe('room paths', () => {
           expect(parsed.room.length).toBeGreaterThan(0);
         }
       }),
-      { seed: fcSeed('room path garbage'), numRuns: 1000 },
+      { seed: testSeed('room path garbage'), numRuns: 1000 },
     );
   });
 

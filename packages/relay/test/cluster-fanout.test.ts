@@ -2,7 +2,7 @@ import { type Server, type Socket, createServer, connect } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterEach, describe, it } from 'vitest';
 import { cleanup, client, synced, testRelay, token, until } from './helpers.ts';
-import { useRedisAndPostgres } from './services.ts';
+import { useRedisAndPostgres } from '../../../test/kit/services.ts';
 
 const services = useRedisAndPostgres();
 afterEach(cleanup);

@@ -1,8 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { cleanup, client, synced, tempDir, token, until } from './helpers.ts';
-import { prng } from '../../../test/bench/prng.ts';
-import { useRedisAndPostgres } from './services.ts';
+import { mulberry32 as prng } from '../../../test/kit/mulberry32.ts';
+import { replaying, testSeed } from '../../../test/kit/seed.ts';
+import { useRedisAndPostgres } from '../../../test/kit/services.ts';
 import { type RelayProcess, serveRelay } from './spawn-relay.ts';
 
 /**
@@ -165,11 +166,6 @@ async function run(seed: number): Promise<void> {
 
 describe('three instances under faults', () => {
   it(`lose nothing acknowledged and converge through SIGKILL of an instance, a Redis restart and a PostgreSQL outage (seeded)`, async () => {
-    const fixed = process.env.FAULT_SEED;
-    const seeds = fixed ? [Number(fixed)] : Array.from({ length: RUNS }, () => Math.floor(Math.random() * 0x7fffffff));
-    for (const seed of seeds) {
-      console.log(`cluster fault seed ${seed}; replay with FAULT_SEED=${seed}`);
-      await run(seed);
-    }
+    for (let i = 0; i < (replaying('FAULT_SEED') ? 1 : RUNS); i++) await run(testSeed('cluster faults', 'FAULT_SEED'));
   }, 600_000);
 });

@@ -2,7 +2,7 @@ import { type Socket, createServer } from 'node:net';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
 import { PostgresStore } from '../src/storage/postgres-store.ts';
-import { usePostgres } from './services.ts';
+import { usePostgres } from '../../../test/kit/services.ts';
 
 const services = usePostgres();
 

@@ -8,7 +8,7 @@ import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../src/log.ts';
 import { CONNECTION_TTL_MS, RedisCoordination } from '../src/cluster/redis-coordination.ts';
-import { type TestRedis, startRedis } from './services.ts';
+import { type TestRedis, startRedis } from '../../../test/kit/services.ts';
 
 let redis: TestRedis;
 let admin: Redis;

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { CLOSE } from '../src/index.ts';
 import { cleanup, client, closeCode, directoryContains, rawConnect, synced, tempDir, testRelay, token, until } from './helpers.ts';
-import { useRedisAndPostgres } from './services.ts';
+import { useRedisAndPostgres } from '../../../test/kit/services.ts';
 import { runRelay, serveRelay } from './spawn-relay.ts';
 
 const services = useRedisAndPostgres();

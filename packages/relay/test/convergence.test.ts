@@ -3,19 +3,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { cleanup, client, synced, tempDir, token, until } from './helpers.ts';
 import { type RelayProcess, serveRelay } from './spawn-relay.ts';
+import { testSeed } from '../../../test/kit/seed.ts';
 
 const ROOM = 'u=alice;s=shared';
 const REPLICAS = 3;
 
 afterEach(cleanup);
-
-/** The fast-check seed: FC_SEED to replay, random otherwise; printed. */
-function fcSeed(label: string): number {
-  const fromEnv = process.env.FC_SEED;
-  const seed = fromEnv !== undefined && fromEnv !== '' ? Number(fromEnv) : Math.floor(Math.random() * 0x7fffffff);
-  console.log(`fast-check seed ${seed} (${label}); replay with FC_SEED=${seed}`);
-  return seed;
-}
 
 type Step =
   | { op: 'set'; replica: number; key: string; value: string }
@@ -138,7 +131,7 @@ describe('convergence through the relay', () => {
           await relay.exited;
         }
       }),
-      { seed: fcSeed('relay convergence'), numRuns: 8, endOnFailure: true },
+      { seed: testSeed('relay convergence'), numRuns: 8, endOnFailure: true },
     );
   }, 180_000);
 });

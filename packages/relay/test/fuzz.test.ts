@@ -5,6 +5,7 @@ import WebSocket from 'ws';
 import * as Y from 'yjs';
 import { CLOSE, type Relay } from '../src/index.ts';
 import { cleanup, client, rawConnect, synced, testRelay, token, until } from './helpers.ts';
+import { testSeed } from '../../../test/kit/seed.ts';
 
 // Seeded fuzz of what a socket may send (awareness and document updates: nesting, sizes,
 // encodings), from read-only and read-write sockets, for a bounded time: whatever comes,
@@ -15,12 +16,6 @@ const ROOM = 'u=alice;s=fuzzed';
 const FUZZ_MS = 12_000;
 /** Every way the relay may close a fuzzing socket. */
 const CLOSE_CODES: number[] = [CLOSE.messageTooBig, CLOSE.badMessage, CLOSE.documentTooLarge, CLOSE.rateLimited];
-
-function fuzzSeed(): number {
-  const seed = process.env.FC_SEED ? Number(process.env.FC_SEED) : Math.floor(Math.random() * 2 ** 31);
-  console.log(`fast-check seed ${seed} (relay fuzz); replay with FC_SEED=${seed}`);
-  return seed;
-}
 
 const bytes = (parts: (encoder: encoding.Encoder) => void): Uint8Array => {
   const encoder = encoding.createEncoder();
@@ -114,7 +109,7 @@ describe('fuzzed messages from read-only and read-write sockets', () => {
     const reader = client(relay.url, ROOM, rw);
     await Promise.all([synced(writer.provider), synced(reader.provider)]);
     let round = 0;
-    const seed = fuzzSeed();
+    const seed = testSeed('relay fuzz');
     const started = Date.now();
     await fc.assert(
       fc.asyncProperty(fc.constantFrom<'read' | 'read-write'>('read', 'read-write'), fc.array(message, { minLength: 1, maxLength: 8 }), fc.boolean(), async (access, messages, reads) => {

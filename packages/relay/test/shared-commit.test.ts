@@ -10,7 +10,7 @@ import type { RoomStorage } from '../src/storage/room-storage.ts';
 import { SharedCommit } from '../src/storage/shared-commit.ts';
 import { SqliteStore } from '../src/storage/sqlite-store.ts';
 import { cleanup, tempDir } from './helpers.ts';
-import { usePostgres } from './services.ts';
+import { usePostgres } from '../../../test/kit/services.ts';
 
 const services = usePostgres();
 afterEach(cleanup);

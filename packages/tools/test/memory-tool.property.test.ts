@@ -5,13 +5,13 @@ import { openMemory } from '@zeromem/core';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createMemoryTool, type MemoryCommand } from '../src/index.ts';
+import { testSeed } from '../../../test/kit/seed.ts';
 
 // Random command sequences against a plain model of a file tree (a map of path -> text):
 // after every command the tool succeeds exactly when the model does, lists the same
 // files with the same sizes, and shows every file's text as the model holds it.
 
-const seed = process.env.FC_SEED ? Number(process.env.FC_SEED) : Math.floor(Math.random() * 2 ** 31);
-console.log(`fast-check seed ${seed} (memory tool vs a model file tree); replay with FC_SEED=${seed}`);
+const seed = testSeed('memory tool vs a model file tree');
 
 const root = mkdtempSync(join(tmpdir(), 'zeromem-memtool-prop-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

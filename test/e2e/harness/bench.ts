@@ -20,7 +20,7 @@ import { namespaceKey, openMemory, type Memory, type MemoryRecord, type Remember
 import { createUlidGenerator } from '../../../packages/core/src/model/ids.ts';
 import { MemoryDatabase } from '../../../packages/core/src/store/database.ts';
 import { toRow, type RecordRow } from '../../../packages/core/src/store/row.ts';
-import { prng } from '../../bench/prng.ts';
+import { mulberry32 as prng } from '../../kit/mulberry32.ts';
 
 type Durability = 'default' | 'strict' | 'relaxed';
 

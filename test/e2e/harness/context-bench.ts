@@ -15,7 +15,7 @@
  */
 import { namespaceKey, openMemory, type Memory } from '@zeromem/core';
 import * as internals from '../../../packages/core/src/internals.ts';
-import { prng } from '../../bench/prng.ts';
+import { mulberry32 as prng } from '../../kit/mulberry32.ts';
 
 export interface ContextSpeedOptions {
   name: string;

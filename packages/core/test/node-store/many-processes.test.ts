@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { fcSeed } from '../helpers.ts';
+import { mulberry32 } from '../../../../test/kit/mulberry32.ts';
 import { startServingProcess, type ServingProcess } from './run-store-process.ts';
 
 // Four Node processes on one store file, each a memory of its own (store-process.ts serve):
@@ -28,18 +29,6 @@ async function fourProcesses(): Promise<{ dir: string; processes: ServingProcess
   return { dir, processes };
 }
 
-/** A small seeded generator (mulberry32): the same seed, the same run. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 async function ok<T>(process: ServingProcess, command: Record<string, unknown>): Promise<T> {
   const answer = await process.send(command);
   if (answer.error !== undefined) throw new Error(`${JSON.stringify(command)} failed: ${answer.error} ${answer.message}`);
@@ -50,7 +39,7 @@ async function ok<T>(process: ServingProcess, command: Record<string, unknown>):
 describe('four processes on one store', { timeout: 180_000 }, () => {
   it('interleaved remembers, updates and forgets of four processes: every process reads the model after every round (seeded)', async () => {
     const seed = fcSeed('four processes, one store');
-    const next = random(seed);
+    const next = mulberry32(seed);
     const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
     const { processes } = await fourProcesses();
     const model = new Map<string, string>();
@@ -95,7 +84,7 @@ describe('four processes on one store', { timeout: 180_000 }, () => {
 
   it('a process SIGKILLed while writing loses nothing it acknowledged, brings back nothing forgotten, and the others keep working (seeded)', async () => {
     const seed = fcSeed('SIGKILL one of four');
-    const next = random(seed);
+    const next = mulberry32(seed);
     const { processes } = await fourProcesses();
     const victim = Math.floor(next() * 4);
     /** Per process: its records as acknowledged (content, or null once forgotten), and the operation it had in flight. */

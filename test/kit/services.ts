@@ -1,20 +1,28 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chownSync, mkdtempSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
-import { postgresBin } from './postgres-bin.ts';
 
 /**
- * Throwaway Redis and PostgreSQL servers for tests: real Debian binaries (`.ci/run` installs
- * `redis-server` and `postgresql`), each on a free loopback port with its own temporary
- * directory, stopped and removed by `stop()`. PostgreSQL refuses to run as root: as root the
- * server runs as the `postgres` user the Debian package creates (or `nobody`).
+ * Throwaway Redis and PostgreSQL servers for tests and benchmarks: real Debian binaries
+ * (`.ci/run` installs `redis-server` and `postgresql`), each on a free loopback port with its
+ * own temporary directory, stopped and removed by `stop()`. PostgreSQL refuses to run as
+ * root: as root the server runs as the `postgres` user the Debian package creates (or `nobody`).
  */
 
-const PG_BIN = postgresBin();
+/**
+ * The folder of PostgreSQL's server programs (initdb, postgres): `ZEROMEM_PG_BIN`, else the
+ * newest version Debian's `postgresql` package installed under /usr/lib/postgresql.
+ */
+export function postgresBin(): string {
+  if (process.env.ZEROMEM_PG_BIN) return process.env.ZEROMEM_PG_BIN;
+  const root = '/usr/lib/postgresql';
+  const versions = existsSync(root) ? readdirSync(root).sort((a, b) => Number(b) - Number(a)) : [];
+  return join(root, versions[0] ?? '15', 'bin');
+}
 
 /** A free loopback TCP port (free when asked; tests retry a start that lost it). */
 export function freePort(): Promise<number> {
@@ -46,6 +54,8 @@ function exited(child: ChildProcess): Promise<void> {
 export interface TestRedis {
   url: string;
   port: number;
+  /** The server's process id (a new one after {@link restart}). */
+  readonly pid: number;
   /** Kills it (SIGKILL: every key is lost, as nothing is persisted) and starts a fresh one on the same port. */
   restart(): Promise<void>;
   /** Kills it for good. */
@@ -53,6 +63,7 @@ export interface TestRedis {
   stop(): Promise<void>;
 }
 
+/** Starts a throwaway Redis (no persistence). */
 export async function startRedis(): Promise<TestRedis> {
   const dir = mkdtempSync(join(tmpdir(), 'zeromem-redis-'));
   const port = await freePort();
@@ -73,6 +84,9 @@ export async function startRedis(): Promise<TestRedis> {
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    get pid() {
+      return child.pid!;
+    },
     async restart() {
       await kill();
       await launch();
@@ -87,15 +101,19 @@ export async function startRedis(): Promise<TestRedis> {
 
 /** A running throwaway PostgreSQL. */
 export interface TestPostgres {
+  /** The superuser's URL of the `postgres` database. */
   url: string;
+  port: number;
+  /** The server's (postmaster's) process id (a new one after {@link resume}). */
+  readonly pid: number;
   /** Its data directory (to grep for bytes that must be gone). */
   dataDir: string;
   /** Stops it (fast shutdown: connections are cut). */
   halt(): Promise<void>;
   /** Starts it again on the same port and directory. */
   resume(): Promise<void>;
-  /** Creates a fresh database; resolves with its URL. */
-  database(): Promise<string>;
+  /** Creates a fresh database (named `name`, or the next `test_<n>`); resolves with its URL. */
+  database(name?: string): Promise<string>;
   /** Runs one SQL statement as the superuser (in `database`, default `postgres`). */
   sql<R extends pg.QueryResultRow = pg.QueryResultRow>(text: string, values?: unknown[], database?: string): Promise<R[]>;
   stop(): Promise<void>;
@@ -116,18 +134,26 @@ function serverUser(): { uid: number; gid: number } | undefined {
   throw new Error('running as root and neither a postgres nor a nobody user exists to run PostgreSQL as');
 }
 
-export async function startPostgres(): Promise<TestPostgres> {
+/** Options of {@link startPostgres}. */
+export interface PostgresOptions {
+  /** Server settings (`-c name=value`), e.g. `shared_preload_libraries: 'pg_stat_statements'`. */
+  settings?: Record<string, string>;
+}
+
+/** Starts a throwaway PostgreSQL (trust auth on loopback, fsync on). */
+export async function startPostgres(options: PostgresOptions = {}): Promise<TestPostgres> {
   const root = mkdtempSync(join(tmpdir(), 'zeromem-pg-'));
   const dataDir = join(root, 'data');
   const user = serverUser();
   if (user) chownSync(root, user.uid, user.gid);
   const as = user ? { uid: user.uid, gid: user.gid } : {};
-  execFileSync(join(PG_BIN, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions'], { ...as, stdio: 'pipe', cwd: root });
+  execFileSync(join(postgresBin(), 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync', '--no-instructions'], { ...as, stdio: 'pipe', cwd: root });
   const port = await freePort();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   let child: ChildProcess;
   let output = '';
   let databases = 0;
+  const settings = Object.entries(options.settings ?? {}).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
   const ping = async (): Promise<boolean> => {
     const client = new pg.Client({ connectionString: url });
     client.on('error', () => {});
@@ -141,7 +167,7 @@ export async function startPostgres(): Promise<TestPostgres> {
   };
   const launch = async (): Promise<void> => {
     output = '';
-    child = spawn(join(PG_BIN, 'postgres'), ['-D', dataDir, '-p', String(port), '-h', '127.0.0.1', '-k', root, '-c', 'fsync=on', '-c', 'max_connections=200'], { ...as, cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    child = spawn(join(postgresBin(), 'postgres'), ['-D', dataDir, '-p', String(port), '-h', '127.0.0.1', '-k', root, '-c', 'fsync=on', '-c', 'max_connections=200', ...settings], { ...as, cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     await waitFor(ping, 'postgres', child, () => output);
@@ -160,13 +186,16 @@ export async function startPostgres(): Promise<TestPostgres> {
       await client.end();
     }
   };
-  const database = async (): Promise<string> => {
-    const name = `test_${++databases}`;
-    await sql(`CREATE DATABASE ${name}`);
+  const database = async (name = `test_${++databases}`): Promise<string> => {
+    await sql(`CREATE DATABASE "${name}"`);
     return url.replace(/\/postgres$/, `/${name}`);
   };
   return {
     url,
+    port,
+    get pid() {
+      return child.pid!;
+    },
     dataDir,
     halt,
     resume: launch,

@@ -1,0 +1,15 @@
+/**
+ * mulberry32: a small seeded generator of numbers in [0, 1). The same seed gives the same
+ * sequence, so test data and benchmark inputs are reproducible. Browser-safe (no imports):
+ * test/e2e/harness loads it in the page too.
+ */
+export function mulberry32(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
