@@ -16,7 +16,16 @@ import type { CosineBackground } from '../index/vector-index.ts';
  *   none of the namespace's N memories would reach it by luck, `Φ(z)^N`. No cosine scale
  *   is assumed, so a new model needs no new constant, and a bigger namespace needs a
  *   clearer margin (the best of 50,000 unrelated memories stands higher than the best of 7).
- * - Together: `1 − (1 − lexical)(1 − semantic)`, either channel alone can vouch.
+ * - Together: `1 − (1 − lexical × agreement)(1 − semantic)`, either channel alone can vouch.
+ *   The agreement is what the meaning says of a word match: `Φ(z)`, the share of the
+ *   namespace's unrelated pairs the memory's cosine stands above. A memory that shares a
+ *   word with the query but is further from it in meaning than two unrelated memories of
+ *   the namespace are from each other matched by coincidence ("Fed the cat today" for a
+ *   question about a drill bought today): its word share counts in that proportion. Without
+ *   the meaning to judge by, the words stand alone (agreement 1): no vector, a background
+ *   too small to measure, a vector of another embedding space (cosine 0), or a conversation
+ *   as the query (its vector mixes many turns: its cosines with single memories sit below
+ *   memory pairs', not on their scale; MADial-en with all-MiniLM-L6-v2: mean 0.13 against 0.43).
  */
 
 /**
@@ -55,6 +64,8 @@ export interface SemanticEvidence {
   searched: number;
   /** `Φ(z)^N`: the chance that no unrelated memory of the namespace reaches this cosine. */
   share: number;
+  /** `Φ(z)`: the share of the namespace's unrelated pairs this cosine stands above (1 when the background is too small to measure). */
+  above: number;
 }
 
 /** A hit's absolute relevance and the evidence it is made of. */
@@ -63,7 +74,13 @@ export interface RelevanceEvidence {
   lexical: LexicalEvidence | null;
   /** Null without vectors (no embedder, or not embedded yet). */
   semantic: SemanticEvidence | null;
-  /** `1 − (1 − lexical.share)(1 − semantic.share)`, 0..1. */
+  /**
+   * How much the lexical share counts, 0..1: `semantic.above`, or 1 when the meaning cannot
+   * judge the words (no semantic evidence, no background, cosine 0: another embedding
+   * space, or a conversation as the query). See the module's comment.
+   */
+  agreement: number;
+  /** `1 − (1 − lexical.share × agreement)(1 − semantic.share)`, 0..1. */
   relevance: number;
 }
 
@@ -82,18 +99,24 @@ export function lexicalEvidence(matched: number, possible: number): LexicalEvide
  */
 export function semanticEvidence(cosine: number, background: CosineBackground): SemanticEvidence {
   const searched = background.vectors;
-  if (!(background.sd > 0)) return { cosine, mean: 0, sd: 1, z: cosine, searched, share: Math.min(1, Math.max(0, cosine)) };
+  if (!(background.sd > 0)) return { cosine, mean: 0, sd: 1, z: cosine, searched, share: Math.min(1, Math.max(0, cosine)), above: 1 };
   const z = (cosine - background.mean) / background.sd;
   // Φ(z)^N = exp(N·ln(1 − tail)); the tail from erfc keeps precision far out.
   const tail = 0.5 * erfc(z / Math.SQRT2);
   const share = tail >= 1 ? 0 : Math.exp(searched * Math.log1p(-tail));
-  return { cosine, mean: background.mean, sd: background.sd, z, searched, share };
+  return { cosine, mean: background.mean, sd: background.sd, z, searched, share, above: 1 - tail };
 }
 
-/** The two channels combined (either can vouch on its own). */
-export function combineEvidence(lexical: LexicalEvidence | null, semantic: SemanticEvidence | null): RelevanceEvidence {
-  const relevance = 1 - (1 - (lexical?.share ?? 0)) * (1 - (semantic?.share ?? 0));
-  return { lexical, semantic, relevance };
+/**
+ * The two channels combined (either can vouch on its own), the word share weighed by what
+ * the meaning says of it (see the module's comment). `conversation`: the query is a
+ * conversation, whose cosines are not on the scale of memory pairs: the words stand alone.
+ */
+export function combineEvidence(lexical: LexicalEvidence | null, semantic: SemanticEvidence | null, conversation = false): RelevanceEvidence {
+  // A cosine of exactly 0: the vectors share no coordinate (another embedding space), so no judgement.
+  const agreement = semantic && !conversation && semantic.cosine !== 0 ? semantic.above : 1;
+  const relevance = 1 - (1 - (lexical?.share ?? 0) * agreement) * (1 - (semantic?.share ?? 0));
+  return { lexical, semantic, agreement, relevance };
 }
 
 /** Complementary error function (Numerical Recipes' erfcc: relative error below 1.2e-7 everywhere). */
