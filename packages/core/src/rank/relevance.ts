@@ -26,13 +26,16 @@ import type { CosineBackground } from '../index/vector-index.ts';
  *   too small to measure, a vector of another embedding space (cosine 0), or a conversation
  *   as the query (its vector mixes many turns: its cosines with single memories sit below
  *   memory pairs', not on their scale; MADial-en with all-MiniLM-L6-v2: mean 0.13 against 0.43).
+ *   Measured: memdaily-zh-dev's foreign queries answered with nothing 2.2% -> 31.1% for 0.1
+ *   point of R@10, the other dev sets unchanged (docs/benchmarks/2026-12-06-abstain.md).
  */
 
 /**
  * Recall's default floor, applied to the answer: when no hit of the page reaches it, recall
  * answers `hits: []` with a `reason`; otherwise the page is kept whole, each hit with its
  * relevance (a `minRelevance` given applies to each hit instead; 0 turns the floor off).
- * 0.01 is "some evidence of its own": 1% of the query's word weight, or a cosine the
+ * 0.01 is "some evidence of its own": 1% of the query's word weight (as far as the meaning
+ * agrees, see the module's comment), or a cosine the
  * namespace's unrelated memories of that embedding space reach by luck less than 99% of the
  * time. It is safe because the evidence is read where recall can answer from: the cosine
  * against the query's own embedding space (not another language's model, see
