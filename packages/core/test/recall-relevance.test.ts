@@ -31,11 +31,13 @@ describe('recall: absolute relevance and "nothing relevant"', () => {
     const { hits } = await t.memory.recall(ns, 'night shifts', { minRelevance: 0, trackAccess: false });
     expect(hits.length).toBeGreaterThan(1);
     for (const hit of hits) {
-      const { lexical, semantic, relevance } = hit.explain.evidence;
+      const { lexical, semantic, agreement, relevance } = hit.explain.evidence;
       expect(hit.relevance).toBe(relevance);
       expect(relevance).toBeGreaterThanOrEqual(0);
       expect(relevance).toBeLessThanOrEqual(1);
-      expect(relevance).toBeCloseTo(1 - (1 - (lexical?.share ?? 0)) * (1 - (semantic?.share ?? 0)), 12);
+      // The word share counts as far as the meaning agrees: Φ(z) of the cosine (1 when a cosine of 0 says nothing).
+      expect(agreement).toBe(semantic && semantic.cosine !== 0 ? semantic.above : 1);
+      expect(relevance).toBeCloseTo(1 - (1 - (lexical?.share ?? 0) * agreement) * (1 - (semantic?.share ?? 0)), 12);
       if (lexical) expect(lexical.share).toBeCloseTo(Math.min(1, lexical.matched / lexical.possible), 12);
       if (semantic) {
         expect(semantic.cosine).toBe(hit.explain.cosine);
