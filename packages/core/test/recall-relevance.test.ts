@@ -184,6 +184,10 @@ describe('recall: absolute relevance and "nothing relevant"', () => {
     const home = await t.memory.recall(shop, query, { trackAccess: false });
     expect(home.hits[0]?.id).toBe(drill);
     expect(home.hits[0]!.relevance).toBeGreaterThan(0.5);
+    // A one-turn conversation is one text; a longer one mixes its turns' meanings, off the memory pairs' scale: its words stand alone.
+    expect((await t.memory.recall(pets, [{ role: 'user', content: query }], { trackAccess: false })).hits).toEqual([]);
+    const talk = await t.memory.recall(pets, [{ role: 'assistant', content: 'How can I help?' }, { role: 'user', content: query }], { minRelevance: 0, trackAccess: false });
+    for (const hit of talk.hits) expect(hit.explain.evidence.agreement).toBe(1);
     // Without a model to say what the words mean, the shared word stands alone, as before.
     const lexicalOnly = await openTestMemory();
     for (const content of PETS) await lexicalOnly.memory.remember({ namespace: pets, content });

@@ -24,7 +24,7 @@ import type { CosineBackground } from '../index/vector-index.ts';
  *   question about a drill bought today): its word share counts in that proportion. Without
  *   the meaning to judge by, the words stand alone (agreement 1): no vector, a background
  *   too small to measure, a vector of another embedding space (cosine 0), or a conversation
- *   as the query (its vector mixes many turns: its cosines with single memories sit below
+ *   of two turns or more as the query (its vector mixes them: its cosines with single memories sit below
  *   memory pairs', not on their scale; MADial-en with all-MiniLM-L6-v2: mean 0.13 against 0.43).
  *   Measured: memdaily-zh-dev's foreign queries answered with nothing 2.2% -> 31.1% for 0.1
  *   point of R@10, the other dev sets unchanged (docs/benchmarks/2026-12-06-abstain.md).

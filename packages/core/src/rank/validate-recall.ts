@@ -29,7 +29,7 @@ export interface PreparedRecall {
   vectorQueries: string[];
   /** What the user asks now: the query, or a conversation's latest user turn (read for time, speaker and focus signals). */
   askText: string;
-  /** The query is a conversation (`[{ role, content }]`), not one text. */
+  /** The query is a conversation of two turns or more (`[{ role, content }, ...]`), not one text. */
   conversation: boolean;
   k: number;
   filter: PreparedFilter;
@@ -142,6 +142,7 @@ function checkQuery(query: unknown, issues: IssueList): Pick<PreparedRecall, 'le
   if (!issues.ok) return undefined;
   const all = turns.map((turn) => turn.content).join('\n');
   const lastUser = [...turns].reverse().find((turn) => turn.role === 'user')?.content;
-  if (lastUser === undefined || !lastUser.trim()) return { lexicalQuery: all, vectorQueries: [all], askText: all, conversation: true };
-  return { lexicalQuery: `${all}\n${lastUser}`, vectorQueries: [all, lastUser], askText: lastUser, conversation: true };
+  const conversation = turns.length > 1;
+  if (lastUser === undefined || !lastUser.trim()) return { lexicalQuery: all, vectorQueries: [all], askText: all, conversation };
+  return { lexicalQuery: `${all}\n${lastUser}`, vectorQueries: [all, lastUser], askText: lastUser, conversation };
 }
