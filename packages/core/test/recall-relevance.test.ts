@@ -296,9 +296,7 @@ function twoSpaces(): Embedder {
         const han = /\p{Script=Han}/u.test(text);
         for (const token of tokenize(text)) {
           const word = concept[token] ?? token;
-          let h = 2166136261;
-          for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619);
-          vector[han ? 64 + ((h >>> 0) % 8) : (h >>> 0) % 64]! += 1;
+          vector[han ? 64 + bucket(word, 8) : bucket(word, 64)]! += 1;
         }
         return vector;
       });
@@ -341,12 +339,17 @@ function topics(): Embedder {
             vector[topic[token]!]! += 1;
             continue;
           }
-          let h = 2166136261;
-          for (let i = 0; i < token.length; i++) h = Math.imul(h ^ token.charCodeAt(i), 16777619);
-          vector[2 + ((h >>> 0) % 16)]! += 0.5;
+          vector[2 + bucket(token, 16)]! += 0.5;
         }
         return vector;
       });
     },
   };
+}
+
+/** A word's bucket of `n` (FNV-1a): where the toy embedders above put a word they hash. */
+function bucket(word: string, n: number): number {
+  let h = 2166136261;
+  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619);
+  return (h >>> 0) % n;
 }
