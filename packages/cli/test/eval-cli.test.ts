@@ -65,10 +65,11 @@ describe('zeromem eval, end to end as a child process (--embedder none)', () => 
     expect(run.stdout).toContain('ranked ids per query: 12 · weights: text=1,vector=0.5');
     expect(run.stdout).toContain('| all | 2 |');
     // Each query is also asked in another namespace of the set; the relevance file holds both answers.
-    expect(run.stdout).toMatch(/foreign queries \(each asked in another namespace of the set\): \d+\.\d% \(\d+\/2\) answered with no hits/);
+    expect(run.stdout).toMatch(/foreign queries \(each asked in another namespace of the set\): \d+\.\d% \(\d+\/2\) answered with no hits; best relevance own vs foreign: AUC [01]\.\d{3}/);
     const relevance = readFileSync(`${out}.relevance.jsonl`, 'utf8').trim().split('\n').map((line) => JSON.parse(line));
     expect(relevance.map((line: { qid: string }) => line.qid)).toEqual(EXPECTED_RUN.slice(0, 2).map((line) => line.qid));
     for (const line of relevance) for (const [, value] of line.own) expect(value).toBeGreaterThanOrEqual(0);
+    expect(JSON.parse(readFileSync(`${out}.metrics.json`, 'utf8')).separation).toBeGreaterThanOrEqual(0);
   });
 
   it('bad arguments exit with code 2 and say what is wrong', { timeout: 60_000 }, async () => {

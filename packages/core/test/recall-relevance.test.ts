@@ -31,11 +31,13 @@ describe('recall: absolute relevance and "nothing relevant"', () => {
     const { hits } = await t.memory.recall(ns, 'night shifts', { minRelevance: 0, trackAccess: false });
     expect(hits.length).toBeGreaterThan(1);
     for (const hit of hits) {
-      const { lexical, semantic, relevance } = hit.explain.evidence;
+      const { lexical, semantic, agreement, relevance } = hit.explain.evidence;
       expect(hit.relevance).toBe(relevance);
       expect(relevance).toBeGreaterThanOrEqual(0);
       expect(relevance).toBeLessThanOrEqual(1);
-      expect(relevance).toBeCloseTo(1 - (1 - (lexical?.share ?? 0)) * (1 - (semantic?.share ?? 0)), 12);
+      // The word share counts as far as the meaning agrees: Φ(z) of the cosine (1 when a cosine of 0 says nothing).
+      expect(agreement).toBe(semantic && semantic.cosine !== 0 ? semantic.above : 1);
+      expect(relevance).toBeCloseTo(1 - (1 - (lexical?.share ?? 0) * agreement) * (1 - (semantic?.share ?? 0)), 12);
       if (lexical) expect(lexical.share).toBeCloseTo(Math.min(1, lexical.matched / lexical.possible), 12);
       if (semantic) {
         expect(semantic.cosine).toBe(hit.explain.cosine);
@@ -155,6 +157,43 @@ describe('recall: absolute relevance and "nothing relevant"', () => {
     expect(semantic.searched).toBe(1); // the English vectors: one
   });
 
+  it('a word in common is no evidence when the meaning is further from the query than two unrelated memories of the namespace: a question asked in the wrong namespace finds nothing', async () => {
+    const t = await openTestMemory({ embedder: topics() });
+    const pets = { userId: 'pets' };
+    const shop = { userId: 'shop' };
+    const query = 'which cordless drill did I buy at the hardware store today';
+    for (const content of PETS) {
+      await t.memory.remember({ namespace: pets, content });
+      await t.memory.remember({ namespace: shop, content });
+    }
+    const drill = (await t.memory.remember({ namespace: shop, content: 'Bought a cordless drill at the hardware store today' })).id;
+    await t.memory.whenEmbedded();
+    // Only "today" is shared with the pets; their meaning is far below how alike the pets are to each other.
+    const elsewhere = await t.memory.recall(pets, query, { trackAccess: false });
+    expect(elsewhere.hits).toEqual([]);
+    expect(elsewhere.reason).toMatch(/^nothing relevant/);
+    const page = await t.memory.recall(pets, query, { minRelevance: 0, trackAccess: false });
+    const today = page.hits.find((hit) => hit.record.content === 'Fed the cat today')!;
+    const { lexical, semantic, agreement, relevance } = today.explain.evidence;
+    expect(lexical!.share).toBeGreaterThan(DEFAULT_MIN_RELEVANCE); // the word alone would have vouched for it
+    expect(semantic!.z).toBeLessThan(0);
+    expect(agreement).toBeCloseTo(semantic!.above, 12);
+    expect(relevance).toBeCloseTo(1 - (1 - lexical!.share * agreement) * (1 - semantic!.share), 12);
+    expect(relevance).toBeLessThan(DEFAULT_MIN_RELEVANCE);
+    // Where the question's own words and meaning are, it is answered, the drill first.
+    const home = await t.memory.recall(shop, query, { trackAccess: false });
+    expect(home.hits[0]?.id).toBe(drill);
+    expect(home.hits[0]!.relevance).toBeGreaterThan(0.5);
+    // A one-turn conversation is one text; a longer one mixes its turns' meanings, off the memory pairs' scale: its words stand alone.
+    expect((await t.memory.recall(pets, [{ role: 'user', content: query }], { trackAccess: false })).hits).toEqual([]);
+    const talk = await t.memory.recall(pets, [{ role: 'assistant', content: 'How can I help?' }, { role: 'user', content: query }], { minRelevance: 0, trackAccess: false });
+    for (const hit of talk.hits) expect(hit.explain.evidence.agreement).toBe(1);
+    // Without a model to say what the words mean, the shared word stands alone, as before.
+    const lexicalOnly = await openTestMemory();
+    for (const content of PETS) await lexicalOnly.memory.remember({ namespace: pets, content });
+    expect((await lexicalOnly.memory.recall(pets, query, { trackAccess: false })).hits.length).toBeGreaterThan(0);
+  });
+
   it('VectorIndex.background(query) measures the pairs of the query\'s embedding space only, and counts its vectors', () => {
     const index = new VectorIndex(32);
     const at = (offset: number, values: number[]) => {
@@ -257,12 +296,60 @@ function twoSpaces(): Embedder {
         const han = /\p{Script=Han}/u.test(text);
         for (const token of tokenize(text)) {
           const word = concept[token] ?? token;
-          let h = 2166136261;
-          for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619);
-          vector[han ? 64 + ((h >>> 0) % 8) : (h >>> 0) % 64]! += 1;
+          vector[han ? 64 + bucket(word, 8) : bucket(word, 64)]! += 1;
         }
         return vector;
       });
     },
   };
+}
+
+/** A namespace about one's pets: its memories are alike in meaning (see {@link topics}); three say "today". */
+const PETS = [
+  'Fed the cat today',
+  'Walked the dog in the park',
+  'The vet says the dog is healthy',
+  'The cat sleeps on the sofa',
+  'Took the dog to the vet today',
+  'Bought cat food and a new collar',
+  'The dog chased a squirrel in the park',
+  'Brushed the cat today',
+  'The puppy learned to sit',
+  'The kitten plays with yarn',
+];
+
+/**
+ * A toy model of meaning: each word of a small vocabulary points along its topic's axis
+ * (pets 0, hardware 1), so texts of one topic point the same way; every other word is
+ * hashed into dimensions 2..17, so a shared word ("today") still brings two texts a little together.
+ */
+function topics(): Embedder {
+  const topic: Record<string, number> = {
+    cat: 0, dog: 0, vet: 0, fed: 0, park: 0, sofa: 0, collar: 0, squirrel: 0, puppi: 0, kitten: 0, yarn: 0, brush: 0, walk: 0,
+    drill: 1, cordless: 1, hardwar: 1, store: 1, bui: 1, bought: 1,
+  };
+  return {
+    modelId: 'test-topics',
+    dimension: 18,
+    async embed(texts) {
+      return texts.map((text) => {
+        const vector = new Float32Array(18);
+        for (const token of tokenize(text)) {
+          if (topic[token] !== undefined) {
+            vector[topic[token]!]! += 1;
+            continue;
+          }
+          vector[2 + bucket(token, 16)]! += 0.5;
+        }
+        return vector;
+      });
+    },
+  };
+}
+
+/** A word's bucket of `n` (FNV-1a): where the toy embedders above put a word they hash. */
+function bucket(word: string, n: number): number {
+  let h = 2166136261;
+  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619);
+  return (h >>> 0) % n;
 }

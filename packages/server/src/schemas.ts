@@ -231,7 +231,8 @@ export const RecallBodySchema = z
 const EvidenceSchema = z
   .object({
     lexical: z.object({ matched: z.number(), possible: z.number(), share: z.number() }).strict().nullable(),
-    semantic: z.object({ cosine: z.number(), mean: z.number(), sd: z.number(), z: z.number(), searched: z.number(), share: z.number() }).strict().nullable(),
+    semantic: z.object({ cosine: z.number(), mean: z.number(), sd: z.number(), z: z.number(), searched: z.number(), share: z.number(), above: z.number() }).strict().nullable(),
+    agreement: z.number().openapi({ description: 'How much the lexical share counts, 0..1: the share of unrelated memory pairs the cosine stands above (1 when the meaning cannot judge the words).' }),
     relevance: z.number(),
   })
   .strict()

@@ -11,7 +11,7 @@ describe('the score bar segments', () => {
         const relevance = 0.5 * text + 0.5 * vector;
         const factor = importance * recency * heat * speaker * time;
         const score = relevance * factor;
-        const explain = { bm25: null, contextBm25: null, cosine: null, speaker, time, focus: 1, textScore: text, vectorScore: vector, relevance, importance, recency, heat, contributions: { text: 0.5 * text * factor, vector: 0.5 * vector * factor }, evidence: { lexical: null, semantic: null, relevance: 0 }, validity: null };
+        const explain = { bm25: null, contextBm25: null, cosine: null, speaker, time, focus: 1, textScore: text, vectorScore: vector, relevance, importance, recency, heat, contributions: { text: 0.5 * text * factor, vector: 0.5 * vector * factor }, evidence: { lexical: null, semantic: null, agreement: 1, relevance: 0 }, validity: null };
         const parts = scoreSegments(explain);
         const sum = SCORE_PARTS.reduce((total, part) => total + parts[part], 0);
         expect(sum).toBeCloseTo(score, 9);

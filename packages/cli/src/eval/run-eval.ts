@@ -9,6 +9,7 @@ import { Progress, count, seconds, type ProgressStream } from './progress.ts';
 import { rankQueries, type RankResult } from './rank-queries.ts';
 import { readRankingQueries } from './ranking-queries.ts';
 import { replayMemories, type ReplayResult } from './replay.ts';
+import { separation } from './separation.ts';
 
 /** Options of {@link runEval}, as `zeromem eval` parsed them. */
 export interface EvalOptions {
@@ -206,7 +207,8 @@ function report(options: EvalOptions, depth: number, replay: ReplayResult, ranke
     '',
     `nothing relevant: ${percent(ranked.ownEmpty, ranked.lines.length)} of queries in their own namespace answered with no hits; ` +
       (ranked.foreign.asked
-        ? `foreign queries (each asked in another namespace of the set): ${percent(ranked.foreign.empty, ranked.foreign.asked)} answered with no hits`
+        ? `foreign queries (each asked in another namespace of the set): ${percent(ranked.foreign.empty, ranked.foreign.asked)} answered with no hits; ` +
+          `best relevance own vs foreign: AUC ${separation(ranked.relevance)!.toFixed(3)}`
         : 'foreign queries: none (the set has one namespace)'),
     '',
     `time: total ${seconds(timing.totalMs)} · store ${seconds(timing.storeMs)} · embed wait ${seconds(timing.embedWaitMs)} · ` +
@@ -247,6 +249,8 @@ function metricsFile(options: EvalOptions, depth: number, replay: ReplayResult, 
       foreignAsked: ranked.foreign.asked,
       foreignEmpty: ranked.foreign.empty,
     },
+    /** How well the best relevance tells own from foreign queries (see separation.ts); null without foreign queries. */
+    separation: ranked.foreign.asked ? (separation(ranked.relevance) ?? null) : null,
     minRelevance: options.minRelevance ?? null,
     failures: replay.failures,
     notes: replay.notes,

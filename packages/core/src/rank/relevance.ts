@@ -16,14 +16,26 @@ import type { CosineBackground } from '../index/vector-index.ts';
  *   none of the namespace's N memories would reach it by luck, `Φ(z)^N`. No cosine scale
  *   is assumed, so a new model needs no new constant, and a bigger namespace needs a
  *   clearer margin (the best of 50,000 unrelated memories stands higher than the best of 7).
- * - Together: `1 − (1 − lexical)(1 − semantic)`, either channel alone can vouch.
+ * - Together: `1 − (1 − lexical × agreement)(1 − semantic)`, either channel alone can vouch.
+ *   The agreement is what the meaning says of a word match: `Φ(z)`, the share of the
+ *   namespace's unrelated pairs the memory's cosine stands above. A memory that shares a
+ *   word with the query but is further from it in meaning than two unrelated memories of
+ *   the namespace are from each other matched by coincidence ("Fed the cat today" for a
+ *   question about a drill bought today): its word share counts in that proportion. Without
+ *   the meaning to judge by, the words stand alone (agreement 1): no vector, a background
+ *   too small to measure, a vector of another embedding space (cosine 0), or a conversation
+ *   of two turns or more as the query (its vector mixes them: its cosines with single memories sit below
+ *   memory pairs', not on their scale; MADial-en with all-MiniLM-L6-v2: mean 0.13 against 0.43).
+ *   Measured: memdaily-zh-dev's foreign queries answered with nothing 2.2% -> 31.1% for 0.1
+ *   point of R@10, the other dev sets unchanged (docs/benchmarks/2026-12-06-abstain.md).
  */
 
 /**
  * Recall's default floor, applied to the answer: when no hit of the page reaches it, recall
  * answers `hits: []` with a `reason`; otherwise the page is kept whole, each hit with its
  * relevance (a `minRelevance` given applies to each hit instead; 0 turns the floor off).
- * 0.01 is "some evidence of its own": 1% of the query's word weight, or a cosine the
+ * 0.01 is "some evidence of its own": 1% of the query's word weight (as far as the meaning
+ * agrees, see the module's comment), or a cosine the
  * namespace's unrelated memories of that embedding space reach by luck less than 99% of the
  * time. It is safe because the evidence is read where recall can answer from: the cosine
  * against the query's own embedding space (not another language's model, see
@@ -55,6 +67,8 @@ export interface SemanticEvidence {
   searched: number;
   /** `Φ(z)^N`: the chance that no unrelated memory of the namespace reaches this cosine. */
   share: number;
+  /** `Φ(z)`: the share of the namespace's unrelated pairs this cosine stands above (1 when the background is too small to measure). */
+  above: number;
 }
 
 /** A hit's absolute relevance and the evidence it is made of. */
@@ -63,7 +77,13 @@ export interface RelevanceEvidence {
   lexical: LexicalEvidence | null;
   /** Null without vectors (no embedder, or not embedded yet). */
   semantic: SemanticEvidence | null;
-  /** `1 − (1 − lexical.share)(1 − semantic.share)`, 0..1. */
+  /**
+   * How much the lexical share counts, 0..1: `semantic.above`, or 1 when the meaning cannot
+   * judge the words (no semantic evidence, no background, cosine 0: another embedding
+   * space, or a conversation as the query). See the module's comment.
+   */
+  agreement: number;
+  /** `1 − (1 − lexical.share × agreement)(1 − semantic.share)`, 0..1. */
   relevance: number;
 }
 
@@ -82,18 +102,24 @@ export function lexicalEvidence(matched: number, possible: number): LexicalEvide
  */
 export function semanticEvidence(cosine: number, background: CosineBackground): SemanticEvidence {
   const searched = background.vectors;
-  if (!(background.sd > 0)) return { cosine, mean: 0, sd: 1, z: cosine, searched, share: Math.min(1, Math.max(0, cosine)) };
+  if (!(background.sd > 0)) return { cosine, mean: 0, sd: 1, z: cosine, searched, share: Math.min(1, Math.max(0, cosine)), above: 1 };
   const z = (cosine - background.mean) / background.sd;
   // Φ(z)^N = exp(N·ln(1 − tail)); the tail from erfc keeps precision far out.
   const tail = 0.5 * erfc(z / Math.SQRT2);
   const share = tail >= 1 ? 0 : Math.exp(searched * Math.log1p(-tail));
-  return { cosine, mean: background.mean, sd: background.sd, z, searched, share };
+  return { cosine, mean: background.mean, sd: background.sd, z, searched, share, above: 1 - tail };
 }
 
-/** The two channels combined (either can vouch on its own). */
-export function combineEvidence(lexical: LexicalEvidence | null, semantic: SemanticEvidence | null): RelevanceEvidence {
-  const relevance = 1 - (1 - (lexical?.share ?? 0)) * (1 - (semantic?.share ?? 0));
-  return { lexical, semantic, relevance };
+/**
+ * The two channels combined (either can vouch on its own), the word share weighed by what
+ * the meaning says of it (see the module's comment). `conversation`: the query is a
+ * conversation, whose cosines are not on the scale of memory pairs: the words stand alone.
+ */
+export function combineEvidence(lexical: LexicalEvidence | null, semantic: SemanticEvidence | null, conversation = false): RelevanceEvidence {
+  // A cosine of exactly 0: the vectors share no coordinate (another embedding space), so no judgement.
+  const agreement = semantic && !conversation && semantic.cosine !== 0 ? semantic.above : 1;
+  const relevance = 1 - (1 - (lexical?.share ?? 0) * agreement) * (1 - (semantic?.share ?? 0));
+  return { lexical, semantic, agreement, relevance };
 }
 
 /** Complementary error function (Numerical Recipes' erfcc: relative error below 1.2e-7 everywhere). */

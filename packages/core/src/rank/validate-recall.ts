@@ -29,6 +29,8 @@ export interface PreparedRecall {
   vectorQueries: string[];
   /** What the user asks now: the query, or a conversation's latest user turn (read for time, speaker and focus signals). */
   askText: string;
+  /** The query is a conversation of two turns or more (`[{ role, content }, ...]`), not one text. */
+  conversation: boolean;
   k: number;
   filter: PreparedFilter;
   now: number;
@@ -116,10 +118,10 @@ export function validateRecall(query: unknown, options: unknown, limits: Limits,
  * said last by the user matters most, so its turn counts twice for BM25 and its
  * embedding is added to the whole conversation's.
  */
-function checkQuery(query: unknown, issues: IssueList): Pick<PreparedRecall, 'lexicalQuery' | 'vectorQueries' | 'askText'> | undefined {
+function checkQuery(query: unknown, issues: IssueList): Pick<PreparedRecall, 'lexicalQuery' | 'vectorQueries' | 'askText' | 'conversation'> | undefined {
   if (typeof query === 'string') {
     if (query.length > MAX_QUERY_LENGTH) issues.add('query', `must be at most ${MAX_QUERY_LENGTH} characters`);
-    return { lexicalQuery: query, vectorQueries: [query], askText: query };
+    return { lexicalQuery: query, vectorQueries: [query], askText: query, conversation: false };
   }
   if (!Array.isArray(query) || query.length === 0) {
     issues.add('query', `must be a string or a non-empty array of { role, content } turns, got ${describe(query)}`);
@@ -140,6 +142,7 @@ function checkQuery(query: unknown, issues: IssueList): Pick<PreparedRecall, 'le
   if (!issues.ok) return undefined;
   const all = turns.map((turn) => turn.content).join('\n');
   const lastUser = [...turns].reverse().find((turn) => turn.role === 'user')?.content;
-  if (lastUser === undefined || !lastUser.trim()) return { lexicalQuery: all, vectorQueries: [all], askText: all };
-  return { lexicalQuery: `${all}\n${lastUser}`, vectorQueries: [all, lastUser], askText: lastUser };
+  const conversation = turns.length > 1;
+  if (lastUser === undefined || !lastUser.trim()) return { lexicalQuery: all, vectorQueries: [all], askText: all, conversation };
+  return { lexicalQuery: `${all}\n${lastUser}`, vectorQueries: [all, lastUser], askText: lastUser, conversation };
 }

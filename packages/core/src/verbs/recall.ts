@@ -278,7 +278,7 @@ function fuse(
     const multiplier = factors.importance * factors.recency * factors.heat * boosts.speaker * boosts.time * boosts.focus;
     const text = weights.text * textScore * multiplier;
     const vector = weights.vector * vectorScore * multiplier;
-    const evidence = combineEvidence(lexicalEvidence(matched, possible), rawCos === null || !background ? null : semanticEvidence(rawCos, background));
+    const evidence = combineEvidence(lexicalEvidence(matched, possible), rawCos === null || !background ? null : semanticEvidence(rawCos, background), opts.conversation);
     scored.push({ id, record, own, context, rawCos, textScore, vectorScore, factors, boosts, text, vector, score: text + vector, evidence });
   }
   scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
