@@ -3,7 +3,8 @@
  * texts are batched changes it: the 8-bit graph `--embedder minilm` runs, on a seeded sample
  * of the LongMemEval sample's memories, in one process, the variants taking turns:
  *
- *   npx tsx --conditions=development test/bench/minilm-long-turns.ts [texts=256] [rounds=3] [memories.jsonl.gz]
+ *   npx tsx --conditions=development test/bench/minilm-long-turns.ts [texts=256] [rounds=3] [memories.jsonl(.gz)]
+ *   (BUDGETS=512,1024,2048,4096 the `batchTokens` values to compare; a MADial-en memories file for short texts)
  *
  * calls of 64 texts in the order they come (core's embed queue calls the embedder so), and
  * - `rows32`: batches of 32 texts padded to their longest (as before `batchTokens`);
@@ -16,6 +17,7 @@
  * (batching must not change a vector). Prints one JSON line per round and a summary.
  */
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -28,7 +30,7 @@ const file = process.argv[4] ?? '../shared/bench-data/longmemeval-s-sample/memor
 const CALL = 64;
 const MAX_TOKENS = 256;
 
-const lines = execFileSync('gunzip', ['-c', file], { maxBuffer: 1 << 30 }).toString('utf8').split('\n').filter(Boolean);
+const lines = (file.endsWith('.gz') ? execFileSync('gunzip', ['-c', file], { maxBuffer: 1 << 30 }).toString('utf8') : readFileSync(file, 'utf8')).split('\n').filter(Boolean);
 const random = prng(20261206);
 console.log(`seed 20261206: ${n} of ${lines.length} memories`);
 const texts: string[] = [];
@@ -80,7 +82,7 @@ type Variant = { name: string; batch: number; budget: number; call: number };
 /** `rows32`: batches of 32 rows padded to their longest, as before the word-piece budget. */
 const variants: Variant[] = [
   { name: 'rows32', batch: 32, budget: 1_048_576, call: CALL },
-  ...[512, 1024, 2048, 4096].map((budget) => ({ name: `tokens${budget}`, batch: 32, budget, call: CALL })),
+  ...(process.env.BUDGETS ?? '512,1024,2048,4096').split(',').map(Number).map((budget) => ({ name: `tokens${budget}`, batch: 32, budget, call: CALL })),
 ];
 const embedders = new Map<string, Awaited<ReturnType<typeof createTransformersEmbedder>>>();
 for (const v of variants) embedders.set(v.name, await createTransformersEmbedder({ model: MINILM_MODEL, dtype: 'q8', batchSize: v.batch, batchTokens: v.budget }));

@@ -60,7 +60,9 @@ export interface ModelSettingsOptions {
    * Word pieces per model call, at most, padding included (texts x the longest text's
    * count; a longer text runs alone). Texts of similar counts are batched together, so a
    * short text is not padded to a long one. Vectors do not depend on it, only time.
-   * Default 2048 (measured: docs/benchmarks/2026-12-06-minilm2.md).
+   * Default 256 (one long turn a batch): with MiniLM on 2 cores a text took less than half
+   * the CPU it took in batches of 32 rows, short memories and long turns alike; larger
+   * budgets cost more per word piece, beyond their padding (docs/benchmarks/2026-12-06-minilm2.md).
    */
   batchTokens?: number;
   /**
@@ -102,7 +104,7 @@ export function defaultSettings(modelName: string): ModelSettings {
     documentPrefix: isE5 ? 'passage: ' : '',
     maxUnknownFraction: 0.5,
     batchSize: 32,
-    batchTokens: 2048,
+    batchTokens: 256,
     fusionWeight: 0.5, // the bundled model too, since recall stopped min-max-stretching cosines (measured: BENCHMARKS.md)
     dtype: undefined,
     queryTail: undefined,
