@@ -63,6 +63,7 @@ export interface ModelSettingsOptions {
    * Default 256 (one long turn a batch): with MiniLM on 2 cores a text took less than half
    * the CPU it took in batches of 32 rows, short memories and long turns alike; larger
    * budgets cost more per word piece, beyond their padding (docs/benchmarks/2026-12-06-minilm2.md).
+   * The bundled static models' default is unlimited (32 rows a call, as before).
    */
   batchTokens?: number;
   /**
@@ -104,7 +105,9 @@ export function defaultSettings(modelName: string): ModelSettings {
     documentPrefix: isE5 ? 'passage: ' : '',
     maxUnknownFraction: 0.5,
     batchSize: 32,
-    batchTokens: 256,
+    // A static model (a table lookup) costs little per padded token, and the browser runs it
+    // through onnxruntime-web, where each call has its overhead: its batches stay 32 rows.
+    batchTokens: name.startsWith('zeromem-static') ? 1_048_576 : 256,
     fusionWeight: 0.5, // the bundled model too, since recall stopped min-max-stretching cosines (measured: BENCHMARKS.md)
     dtype: undefined,
     queryTail: undefined,
