@@ -104,9 +104,10 @@ export async function pipelineEmbedder(
    * A vector or null per text (`guarded` false: every text is run). The texts are tokenized
    * together; a transformer then runs them in batches of similar word-piece counts, each
    * padded to its own longest row and within `batchTokens` (rows x longest): a batch padded
-   * to one long turn ran every short text at 256 word pieces (1.5-1.6x the real ones on
-   * LongMemEval's turns, test/bench/minilm-long-turns.ts). A row's vector does not depend on
-   * its batch (padding is masked), so batching changes time, not vectors.
+   * to one long turn ran its short texts at 256 word pieces (1.3-1.5x the real ones on
+   * LongMemEval's turns and MADial's memories), and smaller batches cost MiniLM less CPU per
+   * word piece (test/bench/minilm-long-turns.ts). A row's vector does not depend on its
+   * batch (padding is masked), so batching changes time, not vectors.
    */
   const run = async (texts: string[], guarded = true): Promise<Array<Float32Array | null>> => {
     const inputs = extractor.tokenizer(texts, { padding: true, truncation: true });
