@@ -9,7 +9,7 @@
  * calls of 64 texts in the order they come (core's embed queue calls the embedder so), and
  * - `rows32`: batches of 32 texts padded to their longest (as before `batchTokens`);
  * - `tokensN`: batches of texts of similar word-piece counts, at most N word pieces a batch
- *   (rows x longest; `batchTokens`, default 2048) and 32 rows.
+ *   (rows x longest; `batchTokens`, default 256) and 32 rows.
  * Per variant: CPU ms a text (all threads of the process: a figure the other processes'
  * load shrinks less than wall time), texts/s wall, and the word pieces the model ran
  * (real + padding, from the tokenizer). Also: the tokenizer's own time, how many texts are
