@@ -54,8 +54,18 @@ export interface ModelSettingsOptions {
    * gets no vector (`null`) and is found lexically only. Default 0.5.
    */
   maxUnknownFraction?: number;
-  /** Texts per model call. Default 32. */
+  /** Texts per model call, at most. Default 32. */
   batchSize?: number;
+  /**
+   * Word pieces per model call, at most, padding included (texts x the longest text's
+   * count; a longer text runs alone). Texts of similar counts are batched together, so a
+   * short text is not padded to a long one. Vectors do not depend on it, only time.
+   * Default 256 (one long turn a batch): with MiniLM on 2 cores a text took less than half
+   * the CPU it took in batches of 32 rows, short memories and long turns alike; larger
+   * budgets cost more per word piece, beyond their padding (docs/benchmarks/2026-12-06-minilm2.md).
+   * The bundled static models' default is unlimited (32 rows a call, as before).
+   */
+  batchTokens?: number;
   /**
    * Recall's default share of the vector side (0..1; BM25 gets the rest). Default 0.5 (for
    * the bundled static model too: measured best with recall's calibrated fusion).
@@ -79,6 +89,7 @@ export interface ModelSettings {
   documentPrefix: string;
   maxUnknownFraction: number;
   batchSize: number;
+  batchTokens: number;
   fusionWeight: number;
   dtype: string | undefined;
   queryTail: number | undefined;
@@ -94,6 +105,9 @@ export function defaultSettings(modelName: string): ModelSettings {
     documentPrefix: isE5 ? 'passage: ' : '',
     maxUnknownFraction: 0.5,
     batchSize: 32,
+    // A static model (a table lookup) costs little per padded token, and the browser runs it
+    // through onnxruntime-web, where each call has its overhead: its batches stay 32 rows.
+    batchTokens: name.startsWith('zeromem-static') ? 1_048_576 : 256,
     fusionWeight: 0.5, // the bundled model too, since recall stopped min-max-stretching cosines (measured: BENCHMARKS.md)
     dtype: undefined,
     queryTail: undefined,
@@ -122,6 +136,11 @@ export function resolveSettings(modelName: string, options: ModelSettingsOptions
   if (batch !== undefined) {
     if (!Number.isInteger(batch) || batch < 1 || batch > 4096) throw invalidOption('batchSize', 'must be a whole number from 1 to 4096');
     settings.batchSize = batch;
+  }
+  const tokens = options.batchTokens;
+  if (tokens !== undefined) {
+    if (!Number.isInteger(tokens) || tokens < 1 || tokens > 1_048_576) throw invalidOption('batchTokens', 'must be a whole number from 1 to 1048576');
+    settings.batchTokens = tokens;
   }
   const weight = options.fusionWeight;
   if (weight !== undefined) {

@@ -7,7 +7,10 @@
 import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundledModelsDir, createTransformersEmbedder, type TransformersEmbedder } from '@zeromem/embed-transformers';
+import { MINILM_MODEL, bundledModelsDir, createTransformersEmbedder, defaultSettings, type TransformersEmbedder } from '@zeromem/embed-transformers';
+import { loadExtractor } from '../src/load-extractor.ts';
+import { pipelineEmbedder, type FeatureExtractor } from '../src/pipeline-embedder.ts';
+import { prng } from '../../../test/bench/prng.ts';
 
 const folder = join(bundledModelsDir(), 'all-MiniLM-L6-v2');
 
@@ -80,6 +83,37 @@ describe('all-MiniLM-L6-v2, converted at install', () => {
       expect(dot(alone[i]!, reversed[i]!)).toBeGreaterThan(0.99999);
     });
   }, 60_000);
+
+  it('runs texts in batches of similar word-piece counts, so short texts are not padded to a long turn (core hands it calls of 64 in arrival order); each vector is the one the text gets alone', async () => {
+    const seed = Number(process.env.MINILM_BATCH_SEED ?? Math.floor(Math.random() * 2 ** 31));
+    console.log(`minilm batching seed ${seed} (MINILM_BATCH_SEED=${seed} to repeat)`);
+    const random = prng(seed);
+    const words = 'the user said she moved to lyon with her two children and works night shifts as a nurse while learning the cello'.split(' ');
+    // A conversation's turns: mostly short, some far past the model's 256 word pieces (LongMemEval's mix).
+    const texts = Array.from({ length: 64 }, () => Array.from({ length: random() < 0.3 ? 150 + Math.floor(random() * 400) : 3 + Math.floor(random() * 30) }, () => words[Math.floor(random() * words.length)]).join(' '));
+    const loaded = await loadExtractor({ model: MINILM_MODEL, localModelPath: bundledModelsDir(), allowRemoteModels: false, dtype: 'q8', notFoundHint: '' });
+    let real = 0;
+    let run = 0;
+    const counting: FeatureExtractor = {
+      tokenizer: loaded.extractor.tokenizer,
+      async model(inputs) {
+        const mask = inputs.attention_mask!.data;
+        for (let i = 0; i < mask.length; i++) real += Number(mask[i]);
+        run += mask.length;
+        return loaded.extractor.model(inputs);
+      },
+    };
+    const spied = await pipelineEmbedder(counting, { ...defaultSettings(MINILM_MODEL), dtype: 'q8' }, { modelId: q8.modelId, model: MINILM_MODEL }, loaded.dispose);
+    try {
+      real = run = 0;
+      const together = await spied.embed(texts, 'document');
+      console.log(`word pieces run: ${run}, of them real: ${real} (${(run / real).toFixed(2)}x)`);
+      expect(run / real).toBeLessThanOrEqual(1.25);
+      for (const i of [0, 1, 2, 3, 4, 5, 6, 7]) expect(dot((await q8.embed([texts[i]!], 'document'))[0]!, together[i]!)).toBeGreaterThan(0.99999);
+    } finally {
+      await spied.dispose();
+    }
+  }, 120_000);
 
   it('records its source (npm package, tarball integrity, per-file sha256) and both licences', () => {
     const info = JSON.parse(readFileSync(join(folder, 'build-info.json'), 'utf8')) as { source: { package: string; integrity: string; files: Record<string, string> } };

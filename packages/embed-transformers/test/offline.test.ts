@@ -204,6 +204,8 @@ describe('createTransformersEmbedder offline (network stubbed to throw)', () => 
     expect((await rejection(createTransformersEmbedder({ pooling: 'max' as 'mean' }))).code).toBe('INVALID_INPUT');
     expect((await rejection(createTransformersEmbedder({ fusionWeight: 2 }))).code).toBe('INVALID_INPUT');
     expect((await rejection(createTransformersEmbedder({ batchSize: 0 }))).code).toBe('INVALID_INPUT');
+    expect((await rejection(createTransformersEmbedder({ batchTokens: 0 }))).code).toBe('INVALID_INPUT');
+    expect((await rejection(createTransformersEmbedder({ batchTokens: 1.5 }))).code).toBe('INVALID_INPUT');
     expect((await rejection(createTransformersEmbedder({ allowRemoteModel: true } as object))).code).toBe('INVALID_INPUT');
   });
 

@@ -43,7 +43,7 @@ export interface WorkerEmbedder extends Embedder {
   dispose(): Promise<void>;
 }
 
-const SETTING_KEYS = ['pooling', 'queryPrefix', 'documentPrefix', 'maxUnknownFraction', 'batchSize', 'fusionWeight', 'dtype'] as const satisfies ReadonlyArray<keyof ModelSettingsOptions>;
+const SETTING_KEYS = ['pooling', 'queryPrefix', 'documentPrefix', 'maxUnknownFraction', 'batchSize', 'batchTokens', 'fusionWeight', 'dtype'] as const satisfies ReadonlyArray<keyof ModelSettingsOptions>;
 const OPTION_KEYS: ReadonlySet<string> = new Set(['worker', 'workerUrl', 'modelBaseUrl', 'wasmPaths', 'model', 'allowRemoteModels', 'numThreads', 'browserCache', 'timeoutMs', ...SETTING_KEYS]);
 
 /** A page message before it gets its id. */

@@ -47,6 +47,7 @@ const OPTION_KEYS: ReadonlySet<string> = new Set([
   'documentPrefix',
   'maxUnknownFraction',
   'batchSize',
+  'batchTokens',
   'fusionWeight',
   'dtype',
   'queryTail',
