@@ -22,7 +22,7 @@ import { loadavg } from 'node:os';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { bundledModelsDir, createTransformersEmbedder, MINILM_MODEL } from '../../packages/embed-transformers/src/index.ts';
-import { prng } from './prng.ts';
+import { mulberry32 as prng } from '../kit/mulberry32.ts';
 
 const n = Number(process.argv[2] ?? 256);
 const rounds = Number(process.argv[3] ?? 3);

@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MINILM_MODEL, bundledModelsDir, createTransformersEmbedder, defaultSettings, type TransformersEmbedder } from '@zeromem/embed-transformers';
 import { loadExtractor } from '../src/load-extractor.ts';
 import { pipelineEmbedder, type FeatureExtractor } from '../src/pipeline-embedder.ts';
-import { prng } from '../../../test/bench/prng.ts';
+import { mulberry32 as prng } from '../../../test/kit/mulberry32.ts';
+import { testSeed } from '../../../test/kit/seed.ts';
 
 const folder = join(bundledModelsDir(), 'all-MiniLM-L6-v2');
 
@@ -85,8 +86,7 @@ describe('all-MiniLM-L6-v2, converted at install', () => {
   }, 60_000);
 
   it('runs texts in batches of similar word-piece counts, so short texts are not padded to a long turn (core hands it calls of 64 in arrival order); each vector is the one the text gets alone', async () => {
-    const seed = Number(process.env.MINILM_BATCH_SEED ?? Math.floor(Math.random() * 2 ** 31));
-    console.log(`minilm batching seed ${seed} (MINILM_BATCH_SEED=${seed} to repeat)`);
+    const seed = testSeed('minilm batching', 'MINILM_BATCH_SEED');
     const random = prng(seed);
     const words = 'the user said she moved to lyon with her two children and works night shifts as a nurse while learning the cello'.split(' ');
     // A conversation's turns: mostly short, some far past the model's 256 word pieces (LongMemEval's mix).
