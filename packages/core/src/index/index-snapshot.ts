@@ -3,7 +3,7 @@ import { nextMacrotask } from '../model/next-macrotask.ts';
 import { heatKey } from '../store/port.ts';
 import { Bm25Index, type Bm25State } from './bm25-index.ts';
 import { NamespaceIndex } from './namespace-index.ts';
-import { fromColumns, toColumns, type RecordColumns } from './record-columns.ts';
+import { readColumns, toColumns, type RecordColumns } from './record-columns.ts';
 import { VectorIndex, type PackedVectors } from './vector-index.ts';
 
 /** Bump when the row's shape changes: a snapshot of another format is rebuilt, never read. */
@@ -61,11 +61,10 @@ export interface RestoredIndex {
 export async function restoreSnapshot(row: IndexSnapshotRow, model: string | undefined, heat?: HeatRow): Promise<RestoredIndex | undefined> {
   if (row.format !== SNAPSHOT_FORMAT) return undefined;
   try {
-    const records = fromColumns(row.records);
-    if (heat) warm(records, heat);
+    const records = readColumns(row.records);
     await nextMacrotask();
     const text = Bm25Index.fromState(row.text);
-    if (text.size !== records.length) return undefined;
+    if (text.size !== records.size) return undefined;
     await nextMacrotask();
     const packed = model && row.vectors && row.model === model ? row.vectors : undefined;
     // The row was just read from the store: nothing else holds its arrays.
@@ -73,9 +72,11 @@ export async function restoreSnapshot(row: IndexSnapshotRow, model: string | und
     await nextMacrotask();
     const index = NamespaceIndex.restore(records, text, vectors, row.lastSeq);
     if (!index) return undefined;
-    const withoutVector = model ? records.filter((record) => !vectors?.has(record.id)) : [];
+    if (heat) warm(index, heat);
+    const withoutVector: MemoryRecord[] = [];
+    if (model) for (const id of index.records.keys()) if (!vectors?.has(id)) withoutVector.push(index.records.get(id)!);
     // Every vector must be a record's: recall takes each vector hit to be one.
-    if (vectors && vectors.size !== records.length - withoutVector.length) return undefined;
+    if (vectors && vectors.size !== records.size - withoutVector.length) return undefined;
     return { index, withoutVector };
   } catch (err) {
     if (err instanceof RangeError || err instanceof SyntaxError) return undefined; // damaged: rebuild
@@ -84,14 +85,12 @@ export async function restoreSnapshot(row: IndexSnapshotRow, model: string | und
 }
 
 /** Each record with the larger access count and last access of its own and the heat row's. */
-function warm(records: MemoryRecord[], heat: HeatRow): void {
-  const at = new Map(records.map((record, i) => [record.id, i]));
+function warm(index: NamespaceIndex, heat: HeatRow): void {
   readHeat(heat, (id, count, last) => {
-    const i = at.get(id);
-    if (i === undefined) return; // forgotten since
-    const record = records[i]!;
+    const record = index.records.get(id);
+    if (record === undefined) return; // forgotten since
     if (count <= record.accessCount && last <= (record.lastAccessedAt ?? 0)) return;
-    records[i] = { ...record, accessCount: Math.max(count, record.accessCount), lastAccessedAt: Math.max(last, record.lastAccessedAt ?? 0) || null };
+    index.records.set(id, { ...record, accessCount: Math.max(count, record.accessCount), lastAccessedAt: Math.max(last, record.lastAccessedAt ?? 0) || null });
   });
 }
 

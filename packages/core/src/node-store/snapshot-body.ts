@@ -64,7 +64,7 @@ export function decodeSnapshotBody(bytes: Buffer): object {
     const from = start + offset;
     if (from + count * ctor.BYTES_PER_ELEMENT > bytes.byteLength) throw new RangeError(`array of ${count} at ${offset} is past the body's end`);
     const at = bytes.byteOffset + from;
-    if (at % ctor.BYTES_PER_ELEMENT === 0) return new ctor(bytes.buffer, at, count);
+    if (at % ctor.BYTES_PER_ELEMENT === 0) return new ctor(bytes.buffer as ArrayBuffer, at, count);
     return new ctor(new Uint8Array(bytes.subarray(from, from + count * ctor.BYTES_PER_ELEMENT)).buffer);
   });
 }
