@@ -26,8 +26,12 @@ function answer(result: RecallResult) {
   return { vector: result.vector, hits: result.hits.map((hit) => [hit.id, Number(hit.score.toFixed(9))]) };
 }
 
+/** The stored snapshot rows, their contents as text (stored as UTF-8 bytes) so a check for a forgotten word sees them. */
 async function snapshotRows(memory: { factory: IDBFactory; name: string }) {
-  return (await readStores(memory.factory, memory.name))['indexSnapshots'] as Array<{ ns: string; lastSeq: number; records: { ids: string; contents: string } }>;
+  const rows = (await readStores(memory.factory, memory.name))['indexSnapshots'] as Array<{ ns: string; lastSeq: number; records?: { ids: string; contents: string | Uint8Array } }>;
+  return rows.map((row) =>
+    row.records && row.records.contents instanceof Uint8Array ? { ...row, records: { ...row.records, contents: new TextDecoder().decode(row.records.contents) } } : row,
+  ) as Array<{ ns: string; lastSeq: number; records: { ids: string; contents: string } }>;
 }
 
 /** Resolves once the memory has written every snapshot that is due (they are written in the background). */
@@ -186,7 +190,7 @@ describe('index snapshots', () => {
     await next.close();
   });
 
-  it('of another format, with arrays that do not fit or with ids that are not the records\' are rebuilt from the memories', async () => {
+  it('of another format (the one before included), with arrays that do not fit or with positions that are not the records\' are rebuilt from the memories', async () => {
     const test = await openTestMemory({ embedder: hashingEmbedder(), indexSnapshots: eager });
     await test.memory.rememberMany(Array.from({ length: 25 }, (_, i) => ({ namespace: ns, content: sentence(i) })));
     await test.memory.whenEmbedded();
@@ -194,14 +198,19 @@ describe('index snapshots', () => {
     await test.memory.close();
     const raw = await openStoreAt(test.factory, 'test');
     const row = (await raw.read((tx) => tx.getSnapshot(nsKey))) as unknown as IndexSnapshotRow; // the table's rows are the index's format
-    // The best hit's id swapped for one no record has, the counts unchanged.
-    const renamed = (ids: string) => JSON.stringify((JSON.parse(ids) as string[]).map((id) => (id === expected.hits[0]![0] ? 'not-a-record' : id)));
+    // A position past the records, or one record named twice, the counts unchanged.
+    const past = (positions: Int32Array) => positions.map((at, i) => (i === 3 ? positions.length + 2 : at));
+    const twice = (positions: Int32Array) => positions.map((at, i) => (i === 3 ? positions[4]! : at));
     for (const damaged of [
       { ...row, format: 99 },
-      { ...row, text: { ...row.text, slotIds: renamed(row.text.slotIds) } },
-      { ...row, vectors: { ...row.vectors!, ids: renamed(row.vectors!.ids) } },
+      { ...row, format: 4 }, // the format before this one: rebuilt, not read
+      { ...row, text: { ...row.text, slotRecords: past(row.text.slotRecords) } },
+      { ...row, text: { ...row.text, slotRecords: twice(row.text.slotRecords) } },
+      { ...row, vectors: { ...row.vectors!, idRecords: past(row.vectors!.idRecords) } },
+      { ...row, vectors: { ...row.vectors!, idRecords: twice(row.vectors!.idRecords) } },
       { ...row, text: { ...row.text, docs: row.text.docs.subarray(1) } },
       { ...row, records: { ...row.records, contents: row.records.contents.slice(0, -5) } },
+      { ...row, records: { ...row.records, hashes: (row.records.hashes as Uint8Array).slice(0, -1) } },
       { ...row, records: { ...row.records, restOf: row.records.restOf.map(() => 7) } },
     ]) {
       await raw.write((tx) => tx.putSnapshot(damaged as unknown as StoredSnapshot));

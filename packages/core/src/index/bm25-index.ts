@@ -18,8 +18,8 @@ export interface Bm25State {
   termStart: Int32Array;
   docs: Int32Array;
   tfs: Uint16Array;
-  /** JSON array of the memory ids, in slot order. */
-  slotIds: string;
+  /** The memory ids, in slot order. */
+  slotIds: string[];
   slotLength: Int32Array;
   slotTermStart: Int32Array;
   slotTerms: Int32Array;
@@ -344,7 +344,7 @@ export class Bm25Index {
       termStart,
       docs,
       tfs,
-      slotIds: JSON.stringify(this.#slotIds),
+      slotIds: this.#slotIds.slice() as string[], // compacted: no removed slot is left
       slotLength: this.#slotLength.slice(0, slots),
       slotTermStart,
       slotTerms,
@@ -352,13 +352,14 @@ export class Bm25Index {
   }
 
   /**
-   * The index an {@link Bm25Index.exportState} described, without tokenizing anything.
+   * The index an {@link Bm25Index.exportState} described, without tokenizing anything. It
+   * takes `state`'s arrays over (the caller must not change them afterwards).
    * @throws RangeError when the arrays do not fit together
    */
   static fromState(state: Bm25State, params?: Bm25Params): Bm25Index {
     const index = new Bm25Index(params);
     const terms = JSON.parse(state.terms) as string[];
-    const slotIds = JSON.parse(state.slotIds) as string[];
+    const slotIds: Array<string | undefined> = state.slotIds;
     const termCount = terms.length;
     const slots = slotIds.length;
     if (
