@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { Memory, RecallResult } from '../src/index.ts';
 import { fromColumns, toColumns } from '../src/index/record-columns.ts';
 import { memoryInternals } from '../src/internals.ts';
-import type { IndexSnapshotRow } from '../src/index/index-snapshot.ts';
+import { captureSnapshot, restoreSnapshot, type IndexSnapshotRow } from '../src/index/index-snapshot.ts';
+import { NamespaceIndex } from '../src/index/namespace-index.ts';
 import type { StoredSnapshot } from '../src/store/port.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
 import { expectCode, fakeClock, openMemoryAt, openStoreAt, openTestMemory, readStores, type FakeClock } from './helpers.ts';
@@ -220,6 +221,19 @@ describe('index snapshots', () => {
       expect(((await raw.read((tx) => tx.getSnapshot(nsKey))) as unknown as IndexSnapshotRow).format).toBe(row.format);
     }
     raw.close();
+  });
+
+  it('restore (not rebuild) an index where some records have no vector yet, naming each of them once', async () => {
+    const { memory } = await openTestMemory();
+    const written = await memory.rememberMany(Array.from({ length: 6 }, (_, i) => ({ namespace: ns, content: sentence(i) })));
+    await memory.close();
+    const records = written.results.map((result) => result.record);
+    const index = new NamespaceIndex();
+    index.addMany(records);
+    records.slice(0, 4).forEach((r, i) => index.setVector(r.id, r.contentHash, Float32Array.from([0.6, 0.8 * (i % 2 ? 1 : -1), 0, 0])));
+    const restored = await restoreSnapshot(captureSnapshot('u=a', index, 'm'), 'm');
+    expect(restored?.withoutVector.map((r) => r.id)).toEqual(records.slice(4).map((r) => r.id));
+    expect(restored?.index.vectors?.size).toBe(4);
   });
 
   it('are not written for namespaces under minRecords, nor at all when turned off', async () => {

@@ -80,8 +80,9 @@ export async function restoreSnapshot(row: IndexSnapshotRow, model: string | und
     const index = NamespaceIndex.restore(records, text, vectors, row.lastSeq);
     if (!index) return undefined;
     if (heat) warm(index, heat);
-    const withoutVector: MemoryRecord[] = [];
-    if (model) for (const id of index.records.keys()) if (!vectors?.has(id)) withoutVector.push(index.records.get(id)!);
+    // Ids first: making a record's object moves it within the table, under a running iteration.
+    const missing = model ? [...index.records.keys()].filter((id) => !vectors?.has(id)) : [];
+    const withoutVector = missing.map((id) => index.records.get(id)!);
     // Every vector must be a record's: recall takes each vector hit to be one.
     if (vectors && vectors.size !== records.size - withoutVector.length) return undefined;
     return { index, withoutVector };
