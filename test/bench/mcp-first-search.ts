@@ -39,6 +39,8 @@ const EMBEDDER = process.env.BENCH_EMBEDDER ?? 'bundled';
 const STORE = process.env.BENCH_STORE ?? join(tmpdir(), 'zeromem-mcp-bench-20k');
 const STORE_SIZE = 20_000;
 const USER = 'bench';
+/** BENCH_BASE_STORE: the base's own copy of the 20k store (a base whose index snapshot format differs cannot read the branch's). */
+const storeOf = (name: string): string => (name === 'base' && process.env.BENCH_BASE_STORE) || STORE;
 const builds: Record<string, string> = { branch: fileURLToPath(new URL('../../packages/mcp/dist/bin.js', import.meta.url)) };
 if (process.env.BENCH_BASE) builds.base = join(process.env.BENCH_BASE, 'packages/mcp/dist/bin.js');
 for (const bin of Object.values(builds)) if (!existsSync(bin)) throw new Error(`${bin} is missing: build it first`);
@@ -130,9 +132,9 @@ async function threeServers(bin: string, dir: string): Promise<{ rssMb: number[]
 }
 
 await prepareStore();
-const stores = { empty: () => mkdtempSync(join(tmpdir(), 'zeromem-mcp-empty-')), '20k': () => STORE };
+const stores: Record<string, (name: string) => string> = { empty: () => mkdtempSync(join(tmpdir(), 'zeromem-mcp-empty-')), '20k': storeOf };
 const names = Object.keys(builds);
-for (const bin of Object.values(builds)) await start(bin, STORE); // warm-up: the OS cache, and a first open that may rewrite the snapshot
+for (const [name, bin] of Object.entries(builds)) await start(bin, storeOf(name)); // warm-up: the OS cache, and a first open that may rewrite the snapshot
 const runs: Record<string, Record<string, Start[]>> = {};
 for (const store of Object.keys(stores)) runs[store] = Object.fromEntries(names.map((name) => [name, [] as Start[]]));
 const loads: number[] = [];
@@ -140,7 +142,7 @@ for (let round = 0; round < RUNS; round++) {
   loads.push(loadavg()[0]!);
   for (const [store, dirFor] of Object.entries(stores)) {
     for (const name of round % 2 ? [...names].reverse() : names) {
-      const dir = dirFor();
+      const dir = dirFor(name);
       runs[store]![name]!.push(await start(builds[name]!, dir));
       if (store === 'empty') rmSync(dir, { recursive: true, force: true });
     }
@@ -169,7 +171,7 @@ const ratios = builds.base
   ? Object.fromEntries(Object.entries(runs).map(([store, byBuild]) => [store, median(byBuild.branch!.map((run, i) => run.searchMs / byBuild.base![i]!.searchMs))]))
   : undefined;
 const three: Record<string, { rssMb: number[]; pssMb: number[] }> = {};
-for (const name of names) three[name] = await threeServers(builds[name]!, STORE);
+for (const name of names) three[name] = await threeServers(builds[name]!, storeOf(name));
 loads.push(loadavg()[0]!);
 const result = { date: new Date().toISOString(), embedder: EMBEDDER, runs: RUNS, gapMs: GAP_MS, loadAverage: { min: Math.min(...loads), max: Math.max(...loads) }, medians, searchRatio: ratios, threeServers: three, all: runs };
 console.log(JSON.stringify({ loadAverage: result.loadAverage, medians, searchRatio: ratios, threeServers: three }, null, 2));

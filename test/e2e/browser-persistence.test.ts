@@ -125,6 +125,49 @@ describe.skipIf(skipBrowserTests(import.meta.url))('browser persistence (real Ch
     expect(elsewhere).toMatchObject({ gets: [null], count: 0, redCount: 0, red: [], all: [], audit: [] });
   });
 
+  it('restores the index from its snapshot in IndexedDB after a reload: the same recall, and the snapshot is the one read', async () => {
+    const name = uniqueName('snapshot');
+    const ns = { userId: 'u-snapshot' };
+    const words = ['doctor', 'garden', 'blue', 'car', 'office', 'plane', 'coffee', 'sister', 'tuesday', 'refund'];
+    const recallIn = (write: boolean) =>
+      page.evaluate(
+        async ({ name, ns, words, write }) => {
+          const memory = await window.zeromem.openMemory({ name, indexSnapshots: { minRecords: 1, delayMs: 0 } });
+          try {
+            if (write) {
+              await memory.rememberMany(Array.from({ length: 60 }, (_, i) => ({ namespace: ns, content: `note ${i}: ${words[i % 10]} and ${words[(i * 3) % 10]} — 第${i}条 café` })));
+            }
+            const result = await memory.recall(ns, 'doctor garden café', { trackAccess: false });
+            // Scores move with the clock (recency) between the two opens: the hits and their records are what must be equal.
+            return result.hits.map((hit) => [hit.record.id, hit.record.content, hit.record.contentHash]).sort();
+          } finally {
+            await memory.close(); // writes the snapshot of an index that changed
+          }
+        },
+        { name, ns, words, write },
+      );
+    const before = await recallIn(true);
+    expect(before.length).toBeGreaterThan(0);
+    await reloadPage(page);
+    const stored = await page.evaluate(async (name) => {
+      const request = indexedDB.open(name);
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        request.onsuccess = () => resolve(request.result);
+        request.onerror = () => reject(request.error);
+      });
+      const store = [...db.objectStoreNames].find((store) => /snapshot/i.test(store))!;
+      const rows = await new Promise<Array<{ format?: number; records?: { contents?: unknown } }>>((resolve, reject) => {
+        const all = db.transaction(store).objectStore(store).getAll();
+        all.onsuccess = () => resolve(all.result as Array<{ format?: number; records?: { contents?: unknown } }>);
+        all.onerror = () => reject(all.error);
+      });
+      db.close();
+      return rows.filter((row) => row.records).map((row) => ({ format: row.format, bytes: row.records!.contents instanceof Uint8Array }));
+    }, name);
+    expect(stored).toEqual([{ format: 5, bytes: true }]);
+    expect(await recallIn(false)).toEqual(before);
+  });
+
   it('keeps a forget after a reload, and forgetting again finds nothing', async () => {
     const name = uniqueName('forget');
     const ns = { userId: 'u-forget' };

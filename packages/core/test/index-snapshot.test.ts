@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { Memory, RecallResult } from '../src/index.ts';
 import { fromColumns, toColumns } from '../src/index/record-columns.ts';
 import { memoryInternals } from '../src/internals.ts';
-import type { IndexSnapshotRow } from '../src/index/index-snapshot.ts';
+import { captureSnapshot, restoreSnapshot, type IndexSnapshotRow } from '../src/index/index-snapshot.ts';
+import { NamespaceIndex } from '../src/index/namespace-index.ts';
 import type { StoredSnapshot } from '../src/store/port.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
 import { expectCode, fakeClock, fcSeed, openMemoryAt, openStoreAt, openTestMemory, readStores, type FakeClock, type StorePlace } from './helpers.ts';
@@ -27,8 +28,12 @@ function answer(result: RecallResult) {
   return { vector: result.vector, hits: result.hits.map((hit) => [hit.id, Number(hit.score.toFixed(9))]) };
 }
 
+/** The stored snapshot rows, their contents as text (stored as UTF-8 bytes) so a check for a forgotten word sees them. */
 async function snapshotRows(memory: { place: StorePlace; name: string }) {
-  return (await readStores(memory.place, memory.name))['indexSnapshots'] as Array<{ ns: string; lastSeq: number; records: { ids: string; contents: string } }>;
+  const rows = (await readStores(memory.place, memory.name))['indexSnapshots'] as Array<{ ns: string; lastSeq: number; records?: { ids: string; contents: string | Uint8Array } }>;
+  return rows.map((row) =>
+    row.records && row.records.contents instanceof Uint8Array ? { ...row, records: { ...row.records, contents: new TextDecoder().decode(row.records.contents) } } : row,
+  ) as Array<{ ns: string; lastSeq: number; records: { ids: string; contents: string } }>;
 }
 
 /** Resolves once the memory has written every snapshot that is due (they are written in the background). */
@@ -187,7 +192,7 @@ describe('index snapshots', () => {
     await next.close();
   });
 
-  it('of another format, with arrays that do not fit or with ids that are not the records\' are rebuilt from the memories', async () => {
+  it('of another format (the one before included), with arrays that do not fit or with positions that are not the records\' are rebuilt from the memories', async () => {
     const test = await openTestMemory({ embedder: hashingEmbedder(), indexSnapshots: eager });
     await test.memory.rememberMany(Array.from({ length: 25 }, (_, i) => ({ namespace: ns, content: sentence(i) })));
     await test.memory.whenEmbedded();
@@ -195,14 +200,19 @@ describe('index snapshots', () => {
     await test.memory.close();
     const raw = await openStoreAt(test.place, 'test');
     const row = (await raw.read((tx) => tx.getSnapshot(nsKey))) as unknown as IndexSnapshotRow; // the table's rows are the index's format
-    // The best hit's id swapped for one no record has, the counts unchanged.
-    const renamed = (ids: string) => JSON.stringify((JSON.parse(ids) as string[]).map((id) => (id === expected.hits[0]![0] ? 'not-a-record' : id)));
+    // A position past the records, or one record named twice, the counts unchanged.
+    const past = (positions: Int32Array) => positions.map((at, i) => (i === 3 ? positions.length + 2 : at));
+    const twice = (positions: Int32Array) => positions.map((at, i) => (i === 3 ? positions[4]! : at));
     for (const damaged of [
       { ...row, format: 99 },
-      { ...row, text: { ...row.text, slotIds: renamed(row.text.slotIds) } },
-      { ...row, vectors: { ...row.vectors!, ids: renamed(row.vectors!.ids) } },
+      { ...row, format: 4 }, // the format before this one: rebuilt, not read
+      { ...row, text: { ...row.text, slotRecords: past(row.text.slotRecords) } },
+      { ...row, text: { ...row.text, slotRecords: twice(row.text.slotRecords) } },
+      { ...row, vectors: { ...row.vectors!, idRecords: past(row.vectors!.idRecords) } },
+      { ...row, vectors: { ...row.vectors!, idRecords: twice(row.vectors!.idRecords) } },
       { ...row, text: { ...row.text, docs: row.text.docs.subarray(1) } },
       { ...row, records: { ...row.records, contents: row.records.contents.slice(0, -5) } },
+      { ...row, records: { ...row.records, hashes: (row.records.hashes as Uint8Array).slice(0, -1) } },
       { ...row, records: { ...row.records, restOf: row.records.restOf.map(() => 7) } },
     ]) {
       await raw.write((tx) => tx.putSnapshot(damaged as unknown as StoredSnapshot));
@@ -212,6 +222,19 @@ describe('index snapshots', () => {
       expect(((await raw.read((tx) => tx.getSnapshot(nsKey))) as unknown as IndexSnapshotRow).format).toBe(row.format);
     }
     raw.close();
+  });
+
+  it('restore (not rebuild) an index where some records have no vector yet, naming each of them once', async () => {
+    const { memory } = await openTestMemory();
+    const written = await memory.rememberMany(Array.from({ length: 6 }, (_, i) => ({ namespace: ns, content: sentence(i) })));
+    await memory.close();
+    const records = written.results.map((result) => result.record);
+    const index = new NamespaceIndex();
+    index.addMany(records);
+    records.slice(0, 4).forEach((r, i) => index.setVector(r.id, r.contentHash, Float32Array.from([0.6, 0.8 * (i % 2 ? 1 : -1), 0, 0])));
+    const restored = await restoreSnapshot(captureSnapshot('u=a', index, 'm'), 'm');
+    expect(restored?.withoutVector.map((r) => r.id)).toEqual(records.slice(4).map((r) => r.id));
+    expect(restored?.index.vectors?.size).toBe(4);
   });
 
   it('are not written for namespaces under minRecords, nor at all when turned off', async () => {

@@ -18,12 +18,15 @@ export interface Bm25State {
   termStart: Int32Array;
   docs: Int32Array;
   tfs: Uint16Array;
-  /** JSON array of the memory ids, in slot order. */
-  slotIds: string;
+  /** The memory ids, in slot order. */
+  slotIds: string[];
   slotLength: Int32Array;
   slotTermStart: Int32Array;
   slotTerms: Int32Array;
 }
+
+/** The terms of a removed slot. */
+const NO_TERMS = new Int32Array(0);
 
 /** BM25 parameters: k1 saturates term frequency, b normalizes for document length. */
 export interface Bm25Params {
@@ -44,14 +47,22 @@ export class Bm25Index {
   readonly #termIds = new Map<string, number>();
   /** Term id -> word; `undefined` once no live document has it (a forgotten word leaves the index). */
   #terms: Array<string | undefined> = [];
-  #postDocs: Int32Array[] = [];
-  #postTfs: Uint16Array[] = [];
+  /** Term t's postings; a hole for a term whose postings are still where {@link fromState} found them (see {@link #docsOf}). */
+  #postDocs: Array<Int32Array | undefined> = [];
+  #postTfs: Array<Uint16Array | undefined> = [];
   #postLen: number[] = [];
   #df: number[] = [];
   #slotIds: Array<string | undefined> = [];
   /** Tokens per slot (a typed array: the search reads it once per posting). Valid below `#slotIds.length`. */
   #slotLength = new Int32Array(64);
+  /** Slot s's distinct terms; a hole for a restored slot whose terms are still in {@link #restored} (see {@link #termsOf}). */
   #slotTerms: Array<Int32Array | undefined> = [];
+  /**
+   * The arrays a restore came from ({@link Bm25State}), read where they are: a view per
+   * term and per slot made up front was 100k small objects at 100k memories (time, heap
+   * and GC at every open) for the few a search or a removal ever touches.
+   */
+  #restored: Pick<Bm25State, 'termStart' | 'docs' | 'tfs' | 'slotTermStart' | 'slotTerms'> | undefined;
   readonly #slots = new Map<string, number>();
   #totalLength = 0;
   #dead = 0;
@@ -89,7 +100,7 @@ export class Bm25Index {
     const slot = this.#slots.get(id);
     if (slot === undefined) return;
     this.#slots.delete(id);
-    for (const term of this.#slotTerms[slot]!) {
+    for (const term of this.#termsOf(slot)) {
       if (--this.#df[term]! > 0) continue;
       this.#termIds.delete(this.#terms[term]!);
       this.#terms[term] = undefined;
@@ -99,7 +110,7 @@ export class Bm25Index {
     }
     this.#totalLength -= this.#slotLength[slot]!;
     this.#slotIds[slot] = undefined;
-    this.#slotTerms[slot] = undefined;
+    this.#slotTerms[slot] = NO_TERMS;
     this.#dead++;
     if (this.#dead > 64 && this.#dead * 4 > this.#slotIds.length) this.#compact();
   }
@@ -125,8 +136,8 @@ export class Bm25Index {
       const df = this.#df[term]!;
       const idf = Math.log(1 + (live - df + 0.5) / (df + 0.5));
       const weight = count * idf;
-      const docs = this.#postDocs[term]!;
-      const tfs = this.#postTfs[term]!;
+      const docs = this.#docsOf(term);
+      const tfs = this.#tfsOf(term);
       const n = this.#postLen[term]!;
       for (let i = 0; i < n; i++) {
         const slot = docs[i]!;
@@ -236,7 +247,7 @@ export class Bm25Index {
     let held = 0;
     const n = this.#postLen[term]!;
     if (n < slots.length) {
-      const docs = this.#postDocs[term]!;
+      const docs = this.#docsOf(term);
       const among = new Set(slots);
       for (let i = 0; i < n; i++) if (among.has(docs[i]!)) held++;
     } else {
@@ -257,17 +268,41 @@ export class Bm25Index {
 
   /** A term's frequency in a slot: postings are in slot order (appended, compacted and exported in order), so a binary search. */
   #tf(term: number, slot: number): number {
-    const docs = this.#postDocs[term]!;
+    const docs = this.#docsOf(term);
     let lo = 0;
     let hi = this.#postLen[term]! - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
       const at = docs[mid]!;
-      if (at === slot) return this.#postTfs[term]![mid]!;
+      if (at === slot) return this.#tfsOf(term)[mid]!;
       if (at < slot) lo = mid + 1;
       else hi = mid - 1;
     }
     return 0;
+  }
+
+  /** Term `term`'s posted slots (its first `#postLen[term]` values count). */
+  #docsOf(term: number): Int32Array {
+    const own = this.#postDocs[term];
+    if (own) return own;
+    const { termStart, docs } = this.#restored!;
+    return docs.subarray(termStart[term]!, termStart[term + 1]!);
+  }
+
+  /** Term `term`'s frequencies, beside {@link #docsOf}. */
+  #tfsOf(term: number): Uint16Array {
+    const own = this.#postTfs[term];
+    if (own) return own;
+    const { termStart, tfs } = this.#restored!;
+    return tfs.subarray(termStart[term]!, termStart[term + 1]!);
+  }
+
+  /** Slot `slot`'s distinct terms (a live slot's). */
+  #termsOf(slot: number): Int32Array {
+    const own = this.#slotTerms[slot];
+    if (own) return own;
+    const { slotTermStart, slotTerms } = this.#restored!;
+    return slotTerms.subarray(slotTermStart[slot]!, slotTermStart[slot + 1]!);
   }
 
   /**
@@ -292,15 +327,15 @@ export class Bm25Index {
       if (term < 0) continue;
       const n = this.#postLen[id]!;
       termStart[term + 1] = termStart[term]! + n;
-      docs.set(this.#postDocs[id]!.subarray(0, n), termStart[term]!);
-      tfs.set(this.#postTfs[id]!.subarray(0, n), termStart[term]!);
+      docs.set(this.#docsOf(id).subarray(0, n), termStart[term]!);
+      tfs.set(this.#tfsOf(id).subarray(0, n), termStart[term]!);
     }
     const slots = this.#slotIds.length;
     const slotTermStart = new Int32Array(slots + 1);
-    for (let slot = 0; slot < slots; slot++) slotTermStart[slot + 1] = slotTermStart[slot]! + this.#slotTerms[slot]!.length;
+    for (let slot = 0; slot < slots; slot++) slotTermStart[slot + 1] = slotTermStart[slot]! + this.#termsOf(slot).length;
     const slotTerms = new Int32Array(slotTermStart[slots]!);
     for (let slot = 0; slot < slots; slot++) {
-      const own = this.#slotTerms[slot]!;
+      const own = this.#termsOf(slot);
       const at = slotTermStart[slot]!;
       for (let i = 0; i < own.length; i++) slotTerms[at + i] = renumber[own[i]!]!;
     }
@@ -309,7 +344,7 @@ export class Bm25Index {
       termStart,
       docs,
       tfs,
-      slotIds: JSON.stringify(this.#slotIds),
+      slotIds: this.#slotIds.slice() as string[], // compacted: no removed slot is left
       slotLength: this.#slotLength.slice(0, slots),
       slotTermStart,
       slotTerms,
@@ -317,13 +352,14 @@ export class Bm25Index {
   }
 
   /**
-   * The index an {@link Bm25Index.exportState} described, without tokenizing anything.
+   * The index an {@link Bm25Index.exportState} described, without tokenizing anything. It
+   * takes `state`'s arrays over (the caller must not change them afterwards).
    * @throws RangeError when the arrays do not fit together
    */
   static fromState(state: Bm25State, params?: Bm25Params): Bm25Index {
     const index = new Bm25Index(params);
     const terms = JSON.parse(state.terms) as string[];
-    const slotIds = JSON.parse(state.slotIds) as string[];
+    const slotIds: Array<string | undefined> = state.slotIds;
     const termCount = terms.length;
     const slots = slotIds.length;
     if (
@@ -336,25 +372,27 @@ export class Bm25Index {
     ) {
       throw new RangeError('BM25 state arrays do not fit together');
     }
-    terms.forEach((term, id) => index.#termIds.set(term, id));
+    for (let term = 0; term < termCount; term++) index.#termIds.set(terms[term]!, term);
     index.#terms = terms;
-    for (let term = 0; term < termCount; term++) {
-      const from = state.termStart[term]!;
-      const to = state.termStart[term + 1]!;
-      // Views into the restored buffers; an append past their end copies (see #append).
-      index.#postDocs.push(state.docs.subarray(from, to));
-      index.#postTfs.push(state.tfs.subarray(from, to));
-      index.#postLen.push(to - from);
-      index.#df.push(to - from); // exported without tombstones: every posting is live
-    }
+    // Postings and slot terms stay in the restored arrays (#docsOf, #termsOf); an append
+    // past a term's end copies its postings out first (see #append).
+    index.#restored = state;
+    index.#postDocs = new Array(termCount);
+    index.#postTfs = new Array(termCount);
+    index.#slotTerms = new Array(slots);
+    const lengths = new Array<number>(termCount);
+    for (let term = 0; term < termCount; term++) lengths[term] = state.termStart[term + 1]! - state.termStart[term]!;
+    index.#postLen = lengths;
+    index.#df = lengths.slice(); // exported without tombstones: every posting is live
     index.#slotLength = Int32Array.from(state.slotLength);
+    index.#slotIds = slotIds;
+    let total = 0;
     for (let slot = 0; slot < slots; slot++) {
-      const id = slotIds[slot]!;
-      index.#slots.set(id, slot);
-      index.#slotIds.push(id);
-      index.#slotTerms.push(state.slotTerms.subarray(state.slotTermStart[slot]!, state.slotTermStart[slot + 1]!));
-      index.#totalLength += state.slotLength[slot]!;
+      index.#slots.set(slotIds[slot]!, slot);
+      total += state.slotLength[slot]!;
     }
+    index.#totalLength = total;
+    if (index.#slots.size !== slots) throw new RangeError('BM25 state repeats a memory id');
     return index;
   }
 
@@ -393,12 +431,12 @@ export class Bm25Index {
 
   #append(term: number, slot: number, tf: number): void {
     const n = this.#postLen[term]!;
-    if (n === this.#postDocs[term]!.length) {
+    if (n === this.#docsOf(term).length) {
       const docs = new Int32Array(Math.max(4, n * 2));
-      docs.set(this.#postDocs[term]!);
-      this.#postDocs[term] = docs;
+      docs.set(this.#docsOf(term));
       const tfs = new Uint16Array(docs.length);
-      tfs.set(this.#postTfs[term]!);
+      tfs.set(this.#tfsOf(term));
+      this.#postDocs[term] = docs;
       this.#postTfs[term] = tfs;
     }
     this.#postDocs[term]![n] = slot;
@@ -420,9 +458,16 @@ export class Bm25Index {
       lengths[ids.length - 1] = this.#slotLength[slot]!;
       terms.push(this.#slotTerms[slot]);
     });
-    for (let term = 0; term < this.#postDocs.length; term++) {
-      const docs = this.#postDocs[term]!;
-      const tfs = this.#postTfs[term]!;
+    if (this.#restored) {
+      // Restored slots keep their terms in #restored under their old slot numbers: copied out now.
+      let at = 0;
+      this.#slotIds.forEach((id, slot) => {
+        if (id !== undefined) terms[at++] ??= this.#termsOf(slot);
+      });
+    }
+    for (let term = 0; term < this.#postLen.length; term++) {
+      const docs = this.#docsOf(term);
+      const tfs = this.#tfsOf(term);
       let kept = 0;
       for (let i = 0; i < this.#postLen[term]!; i++) {
         const slot = remap[docs[i]!]!;
@@ -437,5 +482,13 @@ export class Bm25Index {
     this.#slotLength = lengths;
     this.#slotTerms = terms;
     this.#dead = 0;
+    if (this.#restored) {
+      // Compacted in place; every posting list is its own from here on.
+      for (let term = 0; term < this.#postLen.length; term++) {
+        this.#postDocs[term] = this.#docsOf(term);
+        this.#postTfs[term] = this.#tfsOf(term);
+      }
+      this.#restored = undefined;
+    }
   }
 }

@@ -3,11 +3,11 @@ import { nextMacrotask } from '../model/next-macrotask.ts';
 import { heatKey } from '../store/port.ts';
 import { Bm25Index, type Bm25State } from './bm25-index.ts';
 import { NamespaceIndex } from './namespace-index.ts';
-import { fromColumns, toColumns, type RecordColumns } from './record-columns.ts';
+import { readColumns, toColumns, type RecordColumns } from './record-columns.ts';
 import { VectorIndex, type PackedVectors } from './vector-index.ts';
 
 /** Bump when the row's shape changes: a snapshot of another format is rebuilt, never read. */
-export const SNAPSHOT_FORMAT = 4; // 2: Chinese tokens folded to Simplified; 3: English stems added (tokenize.ts); 4: vectors packed by span (vector-index.ts)
+export const SNAPSHOT_FORMAT = 5; // 2: Chinese tokens folded to Simplified; 3: English stems added (tokenize.ts); 4: vectors packed by span (vector-index.ts); 5: ids once (words and vectors name records by position), contents and hashes as bytes (record-columns.ts)
 
 /**
  * One namespace's search index as stored (table `indexSnapshots`): what a new instance
@@ -23,23 +23,28 @@ export interface IndexSnapshotRow {
   /** Model of the vectors (null: none stored). */
   model: string | null;
   records: RecordColumns;
-  text: Bm25State;
-  /** The packed vectors, ids as one JSON string (cloned in one piece, unlike an array of strings). */
-  vectors: (Omit<PackedVectors, 'ids'> & { ids: string }) | null;
+  /** The words; slot i is the memory of record `slotRecords[i]` (each id is stored once, in `records`). */
+  text: Omit<Bm25State, 'slotIds'> & { slotRecords: Int32Array };
+  /** The packed vectors; row i is record `idRecords[i]`'s. */
+  vectors: (Omit<PackedVectors, 'ids'> & { idRecords: Int32Array }) | null;
 }
 
 /** The snapshot of an index that is current up to `index.lastSeq` (synchronous: nothing changes it meanwhile). */
 export function captureSnapshot(ns: string, index: NamespaceIndex, model: string | undefined): IndexSnapshotRow {
   // Without the int8 rows: the restore quantizes the floats again (20k × 128: a few ms) rather than every store carrying them.
   const packed = model && index.vectors ? index.vectors.exportPacked({ int8: false }) : null;
+  const records = [...index.records.values()];
+  const position = new Map(records.map((record, i) => [record.id, i]));
+  const positions = (ids: string[]) => Int32Array.from(ids, (id) => position.get(id)!);
+  const { slotIds, ...text } = index.text.exportState();
   return {
     ns,
     format: SNAPSHOT_FORMAT,
     lastSeq: index.lastSeq,
     model: packed ? model! : null,
-    records: toColumns([...index.records.values()], ns),
-    text: index.text.exportState(),
-    vectors: packed ? { ...packed, ids: JSON.stringify(packed.ids) } : null,
+    records: toColumns(records, ns),
+    text: { ...text, slotRecords: positions(slotIds) },
+    vectors: packed ? { dimension: packed.dimension, spans: packed.spans, idRecords: positions(packed.ids) } : null,
   };
 }
 
@@ -61,21 +66,25 @@ export interface RestoredIndex {
 export async function restoreSnapshot(row: IndexSnapshotRow, model: string | undefined, heat?: HeatRow): Promise<RestoredIndex | undefined> {
   if (row.format !== SNAPSHOT_FORMAT) return undefined;
   try {
-    const records = fromColumns(row.records);
-    if (heat) warm(records, heat);
+    const records = readColumns(row.records);
     await nextMacrotask();
-    const text = Bm25Index.fromState(row.text);
-    if (text.size !== records.length) return undefined;
+    const ids = (positions: Int32Array) => Array.from(positions, (at) => (at >= 0 && at < records.size ? records.id(at) : fail(`no record ${at}`)));
+    const { slotRecords, ...words } = row.text;
+    const text = Bm25Index.fromState({ ...words, slotIds: ids(slotRecords) });
+    if (text.size !== records.size) return undefined;
     await nextMacrotask();
     const packed = model && row.vectors && row.model === model ? row.vectors : undefined;
     // The row was just read from the store: nothing else holds its arrays.
-    const vectors = packed ? VectorIndex.fromPacked({ ...packed, ids: JSON.parse(packed.ids) as string[] }, {}, { adopt: true }) : undefined;
+    const vectors = packed ? VectorIndex.fromPacked({ dimension: packed.dimension, spans: packed.spans, ids: ids(packed.idRecords) }, {}, { adopt: true }) : undefined;
     await nextMacrotask();
     const index = NamespaceIndex.restore(records, text, vectors, row.lastSeq);
     if (!index) return undefined;
-    const withoutVector = model ? records.filter((record) => !vectors?.has(record.id)) : [];
+    if (heat) warm(index, heat);
+    // Ids first: making a record's object moves it within the table, under a running iteration.
+    const missing = model ? [...index.records.keys()].filter((id) => !vectors?.has(id)) : [];
+    const withoutVector = missing.map((id) => index.records.get(id)!);
     // Every vector must be a record's: recall takes each vector hit to be one.
-    if (vectors && vectors.size !== records.length - withoutVector.length) return undefined;
+    if (vectors && vectors.size !== records.size - withoutVector.length) return undefined;
     return { index, withoutVector };
   } catch (err) {
     if (err instanceof RangeError || err instanceof SyntaxError) return undefined; // damaged: rebuild
@@ -83,15 +92,17 @@ export async function restoreSnapshot(row: IndexSnapshotRow, model: string | und
   }
 }
 
+function fail(why: string): never {
+  throw new RangeError(why);
+}
+
 /** Each record with the larger access count and last access of its own and the heat row's. */
-function warm(records: MemoryRecord[], heat: HeatRow): void {
-  const at = new Map(records.map((record, i) => [record.id, i]));
+function warm(index: NamespaceIndex, heat: HeatRow): void {
   readHeat(heat, (id, count, last) => {
-    const i = at.get(id);
-    if (i === undefined) return; // forgotten since
-    const record = records[i]!;
+    const record = index.records.get(id);
+    if (record === undefined) return; // forgotten since
     if (count <= record.accessCount && last <= (record.lastAccessedAt ?? 0)) return;
-    records[i] = { ...record, accessCount: Math.max(count, record.accessCount), lastAccessedAt: Math.max(last, record.lastAccessedAt ?? 0) || null };
+    index.records.set(id, { ...record, accessCount: Math.max(count, record.accessCount), lastAccessedAt: Math.max(last, record.lastAccessedAt ?? 0) || null });
   });
 }
 

@@ -1,5 +1,7 @@
 import type { MemoryRecord } from '../model/types.ts';
 import { Bm25Index } from './bm25-index.ts';
+import type { ColumnReader } from './record-columns.ts';
+import { RecordTable } from './record-table.ts';
 import { TurnOrder } from './turn-order.ts';
 import { VectorIndex } from './vector-index.ts';
 
@@ -10,7 +12,7 @@ import { VectorIndex } from './vector-index.ts';
  */
 export class NamespaceIndex {
   readonly text: Bm25Index;
-  readonly records = new Map<string, MemoryRecord>();
+  readonly records: RecordTable;
   /** Conversation turns by session and position, for their neighbours. */
   readonly turns = new TurnOrder();
   vectors: VectorIndex | undefined;
@@ -31,22 +33,24 @@ export class NamespaceIndex {
   /** No record expires before this (epoch ms): the earliest `expiresAt` ever indexed, a lower bound; Infinity while none had one. */
   #expiresNotBefore = Number.POSITIVE_INFINITY;
 
-  constructor(text = new Bm25Index()) {
+  constructor(text = new Bm25Index(), records = new RecordTable()) {
     this.text = text;
+    this.records = records;
   }
 
   /**
    * An index from restored parts (see index-snapshot.ts); undefined when the text index
    * does not hold exactly these records (the caller checks the vectors' ids).
    */
-  static restore(records: MemoryRecord[], text: Bm25Index, vectors: VectorIndex | undefined, lastSeq: number): NamespaceIndex | undefined {
-    const index = new NamespaceIndex(text);
-    for (let i = 0; i < records.length; i++) {
-      const record = records[i]!;
-      index.records.set(record.id, record);
-      index.turns.add(record);
-      index.#count(record, 1);
-      if (!text.has(record.id)) return undefined; // recall takes every text hit to be a record
+  static restore(records: ColumnReader, text: Bm25Index, vectors: VectorIndex | undefined, lastSeq: number): NamespaceIndex | undefined {
+    const index = new NamespaceIndex(text, new RecordTable(records));
+    for (let i = 0; i < records.size; i++) {
+      const id = records.id(i);
+      // From the columns: no record object is made (record-table.ts).
+      const { source, metadata, tier, key } = records.rest(i);
+      if (source === 'user' || source === 'assistant') index.turns.add({ id, source, metadata: metadata! });
+      index.#countFields(id, tier, key, records.expiresAt(i), 1);
+      if (!text.has(id)) return undefined; // recall takes every text hit to be a record
     }
     if (index.records.size !== text.size) return undefined;
     if (vectors && vectors.size > index.records.size) return undefined;
@@ -138,12 +142,16 @@ export class NamespaceIndex {
 
   /** Keeps the cold and keyed counts and the expiry bound of {@link allLive} as a record comes (+1) or goes (−1). */
   #count(record: MemoryRecord, delta: 1 | -1): void {
-    if (record.tier === 'cold') this.#cold += delta;
-    if (record.key) {
-      if (delta > 0) this.#keyed.add(record.id);
-      else this.#keyed.delete(record.id);
+    this.#countFields(record.id, record.tier, record.key, record.expiresAt, delta);
+  }
+
+  #countFields(id: string, tier: MemoryRecord['tier'] | undefined, key: string | null | undefined, expiresAt: number | null, delta: 1 | -1): void {
+    if (tier === 'cold') this.#cold += delta;
+    if (key) {
+      if (delta > 0) this.#keyed.add(id);
+      else this.#keyed.delete(id);
     }
-    if (delta > 0 && record.expiresAt !== null && record.expiresAt < this.#expiresNotBefore) this.#expiresNotBefore = record.expiresAt;
+    if (delta > 0 && expiresAt !== null && expiresAt < this.#expiresNotBefore) this.#expiresNotBefore = expiresAt;
   }
 
   /** Sets the vector of a record, if the record still has that content. */

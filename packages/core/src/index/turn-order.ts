@@ -13,7 +13,7 @@ export class TurnOrder {
   readonly #bySlot = new Map<string, Turn>();
 
   /** Registers a record if it is a turn. */
-  add(record: MemoryRecord): void {
+  add(record: Pick<MemoryRecord, 'id' | 'source' | 'metadata'>): void {
     const key = turnKey(record, 0);
     if (key !== undefined) this.#bySlot.set(key, { id: record.id, source: record.source });
   }
@@ -50,7 +50,7 @@ interface Turn {
 
 const NONE: readonly string[] = Object.freeze([]);
 
-function turnKey(record: MemoryRecord, offset: number): string | undefined {
+function turnKey(record: Pick<MemoryRecord, 'source' | 'metadata'>, offset: number): string | undefined {
   if (record.source !== 'user' && record.source !== 'assistant') return undefined;
   const { session, seq } = record.metadata;
   if (typeof session !== 'string' || typeof seq !== 'number' || !Number.isSafeInteger(seq)) return undefined;

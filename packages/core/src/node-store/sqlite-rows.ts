@@ -1,12 +1,13 @@
 /**
  * Rows of the SQLite engine's tables (sqlite-schema.ts) to and from the port's values:
- * queried fields in columns, the rest as JSON (records, audit) or node:v8 bytes (index
- * snapshots, which hold typed arrays). A value read back equals the value written.
+ * queried fields in columns, the rest as JSON (records, audit) or, for index snapshots
+ * (which hold typed arrays), their arrays after node:v8 bytes of the rest (snapshot-body.ts).
+ * A value read back equals the value written.
  */
-import { deserialize, serialize } from 'node:v8';
 import type { AuditRow, StoredSnapshot, VectorRow } from '../store/port.ts';
 import type { RecordRow } from '../store/row.ts';
 import { trimVector, untrimVector } from '../store/trimmed-vector.ts';
+import { decodeSnapshotBody, encodeSnapshotBody } from './snapshot-body.ts';
 
 /** The columns of `records` in the order {@link RECORD_COLUMNS} lists them, as better-sqlite3 hands them out (`raw()`). */
 export type RecordColumns = [
@@ -143,13 +144,13 @@ export function vectorBlobOfWhole(blob: Buffer | null): Buffer | null {
   return vectorBlob(vector);
 }
 
-/** A snapshot's body: everything but its key and sequence number, as node:v8 bytes (the algorithm structured clone uses). */
+/** A snapshot's body: everything but its key and sequence number (snapshot-body.ts). */
 export function snapshotBody(row: StoredSnapshot): Buffer {
   const { ns: _ns, lastSeq: _lastSeq, ...body } = row;
-  return serialize(body);
+  return encodeSnapshotBody(body);
 }
 
-/** The snapshot of a stored body. */
+/** The snapshot of a stored body; its typed arrays are views of `body`. */
 export function snapshotOf(ns: string, lastSeq: number, body: Buffer): StoredSnapshot {
-  return { ...(deserialize(body) as object), ns, lastSeq };
+  return { ...decodeSnapshotBody(body), ns, lastSeq };
 }
