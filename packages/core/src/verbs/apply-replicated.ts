@@ -14,6 +14,9 @@ import { factKeysOf, settleKeys } from '../write/settle-keys.ts';
 import { fromRow, toRow, type RecordRow } from '../store/row.ts';
 import { readOptions, resolveActor, type WriteContext } from '../write/context.ts';
 
+/** The apply's commit is not synced to disk on its own: the relay holds these changes durably and sends them again to a replica that lost them (replica.ts). */
+const NOT_SYNCED = { durable: false } as const;
+
 type Checked = { index: number; put: ReplicatedRecord; hash: string } | { index: number; delete: string };
 
 /**
@@ -121,8 +124,7 @@ export async function applyReplicated(ctx: WriteContext, namespace: unknown, cha
     const settled = new Map((await settleKeys(tx, factKeysOf([...puts, ...[...original.values()].filter((row) => row !== undefined)]))).map((row) => [row.id, row]));
     const written = puts.map((row) => fromRow(settled.get(row.id) ?? row));
     return { stale: false, written, deleted, rejected, lastSeq: await tx.lastAuditSeq(ns.key), ...logged };
-    // Not synced to disk on its own: the relay holds these changes durably and sends them again to a replica that lost them (replica.ts).
-  }, { durable: false });
+  }, NOT_SYNCED);
   // A forget from another replica reaches this process's copies like a local one; content
   // it replaced must not stay in a queued embedding either.
   await ctx.copies.purgeRecords([...result.deleted, ...result.written.map((record) => record.id)].map((id) => ({ ns: ns.key, id })));
