@@ -2,7 +2,7 @@
  * Sync against raw Yjs + y-websocket, and this checkout's `@zeromem/sync` against another
  * checkout's (issue 32's sync aims), taking turns in one run so both see the same load.
  *
- *   node --conditions=development --import tsx test/bench/sync-ab.ts <other checkout root> [--rounds 4] [--records 10000] [--samples 150] [--engine disk|fake]
+ *   node --conditions=development --import tsx test/bench/sync-ab.ts <other checkout root> [--rounds 4] [--records 10000] [--samples 150] [--engine disk|fake] [--durability default|relaxed]
  *
  * Each round runs one child process per checkout (alternating who goes first). A child
  * starts the relay (this checkout's `startRelay`, SQLite on a temporary directory, in the
@@ -13,7 +13,9 @@
  *   a random moment, timed until B's map observer sees it.
  * - zeromem (the child's checkout's core and sync, no embedder; `--engine disk`, the
  *   default: each replica one SQLite file in a temporary directory, as `zeromem serve
- *   --share` runs; `fake`: fake-indexeddb in memory, as test/bench/sync-speed.ts): initial
+ *   --share` runs, with `--durability` (`relaxed`: a `remember()` is acknowledged without a
+ *   sync of the file, as raw Yjs's `map.set` is with none); `fake`: fake-indexeddb in
+ *   memory, as test/bench/sync-speed.ts): initial
  *   sync: replica A holds N memories and has shared them; a fresh replica B calls
  *   `shareNamespace()`, timed until `synced` resolved (all N in its store, checked).
  *   Write-to-visible: A `remember()`s at a random moment, B polls `get()` every 1 ms
@@ -44,6 +46,7 @@ const { values: args, positionals } = parseArgs({
     records: { type: 'string', default: '10000' },
     samples: { type: 'string', default: '150' },
     engine: { type: 'string', default: 'disk' },
+    durability: { type: 'string', default: 'default' },
   },
 });
 const N = Number(args.records);
@@ -95,7 +98,7 @@ load average (1 min) before each child: ${rows.map((r) => `${r.who} ${r.load.toF
 }
 
 function runChild(root: string): Promise<ChildResult> {
-  const argv = ['--conditions=development', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', root, '--records', String(N), '--samples', String(SAMPLES), '--engine', args.engine!];
+  const argv = ['--conditions=development', '--import', 'tsx', fileURLToPath(import.meta.url), '--child', root, '--records', String(N), '--samples', String(SAMPLES), '--engine', args.engine!, '--durability', args.durability!];
   return new Promise((done, fail) => {
     const proc = spawn(process.execPath, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
@@ -176,7 +179,7 @@ async function child(root: string): Promise<ChildResult> {
 
   // --- zeromem
   const open = (name: string) =>
-    args.engine === 'fake' ? core.openMemory({ indexedDB: new IDBFactory(), IDBKeyRange, name, indexSnapshots: false }) : core.openMemory({ name, directory: mkdtempSync(join(dataDir, `${name}-`)) });
+    args.engine === 'fake' ? core.openMemory({ indexedDB: new IDBFactory(), IDBKeyRange, name, indexSnapshots: false }) : core.openMemory({ name, directory: mkdtempSync(join(dataDir, `${name}-`)), durability: args.durability as 'default' | 'relaxed' });
   const share = (memory: Awaited<ReturnType<typeof open>>, ns: typeof NS) => sync.shareNamespace(memory, ns, { url: relay.url, token, WebSocketPolyfill: WebSocket });
   const a = await open('a');
   await a.rememberMany(Array.from({ length: N }, (_, i) => ({ namespace: NS, content: content(i), tags: [WORDS[i % WORDS.length]!, 'bench'], metadata: { ticket: i, channel: 'chat' }, importance: 0.5 })));

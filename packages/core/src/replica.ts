@@ -1,7 +1,7 @@
 import type { Memory } from './memory.ts';
 import { invalidInput } from './model/errors.ts';
 import type { ApplyReplicatedResult, Namespace, ReplicatedChange } from './model/types.ts';
-import type { DocLog, StoragePort } from './store/port.ts';
+import type { DocLog, StoragePort, WriteOptions } from './store/port.ts';
 
 /**
  * The side of an open {@link Memory} that a replication layer (`@zeromem/sync`) drives:
@@ -15,7 +15,10 @@ export interface Replica {
    * changes are rejected one by one, never half-written. Forgotten or replaced content
    * leaves this process's indexes and embedding queue as after a local forget. `docLog`:
    * the document updates that carried the changes, appended to the room's log (see
-   * {@link DocLogAccess}) in the same transaction, stale or not.
+   * {@link DocLogAccess}) in the same transaction, stale or not. The commit is not synced
+   * to disk on its own (`durable: false`, see {@link WriteOptions}): the relay stored the
+   * changes before sending them, and a replica that lost them to a power cut lost the
+   * updates that carried them too, so it is sent them again on its next sync.
    * @throws ZeromemError NAMESPACE_REQUIRED, INVALID_INPUT (bad namespace, options or a non-array)
    */
   apply(namespace: Namespace, changes: ReplicatedChange[], options: ReplicaApplyOptions): Promise<ApplyReplicatedResult>;
@@ -43,7 +46,13 @@ export interface ReplicaApplyOptions {
   docLog?: { room: string; updates: readonly Uint8Array[] };
 }
 
-/** A room's document log in a memory's store (the port's `getDocLog`, `appendDocLog`, `compactDocLog`, each its own transaction). */
+/**
+ * A room's document log in a memory's store (the port's `getDocLog`, `appendDocLog`,
+ * `compactDocLog`, each its own transaction). Appends are not synced to disk on their own
+ * (`durable: false`): the log is a copy of what the store and the relay hold durably, and
+ * a power cut that loses the last appends loses the cursor moves they carried with them,
+ * so the changes after the stored cursor are sent again.
+ */
 export interface DocLogAccess {
   /** The room's updates in append order and its cursor; none and `undefined` for a room never stored. */
   load(room: string): Promise<DocLog>;
@@ -57,7 +66,7 @@ export interface DocLogAccess {
 export function docLogOf(store: StoragePort): DocLogAccess {
   return {
     load: (room) => store.read((tx) => tx.getDocLog(room)),
-    append: (room, updates, cursor) => store.write((tx) => tx.appendDocLog(room, updates, cursor)),
+    append: (room, updates, cursor) => store.write((tx) => tx.appendDocLog(room, updates, cursor), { durable: false }),
     compact: (room, update) => store.write((tx) => tx.compactDocLog(room, update)),
   };
 }

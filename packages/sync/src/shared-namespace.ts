@@ -160,9 +160,10 @@ export class SharedNamespace {
     this.#doc.on('update', (update: Uint8Array, origin: unknown) => {
       if (origin === LOAD) return;
       this.#stored.updated(update);
-      // This replica's own changes are stored at once; another replica's are stored in the
-      // transaction that applies them to the store (remote-changes.ts), or by the step's save.
-      if (origin === LOCAL) this.#stored.save(undefined);
+      // This replica's own changes are stored at once (with the cursor the loop that made
+      // them moves next); another replica's are stored in the transaction that applies them
+      // to the store (remote-changes.ts), or by the step's save.
+      if (origin === LOCAL) this.#stored.saveSoon();
     });
     this.#records.observe((event, transaction) => {
       for (const [id, change] of event.changes.keys) {

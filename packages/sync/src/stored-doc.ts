@@ -27,6 +27,8 @@ export class StoredDoc {
   /** The cursor last handed to the store: an idle step does not write it again. */
   #savedCursor: number | undefined;
   #needsCompaction = false;
+  /** A {@link saveSoon} is waiting. */
+  #saveQueued = false;
   /** Overwritten record values since the last compaction. */
   #overwrites = 0;
   /** An overwrite since the last compaction changed content, tags or metadata (or was sealed). */
@@ -81,6 +83,20 @@ export class StoredDoc {
   overwritten(textChanged: boolean): void {
     if (++this.#overwrites >= COMPACT_AFTER_OVERWRITES) this.#needsCompaction = true;
     if (textChanged) this.#textOverwritten = true;
+  }
+
+  /**
+   * {@link save} without a cursor once the running synchronous work is done: the loop that
+   * put local changes into the document saves its cursor right after, and that save takes
+   * these updates along (one commit, not two).
+   */
+  saveSoon(): void {
+    if (this.#saveQueued) return;
+    this.#saveQueued = true;
+    queueMicrotask(() => {
+      this.#saveQueued = false;
+      this.save(undefined);
+    });
   }
 
   /** Stores the unsaved updates and `cursor` (undefined: keep the stored one), in order, off the caller's path. */

@@ -1,6 +1,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { Dexie, type ObservabilitySet } from 'dexie';
 import { namespaceKey } from '@zeromem/core';
+import { replicaOf } from '@zeromem/core/internal';
 import { cleanup, device, testRelay, token } from './helpers.ts';
 
 const SHARED = { userId: 'alice', scope: 'idle' };
@@ -28,4 +29,25 @@ it('an idle share writes nothing to its stored document', async () => {
     Dexie.on.storagemutated.unsubscribe(listener);
   }
   expect(writes).toEqual([]);
+});
+
+it('a local change is stored in the document log together with the cursor that covers it (one commit, not two)', async () => {
+  const relay = await testRelay();
+  const rw = await token([namespaceKey(SHARED)]);
+  const laptop = await device('laptop');
+  const log = replicaOf(laptop.memory).docLog;
+  const appends: Array<{ updates: number; cursor: number | undefined }> = [];
+  const append = log.append.bind(log);
+  log.append = (room, updates, cursor) => {
+    appends.push({ updates: updates.length, cursor });
+    return append(room, updates, cursor);
+  };
+  const share = await laptop.share(SHARED, { url: relay.url, token: rw });
+  await share.synced;
+  await share.flush();
+  appends.length = 0;
+  await laptop.memory.remember({ namespace: SHARED, content: 'one note' });
+  await share.flush();
+  await share.flush();
+  expect(appends).toEqual([{ updates: 1, cursor: expect.any(Number) }]);
 });

@@ -22,7 +22,7 @@
  * `PRAGMA data_version` (a read of shared memory) while anyone listens (sqlite-changes.ts).
  */
 import { ZeromemError } from '../model/errors.ts';
-import type { ReadTransaction, StoragePort, WriteTransaction } from '../store/port.ts';
+import type { ReadTransaction, StoragePort, WriteOptions, WriteTransaction } from '../store/port.ts';
 import { ChangeFeed } from './sqlite-changes.ts';
 import { Connection, beginImmediate, type Synchronous } from './sqlite-connection.ts';
 import { syncDocumentsFile } from './legacy/sync-documents.ts';
@@ -52,6 +52,8 @@ export interface SqliteStoreOptions {
 /** A write waiting its turn. */
 interface PendingWrite {
   fn: (tx: WriteTransaction) => Promise<unknown>;
+  /** {@link WriteOptions.durable}. */
+  durable: boolean;
   resolve: (value: unknown) => void;
   reject: (err: unknown) => void;
 }
@@ -154,11 +156,11 @@ export class SqliteStore implements StoragePort {
     }
   }
 
-  write<T>(fn: (tx: WriteTransaction) => Promise<T>): Promise<T> {
+  write<T>(fn: (tx: WriteTransaction) => Promise<T>, options?: WriteOptions): Promise<T> {
     if (this.#closed) return Promise.reject(closedError());
     this.#running++;
     return new Promise<T>((resolve, reject) => {
-      this.#pending.push({ fn: fn as PendingWrite['fn'], resolve: resolve as PendingWrite['resolve'], reject });
+      this.#pending.push({ fn: fn as PendingWrite['fn'], durable: options?.durable !== false, resolve: resolve as PendingWrite['resolve'], reject });
       void this.#drain();
     }).finally(() => this.#ended());
   }
@@ -180,8 +182,23 @@ export class SqliteStore implements StoragePort {
    * in the order they were asked for. A write whose function fails rolls back only its
    * savepoint and gets its error; the others are acknowledged once the transaction is committed.
    * `reserve`: the group runs again on the space of the reserve (see {@link #full}).
+   * A group of writes that are all not `durable` commits without syncing the file
+   * (`synchronous=NORMAL` for that commit: SQLite allows the change only outside a
+   * transaction); any durable write in the group syncs it all.
    */
   async #commitGroup(group: PendingWrite[], reserve = false): Promise<void> {
+    const relaxed = this.#synchronous === 'FULL' && group.every((job) => !job.durable);
+    if (!relaxed) return this.#commitGroupNow(group, reserve);
+    const db = this.#writer.db;
+    db.pragma('synchronous = NORMAL');
+    try {
+      await this.#commitGroupNow(group, reserve);
+    } finally {
+      if (db.open) db.pragma('synchronous = FULL');
+    }
+  }
+
+  async #commitGroupNow(group: PendingWrite[], reserve: boolean): Promise<void> {
     const db = this.#writer.db;
     const fail = (jobs: PendingWrite[], err: unknown) => {
       for (const job of jobs) job.reject(this.#failure(err, 'write'));

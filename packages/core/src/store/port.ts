@@ -31,7 +31,7 @@ export interface StoragePort {
    * nothing. An engine may run `fn` again after an attempt that wrote nothing (the SQLite
    * engine reruns deletions on a full disk), so `fn` acts only through `tx`.
    */
-  write<T>(fn: (tx: WriteTransaction) => Promise<T>): Promise<T>;
+  write<T>(fn: (tx: WriteTransaction) => Promise<T>, options?: WriteOptions): Promise<T>;
   /**
    * Runs `query` now and again after every committed write (of this process, and where the
    * engine can see them, of other processes or tabs) that may change its result, handing
@@ -50,6 +50,19 @@ export interface StoragePort {
    * first. An engine whose close has to wait (a connection pool) returns a promise.
    */
   close(): void | Promise<void>;
+}
+
+/** Options of {@link StoragePort.write}. */
+export interface WriteOptions {
+  /**
+   * `false`: the commit survives a crash of the process but need not survive a power cut
+   * (the SQLite engine does not sync the file for it; an engine that cannot tell ignores
+   * it). Only for state a durable copy elsewhere gives back: a replica's changes applied
+   * from the relay (which stored them before sending them) and the shared document's log.
+   * Commits stay in order: a later synced commit makes the earlier ones durable too, so a
+   * power cut loses only commits after the last synced one. Default `true`.
+   */
+  durable?: boolean;
 }
 
 /** A record's primary key: namespace key and id (ids are unique per namespace). */

@@ -1,5 +1,5 @@
 import { checkId, IssueList, isPlainObject, describe } from '../model/checks.ts';
-import { contentHash } from '../model/content-hash.ts';
+import { contentHashes } from '../model/content-hash.ts';
 import { invalidInput, type ItemFailure } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { ApplyReplicatedResult, MemoryRecord, ReplicatedRecord } from '../model/types.ts';
@@ -13,6 +13,9 @@ import { withHistory } from '../store/history.ts';
 import { factKeysOf, settleKeys } from '../write/settle-keys.ts';
 import { fromRow, toRow, type RecordRow } from '../store/row.ts';
 import { readOptions, resolveActor, type WriteContext } from '../write/context.ts';
+
+/** The apply's commit is not synced to disk on its own: the relay holds these changes durably and sends them again to a replica that lost them (replica.ts). */
+const NOT_SYNCED = { durable: false } as const;
 
 type Checked = { index: number; put: ReplicatedRecord; hash: string } | { index: number; delete: string };
 
@@ -47,7 +50,7 @@ export async function applyReplicated(ctx: WriteContext, namespace: unknown, cha
     const issues = new IssueList();
     if (isPlainObject(change) && Object.keys(change).length === 1 && 'put' in change) {
       const result = validateReplicated(change.put, ctx.limits);
-      if (result.ok) checked.push({ index, put: result.value, hash: await contentHash(result.value.content) });
+      if (result.ok) checked.push({ index, put: result.value, hash: '' });
       else rejected.push({ index, code: 'INVALID_INPUT', issues: result.issues.map((i) => ({ ...i, path: i.path ? `put.${i.path}` : 'put' })) });
       continue;
     }
@@ -57,6 +60,10 @@ export async function applyReplicated(ctx: WriteContext, namespace: unknown, cha
     } else issues.add('', `must be { put: record } or { delete: id }, got ${describe(change)}`);
     if (!issues.ok) rejected.push({ index, code: 'INVALID_INPUT', issues: issues.items });
   }
+  // One pass over every content (an initial sync brings thousands), not a wait per record.
+  const puts = checked.filter((change) => 'put' in change);
+  const hashes = await contentHashes(puts.map((change) => change.put.content));
+  puts.forEach((change, i) => (change.hash = hashes[i]!));
   const now = ctx.clock.now();
   const result = await ctx.store.write(async (tx): Promise<ApplyReplicatedResult> => {
     // The document updates that carried these changes commit with them (stale or not: the document holds them already).
@@ -118,7 +125,7 @@ export async function applyReplicated(ctx: WriteContext, namespace: unknown, cha
     const settled = new Map((await settleKeys(tx, factKeysOf([...puts, ...[...original.values()].filter((row) => row !== undefined)]))).map((row) => [row.id, row]));
     const written = puts.map((row) => fromRow(settled.get(row.id) ?? row));
     return { stale: false, written, deleted, rejected, lastSeq: await tx.lastAuditSeq(ns.key), ...logged };
-  });
+  }, NOT_SYNCED);
   // A forget from another replica reaches this process's copies like a local one; content
   // it replaced must not stay in a queued embedding either.
   await ctx.copies.purgeRecords([...result.deleted, ...result.written.map((record) => record.id)].map((id) => ({ ns: ns.key, id })));
