@@ -31,6 +31,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['write'],
   ['verbs', 'lifecycle'],
   ['node-store'],
+  // The public types (public/types.ts): a list of what the entries export, imported by api.ts only.
+  ['public'],
 ];
 
 /**
