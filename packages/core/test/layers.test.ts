@@ -35,6 +35,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['lifecycle'],
   ['verbs'],
   ['node-store'],
+  // The public types (public/types.ts): a list of what the entries export, imported by api.ts only.
+  ['public'],
 ];
 
 /**

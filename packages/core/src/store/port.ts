@@ -1,4 +1,4 @@
-import type { AuditOp, Layer, Namespace } from '../model/types.ts';
+import type { AuditEntry, Layer, Namespace } from '../model/types.ts';
 import type { RecordRow } from './row.ts';
 
 /**
@@ -216,20 +216,12 @@ export interface OrderedQuery {
   after?: { time: number; id: string };
 }
 
-/** An audit row. It never holds content or its hash. */
-export interface AuditRow {
+/** An audit row: the public `AuditEntry` as the store keeps it (under its namespace key, `seq` given on append). It never holds content or its hash. */
+export interface AuditRow extends Omit<AuditEntry, 'seq'> {
   /** Sequence number, given by the store on append: ascending over the whole store, across processes. */
   seq?: number;
+  /** The namespace's key (`namespaceKey`), which the log is kept and read by. */
   ns: string;
-  op: AuditOp;
-  id: string;
-  namespace: Namespace;
-  at: number;
-  actor: string;
-  /** Set on changes applied from another replica, so sync does not send them back. */
-  replicated?: true;
-  /** Values redaction masked or hashed in this write, per detector (counts only). */
-  redacted?: Record<string, number>;
 }
 
 /** A stored embedding, shared by every record with the same content hash. */
