@@ -6,7 +6,7 @@
  * twice (open to the first recall, 100 recalls' latency, resident after them). Prints one
  * JSON line per step with the load average before it, then the store's size.
  *
- *   node --conditions=development --import tsx test/bench/million.ts <dir> [n=1000000]
+ *   node --conditions=development --import tsx test/bench/million.ts <dir> [n=1000000] [step]
  */
 import { execFileSync } from 'node:child_process';
 import { loadavg } from 'node:os';
@@ -17,7 +17,9 @@ const [dir, nText = '1000000'] = process.argv.slice(2);
 if (!dir) throw new Error('usage: million.ts <dir> [n]');
 const worker = join(import.meta.dirname, 'node-storage-worker.ts');
 
-for (const [step, ...args] of [['import', 'disk', dir, nText], ['prepare', 'disk', dir], ['recall', 'disk', dir], ['recall', 'disk', dir]] as const) {
+const only = process.argv[4]; // a step to run alone on an existing store (e.g. `recall`)
+const steps = [['import', 'disk', dir, nText], ['prepare', 'disk', dir], ['recall', 'disk', dir], ['recall', 'disk', dir]] as const;
+for (const [step, ...args] of steps.filter(([step]) => only === undefined || step === only).slice(0, only ? 1 : undefined)) {
   const load = loadavg()[0]!.toFixed(1);
   const t0 = performance.now();
   const out = execFileSync(process.execPath, ['--conditions=development', '--max-old-space-size=8192', '--import', 'tsx', worker, step, ...args], { encoding: 'utf8', maxBuffer: 1 << 26 });
