@@ -6,6 +6,7 @@
  *   node --import tsx test/bench/node-storage-worker.ts import <disk|fake|raw> <dir> <n>
  *   node --import tsx test/bench/node-storage-worker.ts prepare disk <dir>   (embed, build, snapshot the disk store)
  *   node --import tsx test/bench/node-storage-worker.ts open disk <dir>      (open-to-first-recall from disk)
+ *   node --import tsx test/bench/node-storage-worker.ts recall disk <dir>    (open to first recall, then 100 recalls: p50, resident)
  *   node --import tsx test/bench/node-storage-worker.ts raw-read disk <dir>  (better-sqlite3 reading every row of that file)
  *   node --import tsx test/bench/node-storage-worker.ts first-write disk <dir> (open-to-first-remember on that store; it writes one memory)
  *   node --import tsx test/bench/node-storage-worker.ts fake-open <n>        (the same on fake-indexeddb, in one process)
@@ -19,7 +20,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { openMemory, type Embedder, type Memory } from '../../packages/core/src/index.node.ts';
 import { mulberry32 as prng } from '../kit/mulberry32.ts';
-import { dataset } from './recall-data.ts';
+import { dataset, datasetTexts } from './recall-data.ts';
 import { summarize } from './stats.ts';
 
 const [command, kind, dir, nText, peersDir] = process.argv.slice(2);
@@ -41,7 +42,7 @@ function embedder(dim: number): Embedder {
   return { modelId: `bench-hash-${dim}`, dimension: dim, embed: async (texts) => texts.map((t) => Float32Array.from(hashVector(t, dim))) };
 }
 
-const texts = (n: number, seed = 0x5eed) => dataset(n, seed, 0).texts;
+const texts = (n: number, seed = 0x5eed) => datasetTexts(n, seed, 0).texts;
 const round = (x: number) => Math.round(x * 1000) / 1000;
 
 function dirBytes(path: string): number {
@@ -149,6 +150,31 @@ async function openToFirstRecall(): Promise<unknown> {
   const { heapUsed, rss, arrayBuffers } = process.memoryUsage();
   await memory.close();
   return { openMs: round(opened), openToFirstRecallMs: round(ms), heapMB: Math.round(heapUsed / 2 ** 20), arrayBuffersMB: Math.round(arrayBuffers / 2 ** 20), rssMB: Math.round(rss / 2 ** 20) };
+}
+
+/** Recall on the prepared store: open to the first recall, then 100 more (other queries, not in the store's texts), their latency and what the process holds after them. */
+async function recallLatency(): Promise<unknown> {
+  const { queries } = datasetTexts(0, 0x9ee5, 101);
+  const t0 = performance.now();
+  const memory = await openMemory({ name: 'bench', directory: dir!, embedder: embedder(128) });
+  const first = await memory.recall(NS, queries[0]!, { trackAccess: false });
+  const firstMs = performance.now() - t0;
+  if (first.vector !== 'used') throw new Error(`not a hybrid recall: ${first.vector}`);
+  const samples: number[] = [];
+  for (const query of queries.slice(1)) {
+    const t1 = performance.now();
+    await memory.recall(NS, query, { trackAccess: false });
+    samples.push(performance.now() - t1);
+  }
+  const { heapUsed, rss, arrayBuffers } = process.memoryUsage();
+  const n = await memory.count(NS);
+  const result = { n, openToFirstRecallMs: round(firstMs), recall: summarize(samples), heapMB: Math.round(heapUsed / 2 ** 20), arrayBuffersMB: Math.round(arrayBuffers / 2 ** 20), rssMB: Math.round(rss / 2 ** 20) };
+  // What close() does (storing the index snapshot) is reported, not thrown: at 1M the snapshot may not fit a SQLite blob.
+  const closeError = await memory.close().then(
+    () => undefined,
+    (err: unknown) => (err instanceof Error ? err.message : String(err)),
+  );
+  return { ...result, ...(closeError === undefined ? {} : { closeError }) };
 }
 
 /** The first write after opening the store: openMemory until one remember is acknowledged. */
@@ -293,6 +319,8 @@ const result =
         ? await prepare()
         : command === 'open'
           ? await openToFirstRecall()
+          : command === 'recall'
+            ? await recallLatency()
           : command === 'raw-read'
             ? rawRead()
           : command === 'first-write'

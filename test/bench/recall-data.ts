@@ -78,6 +78,16 @@ export interface Dataset {
 
 export function dataset(n: number, seed: number, queryCount: number): Dataset {
   const random = prng(seed);
+  const { texts, queries } = textsOf(random, n, queryCount);
+  return { texts, vectors: unitVectors(n, random), queries, queryVectors: unitVectors(queries.length, random) };
+}
+
+/** The texts and queries of {@link dataset} (the same ones) without its vectors: for a store too large to hold every vector twice (1M memories). */
+export function datasetTexts(n: number, seed: number, queryCount: number): Pick<Dataset, 'texts' | 'queries'> {
+  return textsOf(prng(seed), n, queryCount);
+}
+
+function textsOf(random: () => number, n: number, queryCount: number): Pick<Dataset, 'texts' | 'queries'> {
   const word = wordSource(random);
   const phrase = (min: number, max: number) => Array.from({ length: min + Math.floor(random() * (max - min + 1)) }, word).join(' ');
   const seen = new Set<string>();
@@ -91,7 +101,7 @@ export function dataset(n: number, seed: number, queryCount: number): Dataset {
     const q = phrase(2, 4);
     if (!seen.has(q)) (seen.add(q), queries.push(q));
   }
-  return { texts, vectors: unitVectors(n, random), queries, queryVectors: unitVectors(queries.length, random) };
+  return { texts, queries };
 }
 
 /** Returns the precomputed vector of a text; counts the time it spends on queries. */

@@ -13,6 +13,8 @@ export function normalizeContent(content: string): string {
 /** The part of `node:crypto` used here. */
 interface NodeCrypto {
   createHash(algorithm: 'sha256'): { update(data: Uint8Array): { digest(encoding: 'hex'): string } };
+  /** One-shot hash of a string's UTF-8 bytes (Node >= 20.12): about half the time of `createHash` for a short text, and no byte copy. */
+  hash?(algorithm: 'sha256', data: string, encoding: 'hex'): string;
 }
 
 /**
@@ -59,7 +61,8 @@ export async function contentHashes(contents: readonly string[]): Promise<string
 // FC_SEED=2064469622). Resolving on the next macrotask (nextMacrotask) keeps WebCrypto's timing.
 
 function nodeDigest(node: NodeCrypto, content: string): string {
-  return node.createHash('sha256').update(encoder.encode(normalizeContent(content))).digest('hex');
+  // Both encode lone surrogates as U+FFFD, as TextEncoder does: the same hash either way.
+  return node.hash ? node.hash('sha256', normalizeContent(content), 'hex') : node.createHash('sha256').update(encoder.encode(normalizeContent(content))).digest('hex');
 }
 
 async function webDigest(content: string): Promise<string> {

@@ -3,7 +3,8 @@
  * this release's format (sqlite-schema.ts), or in the format of earlier releases, which is
  * migrated once: the format before the SQLite engine (legacy/memory-file.ts), format 1001
  * (no document logs: their tables are added), formats 1001-1002 (vectors with their zeros:
- * trimmed), and sync's documents in a file of their own
+ * trimmed), formats 1001-1003 (seven record indexes, vectors keyed by the model's name and
+ * the hash's hex: three indexes dropped, vectors rewritten), and sync's documents in a file of their own
  * (legacy/sync-documents.ts).
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
@@ -14,7 +15,7 @@ import { hasSyncDocumentsFile, moveSyncDocuments, removeSyncDocumentsFile } from
 import { beginImmediate, type Connection } from './sqlite-connection.ts';
 import { MigrationReport, runningMigration, type MigrationProgress } from './sqlite-migration-progress.ts';
 import { vectorBlobOfWhole } from './sqlite-rows.ts';
-import { FORMAT_BEFORE_DOC_LOGS, FORMAT_BEFORE_TRIMMED_VECTORS, FORMAT_VERSION, TABLES } from './sqlite-schema.ts';
+import { FORMAT_BEFORE_DOC_LOGS, FORMAT_BEFORE_TRIMMED_VECTORS, FORMAT_BEFORE_VECTOR_MODELS, FORMAT_VERSION, TABLES, VECTOR_MODELS_TABLE, vectorsTable } from './sqlite-schema.ts';
 
 const HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
@@ -75,7 +76,9 @@ export async function openFormat(writer: Connection, old: OldFiles, onMigration?
         migrateLegacyFile(writer, (done, total) => report.progress(done, total));
         vacuum = true;
       } else if (hasTable(writer, 'records') && EARLIER_FORMATS.includes(versionOf(writer)!)) {
-        vacuum = trimVectors(writer) > 0;
+        if (versionOf(writer) !== FORMAT_BEFORE_VECTOR_MODELS) trimVectors(writer);
+        leanRecordsAndVectors(writer);
+        vacuum = true;
         writer.db.exec(TABLES);
         writer.statement("UPDATE meta SET v = ? WHERE k = 'version'").run(FORMAT_VERSION);
       }
@@ -132,20 +135,36 @@ function needsMigration(writer: Connection, old: OldFiles): boolean {
 }
 
 /** SQLite formats of earlier releases that are migrated in place. */
-const EARLIER_FORMATS: ReadonlyArray<number | undefined> = [FORMAT_BEFORE_DOC_LOGS, FORMAT_BEFORE_TRIMMED_VECTORS];
+const EARLIER_FORMATS: ReadonlyArray<number | undefined> = [FORMAT_BEFORE_DOC_LOGS, FORMAT_BEFORE_TRIMMED_VECTORS, FORMAT_BEFORE_VECTOR_MODELS];
 
 /**
  * Moves the vectors of a file before format 1003 (every float32 value, zeros too, in a
  * table without rowid) into this release's table, trimmed (from the first non-zero value
  * to the last): an English vector of the bundled embedder goes from 2,560 bytes to 520.
- * Runs before TABLES, which then creates the table's indexes. Returns how many were moved.
+ * Runs before {@link leanRecordsAndVectors}, which then moves them on to this release's table.
  */
-function trimVectors(writer: Connection): number {
+function trimVectors(writer: Connection): void {
   writer.db.function('zeromem_trim_vector', (blob: unknown) => vectorBlobOfWhole(blob as Buffer | null));
   writer.db.exec('CREATE TABLE vectors_1003 (model TEXT NOT NULL, hash TEXT NOT NULL, vector BLOB)');
-  const moved = writer.statement('INSERT INTO vectors_1003 (model, hash, vector) SELECT model, hash, zeromem_trim_vector(vector) FROM vectors ORDER BY model, hash').run().changes;
+  writer.statement('INSERT INTO vectors_1003 (model, hash, vector) SELECT model, hash, zeromem_trim_vector(vector) FROM vectors ORDER BY model, hash').run();
   writer.db.exec('DROP TABLE vectors; ALTER TABLE vectors_1003 RENAME TO vectors');
-  return moved;
+}
+
+/**
+ * Format 1003 to 1004: drops the record indexes no query uses any more (a user's records,
+ * a whole namespace by either time: sqlite-schema.ts), and moves the vectors (model name
+ * and hex hash in every row) into this release's table: the model as the row id of its name
+ * in `vector_models`, the hash as its bytes (sqlite-rows.ts `hashKey`, here in SQL), in the
+ * order they were written. Runs before TABLES, which then creates the table's index.
+ */
+function leanRecordsAndVectors(writer: Connection): void {
+  writer.db.exec(`DROP INDEX IF EXISTS records_by_user; DROP INDEX IF EXISTS records_by_created; DROP INDEX IF EXISTS records_by_updated;
+    ${VECTOR_MODELS_TABLE}; ${vectorsTable('vectors_1004')};
+    INSERT OR IGNORE INTO vector_models (name) SELECT DISTINCT model FROM vectors ORDER BY model;
+    INSERT INTO vectors_1004 (model, hash, vector)
+      SELECT m.id, CASE WHEN length(v.hash) = 64 AND v.hash NOT GLOB '*[^0-9a-f]*' THEN unhex(v.hash) ELSE v.hash END, v.vector
+      FROM vectors v JOIN vector_models m ON m.name = v.model ORDER BY v.rowid;
+    DROP TABLE vectors; ALTER TABLE vectors_1004 RENAME TO vectors;`);
 }
 
 function versionOf(connection: Connection): number | undefined {

@@ -105,6 +105,22 @@ export function auditOf([seq, ns, op, id, at, actor, rest]: [number, string, str
   return { seq, ns, op: op as AuditRow['op'], id, ...(JSON.parse(rest) as Omit<AuditRow, 'seq' | 'ns' | 'op' | 'id' | 'at' | 'actor'>), at, actor };
 }
 
+const HEX_HASH = /^[0-9a-f]{64}$/;
+
+/**
+ * A content hash as `vectors` keys it: a SHA-256 in lower-case hex (every content hash this
+ * library makes) as its 32 bytes, anything else as the text it is (SQLite never finds a
+ * text equal to a blob, so the two cannot meet). Half the bytes, in each row and index entry.
+ */
+export function hashKey(hash: string): Buffer | string {
+  return HEX_HASH.test(hash) ? Buffer.from(hash, 'hex') : hash;
+}
+
+/** The content hash of a {@link hashKey}. */
+export function hashOfKey(key: Buffer | string): string {
+  return typeof key === 'string' ? key : key.toString('hex');
+}
+
 /** Bytes before a stored vector's values: its dimension, then the column its values start at (uint32, little-endian, each). */
 const VECTOR_HEADER = 8;
 

@@ -4,9 +4,14 @@
  * file (`STORAGE_FAILED`, `locked`, saying why) instead of writing rows it does not know.
  *
  * - `records`: one row per record. What is queried (namespace, id, user, layer, times,
- *   expiry, content hash, the keyed-fact fields) are columns with SQL indexes; content is a
- *   column, and so are the tags (a JSON array); what is only read back (namespace,
- *   metadata, history, the small scalars) is one JSON text `rest`.
+ *   expiry, content hash, the keyed-fact fields) are columns; content is a column, and so
+ *   are the tags (a JSON array); what is only read back (namespace, metadata, history, the
+ *   small scalars) is one JSON text `rest`. Every index is one some query needs, since each
+ *   costs every insert a b-tree write (format 1004 dropped three of seven): the key (ns, id)
+ *   (also a user's records: a namespace key starts with its user's, sqlite-transactions.ts
+ *   `userRecords`), the content hash, one layer's records by either time (a whole
+ *   namespace's order merges its layers' three, `orderedSql`), and the partial ones of the
+ *   records that expire and of the keyed facts.
  * - `record_tags`: one row per (record, tag) with both order times, so a tag-filtered
  *   ordered page is an index range scan. Triggers on `records` keep it, so no write path
  *   can leave a tag row behind (they run only for rows with tags: a trigger program costs
@@ -19,7 +24,10 @@
  *   A rowid table (before 1003 one without rowid, keyed by model and hash): new vectors are
  *   appended rather than put between others in hash order, 1.8x quicker to write (20k).
  *   One index, (hash, model): a vector's lookup and a content hash's deletion; a model's
- *   count and hashes (at open) scan it.
+ *   count and hashes (at open) scan it. The model is the row id of its name in
+ *   `vector_models` and the hash its 32 bytes (sqlite-rows.ts `hashKey`; before format 1004
+ *   the model's name and the hash's 64 hex characters in every row and index entry: ~4 MB
+ *   of a 20k store).
  * - `index_snapshots`: one search-index snapshot per namespace (node:v8 bytes).
  * - `doc_updates`, `doc_cursors`: the document logs of @zeromem/sync's shared documents
  *   (store/port.ts `DocLog`), opaque bytes in append order per room and the room's cursor,
@@ -34,13 +42,22 @@
  * releases before this engine stored under the same key (Dexie's version times ten, 40 at
  * the last of them), so those releases refuse a migrated file rather than write to it.
  */
-export const FORMAT_VERSION = 1003;
+export const FORMAT_VERSION = 1004;
 
 /** The format before the document logs: a file of it gets their tables and this release's version at open (sqlite-format.ts). */
 export const FORMAT_BEFORE_DOC_LOGS = 1001;
 
 /** The format whose vectors hold every value, zeros too: a file of it has them rewritten from their first non-zero value to their last at open (sqlite-format.ts). */
 export const FORMAT_BEFORE_TRIMMED_VECTORS = 1002;
+
+/** The format with seven record indexes and vectors keyed by the model's name and the hash's hex: a file of it loses three indexes and has its vectors rewritten at open (sqlite-format.ts). */
+export const FORMAT_BEFORE_VECTOR_MODELS = 1003;
+
+/** The vectors table, by the name it is created under (a migration builds it beside the old one). */
+export const vectorsTable = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (model INTEGER NOT NULL, hash BLOB NOT NULL, vector BLOB)`;
+
+/** The names of the models of `vectors`' rows, each once. */
+export const VECTOR_MODELS_TABLE = 'CREATE TABLE IF NOT EXISTS vector_models (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)';
 
 export const TABLES = `
   CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v) WITHOUT ROWID;
@@ -63,9 +80,6 @@ export const TABLES = `
     PRIMARY KEY (ns, id)
   );
   CREATE INDEX IF NOT EXISTS records_by_hash ON records (content_hash, ns);
-  CREATE INDEX IF NOT EXISTS records_by_user ON records (user_id);
-  CREATE INDEX IF NOT EXISTS records_by_created ON records (ns, created_at, id);
-  CREATE INDEX IF NOT EXISTS records_by_updated ON records (ns, updated_at, id);
   CREATE INDEX IF NOT EXISTS records_by_layer_created ON records (ns, layer, created_at, id);
   CREATE INDEX IF NOT EXISTS records_by_layer_updated ON records (ns, layer, updated_at, id);
   CREATE INDEX IF NOT EXISTS records_by_expiry ON records (expires_at) WHERE expires_at IS NOT NULL;
@@ -99,7 +113,8 @@ export const TABLES = `
     rest TEXT NOT NULL
   );
   CREATE INDEX IF NOT EXISTS audit_by_ns ON audit (ns, seq);
-  CREATE TABLE IF NOT EXISTS vectors (model TEXT NOT NULL, hash TEXT NOT NULL, vector BLOB);
+  ${VECTOR_MODELS_TABLE};
+  ${vectorsTable('vectors')};
   CREATE UNIQUE INDEX IF NOT EXISTS vectors_by_hash ON vectors (hash, model);
   CREATE TABLE IF NOT EXISTS index_snapshots (ns TEXT PRIMARY KEY, last_seq INTEGER NOT NULL, body BLOB NOT NULL);
   CREATE TABLE IF NOT EXISTS doc_updates (seq INTEGER PRIMARY KEY, room TEXT NOT NULL, body BLOB NOT NULL);

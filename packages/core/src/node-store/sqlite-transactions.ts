@@ -4,12 +4,13 @@
  * the tables of sqlite-schema.ts; pages of ordered rows are index range scans.
  */
 import { ZeromemError } from '../model/errors.ts';
-import type { Namespace } from '../model/types.ts';
+import { LAYERS, type Namespace } from '../model/types.ts';
 import { heatKey, type AuditRow, type DocLog, type OrderedQuery, type ReadTransaction, type RecordKey, type StoredSnapshot, type VectorRow, type WriteTransaction } from '../store/port.ts';
 import type { RecordRow } from '../store/row.ts';
 import type { Connection } from './sqlite-connection.ts';
 import { contentHashNow } from '../model/content-hash.ts';
-import { RECORD_COLUMNS, auditColumns, auditOf, recordColumns, recordOf, snapshotBody, snapshotOf, vectorBlob, vectorOf, type RecordColumns } from './sqlite-rows.ts';
+import { namespaceKey } from '../model/namespace.ts';
+import { RECORD_COLUMNS, auditColumns, auditOf, recordColumns, recordOf, snapshotBody, snapshotOf, vectorBlob, vectorOf, hashKey, hashOfKey, type RecordColumns } from './sqlite-rows.ts';
 import { storageError } from './store-file.ts';
 
 const SELECT_RECORDS = `SELECT ${RECORD_COLUMNS} FROM records`;
@@ -124,7 +125,11 @@ export class SqliteReadTransaction implements ReadTransaction {
   }
 
   userRecords(userId: string): Promise<RecordRow[]> {
-    return this.run('read', () => this.records(`${SELECT_RECORDS} WHERE user_id = ? ORDER BY ns, id`, userId));
+    // A user's namespace keys are `u=<user>` and `u=<user>;...` (model/namespace.ts; the user
+    // is URI-encoded, so holds no ';'): two ranges of the primary key, no index of its own.
+    const [own, from, to] = userKeyRanges(userId);
+    // A compound SELECT: SQLite merges the two ordered scans (an OR would sort every row).
+    return this.run('read', () => this.records(`${SELECT_RECORDS} WHERE ns = ? UNION ALL ${SELECT_RECORDS} WHERE ns > ? AND ns < ? ORDER BY 1, 2`, own, from, to));
   }
 
   recordsByContentHash(keys: readonly (readonly [ns: string, contentHash: string])[]): Promise<RecordRow[]> {
@@ -161,14 +166,13 @@ export class SqliteReadTransaction implements ReadTransaction {
 
   orderedRecords(query: OrderedQuery, accept?: (row: RecordRow) => boolean, limit?: number): Promise<RecordRow[]> {
     return this.run('read', () => {
-      const params = orderedParams(query);
       const out: RecordRow[] = [];
       const wanted = limit ?? Infinity;
       let after = query.after;
       // Without a filter one page holds the answer; with one, pages grow until enough rows were accepted.
       for (let size = accept ? Math.min(Math.max(wanted * 2, FIRST_PAGE), LARGEST_PAGE) : Number.isFinite(wanted) ? wanted : NO_LIMIT; ; size = Math.min(size * 4, LARGEST_PAGE)) {
         const statement = this.connection.raw(orderedSql(query, after !== undefined));
-        const page = (after ? statement.all(...params, after.time, after.id, size) : statement.all(...params, size)) as RecordColumns[];
+        const page = statement.all(...orderedParams(query, after), size) as RecordColumns[];
         for (const columns of page) {
           const row = this.#recordOf(columns);
           if (accept && !accept(row)) continue;
@@ -213,10 +217,12 @@ export class SqliteReadTransaction implements ReadTransaction {
 
   getVectors(model: string, hashes: readonly string[]): Promise<Array<VectorRow | undefined>> {
     return this.run('read', () => {
+      const id = modelId(this.connection, model);
+      if (id === undefined) return hashes.map(() => undefined);
       const get = this.connection.pluck('SELECT vector FROM vectors WHERE model = ? AND hash = ?');
       // `get` is undefined for no row and null for a stored "could not embed".
       return hashes.map((hash) => {
-        const blob = get.get(model, hash) as Buffer | null | undefined;
+        const blob = get.get(id, hashKey(hash)) as Buffer | null | undefined;
         if (blob === undefined) return undefined;
         try {
           return vectorOf(model, hash, blob);
@@ -228,11 +234,11 @@ export class SqliteReadTransaction implements ReadTransaction {
   }
 
   countVectors(model: string): Promise<number> {
-    return this.run('read', () => this.connection.pluck('SELECT count(*) FROM vectors WHERE model = ?').get(model) as number);
+    return this.run('read', () => this.connection.pluck('SELECT count(*) FROM vectors WHERE model = ?').get(modelId(this.connection, model) ?? null) as number);
   }
 
   vectorHashes(model: string): Promise<string[]> {
-    return this.run('read', () => this.connection.pluck('SELECT hash FROM vectors WHERE model = ?').all(model) as string[]);
+    return this.run('read', () => (this.connection.pluck('SELECT hash FROM vectors WHERE model = ?').all(modelId(this.connection, model) ?? null) as Array<Buffer | string>).map(hashOfKey));
   }
 
   getSnapshot(ns: string): Promise<StoredSnapshot | undefined> {
@@ -285,14 +291,13 @@ export class SqliteWriteTransaction extends SqliteReadTransaction implements Wri
 
   putVectors(rows: readonly VectorRow[]): Promise<void> {
     return this.run('write', () => {
-      const put = this.connection.statement('INSERT OR REPLACE INTO vectors (model, hash, vector) VALUES (?, ?, ?)');
-      for (const row of rows) put.run(row.model, row.hash, vectorBlob(row.vector));
+      putVectorRows(this.connection, rows);
     });
   }
 
   deleteVectors(contentHash: string): Promise<void> {
     return this.run('write', () => {
-      if (this.connection.statement('DELETE FROM vectors WHERE hash = ?').run(contentHash).changes > 0) this.effects.deleted = true;
+      if (this.connection.statement('DELETE FROM vectors WHERE hash = ?').run(hashKey(contentHash)).changes > 0) this.effects.deleted = true;
     });
   }
 
@@ -331,6 +336,35 @@ export class SqliteWriteTransaction extends SqliteReadTransaction implements Wri
 }
 
 /**
+ * The row id of a model's name in `vector_models`, `undefined` for a model with no vectors.
+ * Looked up per call, not cached: an id given in a transaction that then rolled back would
+ * be another model's in a later one.
+ */
+function modelId(connection: Connection, model: string): number | undefined {
+  return connection.pluck('SELECT id FROM vector_models WHERE name = ?').get(model) as number | undefined;
+}
+
+/** Writes vector rows (replacing a model's earlier vector of the same hash), giving a new model its row id in `vector_models`. */
+export function putVectorRows(connection: Connection, rows: readonly VectorRow[]): void {
+  const put = connection.statement('INSERT OR REPLACE INTO vectors (model, hash, vector) VALUES (?, ?, ?)');
+  let model: string | undefined;
+  let id: number | undefined;
+  for (const row of rows) {
+    if (row.model !== model) {
+      model = row.model;
+      id = modelId(connection, model) ?? Number(connection.statement('INSERT INTO vector_models (name) VALUES (?)').run(model).lastInsertRowid);
+    }
+    put.run(id, hashKey(row.hash), vectorBlob(row.vector));
+  }
+}
+
+/** The primary-key ranges of a user's namespace keys: the key of the user alone, then every longer one between `u=<user>;` and `u=<user><`. */
+function userKeyRanges(userId: string): [own: string, from: string, to: string] {
+  const own = namespaceKey({ userId });
+  return [own, `${own};`, `${own}<`];
+}
+
+/**
  * The row of a record's columns, its content checked against its content hash: SQLite
  * checks the structure of pages, not what a row holds, so bytes changed inside a content
  * would be read back as if written. A mismatch is STORAGE_FAILED (`corrupt`) naming the
@@ -358,34 +392,52 @@ const UPSERT_RECORD = `INSERT INTO records (${RECORD_COLUMNS}) VALUES (${RECORD_
 
 /**
  * The SQL of an ordered query: one namespace's rows by (time, id) from the index of the
- * stream asked for (every row, one layer's, or one tag's through `record_tags`), bound
- * with {@link orderedParams}, then (`withCursor`) the time and id the page starts after,
+ * stream asked for (one layer's, or one tag's through `record_tags`; a whole namespace's is
+ * its layers' indexes merged, one compound SELECT that SQLite runs as a merge of ordered
+ * scans, so no index of its own costs every insert), bound with {@link orderedParams},
  * then the page size.
  */
 function orderedSql(query: OrderedQuery, withCursor: boolean): string {
   const time = query.orderBy === 'createdAt' ? 'created_at' : 'updated_at';
+  const direction = query.order === 'asc' ? 'ASC' : 'DESC';
+  if (query.tag === undefined && query.layer === undefined) {
+    // Every layer has a value of LAYERS (validated on every write; another release's layers come with another format).
+    const arms = LAYERS.map((layer) => `SELECT ${RECORD_COLUMNS} FROM records WHERE ${orderedWhere('records', `records.layer = '${layer}'`, query, time, withCursor)}`);
+    // Result columns 5 and 6 are created_at and updated_at, 2 the id (RECORD_COLUMNS).
+    return `${arms.join(' UNION ALL ')} ORDER BY ${time === 'created_at' ? 5 : 6} ${direction}, 2 ${direction} LIMIT ?`;
+  }
   const table = query.tag !== undefined ? 't' : 'records';
-  const where = [`${table}.ns = ?`];
-  if (query.tag !== undefined) where.push('t.tag = ?');
-  else if (query.layer !== undefined) where.push('records.layer = ?');
+  const where = orderedWhere(table, query.tag !== undefined ? 't.tag = ?' : 'records.layer = ?', query, time, withCursor);
+  const source = query.tag !== undefined ? 'record_tags t JOIN records ON records.ns = t.ns AND records.id = t.id' : 'records';
+  return `SELECT ${QUALIFIED_COLUMNS} FROM ${source} WHERE ${where} ORDER BY ${table}.${time} ${direction}, ${table}.id ${direction} LIMIT ?`;
+}
+
+/** The WHERE clause of one ordered scan: the namespace, the stream, the time range and the cursor, bound by {@link streamParams}. */
+function orderedWhere(table: string, stream: string, query: OrderedQuery, time: string, withCursor: boolean): string {
+  const where = [`${table}.ns = ?`, stream];
   if (query.from !== undefined) where.push(`${table}.${time} >= ?`);
   if (query.to !== undefined) where.push(`${table}.${time} < ?`);
   if (withCursor) where.push(`(${table}.${time}, ${table}.id) ${query.order === 'asc' ? '>' : '<'} (?, ?)`);
-  const direction = query.order === 'asc' ? 'ASC' : 'DESC';
-  const source = query.tag !== undefined ? 'record_tags t JOIN records ON records.ns = t.ns AND records.id = t.id' : 'records';
-  return `SELECT ${QUALIFIED_COLUMNS} FROM ${source} WHERE ${where.join(' AND ')} ORDER BY ${table}.${time} ${direction}, ${table}.id ${direction} LIMIT ?`;
+  return where.join(' AND ');
 }
 
 const QUALIFIED_COLUMNS = RECORD_COLUMNS.split(', ')
   .map((column) => `records.${column}`)
   .join(', ');
 
-/** The parameters of {@link orderedSql} before the cursor, in its order. */
-function orderedParams(query: OrderedQuery): unknown[] {
+/** The parameters of {@link orderedSql} before the page size, the page starting `after`: each scan's ({@link streamParams}), once or once per layer. */
+function orderedParams(query: OrderedQuery, after: OrderedQuery['after']): unknown[] {
+  const params = streamParams(query, after);
+  return query.tag === undefined && query.layer === undefined ? LAYERS.flatMap(() => params) : params;
+}
+
+/** The parameters of one scan's {@link orderedWhere}, in its order. */
+function streamParams(query: OrderedQuery, after: OrderedQuery['after']): unknown[] {
   const params: unknown[] = [query.ns];
   if (query.tag !== undefined) params.push(query.tag);
   else if (query.layer !== undefined) params.push(query.layer);
   if (query.from !== undefined) params.push(query.from);
   if (query.to !== undefined) params.push(query.to);
+  if (after !== undefined) params.push(after.time, after.id);
   return params;
 }

@@ -9,7 +9,8 @@
 import type { AuditRow, StoredSnapshot, VectorRow } from '../../store/port.ts';
 import type { RecordRow } from '../../store/row.ts';
 import type { Connection } from '../sqlite-connection.ts';
-import { RECORD_COLUMNS, auditColumns, recordColumns, snapshotBody, vectorBlob } from '../sqlite-rows.ts';
+import { RECORD_COLUMNS, auditColumns, recordColumns, snapshotBody } from '../sqlite-rows.ts';
+import { putVectorRows } from '../sqlite-transactions.ts';
 import { FORMAT_VERSION } from '../sqlite-schema.ts';
 import { eachValue, oldStores } from './idb-rows.ts';
 
@@ -50,10 +51,7 @@ const COPIERS: Record<string, (writer: Connection, value: unknown) => void> = {
     const row = value as AuditRow;
     writer.statement('INSERT INTO audit (seq, ns, op, id, at, actor, rest) VALUES (?, ?, ?, ?, ?, ?, ?)').run(row.seq, ...auditColumns(row));
   },
-  vectors: (writer, value) => {
-    const row = value as VectorRow;
-    writer.statement('INSERT OR REPLACE INTO vectors (model, hash, vector) VALUES (?, ?, ?)').run(row.model, row.hash, vectorBlob(row.vector));
-  },
+  vectors: (writer, value) => putVectorRows(writer, [value as VectorRow]),
   indexSnapshots: (writer, value) => {
     const row = value as StoredSnapshot;
     writer.statement('INSERT OR REPLACE INTO index_snapshots (ns, last_seq, body) VALUES (?, ?, ?)').run(row.ns, row.lastSeq, snapshotBody(row));
