@@ -20,7 +20,7 @@ export default defineConfig({
         test: {
           name: 'core-on-disk',
           include: ['packages/core/test/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, 'packages/core/test/node-store/**'],
+          exclude: [...configDefaults.exclude, 'packages/core/test/store/sqlite/**'],
           env: { ZEROMEM_TEST_STORE: 'disk' },
         },
       },

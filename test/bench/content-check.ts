@@ -1,12 +1,12 @@
 /**
  * What checking a record read against its content hash costs beside decoding the row
- * (node-store/sqlite-transactions.ts checkedRecordOf): 20,000 rows as the SQLite engine reads
+ * (store/sqlite/sqlite-transactions.ts checkedRecordOf): 20,000 rows as the SQLite engine reads
  * them, decode and hash alternating, 7 rounds, medians.
  *
  *   node --import tsx test/bench/content-check.ts
  */
 import { contentHashNow } from '../../packages/core/src/model/content-hash.ts';
-import { recordColumns, recordOf } from '../../packages/core/src/node-store/sqlite-rows.ts';
+import { recordColumns, recordOf } from '../../packages/core/src/store/sqlite/sqlite-rows.ts';
 import { toRow } from '../../packages/core/src/store/row.ts';
 const rows = Array.from({ length: 20000 }, (_, i) => {
   const content = `Memory number ${i} with some words to fill pages: ${'lorem ipsum '.repeat(8)}`;

@@ -6,8 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { foldHan } from '../../packages/core/src/index/fold-han.ts';
-import { tokenize } from '../../packages/core/src/index/tokenize.ts';
+import { foldHan } from '../../packages/core/src/search/fold-han.ts';
+import { tokenize } from '../../packages/core/src/search/tokenize.ts';
 
 const dir = process.argv[2] ?? '../shared/bench-data/madial-zh';
 const lines = (file: string) => readFileSync(join(dir, file), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, string>);

@@ -18,7 +18,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createUlidGenerator } from '../../packages/core/src/model/ids.ts';
 import { namespaceKey } from '../../packages/core/src/model/namespace.ts';
-import { MemoryDatabase } from '../../packages/core/src/store/database.ts';
+import { MemoryDatabase } from '../../packages/core/src/store/dexie/database.ts';
 import { toRow, type RecordRow } from '../../packages/core/src/store/row.ts';
 import { median } from './stats.ts';
 

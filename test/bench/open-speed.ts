@@ -19,7 +19,7 @@ import { cpus, loadavg, platform, release } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openMemory } from '../../packages/core/src/index.ts';
-import { MemoryDatabase } from '../../packages/core/src/store/database.ts';
+import { MemoryDatabase } from '../../packages/core/src/store/dexie/database.ts';
 import { NS, dataset, lookupEmbedder, writeBenchDatabase } from './recall-data.ts';
 import { median } from './stats.ts';
 

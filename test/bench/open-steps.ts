@@ -10,8 +10,8 @@
  */
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { snapshotOf } from '../../packages/core/src/node-store/sqlite-rows.ts';
-import { restoreSnapshot, type IndexSnapshotRow } from '../../packages/core/src/index/index-snapshot.ts';
+import { snapshotOf } from '../../packages/core/src/store/sqlite/sqlite-rows.ts';
+import { restoreSnapshot, type IndexSnapshotRow } from '../../packages/core/src/search/index-snapshot.ts';
 
 const [dir, name = 'bench', ns = 'u=bench'] = process.argv.slice(2);
 const gc = (globalThis as { gc?: () => void }).gc;

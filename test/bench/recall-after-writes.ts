@@ -35,7 +35,7 @@ const WORDS = 'garden tomato pepper flight hotel doctor refund battery screen or
 
 async function worker(coreEntry: string, dir: string): Promise<Run> {
   const { openMemory } = (await import(coreEntry)) as typeof import('../../packages/core/src/index.node.ts');
-  const { memoryInternals } = (await import(coreEntry.replace(/index\.node\.ts$/, 'internals.ts'))) as typeof import('../../packages/core/src/internals.ts');
+  const { memoryInternals } = (await import(coreEntry.replace(/index\.node\.ts$/, 'test-hooks.ts'))) as typeof import('../../packages/core/src/test-hooks.ts');
   const memory = await openMemory({ name: 'bench', directory: dir, actor: 'bench' });
   const ns = { userId: 'bench' };
   await memory.remember({ namespace: ns, content: 'the first memory' });

@@ -6,7 +6,7 @@
  */
 import { IDBKeyRange, type IDBFactory } from 'fake-indexeddb';
 import { openMemory, tokenize, type Embedder } from '../../packages/core/src/index.ts';
-import { MemoryDatabase } from '../../packages/core/src/store/database.ts';
+import { MemoryDatabase } from '../../packages/core/src/store/dexie/database.ts';
 import { mulberry32 as prng } from '../kit/mulberry32.ts';
 
 /** 384 unless BENCH_DIM says otherwise (640: the bundled embedder's English + Chinese space; 128: English only). */

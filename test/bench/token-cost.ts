@@ -8,7 +8,7 @@
 import { createReadStream } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
-import { tokenize } from '../../packages/core/src/index/tokenize.ts';
+import { tokenize } from '../../packages/core/src/search/tokenize.ts';
 
 const file = process.argv[2]!;
 const input = file.endsWith('.gz') ? createReadStream(file).pipe(createGunzip()) : createReadStream(file);

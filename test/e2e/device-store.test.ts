@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startServingProcess } from '../../packages/core/test/node-store/run-store-process.ts';
+import { startServingProcess } from '../../packages/core/test/store/sqlite/run-store-process.ts';
 import { call, stdioClient } from '../../packages/mcp/test/bin-client.ts';
 
 // One memory per device: two `zeromem-mcp` (Claude Desktop's and Cursor's), one

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterAll } from 'vitest';
 import { openMemory, type Clock, type Memory, type OpenMemoryOptions } from '../../packages/core/src/index.ts';
-import { openMemory as openNodeMemory } from '../../packages/core/src/node-store/open-memory.ts';
-import { openSqliteStore } from '../../packages/core/src/node-store/sqlite-engine.ts';
-import { fileNameOf } from '../../packages/core/src/node-store/store-file.ts';
-import { vectorRowOf, type StoredVectorRow } from '../../packages/core/src/store/database.ts';
-import { openDexieStore } from '../../packages/core/src/store/dexie-store.ts';
+import { openMemory as openNodeMemory } from '../../packages/core/src/open-memory.node.ts';
+import { openSqliteStore } from '../../packages/core/src/store/sqlite/sqlite-engine.ts';
+import { fileNameOf } from '../../packages/core/src/store/sqlite/sqlite-file.ts';
+import { vectorRowOf, type StoredVectorRow } from '../../packages/core/src/store/dexie/database.ts';
+import { openDexieStore } from '../../packages/core/src/store/dexie/dexie-store.ts';
 import type { StoragePort } from '../../packages/core/src/store/port.ts';
 import { readSqliteStore, readSqliteTable } from '../../packages/core/test/sqlite-store-rows.ts';
 
@@ -113,7 +113,7 @@ export async function openTestMemory(options: TestMemoryOptions = {}): Promise<T
   const place = given ?? freshPlace(engine);
   const clock = (rest.clock as FakeClock | undefined) ?? fakeClock();
   const name = rest.name ?? 'test';
-  // On disk the suite checks the semantics; durability (the sync of each commit) has tests of its own (core's test/node-store).
+  // On disk the suite checks the semantics; durability (the sync of each commit) has tests of its own (core's test/store/sqlite).
   const durability = rest.durability ?? (place.engine === 'sqlite' ? 'relaxed' : undefined);
   const memory = await openMemoryAt(place, { ...rest, name, clock, ...(durability ? { durability } : {}) });
   return { memory, clock, place, name, stores: () => readStores(place, name), dump: () => dumpDatabase(place, name) };
@@ -139,7 +139,7 @@ export async function readStores(place: StorePlace, name: string): Promise<Recor
   } finally {
     db.close();
   }
-  // Vectors as the port hands them out (the table holds them trimmed, store/database.ts v7).
+  // Vectors as the port hands them out (the table holds them trimmed, store/dexie/database.ts v7).
   if (stores['vectors']) stores['vectors'] = (stores['vectors'] as StoredVectorRow[]).map(vectorRowOf);
   return stores;
 }

@@ -17,7 +17,7 @@ export { MAX_IN_VALUES, MAX_QUERY_DEPTH, MAX_QUERY_NODES } from './model/metadat
 export { toUnitVector } from './embed/embedder.ts';
 export { DEFAULT_WEIGHTS } from './rank/ranking.ts';
 export { DEFAULT_MIN_RELEVANCE } from './rank/relevance.ts';
-export { tokenize } from './index/tokenize.ts';
+export { tokenize } from './search/tokenize.ts';
 export { createTokenizer, countChatTokens } from './context/tokenizer.ts';
 export { CONTEXT_LAYERS, DEFAULT_BUDGET, DEFAULT_MAX_ITEMS, MAX_BUDGET } from './context/options.ts';
 export { Session } from './context/session.ts';

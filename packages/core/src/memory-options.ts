@@ -1,11 +1,11 @@
 import type { Embedder } from './embed/embedder.ts';
-import type { IndexSnapshotOptions } from './index/index-manager.ts';
+import type { IndexSnapshotOptions } from './search/index-manager.ts';
 import type { Clock } from './model/clock.ts';
 import { IssueList, checkKnownKeys, checkName, describe, isPlainObject } from './model/checks.ts';
 import { invalidInput, type ZeromemError } from './model/errors.ts';
 import { probe, readInput } from './model/read-input.ts';
 import { DEFAULT_LIMITS, type Limits } from './model/limits.ts';
-import type { DatabaseOptions } from './store/database.ts';
+import type { DatabaseOptions } from './store/dexie/database.ts';
 import { isTokenizer, type Tokenizer } from './context/tokenizer.ts';
 import { checkLifecycle, type LifecycleOptions, type LifecyclePolicy } from './lifecycle/policy.ts';
 import { DEFAULT_HISTORY_DEPTH, MAX_HISTORY_DEPTH } from './store/history.ts';

@@ -46,7 +46,7 @@ import { profile, type ProfileOptions } from './verbs/profile.ts';
 import { recall, type RecallOptions, type RecallResult } from './verbs/recall.ts';
 import { remember, rememberMany } from './verbs/remember.ts';
 import { stats } from './verbs/stats.ts';
-import { sweep } from './verbs/sweep.ts';
+import { sweep } from './lifecycle/sweep.ts';
 import { update } from './verbs/update.ts';
 import { watch, type WatchListener } from './verbs/watch.ts';
 

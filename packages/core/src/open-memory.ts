@@ -1,7 +1,7 @@
 import type { Memory } from './memory.ts';
 import type { OpenMemoryOptions } from './memory-options.ts';
 import { openMemoryOnStore } from './runtime.ts';
-import { openDexieStore } from './store/dexie-store.ts';
+import { openDexieStore } from './store/dexie/dexie-store.ts';
 
 /**
  * Opens (creating if needed) a memory backed by IndexedDB and resolves once it is ready.

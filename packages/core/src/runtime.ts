@@ -1,6 +1,6 @@
 import { backfillVectors } from './embed/backfill.ts';
 import { EmbedQueue } from './embed/embed-queue.ts';
-import { IndexManager } from './index/index-manager.ts';
+import { IndexManager } from './search/index-manager.ts';
 import { systemClock } from './model/clock.ts';
 import { ZeromemError } from './model/errors.ts';
 import { createUlidGenerator } from './model/ids.ts';
@@ -12,15 +12,15 @@ import { createTokenizer, type Tokenizer } from './context/tokenizer.ts';
 import { RecordCopies } from './write/record-copies.ts';
 import { applyReplicated } from './verbs/apply-replicated.ts';
 import type { MemoryContext } from './verbs/memory-context.ts';
-import { sweep } from './verbs/sweep.ts';
+import { sweep } from './lifecycle/sweep.ts';
 import { Memory } from './memory.ts';
 import { readMemoryOptions, type MemorySettings, type OpenMemoryOptions } from './memory-options.ts';
-import { historyInternals, memoryInternals } from './internals.ts';
+import { historyInternals, memoryInternals } from './test-hooks.ts';
 import { docLogOf, registerReplica } from './replica.ts';
 
 /**
  * Opens the store a memory is kept in: given the memory's name and its options, both
- * validated. Each storage engine has one (the Dexie engine's is open-memory.ts's, the SQLite engine's node-store/open-memory.ts's).
+ * validated. Each storage engine has one (the Dexie engine's is open-memory.ts's, the SQLite engine's open-memory.node.ts's).
  */
 export type StoreOpener = (name: string, options: OpenMemoryOptions) => Promise<StoragePort>;
 

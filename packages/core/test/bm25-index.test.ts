@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Bm25Index } from '../src/index/bm25-index.ts';
-import { tokenize } from '../src/index/tokenize.ts';
+import { Bm25Index } from '../src/search/bm25-index.ts';
+import { tokenize } from '../src/search/tokenize.ts';
 import { fcSeed } from './helpers.ts';
 
 /** Okapi BM25 written out for a tiny corpus, to check the index against. */

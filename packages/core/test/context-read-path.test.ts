@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTokenizer, namespaceKey, openMemory, type Layer, type Memory, type MemoryRecord, type Namespace, type Tokenizer } from '../src/index.ts';
 import { HistoryCounts } from '../src/context/history-counts.ts';
-import { memoryInternals } from '../src/internals.ts';
+import { memoryInternals } from '../src/test-hooks.ts';
 import { fakeClock, fcSeed, openMemoryAt, openTestMemory } from './helpers.ts';
 
 /**

@@ -5,7 +5,7 @@
  * acknowledged before it.
  */
 import { describe, expect, it } from 'vitest';
-import { memoryInternals } from '../src/internals.ts';
+import { memoryInternals } from '../src/test-hooks.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
 import { openTestMemory } from './helpers.ts';
 

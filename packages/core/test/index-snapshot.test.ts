@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Memory, RecallResult } from '../src/index.ts';
-import { fromColumns, toColumns } from '../src/index/record-columns.ts';
-import { memoryInternals } from '../src/internals.ts';
-import { captureSnapshot, restoreSnapshot, type IndexSnapshotRow } from '../src/index/index-snapshot.ts';
-import { NamespaceIndex } from '../src/index/namespace-index.ts';
+import { fromColumns, toColumns } from '../src/search/record-columns.ts';
+import { memoryInternals } from '../src/test-hooks.ts';
+import { captureSnapshot, restoreSnapshot, type IndexSnapshotRow } from '../src/search/index-snapshot.ts';
+import { NamespaceIndex } from '../src/search/namespace-index.ts';
 import type { StoredSnapshot } from '../src/store/port.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
 import { expectCode, fakeClock, fcSeed, openMemoryAt, openStoreAt, openTestMemory, readStores, type FakeClock, type StorePlace } from './helpers.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { Bm25Index } from '../src/index/bm25-index.ts';
-import { VectorIndex } from '../src/index/vector-index.ts';
+import { Bm25Index } from '../src/search/bm25-index.ts';
+import { VectorIndex } from '../src/search/vector-index.ts';
 import { DEFAULT_MIN_RELEVANCE, tokenize, type Embedder } from '../src/index.ts';
 import { hashingEmbedder } from './hashing-embedder.ts';
 import { expectCode, fakeClock, openTestMemory } from './helpers.ts';

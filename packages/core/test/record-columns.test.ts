@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
  */
 function heapPerRestoredRecord(): number {
   const script = `
-    import { fromColumns, toColumns } from './src/index/record-columns.ts';
+    import { fromColumns, toColumns } from './src/search/record-columns.ts';
     const n = 10_000;
     const records = Array.from({ length: n }, (_, i) => ({
       id: '01J' + String(i).padStart(23, '0'), namespace: { userId: 'u1' }, namespaceKey: 'u=u1',

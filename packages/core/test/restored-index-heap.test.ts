@@ -8,8 +8,8 @@ import { describe, expect, it } from 'vitest';
  */
 function heapPerRestoredMemory(): { bytes: number } {
   const script = `
-    import { NamespaceIndex } from './src/index/namespace-index.ts';
-    import { captureSnapshot, restoreSnapshot } from './src/index/index-snapshot.ts';
+    import { NamespaceIndex } from './src/search/namespace-index.ts';
+    import { captureSnapshot, restoreSnapshot } from './src/search/index-snapshot.ts';
     import { deserialize, serialize } from 'node:v8';
     const n = 10_000;
     function stored() {

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import type BetterSqlite3 from 'better-sqlite3';
-import { auditOf, hashOfKey, recordOf, snapshotOf, vectorOf, RECORD_COLUMNS, type RecordColumns } from '../src/node-store/sqlite-rows.ts';
+import { auditOf, hashOfKey, recordOf, snapshotOf, vectorOf, RECORD_COLUMNS, type RecordColumns } from '../src/store/sqlite/sqlite-rows.ts';
 
 const Database = createRequire(import.meta.url)('better-sqlite3') as typeof BetterSqlite3;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { tokenize } from '../src/index/tokenize.ts';
+import { tokenize } from '../src/search/tokenize.ts';
 import { openTestMemory } from './helpers.ts';
 
 const ns = { userId: 'u1' };

@@ -1,6 +1,6 @@
 import { createTokenizer, type Memory, type Tokenizer } from '../src/index.ts';
 import { cachedCount } from '../src/context/count-cache.ts';
-import { memoryInternals } from '../src/internals.ts';
+import { memoryInternals } from '../src/test-hooks.ts';
 import { sqliteFileOf, type StorePlace } from './helpers.ts';
 import { readSqliteStore, readSqliteTable } from './sqlite-store-rows.ts';
 

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { createInt8Kernel, wasmSimdAvailable } from '../src/index/int8-kernel.ts';
-import { TopK } from '../src/index/top-k.ts';
-import { VECTOR_INDEX_DEFAULTS, VectorIndex, type VectorHit } from '../src/index/vector-index.ts';
+import { createInt8Kernel, wasmSimdAvailable } from '../src/search/int8-kernel.ts';
+import { TopK } from '../src/search/top-k.ts';
+import { VECTOR_INDEX_DEFAULTS, VectorIndex, type VectorHit } from '../src/search/vector-index.ts';
 import { fcSeed } from './helpers.ts';
 import { mulberry32 as rng } from '../../../test/kit/mulberry32.ts';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Namespace } from '../src/index.ts';
-import { memoryInternals } from '../src/internals.ts';
+import { memoryInternals } from '../src/test-hooks.ts';
 import { importJsonl } from '../src/lifecycle/import-jsonl.ts';
 import { replicatedState } from '../src/model/replicated-state.ts';
 import { applyReplicated } from '../src/verbs/apply-replicated.ts';

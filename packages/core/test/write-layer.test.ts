@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Namespace } from '../src/index.ts';
-import { memoryInternals } from '../src/internals.ts';
+import { memoryInternals } from '../src/test-hooks.ts';
 import type { LifecycleContext } from '../src/lifecycle/lifecycle-context.ts';
 import { consolidate } from '../src/lifecycle/consolidate.ts';
 import { importJsonl } from '../src/lifecycle/import-jsonl.ts';
@@ -9,7 +9,7 @@ import { forgetNamespace } from '../src/verbs/forget-namespace.ts';
 import { forgetUser } from '../src/verbs/forget-user.ts';
 import { forgetWhere } from '../src/verbs/forget-where.ts';
 import { forget } from '../src/verbs/forget.ts';
-import { sweep } from '../src/verbs/sweep.ts';
+import { sweep } from '../src/lifecycle/sweep.ts';
 import { openTestMemory, type TestMemory } from './helpers.ts';
 import { indexTraces, recordingTokenizer } from './traces.ts';
 

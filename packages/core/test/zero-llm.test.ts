@@ -172,7 +172,7 @@ describe('zero LLM, statically', () => {
    */
   const ALLOWED = ['chrono-node', 'dexie', 'gpt-tokenizer', 'opencc-js', 'stemmer'];
   const OPTIONAL = ['better-sqlite3'];
-  /** Node's file APIs, only in the Node store (src/node-store); no net, http, dns or child_process. */
+  /** Node's file APIs, only in the Node store (src/store/sqlite); no net, http, dns or child_process. */
   const NODE_STORE_BUILTINS = ['node:fs', 'node:os', 'node:path', 'node:v8', 'node:module'];
 
   it('package.json depends on exactly the on-device libraries', () => {
@@ -205,7 +205,7 @@ describe('zero LLM, statically', () => {
       ].map((match) => match[1]!);
       for (const specifier of specifiers) {
         const relativePath = specifier.startsWith('./') || specifier.startsWith('../');
-        const nodeStore = relative(CORE, file).startsWith(join('src', 'node-store'));
+        const nodeStore = relative(CORE, file).startsWith(join('src', 'store', 'sqlite'));
         const libraries = nodeStore ? [...ALLOWED, ...OPTIONAL, ...NODE_STORE_BUILTINS] : ALLOWED;
         const allowed = libraries.some((dep) => specifier === dep || specifier.startsWith(`${dep}/`));
         if (!relativePath && !allowed) offenders.push(`${relative(CORE, file)} imports ${specifier}`);

@@ -8,7 +8,7 @@ import { Dexie } from 'dexie';
  * When a room is shared, its documents move from there into the memory's own store, once:
  * copied when the memory's log of the room is still empty, then deleted from the old
  * database, which is deleted once no room is left in it. (In Node the memory's file takes
- * the old file in at open: core's node-store/legacy/sync-documents.ts.)
+ * the old file in at open: core's store/sqlite/legacy/sync-documents.ts.)
  */
 export async function moveOldDocuments(memoryName: string, room: string, log: DocLogAccess): Promise<void> {
   if (typeof indexedDB === 'undefined' || typeof indexedDB.databases !== 'function') return;

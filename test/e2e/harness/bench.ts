@@ -18,7 +18,7 @@ import { namespaceKey, openMemory, type Memory, type MemoryRecord, type Remember
 // Internals (not in the package's exports) for the raw-Dexie comparison: the same id
 // generator, schema and row layout the SDK uses.
 import { createUlidGenerator } from '../../../packages/core/src/model/ids.ts';
-import { MemoryDatabase } from '../../../packages/core/src/store/database.ts';
+import { MemoryDatabase } from '../../../packages/core/src/store/dexie/database.ts';
 import { toRow, type RecordRow } from '../../../packages/core/src/store/row.ts';
 import { mulberry32 as prng } from '../../kit/mulberry32.ts';
 

@@ -14,7 +14,7 @@
  *  - the session layer's `list` alone, exactly as the context asks for it.
  */
 import { namespaceKey, openMemory, type Memory } from '@zeromem/core';
-import * as internals from '../../../packages/core/src/internals.ts';
+import * as internals from '../../../packages/core/src/test-hooks.ts';
 import { mulberry32 as prng } from '../../kit/mulberry32.ts';
 
 export interface ContextSpeedOptions {
@@ -85,7 +85,7 @@ export async function contextSpeed(o: ContextSpeedOptions, open: (name: string) 
     };
     // The memory's own history counts: found only when core was loaded from the same sources as this import.
     const history = internals.historyInternals.get(memory);
-    if (!history) throw new Error('context-bench: this memory has no history counts in core/src/internals.ts: load core from its sources (tsx --conditions=development), or the full-history column is lost');
+    if (!history) throw new Error('context-bench: this memory has no history counts in core/src/test-hooks.ts: load core from its sources (tsx --conditions=development), or the full-history column is lost');
     const tokenizer = await memory.tokenizer();
     for (let step = 0; step < o.builds; step++) {
       await session.addTurn('user', `${sentence(8)} (step ${step})`);

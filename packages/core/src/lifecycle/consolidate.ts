@@ -5,7 +5,7 @@ import type { MemoryRecord } from '../model/types.ts';
 import { deleteRows } from '../store/delete-rows.ts';
 import { withHistory } from '../store/history.ts';
 import { fromRow, isExpired, toRow } from '../store/row.ts';
-import { readOptions, resolveActor } from '../write/context.ts';
+import { readOptions, resolveActor } from '../write/verb-context.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
 import { mergeRecords } from './merge-records.ts';
 import { groupNearDuplicates, type Candidate } from './near-duplicates.ts';

@@ -2,7 +2,7 @@ import { IssueList, checkKnownKeys, checkName, describe, isPlainObject } from '.
 import { ZeromemError, invalidInput } from '../model/errors.ts';
 import { requireNamespace, type ResolvedNamespace } from '../model/namespace.ts';
 import { fromRow, isExpired, type RecordRow } from '../store/row.ts';
-import { readOptions } from '../write/context.ts';
+import { readOptions } from '../write/verb-context.ts';
 import { EXPORT_FORMAT, EXPORT_VERSION, encodeVector, type ExportHeader, type ExportLine } from './jsonl-format.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
 

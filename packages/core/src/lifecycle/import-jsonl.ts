@@ -6,7 +6,7 @@ import { ZeromemError, type LineFailure } from '../model/errors.ts';
 import type { AuditRow } from '../store/port.ts';
 import { deleteRows } from '../store/delete-rows.ts';
 import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
-import { readOptions, resolveActor } from '../write/context.ts';
+import { readOptions, resolveActor } from '../write/verb-context.ts';
 import { raiseOnDuplicate } from '../write/duplicate.ts';
 import { enforceQuota } from '../write/quota.ts';
 import { factKeysOf, settleKeys } from '../write/settle-keys.ts';

@@ -1,4 +1,4 @@
-import type { RecallContext, WriteContext } from '../write/context.ts';
+import type { RecallContext, WriteContext } from '../write/verb-context.ts';
 import type { LifecyclePolicy } from './policy.ts';
 
 /** What the lifecycle verbs need: recall's context (store, indexes, embedder, access stats), the record copies they purge, and the policy. */

@@ -2,7 +2,7 @@ import { requireNamespace } from '../model/namespace.ts';
 import type { Namespace } from '../model/types.ts';
 import type { AuditRow } from '../store/port.ts';
 import { fromRow, isExpired, type RecordRow } from '../store/row.ts';
-import { readOptions } from '../write/context.ts';
+import { readOptions } from '../write/verb-context.ts';
 import { decayImportance, lastTouch } from './importance.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
 import type { LifecyclePolicy } from './policy.ts';

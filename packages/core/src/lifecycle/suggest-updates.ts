@@ -1,7 +1,7 @@
 import type { MemoryRecord, SuggestedUpdate } from '../model/types.ts';
 import { isValidAt } from '../model/validity.ts';
 import { isExpired } from '../store/row.ts';
-import type { RecallContext } from '../write/context.ts';
+import type { RecallContext } from '../write/verb-context.ts';
 import { tagsOverlap } from './near-duplicates.ts';
 import { statedValues, valueDifferences, wordOverlap, type StatedValues } from './value-differences.ts';
 

@@ -1,4 +1,4 @@
-import { tokenize } from '../index/tokenize.ts';
+import { tokenize } from '../search/tokenize.ts';
 
 /** The kinds of value in which two near-duplicate memories can differ. */
 export type ValueKind = 'number' | 'date' | 'name' | 'negation';

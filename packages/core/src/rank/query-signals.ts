@@ -1,5 +1,5 @@
 import type { MemoryRecord } from '../model/types.ts';
-import { foldHan } from '../index/fold-han.ts';
+import { foldHan } from '../search/fold-han.ts';
 import { questionFocus } from './question-focus.ts';
 import type { RankingWeights } from './ranking.ts';
 import { timeCloseness, timeWindows, type TimeWindow } from './time-expressions.ts';

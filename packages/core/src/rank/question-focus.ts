@@ -1,5 +1,5 @@
-import { foldHan } from '../index/fold-han.ts';
-import { CHINESE_STOPWORDS, ENGLISH_STOPWORDS } from '../index/stopwords.ts';
+import { foldHan } from '../search/fold-han.ts';
+import { CHINESE_STOPWORDS, ENGLISH_STOPWORDS } from '../search/stopwords.ts';
 
 /** "which", "what" and the words that may stand between it and what is asked about. */
 const EN_WH = /\b(?:which|what)\s+((?:[\p{L}\p{N}'’-]+\s*){1,5})/giu;

@@ -1,4 +1,4 @@
-import type { CosineBackground } from '../index/vector-index.ts';
+import type { CosineBackground } from '../search/vector-index.ts';
 
 /**
  * The relevance recall's thresholds use: 0..1, the same scale in every query, namespace

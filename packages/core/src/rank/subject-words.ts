@@ -1,4 +1,4 @@
-import { tokenize } from '../index/tokenize.ts';
+import { tokenize } from '../search/tokenize.ts';
 
 /**
  * Words that name the subject every memory is about: an agent's memories are about its

@@ -237,7 +237,7 @@ export interface VectorRow {
 /**
  * A namespace's search-index snapshot as the store holds it: keyed by namespace, up to an
  * audit sequence number. Its other fields are the index's own format (`IndexSnapshotRow`,
- * index/index-snapshot.ts: strings, numbers, typed arrays), which the store never reads.
+ * search/index-snapshot.ts: strings, numbers, typed arrays), which the store never reads.
  */
 export interface StoredSnapshot {
   ns: string;
@@ -246,7 +246,7 @@ export interface StoredSnapshot {
 
 /**
  * The key of a namespace's access-statistics row, kept beside its index snapshot in the same
- * table (index/index-snapshot.ts `HeatRow`): what a close after recalls only writes instead of
+ * table (search/index-snapshot.ts `HeatRow`): what a close after recalls only writes instead of
  * rewriting the whole snapshot. {@link WriteTransaction.deleteSnapshots} deletes it with the
  * snapshot.
  */

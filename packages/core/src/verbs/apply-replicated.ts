@@ -12,7 +12,7 @@ import { dropOrphanVectors } from '../store/delete-rows.ts';
 import { withHistory } from '../store/history.ts';
 import { factKeysOf, settleKeys } from '../write/settle-keys.ts';
 import { fromRow, toRow, type RecordRow } from '../store/row.ts';
-import { readOptions, resolveActor, type WriteContext } from '../write/context.ts';
+import { readOptions, resolveActor, type WriteContext } from '../write/verb-context.ts';
 
 /** The apply's commit is not synced to disk on its own: the relay holds these changes durably and sends them again to a replica that lost them (replica.ts). */
 const NOT_SYNCED = { durable: false } as const;

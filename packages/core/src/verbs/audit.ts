@@ -1,7 +1,7 @@
 import { invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { AuditEntry } from '../model/types.ts';
-import { readOptions, type VerbContext } from '../write/context.ts';
+import { readOptions, type VerbContext } from '../write/verb-context.ts';
 
 /** Options of `audit(namespace, options)`. */
 export interface AuditOptions {

@@ -1,6 +1,6 @@
 import { requireNamespace } from '../model/namespace.ts';
 import type { Namespace } from '../model/types.ts';
-import type { RecallContext } from '../write/context.ts';
+import type { RecallContext } from '../write/verb-context.ts';
 
 /**
  * Counts records that were put into a built context as accessed, the way recall counts

@@ -4,7 +4,7 @@ import { isValidAt } from '../model/validity.ts';
 import { isEmptyFilter, matchesFilter } from '../store/match.ts';
 import { isExpired, type RecordRow } from '../store/row.ts';
 import { scanStreams, streamQuery } from './list.ts';
-import type { VerbContext } from '../write/context.ts';
+import type { VerbContext } from '../write/verb-context.ts';
 
 /** How many live records in the namespace match the filter (all of them without one). */
 export async function count(ctx: VerbContext, namespace: unknown, filter?: unknown): Promise<number> {

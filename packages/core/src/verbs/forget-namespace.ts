@@ -1,5 +1,5 @@
 import { requireNamespace } from '../model/namespace.ts';
-import { readOptions, resolveActor, type WriteContext } from '../write/context.ts';
+import { readOptions, resolveActor, type WriteContext } from '../write/verb-context.ts';
 import { forgetRows } from '../write/forget-rows.ts';
 
 /**

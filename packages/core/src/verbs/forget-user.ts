@@ -1,7 +1,7 @@
 import { IssueList, checkName } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
 import { namespaceKey } from '../model/namespace.ts';
-import { readOptions, resolveActor, type WriteContext } from '../write/context.ts';
+import { readOptions, resolveActor, type WriteContext } from '../write/verb-context.ts';
 import { forgetRows } from '../write/forget-rows.ts';
 
 /**

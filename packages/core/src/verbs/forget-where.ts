@@ -2,7 +2,7 @@ import { invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import { validateFilter } from '../model/validate-filter.ts';
 import { isEmptyFilter, matchesFilter } from '../store/match.ts';
-import { readOptions, resolveActor, type WriteContext } from '../write/context.ts';
+import { readOptions, resolveActor, type WriteContext } from '../write/verb-context.ts';
 import { forgetRows } from '../write/forget-rows.ts';
 
 /**

@@ -1,6 +1,6 @@
 import { requireNamespace } from '../model/namespace.ts';
 import { requireId } from './get.ts';
-import { readOptions, resolveActor, type WriteContext } from '../write/context.ts';
+import { readOptions, resolveActor, type WriteContext } from '../write/verb-context.ts';
 import { forgetRows } from '../write/forget-rows.ts';
 
 /**

@@ -3,7 +3,7 @@ import { invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { MemoryRecord } from '../model/types.ts';
 import { fromRow, isExpired } from '../store/row.ts';
-import { readOptions, type VerbContext } from '../write/context.ts';
+import { readOptions, type VerbContext } from '../write/verb-context.ts';
 import type { LifecycleContext } from '../lifecycle/lifecycle-context.ts';
 import { rewarmRead } from '../lifecycle/rewarm.ts';
 

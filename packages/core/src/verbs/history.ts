@@ -3,7 +3,7 @@ import { requireNamespace } from '../model/namespace.ts';
 import type { RecordVersion } from '../model/types.ts';
 import { isExpired } from '../store/row.ts';
 import { requireId } from './get.ts';
-import type { VerbContext } from '../write/context.ts';
+import type { VerbContext } from '../write/verb-context.ts';
 
 /**
  * The earlier versions of a live record, oldest first (the current one is `get`'s), each

@@ -3,7 +3,7 @@ import { invalidInput } from '../model/errors.ts';
 import { namespaceKey } from '../model/namespace.ts';
 import type { Namespace } from '../model/types.ts';
 import type { ReadTransaction } from '../store/port.ts';
-import { readOptions, type VerbContext } from '../write/context.ts';
+import { readOptions, type VerbContext } from '../write/verb-context.ts';
 
 /**
  * The namespaces that hold records (of one user with `userId`), ordered by key. Records

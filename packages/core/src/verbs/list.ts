@@ -6,7 +6,7 @@ import { matchesFilter } from '../store/match.ts';
 import type { OrderedQuery } from '../store/port.ts';
 import { fromRow, type RecordRow } from '../store/row.ts';
 import { parsePosition, position } from '../store/sort-keys.ts';
-import type { VerbContext } from '../write/context.ts';
+import type { VerbContext } from '../write/verb-context.ts';
 
 /**
  * A page of live records in a namespace, newest first unless told otherwise, filtered by

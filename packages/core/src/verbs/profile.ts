@@ -4,7 +4,7 @@ import { requireNamespace } from '../model/namespace.ts';
 import type { ProfileEntry } from '../model/types.ts';
 import { isValidAt } from '../model/validity.ts';
 import { isExpired } from '../store/row.ts';
-import { readOptions, type VerbContext } from '../write/context.ts';
+import { readOptions, type VerbContext } from '../write/verb-context.ts';
 
 /** Options of `profile(namespace, options)`. */
 export interface ProfileOptions {

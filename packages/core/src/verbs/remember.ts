@@ -6,7 +6,7 @@ import { validateRemember, type PreparedRemember } from '../model/validate-remem
 import type { AuditRow } from '../store/port.ts';
 import { keepHistory } from '../store/history.ts';
 import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
-import { readOptions, resolveActor, type VerbContext, type WriteContext } from '../write/context.ts';
+import { readOptions, resolveActor, type VerbContext, type WriteContext } from '../write/verb-context.ts';
 import { suggestUpdates } from '../lifecycle/suggest-updates.ts';
 import type { MemoryContext } from './memory-context.ts';
 import { raiseOnDuplicate } from '../write/duplicate.ts';

@@ -2,7 +2,7 @@ import { requireNamespace } from '../model/namespace.ts';
 import { LAYERS, SOURCES, type Layer, type NamespaceStats, type Source } from '../model/types.ts';
 import { utf8ByteLength } from '../model/utf8.ts';
 import { isExpired } from '../store/row.ts';
-import type { VerbContext } from '../write/context.ts';
+import type { VerbContext } from '../write/verb-context.ts';
 
 /** Counts, sizes and time span of a namespace's live records, by source, layer and tag. */
 export async function stats(ctx: VerbContext, namespace: unknown): Promise<NamespaceStats> {

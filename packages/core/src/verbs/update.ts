@@ -10,7 +10,7 @@ import { withHistory } from '../store/history.ts';
 import { fromRow, isExpired, toRow } from '../store/row.ts';
 import { requireId } from './get.ts';
 import { auditCounts } from './remember.ts';
-import { readOptions, resolveActor, type WriteContext } from '../write/context.ts';
+import { readOptions, resolveActor, type WriteContext } from '../write/verb-context.ts';
 
 /**
  * Changes some fields of a record and returns the new record. `updatedAt` moves to now,

@@ -3,7 +3,7 @@ import type { ListPage } from '../model/types.ts';
 import { validateListOptions } from '../model/validate-filter.ts';
 import { invalidInput, type ZeromemError } from '../model/errors.ts';
 import { list } from './list.ts';
-import type { VerbContext } from '../write/context.ts';
+import type { VerbContext } from '../write/verb-context.ts';
 
 /** Receives the current page of a watched list, then again after every change to it. */
 export interface WatchListener {

@@ -1,7 +1,7 @@
 import { deleteRows } from '../store/delete-rows.ts';
 import type { ReadTransaction } from '../store/port.ts';
 import { isExpired, type RecordRow } from '../store/row.ts';
-import type { WriteContext } from './context.ts';
+import type { WriteContext } from './verb-context.ts';
 import { factKeysOf, settleKeys } from './settle-keys.ts';
 import type { CopyMatch } from './record-copies.ts';
 

@@ -1,7 +1,7 @@
 import { ZeromemError } from '../model/errors.ts';
 import type { ReadTransaction } from '../store/port.ts';
 import type { RecordRow } from '../store/row.ts';
-import type { VerbContext } from './context.ts';
+import type { VerbContext } from './verb-context.ts';
 
 /** QUOTA_EXCEEDED when adding these rows would take a namespace over `maxRecordsPerNamespace` (inside the caller's transaction). */
 export async function enforceQuota(ctx: VerbContext, tx: ReadTransaction, added: RecordRow[], now: number): Promise<void> {

@@ -2,7 +2,7 @@ import { clearCountCache } from '../context/count-cache.ts';
 import type { HistoryCounts } from '../context/history-counts.ts';
 import type { Tokenizer } from '../context/tokenizer.ts';
 import type { EmbedJob, EmbedQueue } from '../embed/embed-queue.ts';
-import type { IndexManager } from '../index/index-manager.ts';
+import type { IndexManager } from '../search/index-manager.ts';
 import type { DeletedRecord } from './deleted-record.ts';
 
 /** Where a memory keeps what it holds of records besides their rows (read when a purge runs: the queue and tokenizer come and go). */

@@ -1,8 +1,8 @@
 import { Dexie } from 'dexie';
 import { IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
-import { MemoryDatabase } from '../../src/store/database.ts';
-import { openDexieStore } from '../../src/store/dexie-store.ts';
+import { MemoryDatabase } from '../../src/store/dexie/database.ts';
+import { openDexieStore } from '../../src/store/dexie/dexie-store.ts';
 import { freshIndexedDB } from '../helpers.ts';
 import { describeStoragePort } from './storage-port-contract.ts';
 
