@@ -45,9 +45,19 @@ export interface SqliteStoreOptions {
    * with made-up hashes.
    */
   checkContentHashes?: boolean;
+  /**
+   * The largest index snapshot stored, in bytes (default {@link MAX_SNAPSHOT_BYTES}, SQLite's
+   * largest value). A larger snapshot is not stored and the namespace's stale one is deleted:
+   * a snapshot only spares the next open a rebuild from the rows, never worth a failed write
+   * or close. Lower only in tests.
+   */
+  maxSnapshotBytes?: number;
   /** Hears the progress of a migration of the file from an earlier release: this process's, or another's it waits for. */
   onMigration?: (progress: MigrationProgress) => void;
 }
+
+/** SQLite's largest string or blob by default (`SQLITE_MAX_LENGTH`): a 1M-memory namespace's snapshot passed it. */
+export const MAX_SNAPSHOT_BYTES = 1_000_000_000;
 
 /** A write waiting its turn. */
 interface PendingWrite {
@@ -82,7 +92,7 @@ export async function openSqliteStore(directory: string, name: string, options: 
     await openFormat(writer, { Database, syncDocuments: syncDocumentsFile(directory, name) }, options.onMigration);
     watchTextReplacements(writer);
     keepReserve(path);
-    return new SqliteStore(name, Database, writer, synchronous, options.checkContentHashes ?? true);
+    return new SqliteStore(name, Database, writer, synchronous, options.checkContentHashes ?? true, options.maxSnapshotBytes ?? MAX_SNAPSHOT_BYTES);
   } catch (err) {
     writer?.close();
     throw storageError(err, path, 'open');
@@ -110,10 +120,12 @@ export class SqliteStore implements StoragePort {
   /** The `-shm` file was replaced: this process's connections hold an index of the WAL others no longer use ({@link #closeFile}). */
   #staleIndex = false;
   readonly #checkContentHashes: boolean;
+  readonly #maxSnapshotBytes: number;
 
-  constructor(name: string, Database: typeof BetterSqlite3, writer: Connection, synchronous: Synchronous, checkContentHashes: boolean) {
+  constructor(name: string, Database: typeof BetterSqlite3, writer: Connection, synchronous: Synchronous, checkContentHashes: boolean, maxSnapshotBytes: number) {
     this.name = name;
     this.#checkContentHashes = checkContentHashes;
+    this.#maxSnapshotBytes = maxSnapshotBytes;
     this.#Database = Database;
     this.#writer = writer;
     this.#synchronous = synchronous;
@@ -217,7 +229,7 @@ export class SqliteStore implements StoragePort {
     const done: Array<{ job: PendingWrite; result: unknown; tx: SqliteWriteTransaction }> = [];
     const effects = { audited: false, deleted: false };
     for (const [i, job] of group.entries()) {
-      const tx = new SqliteWriteTransaction(this.#writer, false);
+      const tx = new SqliteWriteTransaction(this.#writer, false, this.#maxSnapshotBytes);
       try {
         if (!alone) db.exec('SAVEPOINT verb');
         const result = await job.fn(tx);

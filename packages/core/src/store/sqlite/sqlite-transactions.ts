@@ -261,6 +261,13 @@ export class SqliteReadTransaction implements ReadTransaction {
 /** The reads and writes of a write transaction on the writer connection, noting what it did ({@link WriteEffects}). */
 export class SqliteWriteTransaction extends SqliteReadTransaction implements WriteTransaction {
   readonly effects: WriteEffects = { audited: false, deleted: false, deleting: false };
+  readonly #maxSnapshotBytes: number;
+
+  /** @param maxSnapshotBytes the largest snapshot body stored (`maxSnapshotBytes` of openSqliteStore's options) */
+  constructor(connection: Connection, checkContent: boolean, maxSnapshotBytes: number) {
+    super(connection, checkContent);
+    this.#maxSnapshotBytes = maxSnapshotBytes;
+  }
 
   putRecords(rows: readonly RecordRow[]): Promise<void> {
     return this.run('write', () => {
@@ -303,7 +310,12 @@ export class SqliteWriteTransaction extends SqliteReadTransaction implements Wri
 
   putSnapshot(row: StoredSnapshot): Promise<void> {
     return this.run('write', () => {
-      this.connection.statement('INSERT OR REPLACE INTO index_snapshots (ns, last_seq, body) VALUES (?, ?, ?)').run(row.ns, row.lastSeq, snapshotBody(row));
+      const body = snapshotBody(row);
+      // Too large to store: the stale snapshot goes too (restoring it would replay every change since).
+      if (body.byteLength > this.#maxSnapshotBytes) {
+        if (this.connection.statement('DELETE FROM index_snapshots WHERE ns = ?').run(row.ns).changes > 0) this.effects.deleted = true;
+      }
+      else this.connection.statement('INSERT OR REPLACE INTO index_snapshots (ns, last_seq, body) VALUES (?, ?, ?)').run(row.ns, row.lastSeq, body);
     });
   }
 

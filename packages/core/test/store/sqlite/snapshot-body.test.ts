@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { serialize } from 'node:v8';
+import { openSqliteStore } from '../../../src/store/sqlite/sqlite-engine.ts';
 import { snapshotBody, snapshotOf } from '../../../src/store/sqlite/sqlite-rows.ts';
 
 /** Every typed array in a decoded value, with its path. */
@@ -42,5 +46,19 @@ describe('index snapshot bodies on SQLite', () => {
     const { ns: _ns, lastSeq: _lastSeq, ...rest } = row;
     const back = snapshotOf(row.ns, row.lastSeq, serialize(rest));
     expect(back).toEqual(row);
+  });
+
+  it('a snapshot larger than the store takes is not stored, and the stale one goes: the next open rebuilds (a 1M-memory namespace passed SQLite\'s 1 GB blob limit and close() rejected)', async () => {
+    const small = { ...row, ns: 'u=small' };
+    const probe = snapshotBody(small).byteLength;
+    const store = await openSqliteStore(mkdtempSync(join(tmpdir(), 'zeromem-snapshot-limit-')), 'test', { durability: 'relaxed', maxSnapshotBytes: probe + 10 });
+    try {
+      await store.write(async (tx) => tx.putSnapshot(small));
+      const big = { ...small, lastSeq: 8, text: { ...small.text, terms: JSON.stringify(['y'.repeat(64)]) } };
+      await store.write(async (tx) => tx.putSnapshot(big)); // resolves: a snapshot is a cache, never worth a failed close
+      expect(await store.read(async (tx) => tx.getSnapshot('u=small'))).toBeUndefined();
+    } finally {
+      await store.close();
+    }
   });
 });
