@@ -65,6 +65,18 @@ describe('recall: absolute relevance and "nothing relevant"', () => {
     expect(empty).toMatchObject({ hits: [], reason: 'nothing relevant: this namespace holds no memories' });
   });
 
+  it('an empty answer found by words alone says that meanings were not compared, and why', async () => {
+    const lexicalOnly = await sevenFacts();
+    const words = await lexicalOnly.memory.recall(ns, 'favourite beverage', { trackAccess: false });
+    expect(words).toMatchObject({ hits: [], vector: 'no-embedder' });
+    expect(words.reason).toBe('nothing relevant: no memory shares a word with the query; meanings were not compared (vector: no-embedder)');
+    const both = await sevenFacts({ embedder: true });
+    const meanings = await both.memory.recall(ns, 'favourite beverage', { trackAccess: false });
+    expect(meanings.vector).toBe('used');
+    expect(meanings.hits).toEqual([]);
+    expect(meanings.reason).toMatch(/^nothing relevant: (no memory shares a word or a meaning with the query|the best match's relevance)/);
+  });
+
   it('a relevance means the same in a namespace of 7 and of 300: the full match passes, the unrelated question does not', async () => {
     const small = await sevenFacts();
     const big = await sevenFacts();

@@ -43,7 +43,7 @@ describe('zeromem-mcp: relevance and "nothing relevant" (issue 28)', () => {
       }
       await call(client, 'delete_memory', { id: ids[6] });
       const after = await search(client, 'cello');
-      expect(after).toEqual({ results: [], reason: 'nothing relevant: no memory shares a word or a meaning with the query' });
+      expect(after).toEqual({ results: [], reason: 'nothing relevant: no memory shares a word with the query; meanings were not compared (vector: no-embedder)' });
     } finally {
       await close();
     }

@@ -167,13 +167,18 @@ async function rank(ctx: RecallContext, namespace: unknown, query: unknown, opti
     ctx.access.note(ns.key, ids, clockNow);
     index.noteAccess(ids, clockNow);
   }
-  const reason = hits.length ? undefined : emptyReason(index.records.size, candidates.size, best, opts.answerFloor);
+  const reason = hits.length ? undefined : emptyReason(index.records.size, candidates.size, best, opts.answerFloor, mode);
   return { hits, vector: mode, pendingEmbeddings: pending(), ...(vectorError ? { vectorError } : {}), signals, ...(reason ? { reason } : {}) };
 }
 
 /** Why a recall found nothing, in words a person or an agent can act on. */
-function emptyReason(records: number, candidates: number, best: number, floor: number): string {
+function emptyReason(records: number, candidates: number, best: number, floor: number, vector: VectorMode): string {
   if (records === 0) return 'nothing relevant: this namespace holds no memories';
+  // Without the vector side (no embedder, still loading, failed), "no meaning" was never asked:
+  // say so, so an agent can tell "nothing here" from "nothing found by words yet".
+  if (candidates === 0 && vector !== 'used') {
+    return `nothing relevant: no memory shares a word with the query; meanings were not compared (vector: ${vector})`;
+  }
   if (candidates === 0) return 'nothing relevant: no memory shares a word or a meaning with the query';
   if (best < floor) return `nothing relevant: the best match's relevance ${best.toFixed(3)} is below the floor ${floor}`;
   return 'nothing relevant: no memory passed minScore';
