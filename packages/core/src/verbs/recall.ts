@@ -164,7 +164,7 @@ async function rank(ctx: RecallContext, namespace: unknown, query: unknown, opti
   // Cosines are read against the query's own embedding space (see VectorIndex.background).
   const background = queryVector && cosine.size ? index.vectors!.background(queryVector) : null;
 
-  const signals = readQuerySignals(opts.askText, opts.now);
+  const signals = await readQuerySignals(opts.askText, opts.now);
   const { hits, best } = fuse(candidates, lexical, background, cosine, opts, signals);
   if (opts.trackAccess && hits.length) {
     const ids = hits.map((hit) => hit.id);
