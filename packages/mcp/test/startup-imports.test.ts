@@ -46,7 +46,7 @@ describe('zeromem-mcp at start', () => {
     await memory.remember({ namespace: { userId: 'dates' }, content: 'The doctor appointment is on Tuesday at the clinic' });
     await memory.close();
     const record = join(dir, 'imports-search.txt');
-    const server = await stdioClient(['--user', 'dates', '--dir', home, '--embedder', 'bundled'], { NODE_OPTIONS: `--import=${RECORDER}`, ZEROMEM_RECORD_IMPORTS: record });
+    const server = await stdioClient(['--user', 'dates', '--dir', home, '--embedder', 'none'], { NODE_OPTIONS: `--import=${RECORDER}`, ZEROMEM_RECORD_IMPORTS: record });
     try {
       const found = await call<{ results: unknown[] }>(server.client, 'search_memories', { query: 'when is the doctor appointment' });
       expect(found.results.length).toBe(1);
