@@ -28,11 +28,11 @@ const ZH_PERIOD = /(上上?(?:个)?(?:周|星期|礼拜|月)|去年|前年|(?:�
 /*
  * What chrono-node 2.10's English parsers (the casual configuration, `chrono.en`) need
  * before they read any time, so a query without it is never given to them: chrono's
- * modules (266 of them, its 15 locales) and the native code of its regular expressions cost
- * ~0.3 s of CPU and ~9 MB on their first use (issue 32: a server's first search). A superset by construction, parser by
- * parser (each anchor below names the parsers it stands for; the left boundaries are
- * chrono's `(\W|^)` or the prefixes it lets a word be glued to); the property test in
- * time-expressions.test.ts checks it against chrono itself.
+ * modules (266 of them, its 15 locales) and the native code of its regular expressions
+ * cost ~0.3 s of CPU and ~9 MB on their first use (issue 32: a server's first search). A
+ * superset by construction, parser by parser (each anchor below names the parsers it
+ * stands for; the left boundaries are chrono's `(\W|^)` or the prefixes it lets a word be
+ * glued to); the property test in time-expressions.test.ts checks it against chrono.
  */
 /** chrono's NUMBER_PATTERN words (a count before a unit: "a", "the", "a couple of"). */
 const COUNT = 'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|half|an?|few|several|the|couple|of';
