@@ -21,6 +21,18 @@
  * the 20k store (as three MCP clients would start them), each answers one search, and
  * their VmRSS and Pss (/proc/<pid>/smaps_rollup: shared pages divided among the sharers)
  * are summed. BENCH_NODE_ARGS are put before the bin (`--cpu-prof --cpu-prof-dir=/tmp/prof` for a profile). Writes test/bench/results/mcp-first-search.json.
+ *
+ * `cpuMs` is the server's own CPU time (user + system, /proc/<pid>/stat) when the search is
+ * answered: on a loaded machine it moves far less than the wall time. `anonMb` / `fileMb`
+ * split VmRSS into the process's own pages and file-backed ones (the node binary, shared
+ * by every node process).
+ *
+ * BENCH_PEER: the MCP reference memory server's entry, installed outside the repository
+ * (docs/benchmarks/2026-12-06-s12-mcplean.md):
+ *   mkdir /tmp/peers-mcp && cd /tmp/peers-mcp && npm init -y && npm i @modelcontextprotocol/server-memory@2026.8.31
+ *   BENCH_PEER=/tmp/peers-mcp/node_modules/@modelcontextprotocol/server-memory/dist/index.js
+ * It runs in the same rounds as `peer`: its empty store is a new file, its 20k store the same
+ * 20,000 texts as entities of one observation each (MEMORY_FILE_PATH), its search `search_nodes`.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -43,37 +55,56 @@ const USER = 'bench';
 const storeOf = (name: string): string => (name === 'base' && process.env.BENCH_BASE_STORE) || STORE;
 const builds: Record<string, string> = { branch: fileURLToPath(new URL('../../packages/mcp/dist/bin.js', import.meta.url)) };
 if (process.env.BENCH_BASE) builds.base = join(process.env.BENCH_BASE, 'packages/mcp/dist/bin.js');
+if (process.env.BENCH_PEER) builds.peer = process.env.BENCH_PEER;
+const PEER_STORE = join(STORE, 'peer-memory.jsonl');
 for (const bin of Object.values(builds)) if (!existsSync(bin)) throw new Error(`${bin} is missing: build it first`);
 
 const WORDS = SAMPLE_WORDS;
 
-/** The 20k store, written once (rememberMany in batches, every vector stored, the index snapshot written at close). */
-async function prepareStore(): Promise<void> {
-  if (existsSync(join(STORE, 'done'))) return;
-  rmSync(STORE, { recursive: true, force: true });
+/** The 20k store's texts, the same every run. */
+function storeContents(): string[] {
   const random = prng(20_000);
-  const embedder = await createEmbedderFromChoice(parseEmbedderChoice(EMBEDDER));
-  const memory = await openMemory({ name: 'zeromem', directory: STORE, actor: 'bench', ...(embedder ? { embedder } : {}) });
-  for (let i = 0; i < STORE_SIZE; i += 1000) {
-    const batch = Array.from({ length: 1000 }, (_, k) => {
-      const words = Array.from({ length: 8 + Math.floor(random() * 10) }, () => WORDS[Math.floor(random() * WORDS.length)]!);
-      return { namespace: { userId: USER }, content: `#${i + k} ${words.join(' ')}` };
-    });
-    await memory.rememberMany(batch);
+  return Array.from({ length: STORE_SIZE }, (_, i) => {
+    const words = Array.from({ length: 8 + Math.floor(random() * 10) }, () => WORDS[Math.floor(random() * WORDS.length)]!);
+    return `#${i} ${words.join(' ')}`;
+  });
+}
+
+/** The 20k store, written once (rememberMany in batches, every vector stored, the index snapshot written at close), and the reference server's file of the same texts. */
+async function prepareStore(): Promise<void> {
+  if (!existsSync(join(STORE, 'done'))) {
+    rmSync(STORE, { recursive: true, force: true });
+    const contents = storeContents();
+    const embedder = await createEmbedderFromChoice(parseEmbedderChoice(EMBEDDER));
+    const memory = await openMemory({ name: 'zeromem', directory: STORE, actor: 'bench', ...(embedder ? { embedder } : {}) });
+    for (let i = 0; i < STORE_SIZE; i += 1000) await memory.rememberMany(contents.slice(i, i + 1000).map((content) => ({ namespace: { userId: USER }, content })));
+    await memory.whenEmbedded();
+    await memory.recall({ userId: USER }, 'warm the index');
+    await memory.close();
+    await embedder?.dispose();
+    writeFileSync(join(STORE, 'done'), '');
   }
-  await memory.whenEmbedded();
-  await memory.recall({ userId: USER }, 'warm the index');
-  await memory.close();
-  await embedder?.dispose();
-  writeFileSync(join(STORE, 'done'), '');
+  if (builds.peer && !existsSync(PEER_STORE)) {
+    const lines = storeContents().map((content, i) => JSON.stringify({ type: 'entity', name: `memory-${i}`, entityType: 'memory', observations: [content] }));
+    writeFileSync(PEER_STORE, `${lines.join('\n')}\n`);
+  }
 }
 
 interface Start {
   listMs: number;
   searchMs: number;
+  cpuMs: number;
   rssMb: number;
+  anonMb: number;
+  fileMb: number;
   closeMs: number;
   searchCallMs: number;
+}
+
+/** A process's CPU time so far (utime + stime of /proc/<pid>/stat), in ms. */
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Math.round(((Number(fields[11]) + Number(fields[12])) * 1000) / 100); // clock ticks of 1/100 s (USER_HZ)
 }
 
 const GAP_MS = Number(process.env.BENCH_GAP_MS ?? 0);
@@ -83,9 +114,16 @@ function procMb(pid: number, file: string, field: string): number {
   return Math.round(Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/${file}`, 'utf8'))![1]) / 1024);
 }
 
-/** A server started and connected over stdio. */
+/** A server started and connected over stdio (the reference server: its memory file in `dir`). */
 async function connect(bin: string, dir: string): Promise<{ client: Client; transport: StdioClientTransport; stderr: () => string }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [...(process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? []), bin, '--user', USER, '--dir', dir, '--embedder', EMBEDDER], stderr: 'pipe' });
+  const nodeArgs = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  const peer = bin === builds.peer;
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: peer ? [...nodeArgs, bin] : [...nodeArgs, bin, '--user', USER, '--dir', dir, '--embedder', EMBEDDER],
+    stderr: 'pipe',
+    ...(peer ? { env: { ...(process.env as Record<string, string>), MEMORY_FILE_PATH: dir === STORE ? PEER_STORE : join(dir, 'memory.jsonl') } } : {}),
+  });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
   const client = new Client({ name: 'zeromem-bench', version: '1.0.0' });
@@ -93,8 +131,8 @@ async function connect(bin: string, dir: string): Promise<{ client: Client; tran
   return { client, transport, stderr: () => stderr };
 }
 
-async function search(client: Client): Promise<void> {
-  const answer = await client.callTool({ name: 'search_memories', arguments: { query: 'when is the doctor appointment' } });
+async function search(client: Client, peer = false): Promise<void> {
+  const answer = await client.callTool({ name: peer ? 'search_nodes' : 'search_memories', arguments: { query: 'when is the doctor appointment' } });
   if (answer.isError) throw new Error(`search failed: ${JSON.stringify(answer.content)}`);
 }
 
@@ -107,13 +145,15 @@ async function start(bin: string, dir: string): Promise<Start> {
     const listMs = performance.now() - t0;
     if (GAP_MS) await new Promise((resolve) => setTimeout(resolve, GAP_MS));
     const asked = performance.now();
-    await search(client);
+    await search(client, bin === builds.peer);
     const searchMs = performance.now() - t0;
     const searchCallMs = Math.round(performance.now() - asked);
-    const rssMb = procMb(transport.pid!, 'status', 'VmRSS');
+    const pid = transport.pid!;
+    const cpuMs = cpuMsOf(pid);
+    const [rssMb, anonMb, fileMb] = ['VmRSS', 'RssAnon', 'RssFile'].map((field) => procMb(pid, 'status', field)) as [number, number, number];
     const t1 = performance.now();
     await client.close();
-    return { listMs: Math.round(listMs), searchMs: Math.round(searchMs), rssMb, closeMs: Math.round(performance.now() - t1), searchCallMs };
+    return { listMs: Math.round(listMs), searchMs: Math.round(searchMs), cpuMs, rssMb, anonMb, fileMb, closeMs: Math.round(performance.now() - t1), searchCallMs };
   } catch (err) {
     await client.close();
     throw new Error(`${(err as Error).message}\n${stderr()}`);
@@ -124,7 +164,7 @@ async function start(bin: string, dir: string): Promise<Start> {
 async function threeServers(bin: string, dir: string): Promise<{ rssMb: number[]; pssMb: number[] }> {
   const servers = await Promise.all([0, 1, 2].map(() => connect(bin, dir)));
   try {
-    await Promise.all(servers.map(({ client }) => search(client)));
+    await Promise.all(servers.map(({ client }) => search(client, bin === builds.peer)));
     return { rssMb: servers.map(({ transport }) => procMb(transport.pid!, 'status', 'VmRSS')), pssMb: servers.map(({ transport }) => procMb(transport.pid!, 'smaps_rollup', 'Pss')) };
   } finally {
     await Promise.all(servers.map(({ client }) => client.close()));
@@ -159,20 +199,32 @@ const medians = Object.fromEntries(
           listMs: median(list.map((r) => r.listMs)),
           searchMs: median(list.map((r) => r.searchMs)),
           searchCallMs: median(list.map((r) => r.searchCallMs)),
+          cpuMs: median(list.map((r) => r.cpuMs)),
           rssMb: median(list.map((r) => r.rssMb)),
+          anonMb: median(list.map((r) => r.anonMb)),
+          fileMb: median(list.map((r) => r.fileMb)),
           closeMs: median(list.map((r) => r.closeMs)),
         },
       ]),
     ),
   ]),
 );
-// Per round, the branch's figure over the base's (the load moves both alike).
-const ratios = builds.base
-  ? Object.fromEntries(Object.entries(runs).map(([store, byBuild]) => [store, median(byBuild.branch!.map((run, i) => run.searchMs / byBuild.base![i]!.searchMs))]))
-  : undefined;
+// Per round, the branch's figure over the base's and over the reference server's (the load moves them alike).
+const against = names.filter((name) => name !== 'branch');
+const ratios = Object.fromEntries(
+  against.map((other) => [
+    other,
+    Object.fromEntries(
+      Object.entries(runs).map(([store, byBuild]) => [
+        store,
+        Object.fromEntries((['searchMs', 'cpuMs', 'rssMb'] as const).map((key) => [key, Number(median(byBuild.branch!.map((run, i) => run[key] / byBuild[other]![i]![key])).toFixed(2))])),
+      ]),
+    ),
+  ]),
+);
 const three: Record<string, { rssMb: number[]; pssMb: number[] }> = {};
 for (const name of names) three[name] = await threeServers(builds[name]!, storeOf(name));
 loads.push(loadavg()[0]!);
-const result = { date: new Date().toISOString(), embedder: EMBEDDER, runs: RUNS, gapMs: GAP_MS, loadAverage: { min: Math.min(...loads), max: Math.max(...loads) }, medians, searchRatio: ratios, threeServers: three, all: runs };
-console.log(JSON.stringify({ loadAverage: result.loadAverage, medians, searchRatio: ratios, threeServers: three }, null, 2));
+const result = { date: new Date().toISOString(), embedder: EMBEDDER, runs: RUNS, gapMs: GAP_MS, loadAverage: { min: Math.min(...loads), max: Math.max(...loads) }, medians, branchOver: ratios, threeServers: three, all: runs };
+console.log(JSON.stringify({ loadAverage: result.loadAverage, medians, branchOver: ratios, threeServers: three }, null, 2));
 writeFileSync(fileURLToPath(new URL(`./results/mcp-first-search${GAP_MS ? '-gap' : ''}.json`, import.meta.url)), `${JSON.stringify(result, null, 2)}\n`);

@@ -30,6 +30,23 @@ describe('recall', () => {
     await memory.close();
   });
 
+  it('answers a recall over an empty namespace without embedding the query', async () => {
+    // Nothing to compare a vector with: the model need not be loaded for it (issue 32:
+    // an MCP server on an empty store answers its first search without the model).
+    const embedded: string[] = [];
+    const { memory } = await openTestMemory({ embedder: hashingEmbedder({ onEmbed: (texts) => embedded.push(...texts) }) });
+    const result = await memory.recall(ns, 'charging port');
+    expect(result.hits).toEqual([]);
+    expect(result.vector).toBe('no-vectors-yet');
+    expect(result.reason).toBe('nothing relevant: this namespace holds no memories');
+    expect(embedded).toEqual([]);
+    await memory.remember({ namespace: ns, content: 'The charging port is loose' });
+    await memory.whenEmbedded();
+    await memory.recall(ns, 'charging port');
+    expect(embedded).toEqual(['The charging port is loose', 'charging port']);
+    await memory.close();
+  });
+
   it('never embeds the same content twice, across updates and reopen', async () => {
     const embedded: string[] = [];
     const embedder = hashingEmbedder({ onEmbed: (texts) => embedded.push(...texts) });

@@ -13,6 +13,7 @@ import { DEFAULT_MODEL, bundledModelsDir, createTransformersEmbedder, defaultSet
 import { testSeed } from '../../../test/kit/seed.ts';
 import { loadExtractor } from '../src/load-extractor.ts';
 import { pipelineEmbedder } from '../src/pipeline-embedder.ts';
+import { readTokenizerJson } from '../src/static-tokenizer.ts';
 import { mulberry32 as prng } from '../../../test/kit/mulberry32.ts';
 
 const EXTRAS = ['Café', 'NAÏVE', 'résumé', 'Straße', 'İstanbul', 'ǅemal', 'ﬁnal', 'ＡＢＣ', '用户', '喜欢', '𠀀', '🙂', '📞', 'e-mail', '15:00', "don't", '(x)', '—', '«quoted»', '[UNK]', '[PAD]', '\u200b', '\u00ad', '\u0000', '\t', '\n', 'zzqxv', 'x'.repeat(120), 'Ω', '١٢٣', 'ﾃｽﾄ', '\ufffd'];
@@ -91,4 +92,25 @@ describe('the static model in plain JavaScript', () => {
     });
     expect(JSON.parse(out.trim().split('\n').at(-1)!)).toEqual({ length: 128, onnxruntime: false });
   }, 60_000);
+});
+
+describe('tokenizer.json read for the static model', () => {
+  const asParsed = (json: { model?: { vocab?: unknown } }) => ({ ...json, model: { ...json.model, vocab: new Map(Object.entries(json.model!.vocab as object)) } });
+
+  it('gives what JSON.parse gives, the vocabulary as a Map (the bundled file, escapes, spacing, an empty vocabulary)', () => {
+    const bundled = readFileSync(join(bundledModelsDir(), DEFAULT_MODEL, 'tokenizer.json'), 'utf8');
+    const odd = JSON.stringify({ version: '1.0', added_tokens: [{ id: 0, content: '"vocab": {' }], model: { type: 'WordPiece', unk_token: '[UNK]', vocab: { '[UNK]': 0, '}': 1, '"': 2, '\\': 3, 'é': 4, '\u2028x': 5, '{"a": 1}': 6 } }, normalizer: { type: 'BertNormalizer' } }, null, 1);
+    const empty = '{"model": {"vocab": { }, "type": "WordPiece"}}';
+    for (const text of [bundled, odd, empty]) expect(readTokenizerJson(text)).toEqual(asParsed(JSON.parse(text)));
+    expect(readTokenizerJson(bundled).model!.vocab).toBeInstanceOf(Map);
+  });
+
+  it('reads a vocabulary it does not expect (not ids, not where model.vocab is) as JSON.parse does', () => {
+    for (const text of ['{"model": {"vocab": {"a": "x"}}}', '{"other": {"vocab": {"a": 1}}, "model": {"vocab": {"b": 2}}}', '{"model": {"vocab": [["a", 1.5]]}}']) {
+      const parsed = JSON.parse(text) as { model: { vocab: unknown } };
+      const read = readTokenizerJson(text);
+      expect(read.model!.vocab instanceof Map ? Object.fromEntries(read.model!.vocab as Map<string, number>) : read.model!.vocab).toEqual(parsed.model.vocab);
+    }
+    expect(() => readTokenizerJson('{"model": {"vocab": {"a": 1,}}}')).toThrow(SyntaxError);
+  });
 });

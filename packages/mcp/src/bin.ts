@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The `zeromem-mcp` command (package.json "bin"; built to dist/bin.js, run by plain node).
+import './young-generation.ts'; // first: before the other modules are evaluated
 import { isZeromemError } from '@zeromem/core';
 import { main } from './main.ts';
 

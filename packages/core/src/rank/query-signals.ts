@@ -31,10 +31,10 @@ export interface SignalFactors {
 /** Characters read from the end of the query: a question is short, and the time parser takes ~1.5 ms per 1,000 characters. */
 const READ_CHARS = 1000;
 
-/** Reads the signals of a query text at `now` (its last 1,000 characters). */
-export function readQuerySignals(text: string, now: number): QuerySignals {
+/** Reads the signals of a query text at `now` (its last 1,000 characters); asynchronous because the time parser loads on first need. */
+export async function readQuerySignals(text: string, now: number): Promise<QuerySignals> {
   const tail = text.length > READ_CHARS ? text.slice(-READ_CHARS) : text;
-  return { firstPerson: FIRST_PERSON.test(tail), timeWindows: timeWindows(tail, now), focus: questionFocus(tail) };
+  return { firstPerson: FIRST_PERSON.test(tail), timeWindows: await timeWindows(tail, now), focus: questionFocus(tail) };
 }
 
 /**

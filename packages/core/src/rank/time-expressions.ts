@@ -1,4 +1,4 @@
-import * as chrono from 'chrono-node';
+import type { ParsedResult } from 'chrono-node';
 
 const DAY = 86_400_000;
 
@@ -25,19 +25,64 @@ const ZH_AGO = /([0-9]+|[一二两三四五六七八九十几半]+)\s*(天|日|�
 /** 上周, 上个星期, 上个月, 去年, 前年, 这周, 本月, 今年. */
 const ZH_PERIOD = /(上上?(?:个)?(?:周|星期|礼拜|月)|去年|前年|(?:这|本)(?:个)?(?:周|星期|礼拜|月)|今年)/gu;
 
+/*
+ * What chrono-node 2.10's English parsers (the casual configuration, `chrono.en`) need
+ * before they read any time, so a query without it is never given to them: chrono's
+ * modules (266 of them, its 15 locales) and the native code of its regular expressions
+ * cost ~0.3 s of CPU and ~9 MB on their first use (issue 32: a server's first search). A
+ * superset by construction, parser by parser (each anchor below names the parsers it
+ * stands for; the left boundaries are chrono's `(\W|^)` or the prefixes it lets a word be
+ * glued to); the property test in time-expressions.test.ts checks it against chrono.
+ */
+/** chrono's NUMBER_PATTERN words (a count before a unit: "a", "the", "a couple of"). */
+const COUNT = 'one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|half|an?|few|several|the|couple|of';
+/** chrono's TIME_UNIT_DICTIONARY, abbreviations included. */
+const UNIT = '(?:s|sec|seconds?|m|mins?|minutes?|h|hrs?|hours?|d|days?|w|weeks?|mo|mon|mos|months?|qtr|quarters?|y|yr|years?)';
+const TIME_ANCHORS = new RegExp(
+  [
+    // ISO, slash dates, times of day, years, "10 days ago": every parser that reads digits.
+    '[0-9]',
+    // Casual dates and times of day ("yesterday", "tonight", "this morning", "last night").
+    '(?:\\b|this|last)\\s{0,3}(?:now|today|tonight|tomorrow|overmorrow|tmrw?|yesterday|night|morning|afternoon|evening|midnight|midday|noon)(?=\\W|$)',
+    // Month names, before or after an ordinal, "of", "in" or a year.
+    '(?:\\b|in|of|st|nd|rd|th)(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)' +
+      '(?=\\W|$|of|first|second|third|fourth|fifth|sixth|seventh|eighth|ninth|tenth|eleventh|twelfth|thirteenth|fourteenth|fifteenth|sixteenth|seventeenth|eighteenth|nineteenth|twentieth|twenty|thirtieth|thirty)',
+    // Weekdays ("last Saturday", "Sat", "the weekend").
+    '(?:\\b|on|this|last|past|next)(?:sun(?:day)?|mon(?:day)?|tue(?:s(?:day)?)?|wed(?:nesday)?|thu(?:rs?(?:day)?)?|fri(?:day)?|sat(?:urday)?|weekend|weekday)(?=\\W|$|of|this|last|past|next)',
+    // A unit after a relative word ("last month", "next week").
+    `(?:this|last|past|next|after)\\s*${UNIT}(?=\\W|$)`,
+    // A counted unit ("a few days ago", "in a couple of weeks", "the day before"): chrono
+    // counts one only with a space or a digit in it, and reads it only at a word's end or
+    // before ago/later words or a further counted unit.
+    `(?:(?:${COUNT})\\s{1,3}|(?:half\\s+an?|an?\\s+few|couple\\s+of|a\\s+couple)\\s{0,3})${UNIT}` +
+      `(?:\\s{0,5},?(?:\\s*and)?\\s{0,5}(?:${COUNT}|half\\s{0,2}an?|an?\\s{0,2}few|a?\\s{0,2}couple\\s{0,2}(?:of)?)\\s{0,3}${UNIT}){0,10}` +
+      '(?:(?=\\W|$)|\\s{0,5}(?:ago|before|earlier|later|after|from|henceforth|forward|out))',
+  ].join('|'),
+  'i',
+);
+
+/** Whether chrono's English parser could read a time in `text` (a superset: see TIME_ANCHORS). */
+export function mayNameTime(text: string): boolean {
+  return TIME_ANCHORS.test(text);
+}
+
 /**
  * The time windows a query names, relative to `now`: English through chrono-node (dates,
  * weekdays, "10 days ago", "last month", "past three months"), Chinese through chrono's
  * `zh` parser (三天前, 昨天, 上星期三) plus the period words it lacks (上周, 上个月, 去年,
  * N周前). A window in the future of `now` whose year was only implied is read as last
  * year's: memories are about the past. Durations without an anchor ("how many days")
- * name no window.
+ * name no window. chrono's parsers are loaded on the first query that may name a time
+ * ({@link mayNameTime}, or any Chinese text); other queries never load them.
  */
-export function timeWindows(query: string, now: number): TimeWindow[] {
+export async function timeWindows(query: string, now: number): Promise<TimeWindow[]> {
   if (!query.trim() || !Number.isFinite(now)) return [];
+  const hasCjk = /\p{Script=Han}/u.test(query);
+  if (!hasCjk && !mayNameTime(query)) return [];
   const ref = new Date(now);
   const windows: TimeWindow[] = [];
-  const hasCjk = /\p{Script=Han}/u.test(query);
+  // The package's root: Vite resolves no locale subpath (`chrono-node/en`) of its exports.
+  const chrono = await import('chrono-node');
   const results = [...chrono.en.parse(query, ref), ...(hasCjk ? chrono.zh.hans.parse(query, ref) : [])];
   for (const result of results) {
     if (NOT_A_PAST.test(result.text.trim())) continue;
@@ -52,7 +97,7 @@ export function timeWindows(query: string, now: number): TimeWindow[] {
   return windows;
 }
 
-function fromChrono(result: chrono.ParsedResult, now: number): TimeWindow | undefined {
+function fromChrono(result: ParsedResult, now: number): TimeWindow | undefined {
   const text = result.text.trim();
   const start = result.start;
   let at = start.date().getTime();

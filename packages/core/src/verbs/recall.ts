@@ -121,7 +121,11 @@ async function rank(ctx: RecallContext, namespace: unknown, query: unknown, opti
   let mode: VectorMode = 'no-embedder';
   let queryVector: Float32Array | null = null;
   let vectorError: ZeromemError | undefined;
-  if (ctx.embedder && text.trim()) {
+  if (ctx.embedder && text.trim() && index.records.size === 0) {
+    // Nothing to compare a query vector with: the model need not load for it (a server on
+    // an empty store answers its first search without loading one; issue 32).
+    mode = 'no-vectors-yet';
+  } else if (ctx.embedder && text.trim()) {
     try {
       queryVector = sumToUnit(await ctx.embedder.embed(opts.vectorQueries, 'query'), ctx.embedder.dimension);
       mode = !queryVector ? 'query-not-embeddable' : index.vectors?.size ? 'used' : 'no-vectors-yet';
@@ -160,7 +164,7 @@ async function rank(ctx: RecallContext, namespace: unknown, query: unknown, opti
   // Cosines are read against the query's own embedding space (see VectorIndex.background).
   const background = queryVector && cosine.size ? index.vectors!.background(queryVector) : null;
 
-  const signals = readQuerySignals(opts.askText, opts.now);
+  const signals = await readQuerySignals(opts.askText, opts.now);
   const { hits, best } = fuse(candidates, lexical, background, cosine, opts, signals);
   if (opts.trackAccess && hits.length) {
     const ids = hits.map((hit) => hit.id);

@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { embedderUnavailable, messageOf } from '../errors.ts';
 import type { FeatureExtractor } from '../pipeline-embedder.ts';
-import { staticTokenizerFrom } from '../static-tokenizer.ts';
+import { readTokenizerJson, staticTokenizerFrom } from '../static-tokenizer.ts';
 import { readOnnxGraph } from './onnx-graph.ts';
 
 /** The operators of the int8 lookup graph scripts/static-graph.ts writes, in order. */
@@ -35,7 +35,7 @@ export function loadStaticModel(folder: string): FeatureExtractor | undefined {
     const [vocabSize, width] = table.dims as [number, number];
     if (scales.dims[0] !== vocabSize || table.raw.length !== vocabSize * width || scales.raw.length !== vocabSize * 4) return undefined;
     const settings = JSON.parse(readFileSync(join(folder, 'tokenizer_config.json'), 'utf8')) as { model_max_length?: number };
-    const tokenizer = staticTokenizerFrom(JSON.parse(readFileSync(join(folder, 'tokenizer.json'), 'utf8')), settings.model_max_length ?? Infinity);
+    const tokenizer = staticTokenizerFrom(readTokenizerJson(readFileSync(join(folder, 'tokenizer.json'), 'utf8')), settings.model_max_length ?? Infinity);
     if (!tokenizer) return undefined;
     const rows = new Int8Array(table.raw.buffer, table.raw.byteOffset, table.raw.length);
     // A copy: a Float32Array view needs 4-byte alignment, which a protobuf field does not have.
