@@ -142,10 +142,9 @@ export class SqliteReadTransaction implements ReadTransaction {
 
   contentHashesInUse(contentHashes: readonly string[]): Promise<Set<string>> {
     return this.run('read', () => {
-      const held = new Set<string>();
-      const select = this.connection.pluck(`SELECT DISTINCT content_hash FROM records INDEXED BY records_by_hash WHERE content_hash IN (${LOOKUP_PARAMS})`);
-      for (const batch of lookupBatches(contentHashes)) for (const hash of select.all(...batch) as string[]) held.add(hash);
-      return held;
+      // A statement per hash: on a store's records index that took less CPU than 64 hashes an `IN (...)` (10k hashes: 20-30 against 30-44 ms).
+      const held = this.connection.pluck('SELECT 1 FROM records WHERE content_hash = ? LIMIT 1');
+      return new Set(contentHashes.filter((hash) => held.get(hash) !== undefined));
     });
   }
 
