@@ -15,9 +15,9 @@ const DEFAULTS = { minRecords: 2000, delayMs: 5000 };
 /**
  * How many times in a row a due snapshot waits one more delay while vectors are still
  * being embedded (a minute at the default delay; none with a delay of 0, which means at
- * once): each stored vector is a change, so a
- * bulk import with its index loaded wrote a snapshot of the whole namespace again every
- * tenth of it (100k memories: 13 s of snapshots beside 9.7 s of the model, issue 32).
+ * once): each stored vector is a change, so a bulk import with its index loaded wrote a
+ * snapshot of the whole namespace again every tenth of it (100k memories: 13 s of
+ * snapshots beside 9.7 s of the model, issue 32).
  */
 const MAX_EMBEDDING_WAITS = 12;
 
