@@ -17,9 +17,10 @@
  *
  *   node --conditions=development --import tsx test/bench/embed-backlog.ts <core|reopen|model> [n] [--core <src dir>] [--loaded] [--rounds r]
  *
- * Prints one JSON line; `marks` are the monotonic clock (microseconds, the clock of a
+ * Prints JSON lines; `marks` are the monotonic clock (microseconds, the clock of a
  * `node --cpu-prof` profile's samples) at the first write, the last write's ack and the
- * last vector, to cut a profile into those windows.
+ * last vector (`reopen`: the open, the open done, the last vector), to cut a profile into
+ * those windows.
  */
 import { cpSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
