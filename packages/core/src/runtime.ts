@@ -72,6 +72,7 @@ function wire(store: StoragePort, settings: MemorySettings): MemoryContext {
   const indexes = new IndexManager(store, () => embedder?.modelId, (jobs) => queue?.enqueue(jobs), {
     snapshots: options.indexSnapshots ?? {},
     onError: report,
+    embedding: () => (queue?.pending ?? 0) > 0,
   });
   let backfill: Promise<void> = Promise.resolve();
   if (embedder) {

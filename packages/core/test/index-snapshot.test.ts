@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { Memory, RecallResult } from '../src/index.ts';
+import type { Embedder, Memory, RecallResult } from '../src/index.ts';
 import { fromColumns, toColumns } from '../src/search/record-columns.ts';
 import { memoryInternals } from '../src/test-hooks.ts';
 import { captureSnapshot, restoreSnapshot, type IndexSnapshotRow } from '../src/search/index-snapshot.ts';
@@ -46,6 +46,25 @@ async function reopen(place: StorePlace, clock: FakeClock, snapshots: false | ob
 }
 
 describe('index snapshots', () => {
+  it('of a loaded namespace wait while its vectors are still being embedded, then one is written', async () => {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const inner = hashingEmbedder();
+    const gated: Embedder = { ...inner, embed: (texts, kind) => (kind === 'document' ? gate.then(() => inner.embed(texts, kind)) : inner.embed(texts, kind)) };
+    const test = await openTestMemory({ embedder: gated, indexSnapshots: { minRecords: 1, delayMs: 20 } });
+    await test.memory.recall(ns, 'port'); // loads the index: it follows the writes
+    await test.memory.rememberMany(Array.from({ length: 50 }, (_, i) => ({ namespace: ns, content: sentence(i) })));
+    await test.memory.recall(ns, 'port'); // caught up with them: a snapshot is due
+    await new Promise((resolve) => setTimeout(resolve, 150)); // fewer than its 12 waits of 20 ms, however late timers fire
+    expect(await snapshotRows(test)).toEqual([]);
+    release();
+    await test.memory.whenEmbedded();
+    await snapshotsWritten(test.memory);
+    const rows = await snapshotRows(test);
+    expect(rows.map((row) => row.ns)).toEqual([nsKey]);
+    await test.memory.close();
+  });
+
   it('are written after the first build and restored by the next instance, which then reads no rows', async () => {
     const test = await openTestMemory({ embedder: hashingEmbedder(), indexSnapshots: eager });
     await test.memory.rememberMany(Array.from({ length: 50 }, (_, i) => ({ namespace: ns, content: sentence(i) })));

@@ -1,5 +1,5 @@
 import { ZeromemError } from '../model/errors.ts';
-import type { StoragePort } from '../store/port.ts';
+import type { StoragePort, VectorRow } from '../store/port.ts';
 import { toUnitVector, type Embedder } from './embedder.ts';
 
 /** A record waiting for its embedding. */
@@ -18,9 +18,10 @@ const BATCH = 64;
 /**
  * Jobs taken at once: their stored vectors are read in one transaction, and what the
  * embedder makes of them is written in one (or one per {@link FLUSH_MS}). A transaction per
- * call of 64 cost 6x the model's own time on 100k memories (a sync of the file each).
+ * call of 64 cost 6x the model's own time on 100k memories (a sync of the file each); each
+ * commit also writes again every page of the vectors' hash index it touched (random keys).
  */
-const CHUNK = 1024;
+const CHUNK = 4096;
 /** Longest time embedded vectors wait to be stored (a slow model's first vectors show soon). */
 const FLUSH_MS = 250;
 /** Longest wait before retrying after the embedder failed. */
@@ -55,9 +56,16 @@ export class EmbedQueue {
     return this.#jobs.size;
   }
 
-  /** Queues jobs and starts working off the caller's path. */
+  /**
+   * Queues jobs and starts working off the caller's path. A job for a record whose same
+   * content is queued already is not taken: a loaded index asks for the vectors of the
+   * records it catches up with, which their write queued a moment before.
+   */
   enqueue(jobs: Iterable<EmbedJob>): void {
-    for (const job of jobs) this.#jobs.set(`${job.ns}\u0000${job.id}`, job);
+    for (const job of jobs) {
+      const key = `${job.ns}\u0000${job.id}`;
+      if (this.#jobs.get(key)?.hash !== job.hash) this.#jobs.set(key, job);
+    }
     if (this.#jobs.size && !this.#running && !this.#closed) {
       this.#running = new Promise<void>((resolve) => setTimeout(resolve, 0)).then(() => this.#work());
     }
@@ -116,47 +124,56 @@ export class EmbedQueue {
    */
   async #embedChunk(chunk: EmbedJob[]): Promise<void> {
     const model = this.#embedder.modelId;
-    const textOf = new Map<string, string>();
-    for (const job of chunk) textOf.set(job.hash, job.content);
-    const hashes = [...textOf.keys()];
+    // By content hash: the same content in several records is embedded once.
+    const jobsOf = new Map<string, EmbedJob[]>();
+    for (const job of chunk) {
+      const same = jobsOf.get(job.hash);
+      if (same) same.push(job);
+      else jobsOf.set(job.hash, [job]);
+    }
+    const hashes = [...jobsOf.keys()];
     const stored = await this.#store.read((tx) => tx.getVectors(model, hashes));
-    const vectors = new Map<string, Float32Array | null>();
+    const known: VectorRow[] = [];
     const missing: string[] = [];
-    stored.forEach((row, i) => (row ? vectors.set(row.hash, row.vector) : missing.push(hashes[i]!)));
-    let rows: Array<{ model: string; hash: string; vector: Float32Array | null }> = [];
+    stored.forEach((row, i) => (row ? known.push(row) : missing.push(hashes[i]!)));
+    this.#finish(jobsOf, known);
+    let rows: VectorRow[] = [];
     let since = performance.now();
     for (let i = 0; i < missing.length; i += BATCH) {
       const part = missing.slice(i, i + BATCH);
       const raw = await this.#embedder.embed(
-        part.map((hash) => textOf.get(hash)!),
+        part.map((hash) => jobsOf.get(hash)![0]!.content),
         'document',
       );
       part.forEach((hash, j) => rows.push({ model, hash, vector: toUnitVector(raw[j], this.#embedder.dimension) }));
       if (i + BATCH < missing.length && performance.now() - since < FLUSH_MS) continue;
-      await this.#store.write(async (tx) => {
-        // A record forgotten while its text was being embedded must not leave its vector behind.
-        const live = await Promise.all(rows.map((row) => tx.contentHashInUse(row.hash)));
-        await tx.putVectors(rows.filter((_, j) => live[j]));
-      });
-      for (const row of rows) vectors.set(row.hash, row.vector);
+      await this.#store.write(
+        async (tx) => {
+          // A record forgotten while its text was being embedded must not leave its vector behind.
+          const held = await tx.contentHashesInUse(rows.map((row) => row.hash));
+          await tx.putVectors(rows.filter((row) => held.has(row.hash)));
+        },
+        // Not synced on its own: a power cut loses at most vectors, and the next open embeds
+        // the records without one again (backfill.ts); records stay synced by their own writes.
+        { durable: false },
+      );
+      this.#finish(jobsOf, rows);
       rows = [];
-      if (i + BATCH < missing.length) this.#finish(chunk, vectors, false);
       since = performance.now();
     }
-    this.#finish(chunk, vectors, true);
   }
 
-  /** Hands on the chunk's jobs whose vector is known (`all`: every job, `null` where there is none), and takes them off the queue. */
-  #finish(chunk: EmbedJob[], vectors: Map<string, Float32Array | null>, all: boolean): void {
+  /** Hands on the jobs of these vectors (`null`: the model could not embed the text), and takes them off the queue. */
+  #finish(jobsOf: ReadonlyMap<string, EmbedJob[]>, rows: readonly VectorRow[]): void {
     const done: Array<EmbedJob & { vector: Float32Array | null }> = [];
-    for (const job of chunk) {
-      const vector = vectors.get(job.hash);
-      if (vector === undefined && !all) continue;
-      const key = `${job.ns}\u0000${job.id}`;
-      // Only finish the job if no newer one for the record came in meanwhile.
-      if (this.#jobs.get(key) !== job) continue;
-      this.#jobs.delete(key);
-      done.push({ ...job, vector: vector ?? null });
+    for (const { hash, vector } of rows) {
+      for (const job of jobsOf.get(hash)!) {
+        const key = `${job.ns}\u0000${job.id}`;
+        // Only finish the job if no newer one for the record came in meanwhile (nor a forget took it).
+        if (this.#jobs.get(key) !== job) continue;
+        this.#jobs.delete(key);
+        done.push({ ...job, vector });
+      }
     }
     if (done.length) this.#onEmbedded(done);
   }

@@ -41,13 +41,14 @@ export class IndexManager {
   /**
    * @param modelId the current embedder's model id (undefined: no vectors)
    * @param needsVectors receives records whose vector is not stored yet
-   * @param options `snapshots: false` turns index snapshots off; `onError` receives failures of background snapshot writes
+   * @param options `snapshots: false` turns index snapshots off; `onError` receives failures of background snapshot writes;
+   * `embedding` is true while vectors are still being embedded (a due snapshot waits for them, snapshot-writer.ts)
    */
   constructor(
     store: StoragePort,
     modelId: () => string | undefined,
     needsVectors: (jobs: EmbedJob[]) => void,
-    options: { maxIndexedRecords?: number; snapshots?: IndexSnapshotOptions | false; onError: (err: unknown) => void },
+    options: { maxIndexedRecords?: number; snapshots?: IndexSnapshotOptions | false; onError: (err: unknown) => void; embedding?: () => boolean },
   ) {
     this.#store = store;
     this.#maxIndexedRecords = options.maxIndexedRecords ?? DEFAULT_MAX_INDEXED_RECORDS;
@@ -55,7 +56,7 @@ export class IndexManager {
     this.#needsVectors = needsVectors;
     if (options.snapshots !== false) {
       const current = async (ns: string) => (this.#indexes.has(ns) ? this.ready(ns) : undefined);
-      this.#snapshots = new SnapshotWriter(store, modelId, current, options.snapshots ?? {}, options.onError);
+      this.#snapshots = new SnapshotWriter(store, modelId, current, options.snapshots ?? {}, options.onError, options.embedding);
     }
   }
 

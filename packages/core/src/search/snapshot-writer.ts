@@ -13,6 +13,15 @@ export interface IndexSnapshotOptions {
 const DEFAULTS = { minRecords: 2000, delayMs: 5000 };
 
 /**
+ * How many times in a row a due snapshot waits one more delay while vectors are still
+ * being embedded (a minute at the default delay; none with a delay of 0, which means at
+ * once): each stored vector is a change, so a bulk import with its index loaded wrote a
+ * snapshot of the whole namespace again every tenth of it (100k memories: 13 s of
+ * snapshots beside 9.7 s of the model, issue 32).
+ */
+const MAX_EMBEDDING_WAITS = 12;
+
+/**
  * Decides when a loaded index is snapshotted to the store (table `indexSnapshots`) and
  * writes it, off the caller's path: after a build (no snapshot stored), after changes
  * worth a tenth of the namespace, after a forget or text change deleted the stored one,
@@ -27,6 +36,8 @@ export class SnapshotWriter {
   readonly #modelId: () => string | undefined;
   readonly #current: (ns: string) => Promise<NamespaceIndex | undefined>;
   readonly #onError: (err: unknown) => void;
+  readonly #embedding: () => boolean;
+  #embeddingWaits = 0;
   readonly #due = new Set<string>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<void> | undefined;
@@ -35,6 +46,7 @@ export class SnapshotWriter {
   /**
    * @param current the namespace's index caught up with the store, undefined when it is no longer loaded
    * @param onError receives failures of background writes
+   * @param embedding true while vectors are still being embedded: a due snapshot waits (at most {@link MAX_EMBEDDING_WAITS} delays)
    */
   constructor(
     store: StoragePort,
@@ -42,6 +54,7 @@ export class SnapshotWriter {
     current: (ns: string) => Promise<NamespaceIndex | undefined>,
     options: IndexSnapshotOptions,
     onError: (err: unknown) => void,
+    embedding: () => boolean = () => false,
   ) {
     this.#store = store;
     this.#modelId = modelId;
@@ -49,6 +62,7 @@ export class SnapshotWriter {
     this.minRecords = options.minRecords ?? DEFAULTS.minRecords;
     this.#delayMs = options.delayMs ?? DEFAULTS.delayMs;
     this.#onError = onError;
+    this.#embedding = embedding;
   }
 
   /**
@@ -60,9 +74,18 @@ export class SnapshotWriter {
     if (this.#closed || index.records.size < this.minRecords) return;
     if (!missingOrStale && index.changesSinceSnapshot < Math.max(this.minRecords, index.records.size / 10)) return;
     this.#due.add(ns);
-    if (this.#timer) return;
+    if (!this.#timer) this.#schedule();
+  }
+
+  #schedule(): void {
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
+      if (this.#delayMs > 0 && this.#embedding() && this.#embeddingWaits < MAX_EMBEDDING_WAITS) {
+        this.#embeddingWaits++;
+        this.#schedule();
+        return;
+      }
+      this.#embeddingWaits = 0;
       this.#running = this.#writeDue()
         .catch(this.#onError)
         .finally(() => (this.#running = undefined));

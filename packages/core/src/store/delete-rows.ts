@@ -20,7 +20,7 @@ export async function deleteRows(tx: WriteTransaction, rows: RecordRow[], op: Au
  * holds that content any more. An embedding can give its text away, so it goes with it.
  */
 export async function dropOrphanVectors(tx: WriteTransaction, hashes: Iterable<string>): Promise<void> {
-  for (const hash of new Set(hashes)) {
-    if (!(await tx.contentHashInUse(hash))) await tx.deleteVectors(hash);
-  }
+  const unique = [...new Set(hashes)];
+  const held = await tx.contentHashesInUse(unique);
+  for (const hash of unique) if (!held.has(hash)) await tx.deleteVectors(hash);
 }

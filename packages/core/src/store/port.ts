@@ -91,8 +91,8 @@ export interface ReadTransaction {
    * an expired twin next to a live one). Pairs in no promised order; one pair's rows in id order.
    */
   recordsByContentHash(keys: readonly (readonly [ns: string, contentHash: string])[]): Promise<RecordRow[]>;
-  /** True when a record of any namespace holds this content hash (its embedding is still needed). */
-  contentHashInUse(contentHash: string): Promise<boolean>;
+  /** Those of these content hashes that a record of any namespace holds (their embeddings are still needed). */
+  contentHashesInUse(contentHashes: readonly string[]): Promise<Set<string>>;
   /** The key and content hash of every record of the store, in no promised order (the embedding backfill). */
   recordHashes(): Promise<Array<{ ns: string; id: string; contentHash: string }>>;
   /** Rows of any namespace whose `expiresAt` is at or before `now`, at most `limit`, in expiry order. */

@@ -106,11 +106,13 @@ export function describeStoragePort(engine: string, openStore: () => Promise<Sto
         expect(found.map((r) => r.id).sort()).toEqual(['a', 'b', 'c']);
       }));
 
-    it('says whether any namespace holds a content hash, and lists every key with its hash', () =>
+    it('says which of some content hashes any namespace holds, and lists every key with its hash', () =>
       withStore(async (store) => {
         await store.write((tx) => tx.putRecords([row(U1, 'a', { contentHash: 'h1' }), row(U10, 'b', { contentHash: 'h2' })]));
-        expect(await store.read((tx) => tx.contentHashInUse('h2'))).toBe(true);
-        expect(await store.read((tx) => tx.contentHashInUse('h3'))).toBe(false);
+        expect(await store.read((tx) => tx.contentHashesInUse(['h2', 'h3', 'h2']))).toEqual(new Set(['h2']));
+        expect(await store.read((tx) => tx.contentHashesInUse([]))).toEqual(new Set());
+        const many = Array.from({ length: 150 }, (_, i) => `x${i}`); // more than one lookup's worth
+        expect(await store.read((tx) => tx.contentHashesInUse([...many, 'h1']))).toEqual(new Set(['h1']));
         const hashes = await store.read((tx) => tx.recordHashes());
         expect(hashes.sort((x, y) => (x.id < y.id ? -1 : 1))).toEqual([
           { ns: namespaceKey(U1), id: 'a', contentHash: 'h1' },
@@ -210,6 +212,18 @@ export function describeStoragePort(engine: string, openStore: () => Promise<Sto
         await store.write((tx) => tx.deleteVectors('h1'));
         expect(await store.read((tx) => tx.vectorHashes('m2'))).toEqual([]);
         expect(await store.read((tx) => tx.vectorHashes('m1'))).toEqual(['h2']);
+      }));
+
+    it('gets many vectors at once in the order asked: SHA-256 hex hashes and others, repeats, hits and misses', () =>
+      withStore(async (store) => {
+        const hex = (i: number) => i.toString(16).padStart(64, '0');
+        const stored = Array.from({ length: 150 }, (_, i) => ({ model: 'm1', hash: i % 3 ? hex(i) : `h${i}`, vector: i % 7 ? new Float32Array([i, 1]) : null }));
+        await store.write((tx) => tx.putVectors(stored.filter((_, i) => i % 2 === 0)));
+        const asked = [...stored.map((row) => row.hash).reverse(), hex(0), 'h0', hex(4).toUpperCase()];
+        const got = await store.read((tx) => tx.getVectors('m1', asked));
+        const expected = asked.map((hash) => stored.find((row, i) => i % 2 === 0 && row.hash === hash));
+        expect(got.map((row) => row && { hash: row.hash, vector: row.vector && [...row.vector] })).toEqual(expected.map((row) => row && { hash: row.hash, vector: row.vector && [...row.vector] }));
+        expect(await store.read((tx) => tx.getVectors('m2', asked.slice(0, 3)))).toEqual([undefined, undefined, undefined]);
       }));
 
     it('keeps one index snapshot per namespace', () =>

@@ -132,8 +132,10 @@ class DexieTransaction implements WriteTransaction {
     return found;
   }
 
-  contentHashInUse(contentHash: string): Promise<boolean> {
-    return this.#records.where('contentHash').equals(contentHash).count().then((n) => n > 0);
+  async contentHashesInUse(contentHashes: readonly string[]): Promise<Set<string>> {
+    if (contentHashes.length === 0) return new Set();
+    // The index's keys of the records found: their content hashes.
+    return new Set((await this.#records.where('contentHash').anyOf(contentHashes).keys()) as string[]);
   }
 
   recordHashes(): Promise<Array<{ ns: string; id: string; contentHash: string }>> {

@@ -140,8 +140,12 @@ export class SqliteReadTransaction implements ReadTransaction {
     });
   }
 
-  contentHashInUse(contentHash: string): Promise<boolean> {
-    return this.run('read', () => this.connection.pluck('SELECT 1 FROM records WHERE content_hash = ? LIMIT 1').get(contentHash) !== undefined);
+  contentHashesInUse(contentHashes: readonly string[]): Promise<Set<string>> {
+    return this.run('read', () => {
+      // A statement per hash: on a store's records index that took less CPU than 64 hashes an `IN (...)` (10k hashes: 20-30 against 30-44 ms).
+      const held = this.connection.pluck('SELECT 1 FROM records WHERE content_hash = ? LIMIT 1');
+      return new Set(contentHashes.filter((hash) => held.get(hash) !== undefined));
+    });
   }
 
   recordHashes(): Promise<Array<{ ns: string; id: string; contentHash: string }>> {
@@ -219,10 +223,14 @@ export class SqliteReadTransaction implements ReadTransaction {
     return this.run('read', () => {
       const id = modelId(this.connection, model);
       if (id === undefined) return hashes.map(() => undefined);
-      const get = this.connection.pluck('SELECT vector FROM vectors WHERE model = ? AND hash = ?');
-      // `get` is undefined for no row and null for a stored "could not embed".
+      // Many keys a statement: a chunk of the embedding queue looks up 1,024 hashes, mostly not stored yet.
+      const select = this.connection.raw(`SELECT hash, vector FROM vectors WHERE model = ? AND hash IN (${LOOKUP_PARAMS})`);
+      const blobs = new Map<string, Buffer | null>(); // null: a stored "could not embed"
+      for (const batch of lookupBatches(hashes.map(hashKey))) {
+        for (const [key, blob] of select.all(id, ...batch) as Array<[Buffer | string, Buffer | null]>) blobs.set(hashOfKey(key), blob);
+      }
       return hashes.map((hash) => {
-        const blob = get.get(id, hashKey(hash)) as Buffer | null | undefined;
+        const blob = blobs.get(hash);
         if (blob === undefined) return undefined;
         try {
           return vectorOf(model, hash, blob);
@@ -344,6 +352,19 @@ export class SqliteWriteTransaction extends SqliteReadTransaction implements Wri
       if (this.connection.statement('DELETE FROM doc_updates WHERE room = ?').run(room).changes > 0) this.effects.deleted = true;
       this.connection.statement('INSERT INTO doc_updates (room, body) VALUES (?, ?)').run(room, update);
     });
+  }
+}
+
+/** Keys of one `IN (...)` lookup: one statement (and one call into SQLite) for many keys, not one each. */
+const LOOKUP_BATCH = 64;
+const LOOKUP_PARAMS = Array(LOOKUP_BATCH).fill('?').join(', ');
+
+/** `keys` in batches of {@link LOOKUP_BATCH}, the last one filled up with its own last key (one prepared statement for every batch; a repeat in `IN` finds nothing more). */
+function* lookupBatches<K>(keys: readonly K[]): Generator<K[]> {
+  for (let i = 0; i < keys.length; i += LOOKUP_BATCH) {
+    const batch = keys.slice(i, i + LOOKUP_BATCH);
+    while (batch.length < LOOKUP_BATCH) batch.push(batch[batch.length - 1]!);
+    yield batch;
   }
 }
 
