@@ -3,7 +3,7 @@
  * query is asked with no floor (`minRelevance: 0`, top 10) in its own namespace and in its
  * foreign one (the eval's `foreignNamespace`), and every hit's whole evidence is written out
  * with the query's words as that namespace weighs them, so relevance variants can be scored
- * offline (test/bench/abstain-variants.py) without a run per variant. Not part of the product.
+ * offline (test/bench/abstain-variants.ts) without a run per variant. Not part of the product.
  *
  *   node --conditions=development --import tsx test/bench/abstain-study.ts \
  *     <memories.jsonl[.gz]> <queries.jsonl> <out.jsonl> [bundled|minilm|none]
