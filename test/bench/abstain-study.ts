@@ -46,7 +46,7 @@ async function documentFrequencies(ns: string): Promise<{ df: Map<string, number
       known.size++;
       for (const token of new Set(tokenize(searchText(record)))) known.df.set(token, (known.df.get(token) ?? 0) + 1);
     }
-    cursor = page.nextCursor;
+    cursor = page.nextCursor ?? undefined;
   } while (cursor);
   frequencies.set(ns, known);
   return known;

@@ -6,10 +6,13 @@ const TRANSCRIPT_LINE = /^<([^>\n]{1,64})>:\s*(.*)$/;
 const UNTAGGED_LINE = /^(?:["“].*["”]|<([^\n]*)>)$/;
 
 /**
- * What a query text is asked as. A transcript (every non-empty line `<Speaker>: text`,
- * two lines or more) becomes a conversation, so recall weighs the latest user turn most;
- * `<Assistant>` lines are the assistant, every other speaker the user. Anything else
- * stays plain text. Reads only the query text.
+ * What a query text is asked as. A transcript (two lines or more, the first
+ * `<Speaker>: text`) becomes a conversation, so recall weighs the latest user turn most;
+ * `<Assistant>` lines are the assistant, every other speaker the user. A later line whose
+ * tag is missing, a quoted utterance or one wrapped in angle brackets, is the other party's
+ * turn (MADial-en writes 21 of its 160 dialogues with some answers untagged; asked as one
+ * long text they were judged by a single text's rules). Anything else stays plain text.
+ * Reads only the query text.
  */
 export function shapeQuery(text: string): string | ConversationTurn[] {
   const lines = text.split('\n').filter((line) => line.trim() !== '');
