@@ -18,19 +18,16 @@ import type { CosineBackground } from '../search/vector-index.ts';
  *   clearer margin (the best of 50,000 unrelated memories stands higher than the best of 7).
  * - Together: `1 − (1 − lexical × agreement)(1 − semantic)`, either channel alone can vouch.
  *   The agreement is what the meaning says of a word match: `Φ(z)`, the share of the
- *   namespace's unrelated pairs the memory's cosine stands above, when that is more than
- *   half of them (z > 0), else 0. A memory that shares a word with the query but is
- *   further from it in meaning than two unrelated memories of the namespace typically are
- *   from each other matched by coincidence ("Fed the cat today" for a question about a
- *   drill bought today): its words are no evidence, only its cosine is; closer than that,
- *   its word share counts in proportion to Φ(z). Without
+ *   namespace's unrelated pairs the memory's cosine stands above. A memory that shares a
+ *   word with the query but is further from it in meaning than two unrelated memories of
+ *   the namespace are from each other matched by coincidence ("Fed the cat today" for a
+ *   question about a drill bought today): its word share counts in that proportion. Without
  *   the meaning to judge by, the words stand alone (agreement 1): no vector, a background
  *   too small to measure, a vector of another embedding space (cosine 0), or a conversation
  *   of two turns or more as the query (its vector mixes them: its cosines with single memories sit below
  *   memory pairs', not on their scale; MADial-en with all-MiniLM-L6-v2: mean 0.13 against 0.43).
  *   Measured: memdaily-zh-dev's foreign queries answered with nothing 2.2% -> 31.1% for 0.1
- *   point of R@10 with Φ(z) alone (docs/benchmarks/2026-12-06-abstain.md), and with words
- *   below the mean counting nothing (docs/benchmarks/2026-12-06-s12-abstain3.md).
+ *   point of R@10, the other dev sets unchanged (docs/benchmarks/2026-12-06-abstain.md).
  */
 
 /**
@@ -81,8 +78,7 @@ export interface RelevanceEvidence {
   /** Null without vectors (no embedder, or not embedded yet). */
   semantic: SemanticEvidence | null;
   /**
-   * How much the lexical share counts, 0..1: `semantic.above` when the cosine stands above
-   * the unrelated pairs' mean (`above` > 0.5), 0 below it, or 1 when the meaning cannot
+   * How much the lexical share counts, 0..1: `semantic.above`, or 1 when the meaning cannot
    * judge the words (no semantic evidence, no background, cosine 0: another embedding
    * space, or a conversation as the query). See the module's comment.
    */
@@ -121,9 +117,7 @@ export function semanticEvidence(cosine: number, background: CosineBackground): 
  */
 export function combineEvidence(lexical: LexicalEvidence | null, semantic: SemanticEvidence | null, conversation = false): RelevanceEvidence {
   // A cosine of exactly 0: the vectors share no coordinate (another embedding space), so no judgement.
-  // Below the unrelated pairs' mean (Φ(z) <= 1/2) the words matched by coincidence: they count nothing.
-  const judged = semantic && !conversation && semantic.cosine !== 0;
-  const agreement = !judged ? 1 : semantic.above > 0.5 ? semantic.above : 0;
+  const agreement = semantic && !conversation && semantic.cosine !== 0 ? semantic.above : 1;
   const relevance = 1 - (1 - (lexical?.share ?? 0) * agreement) * (1 - (semantic?.share ?? 0));
   return { lexical, semantic, agreement, relevance };
 }
