@@ -14,10 +14,12 @@
 import type { Connection } from './sqlite-connection.ts';
 
 /**
- * The largest piece stored (64 MiB): far under SQLite's 1 GB, small enough that reading one
- * beside the assembled body costs little, large enough that a 1M namespace is ~18 rows.
+ * The largest piece stored (256 MiB): a quarter of SQLite's 1 GB. A body in pieces is
+ * assembled into one buffer at read (a copy, and one piece beside it meanwhile), so a body
+ * that fits one piece stays one row, read as before: up to ~300k memories with 128-d
+ * vectors (100k: 82 MB). A 1M namespace's ~1.1 GB is 5 pieces.
  */
-export const SNAPSHOT_PIECE_BYTES = 64 * 2 ** 20;
+export const SNAPSHOT_PIECE_BYTES = 256 * 2 ** 20;
 
 /** First bytes of a header row (a body begins with `zeromem-index` or node:v8's 0xFF). */
 const PIECES_MAGIC = Buffer.from('zeromem-pieces\u0000\u0001', 'latin1');
