@@ -1,9 +1,11 @@
 /**
  * Where an index snapshot's body (snapshot-body.ts) rests in the file: in its row of
  * `index_snapshots` when it fits one piece, else in pieces of `index_snapshot_pieces`
- * (format 1005), each well under SQLite's largest blob, written and read in one
- * transaction. A 1M-memory namespace's body (~1.1 GB) passed SQLite's 1 GB limit, so it was
- * not stored and every open rebuilt the index from the rows (144 s, issue 32).
+ * (format 1005), each well under the largest blob, written and read in one transaction.
+ * The largest blob better-sqlite3 binds is 536,870,882 bytes (~512 MiB: SQLite's length
+ * limit as better-sqlite3 builds it, measured; not the 1 GB of SQLite's default): a
+ * 1M-memory namespace's body (820 MB with 128-d vectors) failed its INSERT, so it was never
+ * stored and every open rebuilt the index from the rows (issue 32).
  *
  * A body in pieces leaves in `index_snapshots.body` only a header: a magic, the piece
  * count and the body's length. Read back, the pieces are checked against it (each there,
@@ -14,10 +16,10 @@
 import type { Connection } from './sqlite-connection.ts';
 
 /**
- * The largest piece stored (256 MiB): a quarter of SQLite's 1 GB. A body in pieces is
+ * The largest piece stored (256 MiB): half the largest blob bound. A body in pieces is
  * assembled into one buffer at read (a copy, and one piece beside it meanwhile), so a body
  * that fits one piece stays one row, read as before: up to ~300k memories with 128-d
- * vectors (100k: 82 MB). A 1M namespace's ~1.1 GB is 5 pieces.
+ * vectors (100k: 82 MB). A 1M namespace's 820 MB is 4 pieces.
  */
 export const SNAPSHOT_PIECE_BYTES = 256 * 2 ** 20;
 

@@ -61,8 +61,10 @@ export interface SqliteStoreOptions {
 }
 
 /**
- * The largest body Node makes one buffer of (4 GiB in Node 20, ~3M memories with 128-d
+ * The largest body Node makes one buffer of (4 GiB in Node 20, ~5M memories with 128-d
  * vectors): the body is encoded whole before it is cut into pieces (snapshot-pieces.ts).
+ * Before format 1005 it was 1 GB, taken for SQLite's limit; better-sqlite3 binds at most
+ * ~512 MiB, so a body between the two failed its write (a 1M namespace's 820 MB).
  */
 export const MAX_SNAPSHOT_BYTES = constants.MAX_LENGTH;
 

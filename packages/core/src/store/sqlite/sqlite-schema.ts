@@ -30,7 +30,8 @@
  *   of a 20k store).
  * - `index_snapshots`: one search-index snapshot per namespace (snapshot-body.ts), its body in
  *   the row when it fits one piece, else in `index_snapshot_pieces` (format 1005;
- *   snapshot-pieces.ts): a 1M-memory namespace's body passed SQLite's 1 GB blob limit.
+ *   snapshot-pieces.ts): a 1M-memory namespace's body (820 MB) passed the largest blob
+ *   better-sqlite3 binds (~512 MiB).
  * - `doc_updates`, `doc_cursors`: the document logs of @zeromem/sync's shared documents
  *   (store/port.ts `DocLog`), opaque bytes in append order per room and the room's cursor,
  *   in the memory's own file so that `secure_delete` and the checkpoint after a deletion
