@@ -9,12 +9,14 @@
  *   node --import tsx test/bench/node-storage-worker.ts recall disk <dir>    (open to first recall, then 100 recalls: p50, resident)
  *   node --import tsx test/bench/node-storage-worker.ts raw-read disk <dir>  (better-sqlite3 reading every row of that file)
  *   node --import tsx test/bench/node-storage-worker.ts first-write disk <dir> (open-to-first-remember on that store; it writes one memory)
+ *   node --import tsx test/bench/node-storage-worker.ts servers disk <dir> <n> (n processes each open that store and recall once: Rss/Pss of each, smaps_rollup)
  *   node --import tsx test/bench/node-storage-worker.ts fake-open <n>        (the same on fake-indexeddb, in one process)
  *   node --import tsx test/bench/node-storage-worker.ts peer <zeromem|mem0|mastra> <dir> <n> <peersDir>
  */
 import Database from 'better-sqlite3';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
-import { mkdirSync, readdirSync, statSync } from 'node:fs';
+import { fork } from 'node:child_process';
+import { mkdirSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -177,6 +179,37 @@ async function recallLatency(): Promise<unknown> {
   return { ...result, ...(closeError === undefined ? {} : { closeError }) };
 }
 
+/**
+ * Several servers on one store (issue 32: a second and third add no second copy of the
+ * index?): n processes each open it and answer one hybrid recall; once all are up, each
+ * one's /proc/<pid>/smaps_rollup (Pss: shared pages divided among the processes mapping
+ * them; anonymous: the process's own heap and buffers).
+ */
+async function servers(): Promise<unknown> {
+  const children = Array.from({ length: Number(nText) }, () => fork(import.meta.filename, ['serve', 'disk', dir!], { execArgv: process.execArgv }));
+  const firstRecallMs = await Promise.all(children.map((child) => new Promise((resolve) => child.once('message', resolve))));
+  const mb = (text: string, field: string) => Math.round(Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(text)?.[1]) / 1024);
+  const each = children.map((child) => {
+    const text = readFileSync(`/proc/${child.pid}/smaps_rollup`, 'utf8');
+    return { rssMB: mb(text, 'Rss'), pssMB: mb(text, 'Pss'), anonymousMB: mb(text, 'Anonymous'), sharedMB: mb(text, 'Shared_Clean') + mb(text, 'Shared_Dirty') };
+  });
+  for (const child of children) child.send('close');
+  await Promise.all(children.map((child) => new Promise((resolve) => child.once('exit', resolve))));
+  return { processes: each.length, firstRecallMs, each };
+}
+
+/** One of {@link servers}: opens the store, recalls once, tells the parent, waits to be told to close. */
+async function serve(): Promise<never> {
+  const t0 = performance.now();
+  const memory = await openMemory({ name: 'bench', directory: dir!, embedder: embedder(128) });
+  const result = await memory.recall(NS, 'cupi nonorotu vagalo', { trackAccess: false });
+  if (result.vector !== 'used') throw new Error(`not a hybrid recall: ${result.vector}`);
+  process.send!(round(performance.now() - t0));
+  await new Promise((resolve) => process.once('message', resolve));
+  await memory.close();
+  process.exit(0);
+}
+
 /** The first write after opening the store: openMemory until one remember is acknowledged. */
 async function openToFirstRemember(): Promise<unknown> {
   const t0 = performance.now();
@@ -325,6 +358,10 @@ const result =
             ? rawRead()
           : command === 'first-write'
             ? await openToFirstRemember()
+          : command === 'servers'
+            ? await servers()
+          : command === 'serve'
+            ? await serve()
           : command === 'fake-open'
             ? await fakeOpenToFirstRecall(Number(kind))
             : command === 'peer'

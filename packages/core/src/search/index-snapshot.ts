@@ -80,8 +80,15 @@ export async function restoreSnapshot(row: IndexSnapshotRow, model: string | und
     const index = NamespaceIndex.restore(records, text, vectors, row.lastSeq);
     if (!index) return undefined;
     if (heat) warm(index, heat);
-    // Ids first: making a record's object moves it within the table, under a running iteration.
-    const missing = model ? [...index.records.keys()].filter((id) => !vectors?.has(id)) : [];
+    // By position, not by a look-up of each id in the vector index: 1M look-ups in a Map of
+    // 1M were 2.4 s of a 7.5 s restore (docs/benchmarks/2026-12-06-s12-vecfile.md). Ids
+    // first: making a record's object moves it within the table.
+    const missing: string[] = [];
+    if (model) {
+      const hasVector = new Uint8Array(records.size);
+      if (vectors) for (const at of packed!.idRecords) hasVector[at] = 1;
+      for (let at = 0; at < records.size; at++) if (!hasVector[at]) missing.push(records.id(at));
+    }
     const withoutVector = missing.map((id) => index.records.get(id)!);
     // Every vector must be a record's: recall takes each vector hit to be one.
     if (vectors && vectors.size !== records.size - withoutVector.length) return undefined;

@@ -102,7 +102,9 @@ export class SnapshotWriter {
    * Stops background writes and writes the snapshot of every given index that changed
    * since its last one, so the next instance starts where this one ended; of an index
    * whose only changes are access statistics, only their heat row. The indexes must be
-   * caught up with the store.
+   * caught up with the store. A write that fails goes to `onError` as a background write's
+   * does: a snapshot is a cache, never worth a failed close (a store found damaged refuses
+   * every write, and its close must still close the file).
    */
   async close(loaded: Iterable<[string, NamespaceIndex]>): Promise<void> {
     if (this.#timer) clearTimeout(this.#timer);
@@ -116,8 +118,12 @@ export class SnapshotWriter {
       else if (index.accessedSinceSnapshot.size > 0) heatOnly.push(ns);
     }
     const due = new Set(this.#due);
-    await this.#writeDue();
-    for (const ns of heatOnly) if (!due.has(ns)) await this.#writeHeat(ns);
+    try {
+      await this.#writeDue();
+      for (const ns of heatOnly) if (!due.has(ns)) await this.#writeHeat(ns);
+    } catch (err) {
+      this.#onError(err);
+    }
   }
 
   /** Stores the heat of the records this instance recalled since the snapshot, merged with the row other closes stored. */

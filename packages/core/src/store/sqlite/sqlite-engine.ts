@@ -21,6 +21,7 @@
  * read. `observe` and `onAuditWrites` learn of other processes' commits by polling
  * `PRAGMA data_version` (a read of shared memory) while anyone listens (sqlite-changes.ts).
  */
+import { constants } from 'node:buffer';
 import { ZeromemError } from '../../model/errors.ts';
 import type { ReadTransaction, StoragePort, WriteOptions, WriteTransaction } from '../port.ts';
 import { ChangeFeed } from './sqlite-changes.ts';
@@ -30,7 +31,8 @@ import { changedCompanion, checkWalNotLost, companionError, companionsOf, dropSt
 import { checkFormat, checkHeader, openFormat } from './sqlite-format.ts';
 import type { MigrationProgress } from './sqlite-migration-progress.ts';
 import { NEW_FILE } from './sqlite-schema.ts';
-import { SqliteReadTransaction, SqliteWriteTransaction, watchTextReplacements } from './sqlite-transactions.ts';
+import { SqliteReadTransaction, SqliteWriteTransaction, watchTextReplacements, type SnapshotLimits } from './sqlite-transactions.ts';
+import { SNAPSHOT_PIECE_BYTES } from './snapshot-pieces.ts';
 import { keepReserve, releaseReserve } from './sqlite-reserve.ts';
 import { CHECKPOINT_WAIT_MS, prepareStoreFile, storageError } from './sqlite-file.ts';
 import type BetterSqlite3 from 'better-sqlite3';
@@ -46,18 +48,25 @@ export interface SqliteStoreOptions {
    */
   checkContentHashes?: boolean;
   /**
-   * The largest index snapshot stored, in bytes (default {@link MAX_SNAPSHOT_BYTES}, SQLite's
-   * largest value). A larger snapshot is not stored and the namespace's stale one is deleted:
-   * a snapshot only spares the next open a rebuild from the rows, never worth a failed write
-   * or close. Lower only in tests.
+   * The largest index snapshot stored, in bytes, all its pieces together (default
+   * {@link MAX_SNAPSHOT_BYTES}). A larger snapshot is not stored and the namespace's stale one
+   * is deleted: a snapshot only spares the next open a rebuild from the rows, never worth a
+   * failed write or close. Lower only in tests.
    */
   maxSnapshotBytes?: number;
+  /** The largest piece of an index snapshot's body in one row (default {@link SNAPSHOT_PIECE_BYTES}, snapshot-pieces.ts). Lower only in tests. */
+  snapshotPieceBytes?: number;
   /** Hears the progress of a migration of the file from an earlier release: this process's, or another's it waits for. */
   onMigration?: (progress: MigrationProgress) => void;
 }
 
-/** SQLite's largest string or blob by default (`SQLITE_MAX_LENGTH`): a 1M-memory namespace's snapshot passed it. */
-export const MAX_SNAPSHOT_BYTES = 1_000_000_000;
+/**
+ * The largest body Node makes one buffer of (4 GiB in Node 20, ~5M memories with 128-d
+ * vectors): the body is encoded whole before it is cut into pieces (snapshot-pieces.ts).
+ * Before format 1005 it was 1 GB, taken for SQLite's limit; better-sqlite3 binds at most
+ * ~512 MiB, so a body between the two failed its write (a 1M namespace's 820 MB).
+ */
+export const MAX_SNAPSHOT_BYTES = constants.MAX_LENGTH;
 
 /** A write waiting its turn. */
 interface PendingWrite {
@@ -92,7 +101,7 @@ export async function openSqliteStore(directory: string, name: string, options: 
     await openFormat(writer, { Database, syncDocuments: syncDocumentsFile(directory, name) }, options.onMigration);
     watchTextReplacements(writer);
     keepReserve(path);
-    return new SqliteStore(name, Database, writer, synchronous, options.checkContentHashes ?? true, options.maxSnapshotBytes ?? MAX_SNAPSHOT_BYTES);
+    return new SqliteStore(name, Database, writer, synchronous, options.checkContentHashes ?? true, { maxBytes: options.maxSnapshotBytes ?? MAX_SNAPSHOT_BYTES, pieceBytes: options.snapshotPieceBytes ?? SNAPSHOT_PIECE_BYTES });
   } catch (err) {
     writer?.close();
     throw storageError(err, path, 'open');
@@ -120,12 +129,12 @@ export class SqliteStore implements StoragePort {
   /** The `-shm` file was replaced: this process's connections hold an index of the WAL others no longer use ({@link #closeFile}). */
   #staleIndex = false;
   readonly #checkContentHashes: boolean;
-  readonly #maxSnapshotBytes: number;
+  readonly #snapshotLimits: SnapshotLimits;
 
-  constructor(name: string, Database: typeof BetterSqlite3, writer: Connection, synchronous: Synchronous, checkContentHashes: boolean, maxSnapshotBytes: number) {
+  constructor(name: string, Database: typeof BetterSqlite3, writer: Connection, synchronous: Synchronous, checkContentHashes: boolean, snapshotLimits: SnapshotLimits) {
     this.name = name;
     this.#checkContentHashes = checkContentHashes;
-    this.#maxSnapshotBytes = maxSnapshotBytes;
+    this.#snapshotLimits = snapshotLimits;
     this.#Database = Database;
     this.#writer = writer;
     this.#synchronous = synchronous;
@@ -229,7 +238,7 @@ export class SqliteStore implements StoragePort {
     const done: Array<{ job: PendingWrite; result: unknown; tx: SqliteWriteTransaction }> = [];
     const effects = { audited: false, deleted: false };
     for (const [i, job] of group.entries()) {
-      const tx = new SqliteWriteTransaction(this.#writer, false, this.#maxSnapshotBytes);
+      const tx = new SqliteWriteTransaction(this.#writer, false, this.#snapshotLimits);
       try {
         if (!alone) db.exec('SAVEPOINT verb');
         const result = await job.fn(tx);

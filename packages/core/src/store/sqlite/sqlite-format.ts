@@ -4,7 +4,8 @@
  * migrated once: the format before the SQLite engine (legacy/memory-file.ts), format 1001
  * (no document logs: their tables are added), formats 1001-1002 (vectors with their zeros:
  * trimmed), formats 1001-1003 (seven record indexes, vectors keyed by the model's name and
- * the hash's hex: three indexes dropped, vectors rewritten), and sync's documents in a file of their own
+ * the hash's hex: three indexes dropped, vectors rewritten), format 1004 (snapshot bodies in
+ * one row only: the table of pieces is added), and sync's documents in a file of their own
  * (legacy/sync-documents.ts).
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
@@ -15,7 +16,7 @@ import { hasSyncDocumentsFile, moveSyncDocuments, removeSyncDocumentsFile } from
 import { beginImmediate, type Connection } from './sqlite-connection.ts';
 import { MigrationReport, runningMigration, type MigrationProgress } from './sqlite-migration-progress.ts';
 import { vectorBlobOfWhole } from './sqlite-rows.ts';
-import { FORMAT_BEFORE_DOC_LOGS, FORMAT_BEFORE_TRIMMED_VECTORS, FORMAT_BEFORE_VECTOR_MODELS, FORMAT_VERSION, TABLES, VECTOR_MODELS_TABLE, vectorsTable } from './sqlite-schema.ts';
+import { FORMAT_BEFORE_DOC_LOGS, FORMAT_BEFORE_SNAPSHOT_PIECES, FORMAT_BEFORE_TRIMMED_VECTORS, FORMAT_BEFORE_VECTOR_MODELS, FORMAT_VERSION, TABLES, VECTOR_MODELS_TABLE, vectorsTable } from './sqlite-schema.ts';
 
 const HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
@@ -76,10 +77,13 @@ export async function openFormat(writer: Connection, old: OldFiles, onMigration?
         migrateLegacyFile(writer, (done, total) => report.progress(done, total));
         vacuum = true;
       } else if (hasTable(writer, 'records') && EARLIER_FORMATS.includes(versionOf(writer)!)) {
-        if (versionOf(writer) !== FORMAT_BEFORE_VECTOR_MODELS) trimVectors(writer);
-        leanRecordsAndVectors(writer);
-        vacuum = true;
-        writer.db.exec(TABLES);
+        const version = versionOf(writer)!;
+        if (version < FORMAT_BEFORE_VECTOR_MODELS) trimVectors(writer);
+        if (version < FORMAT_BEFORE_SNAPSHOT_PIECES) {
+          leanRecordsAndVectors(writer);
+          vacuum = true;
+        }
+        writer.db.exec(TABLES); // 1004 to 1005: only the table of snapshot pieces is new
         writer.statement("UPDATE meta SET v = ? WHERE k = 'version'").run(FORMAT_VERSION);
       }
       if (hasTable(writer, 'records') && versionOf(writer) === FORMAT_VERSION && hasSyncDocumentsFile(old.syncDocuments)) {
@@ -101,7 +105,7 @@ export async function openFormat(writer: Connection, old: OldFiles, onMigration?
   }
   checkFormat(writer);
   // Their first pages: damage there is found at open.
-  for (const table of ['records', 'record_tags', 'audit', 'vectors', 'index_snapshots', 'doc_updates', 'doc_cursors']) writer.pluck(`SELECT 1 FROM ${table} LIMIT 1`).get();
+  for (const table of ['records', 'record_tags', 'audit', 'vectors', 'index_snapshots', 'index_snapshot_pieces', 'doc_updates', 'doc_cursors']) writer.pluck(`SELECT 1 FROM ${table} LIMIT 1`).get();
 }
 
 /**
@@ -135,7 +139,7 @@ function needsMigration(writer: Connection, old: OldFiles): boolean {
 }
 
 /** SQLite formats of earlier releases that are migrated in place. */
-const EARLIER_FORMATS: ReadonlyArray<number | undefined> = [FORMAT_BEFORE_DOC_LOGS, FORMAT_BEFORE_TRIMMED_VECTORS, FORMAT_BEFORE_VECTOR_MODELS];
+const EARLIER_FORMATS: ReadonlyArray<number | undefined> = [FORMAT_BEFORE_DOC_LOGS, FORMAT_BEFORE_TRIMMED_VECTORS, FORMAT_BEFORE_VECTOR_MODELS, FORMAT_BEFORE_SNAPSHOT_PIECES];
 
 /**
  * Moves the vectors of a file before format 1003 (every float32 value, zeros too, in a

@@ -28,7 +28,10 @@
  *   `vector_models` and the hash its 32 bytes (sqlite-rows.ts `hashKey`; before format 1004
  *   the model's name and the hash's 64 hex characters in every row and index entry: ~4 MB
  *   of a 20k store).
- * - `index_snapshots`: one search-index snapshot per namespace (node:v8 bytes).
+ * - `index_snapshots`: one search-index snapshot per namespace (snapshot-body.ts), its body in
+ *   the row when it fits one piece, else in `index_snapshot_pieces` (format 1005;
+ *   snapshot-pieces.ts): a 1M-memory namespace's body (820 MB) passed the largest blob
+ *   better-sqlite3 binds (~512 MiB).
  * - `doc_updates`, `doc_cursors`: the document logs of @zeromem/sync's shared documents
  *   (store/port.ts `DocLog`), opaque bytes in append order per room and the room's cursor,
  *   in the memory's own file so that `secure_delete` and the checkpoint after a deletion
@@ -42,7 +45,7 @@
  * releases before this engine stored under the same key (Dexie's version times ten, 40 at
  * the last of them), so those releases refuse a migrated file rather than write to it.
  */
-export const FORMAT_VERSION = 1004;
+export const FORMAT_VERSION = 1005;
 
 /** The format before the document logs: a file of it gets their tables and this release's version at open (sqlite-format.ts). */
 export const FORMAT_BEFORE_DOC_LOGS = 1001;
@@ -52,6 +55,9 @@ export const FORMAT_BEFORE_TRIMMED_VECTORS = 1002;
 
 /** The format with seven record indexes and vectors keyed by the model's name and the hash's hex: a file of it loses three indexes and has its vectors rewritten at open (sqlite-format.ts). */
 export const FORMAT_BEFORE_VECTOR_MODELS = 1003;
+
+/** The format whose snapshot bodies are one row each: a file of it gets the table of pieces at open (its rows stay as they are: a one-row body is read as before). */
+export const FORMAT_BEFORE_SNAPSHOT_PIECES = 1004;
 
 /** The vectors table, by the name it is created under (a migration builds it beside the old one). */
 export const vectorsTable = (name: string) => `CREATE TABLE IF NOT EXISTS ${name} (model INTEGER NOT NULL, hash BLOB NOT NULL, vector BLOB)`;
@@ -117,6 +123,7 @@ export const TABLES = `
   ${vectorsTable('vectors')};
   CREATE UNIQUE INDEX IF NOT EXISTS vectors_by_hash ON vectors (hash, model);
   CREATE TABLE IF NOT EXISTS index_snapshots (ns TEXT PRIMARY KEY, last_seq INTEGER NOT NULL, body BLOB NOT NULL);
+  CREATE TABLE IF NOT EXISTS index_snapshot_pieces (ns TEXT NOT NULL, piece INTEGER NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (ns, piece));
   CREATE TABLE IF NOT EXISTS doc_updates (seq INTEGER PRIMARY KEY, room TEXT NOT NULL, body BLOB NOT NULL);
   CREATE INDEX IF NOT EXISTS doc_updates_by_room ON doc_updates (room, seq);
   CREATE TABLE IF NOT EXISTS doc_cursors (room TEXT PRIMARY KEY, cursor INTEGER NOT NULL) WITHOUT ROWID;

@@ -10,6 +10,7 @@ import type { RecordRow } from '../row.ts';
 import type { Connection } from './sqlite-connection.ts';
 import { contentHashNow } from '../../model/content-hash.ts';
 import { namespaceKey } from '../../model/namespace.ts';
+import { deleteSnapshotBody, getSnapshotBody, putSnapshotBody } from './snapshot-pieces.ts';
 import { RECORD_COLUMNS, auditColumns, auditOf, recordColumns, recordOf, snapshotBody, snapshotOf, vectorBlob, vectorOf, hashKey, hashOfKey, type RecordColumns } from './sqlite-rows.ts';
 import { storageError } from './sqlite-file.ts';
 
@@ -251,8 +252,8 @@ export class SqliteReadTransaction implements ReadTransaction {
 
   getSnapshot(ns: string): Promise<StoredSnapshot | undefined> {
     return this.run('read', () => {
-      const row = this.connection.raw('SELECT last_seq, body FROM index_snapshots WHERE ns = ?').get(ns) as [number, Buffer] | undefined;
-      return row && snapshotOf(ns, row[0], row[1]);
+      const row = getSnapshotBody(this.connection, ns);
+      return row && snapshotOf(ns, row.lastSeq, row.body);
     });
   }
 
@@ -266,15 +267,31 @@ export class SqliteReadTransaction implements ReadTransaction {
   }
 }
 
+/** A snapshot's body, or undefined when it is larger than Node makes one buffer of (sqlite-engine.ts `MAX_SNAPSHOT_BYTES`). */
+function bodyOrTooLarge(row: StoredSnapshot): Buffer | undefined {
+  try {
+    return snapshotBody(row);
+  } catch (err) {
+    if (err instanceof RangeError) return undefined;
+    throw err;
+  }
+}
+
+/** The largest index snapshot body stored, in bytes, and its largest piece in one row (snapshot-pieces.ts). */
+export interface SnapshotLimits {
+  maxBytes: number;
+  pieceBytes: number;
+}
+
 /** The reads and writes of a write transaction on the writer connection, noting what it did ({@link WriteEffects}). */
 export class SqliteWriteTransaction extends SqliteReadTransaction implements WriteTransaction {
   readonly effects: WriteEffects = { audited: false, deleted: false, deleting: false };
-  readonly #maxSnapshotBytes: number;
+  readonly #snapshotLimits: SnapshotLimits;
 
-  /** @param maxSnapshotBytes the largest snapshot body stored (`maxSnapshotBytes` of openSqliteStore's options) */
-  constructor(connection: Connection, checkContent: boolean, maxSnapshotBytes: number) {
+  /** @param snapshotLimits the largest snapshot body stored and its largest piece (openSqliteStore's options) */
+  constructor(connection: Connection, checkContent: boolean, snapshotLimits: SnapshotLimits) {
     super(connection, checkContent);
-    this.#maxSnapshotBytes = maxSnapshotBytes;
+    this.#snapshotLimits = snapshotLimits;
   }
 
   putRecords(rows: readonly RecordRow[]): Promise<void> {
@@ -318,21 +335,19 @@ export class SqliteWriteTransaction extends SqliteReadTransaction implements Wri
 
   putSnapshot(row: StoredSnapshot): Promise<void> {
     return this.run('write', () => {
-      const body = snapshotBody(row);
+      const body = bodyOrTooLarge(row);
       // Too large to store: the stale snapshot goes too (restoring it would replay every change since).
-      if (body.byteLength > this.#maxSnapshotBytes) {
-        if (this.connection.statement('DELETE FROM index_snapshots WHERE ns = ?').run(row.ns).changes > 0) this.effects.deleted = true;
-      }
-      else this.connection.statement('INSERT OR REPLACE INTO index_snapshots (ns, last_seq, body) VALUES (?, ?, ?)').run(row.ns, row.lastSeq, body);
+      if (body === undefined || body.byteLength > this.#snapshotLimits.maxBytes) {
+        if (deleteSnapshotBody(this.connection, row.ns)) this.effects.deleted = true;
+      } else putSnapshotBody(this.connection, row.ns, row.lastSeq, body, this.#snapshotLimits.pieceBytes);
     });
   }
 
   deleteSnapshots(namespaceKeys: Iterable<string>): Promise<void> {
     return this.run('write', () => {
-      const remove = this.connection.statement('DELETE FROM index_snapshots WHERE ns = ?');
       for (const ns of new Set(namespaceKeys)) {
-        if (remove.run(ns).changes > 0) this.effects.deleted = true;
-        remove.run(heatKey(ns)); // ids and counts only: no erasure to follow up
+        if (deleteSnapshotBody(this.connection, ns)) this.effects.deleted = true;
+        deleteSnapshotBody(this.connection, heatKey(ns)); // ids and counts only: no erasure to follow up
       }
     });
   }

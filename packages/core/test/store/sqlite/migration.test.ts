@@ -74,7 +74,7 @@ describe('the migration of a store of the releases before the SQLite engine', { 
     const dir = oldStore(500);
     expect(tables(dir)).toEqual(['entries', 'meta', 'rows', 'stores']);
     const memory = await openMemory({ name: 'u1', directory: dir });
-    expect(tables(dir)).toEqual(['audit', 'doc_cursors', 'doc_updates', 'index_snapshots', 'meta', 'record_tags', 'records', 'vector_models', 'vectors']);
+    expect(tables(dir)).toEqual(['audit', 'doc_cursors', 'doc_updates', 'index_snapshot_pieces', 'index_snapshots', 'meta', 'record_tags', 'records', 'vector_models', 'vectors']);
     expect(await memory.count(ns)).toBe(519);
     expect((await memory.get(ns, 'OLD00000499'))?.metadata).toEqual({ i: 499 });
     expect((await memory.list(ns, { tags: { any: ['t1'] }, limit: 1000 })).items.length).toBe(6 + 167);

@@ -11,6 +11,7 @@ import type { RecordRow } from '../../row.ts';
 import type { Connection } from '../sqlite-connection.ts';
 import { RECORD_COLUMNS, auditColumns, recordColumns, snapshotBody } from '../sqlite-rows.ts';
 import { putVectorRows } from '../sqlite-transactions.ts';
+import { putSnapshotBody } from '../snapshot-pieces.ts';
 import { FORMAT_VERSION } from '../sqlite-schema.ts';
 import { eachValue, oldStores } from './idb-rows.ts';
 
@@ -54,6 +55,6 @@ const COPIERS: Record<string, (writer: Connection, value: unknown) => void> = {
   vectors: (writer, value) => putVectorRows(writer, [value as VectorRow]),
   indexSnapshots: (writer, value) => {
     const row = value as StoredSnapshot;
-    writer.statement('INSERT OR REPLACE INTO index_snapshots (ns, last_seq, body) VALUES (?, ?, ?)').run(row.ns, row.lastSeq, snapshotBody(row));
+    putSnapshotBody(writer, row.ns, row.lastSeq, snapshotBody(row));
   },
 };
