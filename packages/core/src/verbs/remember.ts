@@ -201,7 +201,7 @@ async function writeItems(
       const previous = byHash.get(key(row.ns, row.contentHash));
       if (!previous || isExpired(previous, now)) byHash.set(key(row.ns, row.contentHash), row);
     }
-    const byId = new Map<string, RecordRow>();
+    const byId = new Map<string, RecordRow>(); // stored rows by key(ns, id), and their raised versions (new rows are in `added`)
     const idKeys = uniqueKeys(items.filter((item) => item.value.id !== undefined).map((item) => [item.value.namespaceKey, item.value.id!]));
     const idRows = idKeys.length ? await tx.getRecords(idKeys) : [];
     for (const row of idRows) if (row) byId.set(key(row.ns, row.id), row);
@@ -226,7 +226,8 @@ async function writeItems(
     // The row each result's record was made from: a later in-batch duplicate may raise it.
     const resultRows: RecordRow[] = [];
     let raisedAny = false;
-    for (const [i, item] of items.entries()) {
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
       const { value } = item;
       const hashKey = itemHashKeys[i]!;
       const siblings = value.key === null ? undefined : versions.get(key(value.namespaceKey, value.key))!;
@@ -237,7 +238,8 @@ async function writeItems(
         existing = undefined;
       }
       if (value.id !== undefined) {
-        let holder = byId.get(key(value.namespaceKey, value.id));
+        const holderKey = key(value.namespaceKey, value.id);
+        let holder = added.get(holderKey) ?? byId.get(holderKey);
         if (holder && isExpired(holder, now) && !added.has(key(holder.ns, holder.id))) {
           retire(holder);
           holder = undefined;
@@ -273,7 +275,6 @@ async function writeItems(
       added.set(idKey, row);
       if (siblings) siblings.push(row);
       else byHash.set(hashKey, row);
-      byId.set(idKey, row);
       const result = { index: item.index, id: row.id, deduplicated: false, record, closed: [], suggestedUpdates: [] };
       results.push(item.redacted ? { ...result, redacted: item.redacted } : result);
       resultRows.push(row);
