@@ -207,7 +207,7 @@ async function writeItems(
     for (const row of idRows) if (row) byId.set(key(row.ns, row.id), row);
     // The stored versions of every fact key written (new ones join them as they are made).
     const versions = new Map<string, RecordRow[]>();
-    for (const [ns, factKey] of factKeysOf(items.map((item) => ({ ns: item.value.namespaceKey, key: item.value.key })))) {
+    for (const [ns, factKey] of factKeysOf(items.filter((item) => item.value.key !== null).map((item) => ({ ns: item.value.namespaceKey, key: item.value.key })))) {
       versions.set(key(ns, factKey), await tx.recordsByKey(ns, factKey));
     }
 
