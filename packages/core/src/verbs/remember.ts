@@ -390,34 +390,7 @@ function refuseUnlessLatest(siblings: RecordRow[], factKey: string, expectedLate
  */
 export function newRow(value: PreparedRemember, id: string, hash: string): RecordRow {
   const { namespace, namespaceKey, createdAt } = value;
-  if (value.key !== null) {
-    return toRow({
-      id,
-      namespace,
-      namespaceKey,
-      content: value.content,
-      source: value.source,
-      layer: value.layer,
-      tags: value.tags,
-      metadata: value.metadata,
-      importance: value.importance,
-      createdAt,
-      updatedAt: createdAt,
-      expiresAt: value.expiresAt,
-      accessCount: 0,
-      lastAccessedAt: null,
-      contentHash: hash,
-      version: 1,
-      tier: 'hot',
-      mergedFrom: [],
-      key: value.key,
-      validFrom: value.validFrom,
-      validUntil: value.statedUntil,
-      closedBy: null,
-      statedUntil: value.statedUntil,
-    });
-  }
-  return {
+  const row: RecordRow = {
     id,
     namespace,
     namespaceKey,
@@ -439,6 +412,8 @@ export function newRow(value: PreparedRemember, id: string, hash: string): Recor
     ns: namespaceKey,
     userId: namespace.userId,
   };
+  if (value.key === null) return row;
+  return toRow({ ...fromRow(row), key: value.key, validFrom: value.validFrom, validUntil: value.statedUntil, closedBy: null, statedUntil: value.statedUntil });
 }
 
 function facts(row: RecordRow): { id: string; validFrom: number; statedUntil: number | null } {
