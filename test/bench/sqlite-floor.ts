@@ -8,6 +8,8 @@
  *     synchronous FULL): raw's two tables; this release's tables (sqlite-schema.ts) one row a
  *     statement and 64 rows a statement (as sqlite-transactions.ts writes them), and the
  *     same without the content-hash index (what that one index costs).
+ *   node --conditions=development --import tsx test/bench/sqlite-floor.ts commits [_] [rounds]
+ *     CPU microseconds per one-memory transaction at synchronous NORMAL, 2,000 after 20k rows.
  *   node --conditions=development --import tsx test/bench/sqlite-floor.ts pages
  *     WAL frames (pages) one memory's commit writes, into a store of 20k: raw's and this release's.
  *
@@ -25,7 +27,7 @@ import { toRow } from '../../packages/core/src/store/row.ts';
 import { datasetTexts } from './recall-data.ts';
 
 const [mode = 'rows', nText = '100000', roundsText = '2'] = process.argv.slice(2);
-const N = mode === 'pages' ? 20_200 : Number(nText);
+const N = mode === 'pages' ? 20_200 : mode === 'commits' ? 22_000 : Number(nText);
 const DIR = '/tmp/zeromem-sqlite-floor';
 const namespace = { userId: 'bench' };
 const ns = namespaceKey(namespace);
@@ -109,6 +111,21 @@ if (mode === 'rows') {
     }
   }
   console.log(JSON.stringify(Object.fromEntries(Object.entries(cpu).map(([name, us]) => [name, us.map((x) => Math.round(x * 100) / 100)]))));
+} else if (mode === 'commits') {
+  // CPU per one-memory transaction at synchronous NORMAL (durability 'relaxed'; WAL checkpoints as SQLite makes them), after 20k rows.
+  const cpu: Record<string, number[]> = {};
+  for (let round = 1; round <= Number(roundsText); round++) {
+    for (const [name, make] of [['raw', () => raw('NORMAL')], ['zeromem', () => ours('commits', 1, NEW_FILE, 'NORMAL')]] as const) {
+      const variant = make();
+      variant.db.transaction(() => variant.insert(0, 20_000))();
+      const c0 = process.cpuUsage();
+      for (let i = 20_000; i < N; i++) variant.db.transaction(() => variant.insert(i, i + 1))();
+      const c = process.cpuUsage(c0);
+      variant.db.close();
+      (cpu[name] ??= []).push(Math.round(((c.user + c.system) / (N - 20_000)) * 100) / 100);
+    }
+  }
+  console.log(JSON.stringify({ cpuMicrosPerOneMemoryCommit: cpu }));
 } else {
   const frames = (db: Database.Database) => (statSync(`${db.name}-wal`).size - 32) / (4096 + 24);
   const result: Record<string, number> = {};
