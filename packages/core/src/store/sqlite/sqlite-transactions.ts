@@ -409,8 +409,8 @@ function checkedRecordOf(columns: RecordColumns, path: string): RecordRow {
 /**
  * Rows per statement of a bulk write ({@link inBatches}): a multi-row INSERT binds and steps
  * once for all of them. SQLite's CPU time per record and audit row of a 100k import (the
- * tables of sqlite-schema.ts, 10k rows a transaction): 17.1-17.9 us one row a statement,
- * 11.0-12.1 us at 32-128 rows (`.floor` script of the s12-writes3 benchmarks file).
+ * tables of sqlite-schema.ts, 10k rows a transaction): 21.7-25.4 us one row a statement,
+ * 17.2-18.9 us 64 rows a statement (test/bench/sqlite-floor.ts; 32 to 128 rows measured alike).
  */
 const ROWS_PER_STATEMENT = 64;
 
