@@ -452,7 +452,8 @@ const INSERT_AUDIT: BatchSql = { one: insertAudit(1), batch: insertAudit(ROWS_PE
 /**
  * Writes `rows` with the statements of `sql`: {@link ROWS_PER_STATEMENT} at a
  * time, then the rest one by one (two prepared statements in all), each row's parameters
- * put by `put`. Resolves with the row id each row got, in order: the rows of one INSERT get
+ * put by `put`. Returns the row id each row got, in order, for a table rows are only
+ * inserted into (the audit; an upsert's updated rows get none): the rows of one INSERT get
  * ascending ids one after the other (the writer holds the file's lock; `audit.seq` is
  * AUTOINCREMENT, so each is the largest so far plus one), so a batch's are its last one's
  * and the ones before it.
