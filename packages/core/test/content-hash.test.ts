@@ -45,4 +45,16 @@ describe('content hash', () => {
       { seed, numRuns: 200 },
     );
   });
+
+  it('normalizes printable ASCII (which it leaves as it is when already normal) as NFKC and whitespace folding do (seeded)', () => {
+    const folded = (content: string) => content.normalize('NFKC').replace(/\s+/gu, ' ').trim();
+    const ascii = fc.string({ unit: fc.constantFrom(' ', '\t', '\n', '\r', '\u00a0', '\u3000', 'a', 'Z', '~', '!', '\u007f', '\u001f'), maxLength: 30 });
+    for (const edge of ['', ' ', 'a', ' a', 'a ', 'a  b', 'a b', 'a\tb', '~', '\u007f']) expect(normalizeContent(edge), JSON.stringify(edge)).toBe(folded(edge));
+    fc.assert(
+      fc.property(fc.oneof(ascii, text), (content) => {
+        expect(normalizeContent(content)).toBe(folded(content));
+      }),
+      { seed: fcSeed('normalized ascii'), numRuns: 500 },
+    );
+  });
 });

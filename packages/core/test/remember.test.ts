@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ZeromemError } from '../src/index.ts';
 import { openTestMemory } from './helpers.ts';
+import { DEFAULT_LIMITS } from '../src/model/limits.ts';
+import { validateRemember } from '../src/model/validate-remember.ts';
+import { fromRow, toRow } from '../src/store/row.ts';
+import { newRow } from '../src/verbs/remember.ts';
 
 const ns = { userId: 'u1' };
 
@@ -173,5 +177,23 @@ describe('rememberMany', () => {
       ['remember', results[2]!.id],
       ['update', stored.id],
     ]);
+  });
+});
+
+describe("a new record's row", () => {
+  it('is what toRow makes of its record, field for field and in the same order (the stored bytes)', () => {
+    const inputs = [
+      { namespace: { userId: 'u1', agentId: 'a' }, content: 'Likes tea', tags: ['x'], metadata: { a: 1 }, importance: 0.7, ttl: 60_000 },
+      { namespace: ns, content: 'Lives in Oslo', key: 'home.city', validUntil: 2_000_000 },
+      { namespace: ns, content: 'plain' },
+    ];
+    for (const input of inputs) {
+      const checked = validateRemember(input, DEFAULT_LIMITS, 1_000_000);
+      if (!checked.ok) throw new Error(JSON.stringify(checked.issues));
+      const row = newRow(checked.value, 'ID1', 'f'.repeat(64));
+      const record = fromRow(row);
+      expect(JSON.stringify(row)).toBe(JSON.stringify(toRow(record)));
+      expect(record).toMatchObject({ id: 'ID1', content: input.content, key: input.key ?? null, contentHash: 'f'.repeat(64), version: 1, tier: 'hot', mergedFrom: [] });
+    }
   });
 });

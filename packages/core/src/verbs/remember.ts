@@ -1,7 +1,7 @@
 import { contentHash, contentHashes } from '../model/content-hash.ts';
 import { describe } from '../model/checks.ts';
 import { ZeromemError, invalidInput, type ItemFailure } from '../model/errors.ts';
-import type { LatestVersion, MemoryRecord, RedactionCount, RememberManyResult, RememberResult } from '../model/types.ts';
+import type { LatestVersion, RedactionCount, RememberManyResult, RememberResult } from '../model/types.ts';
 import { validateRemember, type PreparedRemember } from '../model/validate-remember.ts';
 import type { AuditRow } from '../store/port.ts';
 import { keepHistory } from '../store/history.ts';
@@ -21,6 +21,7 @@ const CHUNK = 2000;
 interface Item {
   index: number;
   value: PreparedRemember;
+  /** The content hash (set once the batch is hashed, in one pass). */
   hash: string;
   /** What redaction masked or hashed in it. */
   redacted?: RedactionCount[];
@@ -95,7 +96,7 @@ export async function rememberMany(ctx: WriteContext, inputs: unknown, options?:
   const onProgress = opts.onProgress as ((p: { done: number; total: number }) => void) | undefined;
 
   const now = ctx.clock.now();
-  const valid: Array<Omit<Item, 'hash'>> = [];
+  const valid: Item[] = [];
   const failures: ItemFailure[] = [];
   for (let index = 0; index < inputs.length; index++) {
     const checked = validateRemember(inputs[index], ctx.limits, now);
@@ -103,8 +104,13 @@ export async function rememberMany(ctx: WriteContext, inputs: unknown, options?:
       failures.push({ index, code: checked.code, issues: checked.issues });
       continue;
     }
-    const redacted = await redactItem(ctx, checked.value);
-    if (redacted.ok) valid.push({ index, value: redacted.value, ...withCounts(redacted.counts) });
+    // Without a redactor nothing is awaited per item (a bulk import's items are many).
+    if (!ctx.redactor) {
+      valid.push({ index, value: checked.value, hash: '' });
+      continue;
+    }
+    const redacted = await ctx.redactor.redact(checked.value);
+    if (redacted.ok) valid.push({ index, value: redacted.value, hash: '', ...withCounts(redacted.counts) });
     else failures.push({ index, code: 'INVALID_INPUT', issues: redacted.issues });
   }
   if (failures.length && !skipInvalid) {
@@ -115,8 +121,8 @@ export async function rememberMany(ctx: WriteContext, inputs: unknown, options?:
     );
   }
   const hashes = await contentHashes(valid.map((item) => item.value.content));
-  const items = valid.map((item, i) => ({ ...item, hash: hashes[i]! }));
-  const written = await writeItems(ctx, items, actor, onProgress, skipInvalid);
+  for (let i = 0; i < valid.length; i++) valid[i]!.hash = hashes[i]!;
+  const written = await writeItems(ctx, valid, actor, onProgress, skipInvalid);
   if (written.failures.length && !skipInvalid) throw conflictError(written.failures);
   ctx.copies.added(written.results.filter((r) => !r.deduplicated).map((r) => r.record));
   return { results: written.results, failures: [...failures, ...written.failures].sort((a, b) => a.index - b.index) };
@@ -176,7 +182,18 @@ async function writeItems(
   const now = ctx.clock.now();
   return ctx.store.write(async (tx) => {
     const byHash = new Map<string, RecordRow>();
-    const hashKeys = uniqueKeys(items.map((item) => [item.value.namespaceKey, item.hash]));
+    // Each item's key(namespace key, hash), made once: the loop below looks it up again.
+    const itemHashKeys = new Array<string>(items.length);
+    const hashKeys: Array<[string, string]> = [];
+    const seen = new Set<string>();
+    for (let i = 0; i < items.length; i++) {
+      const { value, hash } = items[i]!;
+      const hashKey = key(value.namespaceKey, hash);
+      itemHashKeys[i] = hashKey;
+      if (seen.has(hashKey)) continue;
+      seen.add(hashKey);
+      hashKeys.push([value.namespaceKey, hash]);
+    }
     for (const row of await tx.recordsByContentHash(hashKeys)) {
       // A keyed fact is a duplicate only of its own key's current version (below).
       if (row.key) continue;
@@ -184,13 +201,13 @@ async function writeItems(
       const previous = byHash.get(key(row.ns, row.contentHash));
       if (!previous || isExpired(previous, now)) byHash.set(key(row.ns, row.contentHash), row);
     }
-    const byId = new Map<string, RecordRow>();
+    const byId = new Map<string, RecordRow>(); // stored rows by key(ns, id), and their raised versions (new rows are in `added`)
     const idKeys = uniqueKeys(items.filter((item) => item.value.id !== undefined).map((item) => [item.value.namespaceKey, item.value.id!]));
     const idRows = idKeys.length ? await tx.getRecords(idKeys) : [];
     for (const row of idRows) if (row) byId.set(key(row.ns, row.id), row);
     // The stored versions of every fact key written (new ones join them as they are made).
     const versions = new Map<string, RecordRow[]>();
-    for (const [ns, factKey] of factKeysOf(items.map((item) => ({ ns: item.value.namespaceKey, key: item.value.key })))) {
+    for (const [ns, factKey] of factKeysOf(items.filter((item) => item.value.key !== null).map((item) => ({ ns: item.value.namespaceKey, key: item.value.key })))) {
       versions.set(key(ns, factKey), await tx.recordsByKey(ns, factKey));
     }
 
@@ -209,9 +226,10 @@ async function writeItems(
     // The row each result's record was made from: a later in-batch duplicate may raise it.
     const resultRows: RecordRow[] = [];
     let raisedAny = false;
-    for (const item of items) {
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
       const { value } = item;
-      const hashKey = key(value.namespaceKey, item.hash);
+      const hashKey = itemHashKeys[i]!;
       const siblings = value.key === null ? undefined : versions.get(key(value.namespaceKey, value.key))!;
       if (ifLatest !== undefined && siblings) refuseUnlessLatest(siblings, value.key!, ifLatest, now);
       let existing = siblings ? sameCurrentFact(siblings, value, item.hash, now) : byHash.get(hashKey);
@@ -220,7 +238,8 @@ async function writeItems(
         existing = undefined;
       }
       if (value.id !== undefined) {
-        let holder = byId.get(key(value.namespaceKey, value.id));
+        const holderKey = key(value.namespaceKey, value.id);
+        let holder = added.get(holderKey) ?? byId.get(holderKey);
         if (holder && isExpired(holder, now) && !added.has(key(holder.ns, holder.id))) {
           retire(holder);
           holder = undefined;
@@ -250,37 +269,12 @@ async function writeItems(
         resultRows.push(raised);
         continue;
       }
-      const record: MemoryRecord = {
-        id: value.id ?? ctx.newId(value.createdAt),
-        namespace: value.namespace,
-        namespaceKey: value.namespaceKey,
-        content: value.content,
-        source: value.source,
-        layer: value.layer,
-        tags: value.tags,
-        metadata: value.metadata,
-        importance: value.importance,
-        createdAt: value.createdAt,
-        updatedAt: value.createdAt,
-        expiresAt: value.expiresAt,
-        accessCount: 0,
-        lastAccessedAt: null,
-        contentHash: item.hash,
-        version: 1,
-        tier: 'hot',
-        mergedFrom: [],
-        key: value.key,
-        validFrom: value.validFrom,
-        validUntil: value.statedUntil,
-        closedBy: null,
-        statedUntil: value.statedUntil,
-      };
-      const row = toRow(record);
+      const row = newRow(value, value.id ?? ctx.newId(value.createdAt), item.hash);
+      const record = fromRow(row);
       const idKey = key(row.ns, row.id);
       added.set(idKey, row);
       if (siblings) siblings.push(row);
       else byHash.set(hashKey, row);
-      byId.set(idKey, row);
       const result = { index: item.index, id: row.id, deduplicated: false, record, closed: [], suggestedUpdates: [] };
       results.push(item.redacted ? { ...result, redacted: item.redacted } : result);
       resultRows.push(row);
@@ -386,6 +380,40 @@ function refuseUnlessLatest(siblings: RecordRow[], factKey: string, expectedLate
       : `Fact "${factKey}" has no version, not "${expected}": it was forgotten since you read it. Read it again and retry.`,
     latest ? { existingId: latest.id } : {},
   );
+}
+
+/**
+ * The row of a new record. An unkeyed one (a bulk import's) is built at once from the
+ * validated input as `toRow` would make it of the record (the same fields in the same order,
+ * so the same stored bytes: remember.test.ts), without the record and the copies of
+ * `toRow`'s destructuring; a keyed one goes through `toRow`.
+ */
+export function newRow(value: PreparedRemember, id: string, hash: string): RecordRow {
+  const { namespace, namespaceKey, createdAt } = value;
+  const row: RecordRow = {
+    id,
+    namespace,
+    namespaceKey,
+    content: value.content,
+    source: value.source,
+    layer: value.layer,
+    tags: value.tags,
+    metadata: value.metadata,
+    importance: value.importance,
+    createdAt,
+    updatedAt: createdAt,
+    expiresAt: value.expiresAt,
+    accessCount: 0,
+    lastAccessedAt: null,
+    contentHash: hash,
+    version: 1,
+    tier: 'hot',
+    mergedFrom: [],
+    ns: namespaceKey,
+    userId: namespace.userId,
+  };
+  if (value.key === null) return row;
+  return toRow({ ...fromRow(row), key: value.key, validFrom: value.validFrom, validUntil: value.statedUntil, closedBy: null, statedUntil: value.statedUntil });
 }
 
 function facts(row: RecordRow): { id: string; validFrom: number; statedUntil: number | null } {

@@ -199,6 +199,34 @@ export function describeStoragePort(engine: string, openStore: () => Promise<Sto
         expect(next).toBeGreaterThan(seqs[3]!);
       }));
 
+    it('writes, replaces and finds many rows in one call (more than an engine may bind in one statement), audit seqs in order', () =>
+      withStore(async (store) => {
+        const ns = namespaceKey(U1);
+        const n = 150; // over two batches of 64 and a rest
+        const id = (i: number) => `r${String(i).padStart(3, '0')}`;
+        await store.write((tx) => tx.putRecords(Array.from({ length: n }, (_, i) => row(U1, id(i), { contentHash: `h${i % 100}`, tags: i % 7 === 0 ? ['seven'] : [] }))));
+        // Replace every third row and add ten more, in one call.
+        const replaced = Array.from({ length: n / 3 }, (_, i) => row(U1, id(3 * i), { content: `changed ${3 * i}`, contentHash: `h${3 * i % 100}`, tags: [] }));
+        await store.write((tx) => tx.putRecords([...replaced, ...Array.from({ length: 10 }, (_, i) => row(U1, id(n + i), { contentHash: `new${i}` }))]));
+        const all = await store.read((tx) => tx.namespaceRecords(ns));
+        expect(all.map((r) => r.id)).toEqual(Array.from({ length: n + 10 }, (_, i) => id(i)));
+        expect(all.filter((r) => r.content.startsWith('changed')).map((r) => r.id)).toEqual(replaced.map((r) => r.id));
+        expect((await store.read((tx) => tx.orderedRecords({ ns, orderBy: 'createdAt', order: 'asc', tag: 'seven' }))).map((r) => r.id)).toEqual(
+          all.filter((r, i) => i < n && i % 7 === 0 && i % 3 !== 0).map((r) => r.id),
+        );
+        // 130 pairs (30 of no row): each row of a pair, in id order.
+        const pairs = Array.from({ length: 130 }, (_, i) => [ns, i < 100 ? `h${i}` : `none${i}`] as const);
+        const found = await store.read((tx) => tx.recordsByContentHash(pairs));
+        const byHash = new Map<string, string[]>();
+        for (const r of found) byHash.set(r.contentHash, [...(byHash.get(r.contentHash) ?? []), r.id]);
+        expect(byHash.get('h5')).toEqual([id(5), id(105)]);
+        expect([...byHash.values()].flat().sort()).toEqual(Array.from({ length: n }, (_, i) => id(i)));
+        const seqs = await store.write((tx) => tx.appendAudit(Array.from({ length: n }, (_, i) => audit(U1, id(i)))));
+        expect(seqs).toHaveLength(n);
+        expect(seqs.every((seq, i) => i === 0 || seq > seqs[i - 1]!)).toBe(true);
+        expect((await store.read((tx) => tx.auditAfter(ns, 0))).map((r) => [r.id, r.seq])).toEqual(seqs.map((seq, i) => [id(i), seq]));
+      }));
+
     it('keeps vectors by [model, hash]: get in order, count and list a model, delete a hash of every model', () =>
       withStore(async (store) => {
         const v = new Float32Array([0.6, 0.8]);

@@ -31,44 +31,72 @@ export type RecordColumns = [
 /** The column list of every record read and write, in {@link RecordColumns} order. */
 export const RECORD_COLUMNS = 'ns, id, user_id, layer, created_at, updated_at, expires_at, content_hash, fact_key, valid_from, valid_until, closed_by, content, tags, rest';
 
-/**
- * Fields kept in a column of their own (so not in `rest`): the value, or `null` both for
- * `null` and for a field the row lacks. A `null` value also stays in `rest`, so absent and
- * `null` read back as they were written.
- */
-const NULLABLE_COLUMNS = ['expiresAt', 'key', 'validFrom', 'validUntil', 'closedBy'] as const;
+/** How many columns {@link RecordColumns} has: the parameters of one row in a record statement. */
+export const RECORD_COLUMN_COUNT = 15;
 
-/** Fields derived from others (the namespace key twice, the user of the namespace) or index fields another engine keeps: never stored. */
-const DERIVED = new Set(['ns', 'namespaceKey', 'userId', 'byCreated', 'byUpdated']);
-const IN_COLUMNS = new Set(['id', 'layer', 'createdAt', 'updatedAt', 'contentHash', 'content', 'tags', ...NULLABLE_COLUMNS]);
+/**
+ * Whether a field of a row is kept out of `rest`: fields derived from others (the namespace
+ * key twice, the user of the namespace) and index fields another engine keeps are never
+ * stored; fields with a column of their own are there, unless `null`: the nullable columns
+ * (`expiresAt`, the keyed-fact fields) hold `null` both for `null` and for a field the row
+ * lacks, so a `null` value also stays in `rest`, and absent and `null` read back as they were written.
+ */
+function outOfRest(field: string, value: unknown): boolean {
+  switch (field) {
+    case 'ns':
+    case 'namespaceKey':
+    case 'userId':
+    case 'byCreated':
+    case 'byUpdated':
+      return true;
+    case 'id':
+    case 'layer':
+    case 'createdAt':
+    case 'updatedAt':
+    case 'contentHash':
+    case 'content':
+    case 'tags':
+    case 'expiresAt':
+    case 'key':
+    case 'validFrom':
+    case 'validUntil':
+    case 'closedBy':
+      return value !== null;
+    default:
+      return false;
+  }
+}
 
 /** A row's values in {@link RecordColumns} order. */
 export function recordColumns(row: RecordRow): RecordColumns {
+  const columns = new Array<unknown>(RECORD_COLUMN_COUNT);
+  putRecordColumns(row, columns, 0);
+  return columns as RecordColumns;
+}
+
+/** {@link recordColumns} written into `into` from `at` on: the parameters of one row of a multi-row statement, with no array of its own. */
+export function putRecordColumns(row: RecordRow, into: unknown[], at: number): void {
   const rest: Record<string, unknown> = {};
   for (const field in row) {
-    if (DERIVED.has(field)) continue;
     const value = (row as unknown as Record<string, unknown>)[field];
-    if (value === undefined) continue;
-    if (IN_COLUMNS.has(field) && value !== null) continue;
+    if (value === undefined || outOfRest(field, value)) continue;
     rest[field] = value;
   }
-  return [
-    row.namespaceKey,
-    row.id,
-    row.namespace.userId,
-    row.layer,
-    row.createdAt,
-    row.updatedAt,
-    row.expiresAt ?? null,
-    row.contentHash,
-    row.key ?? null,
-    row.validFrom ?? null,
-    row.validUntil ?? null,
-    row.closedBy ?? null,
-    row.content,
-    JSON.stringify(row.tags),
-    JSON.stringify(rest),
-  ];
+  into[at] = row.namespaceKey;
+  into[at + 1] = row.id;
+  into[at + 2] = row.namespace.userId;
+  into[at + 3] = row.layer;
+  into[at + 4] = row.createdAt;
+  into[at + 5] = row.updatedAt;
+  into[at + 6] = row.expiresAt ?? null;
+  into[at + 7] = row.contentHash;
+  into[at + 8] = row.key ?? null;
+  into[at + 9] = row.validFrom ?? null;
+  into[at + 10] = row.validUntil ?? null;
+  into[at + 11] = row.closedBy ?? null;
+  into[at + 12] = row.content;
+  into[at + 13] = row.tags.length === 0 ? '[]' : JSON.stringify(row.tags);
+  into[at + 14] = JSON.stringify(rest);
 }
 
 /** The row {@link recordColumns} stored. */
@@ -94,10 +122,39 @@ export function recordOf(columns: RecordColumns): RecordRow {
   return row;
 }
 
+/** How many columns {@link auditColumns} gives: the parameters of one row in an audit statement. */
+export const AUDIT_COLUMN_COUNT = 6;
+
 /** The columns of `audit` for a row: ns, op, id, at, actor, rest (JSON of the others). `seq` is given by the table. */
 export function auditColumns(row: AuditRow): [string, string, string, number, string, string] {
-  const { seq: _given, ns, op, id, at, actor, ...rest } = row;
-  return [ns, op, id, at, actor, JSON.stringify(rest)];
+  const columns = new Array<unknown>(AUDIT_COLUMN_COUNT);
+  putAuditColumns(row, columns, 0);
+  return columns as [string, string, string, number, string, string];
+}
+
+/** {@link auditColumns} written into `into` from `at` on (one row of a multi-row statement). */
+export function putAuditColumns(row: AuditRow, into: unknown[], at: number): void {
+  const rest: Record<string, unknown> = {};
+  for (const field in row) {
+    const value = (row as unknown as Record<string, unknown>)[field];
+    switch (field) {
+      case 'seq':
+      case 'ns':
+      case 'op':
+      case 'id':
+      case 'at':
+      case 'actor':
+        continue;
+      default:
+        if (value !== undefined) rest[field] = value;
+    }
+  }
+  into[at] = row.ns;
+  into[at + 1] = row.op;
+  into[at + 2] = row.id;
+  into[at + 3] = row.at;
+  into[at + 4] = row.actor;
+  into[at + 5] = JSON.stringify(rest);
 }
 
 /** The audit row of `audit`'s columns (seq, ns, op, id, at, actor, rest). */

@@ -11,7 +11,7 @@ import type { Connection } from './sqlite-connection.ts';
 import { contentHashNow } from '../../model/content-hash.ts';
 import { namespaceKey } from '../../model/namespace.ts';
 import { deleteSnapshotBody, getSnapshotBody, putSnapshotBody } from './snapshot-pieces.ts';
-import { RECORD_COLUMNS, auditColumns, auditOf, recordColumns, recordOf, snapshotBody, snapshotOf, vectorBlob, vectorOf, hashKey, hashOfKey, type RecordColumns } from './sqlite-rows.ts';
+import { AUDIT_COLUMN_COUNT, RECORD_COLUMNS, RECORD_COLUMN_COUNT, auditOf, putAuditColumns, putRecordColumns, recordOf, snapshotBody, snapshotOf, vectorBlob, vectorOf, hashKey, hashOfKey, type RecordColumns } from './sqlite-rows.ts';
 import { storageError } from './sqlite-file.ts';
 
 const SELECT_RECORDS = `SELECT ${RECORD_COLUMNS} FROM records`;
@@ -135,9 +135,21 @@ export class SqliteReadTransaction implements ReadTransaction {
 
   recordsByContentHash(keys: readonly (readonly [ns: string, contentHash: string])[]): Promise<RecordRow[]> {
     return this.run('read', () => {
-      // INDEXED BY: without statistics SQLite would rather walk the namespace in id order (no sort), row by row.
-      const select = `${SELECT_RECORDS} INDEXED BY records_by_hash WHERE content_hash = ? AND ns = ? ORDER BY id`;
-      return keys.flatMap(([ns, hash]) => this.records(select, hash, ns));
+      // A batch's pairs in one statement (an index search per pair), the rest one by one.
+      const found: RecordRow[] = [];
+      let i = 0;
+      if (keys.length >= ROWS_PER_STATEMENT) {
+        const params = new Array<unknown>(2 * ROWS_PER_STATEMENT);
+        for (; i + ROWS_PER_STATEMENT <= keys.length; i += ROWS_PER_STATEMENT) {
+          for (let j = 0; j < ROWS_PER_STATEMENT; j++) {
+            params[2 * j] = keys[i + j]![1];
+            params[2 * j + 1] = keys[i + j]![0];
+          }
+          for (const row of this.records(BY_HASH.batch, ...params)) found.push(row);
+        }
+      }
+      for (; i < keys.length; i++) for (const row of this.records(BY_HASH.one, keys[i]![1], keys[i]![0])) found.push(row);
+      return found;
     });
   }
 
@@ -296,10 +308,9 @@ export class SqliteWriteTransaction extends SqliteReadTransaction implements Wri
 
   putRecords(rows: readonly RecordRow[]): Promise<void> {
     return this.run('write', () => {
-      const upsert = this.connection.statement(UPSERT_RECORD);
       const replaced = textReplacements.get(this.connection);
       const before = replaced?.count;
-      for (const row of rows) upsert.run(...recordColumns(row));
+      inBatches(this.connection, rows, RECORD_COLUMN_COUNT, UPSERT_RECORDS, putRecordColumns);
       if (replaced && replaced.count !== before) this.effects.deleted = true;
     });
   }
@@ -314,8 +325,7 @@ export class SqliteWriteTransaction extends SqliteReadTransaction implements Wri
 
   appendAudit(rows: readonly AuditRow[]): Promise<number[]> {
     return this.run('write', () => {
-      const insert = this.connection.statement('INSERT INTO audit (ns, op, id, at, actor, rest) VALUES (?, ?, ?, ?, ?, ?)');
-      const seqs = rows.map((row) => Number(insert.run(...auditColumns(row)).lastInsertRowid));
+      const seqs = inBatches(this.connection, rows, AUDIT_COLUMN_COUNT, INSERT_AUDIT, putAuditColumns);
       if (seqs.length > 0) this.effects.audited = true;
       return seqs;
     });
@@ -432,11 +442,80 @@ function checkedRecordOf(columns: RecordColumns, path: string): RecordRow {
   return recordOf(columns);
 }
 
-const UPSERT_RECORD = `INSERT INTO records (${RECORD_COLUMNS}) VALUES (${RECORD_COLUMNS.split(',').map(() => '?').join(', ')})
-  ON CONFLICT (ns, id) DO UPDATE SET ${RECORD_COLUMNS.split(', ')
+/**
+ * Rows per statement of a bulk write ({@link inBatches}): a multi-row INSERT binds and steps
+ * once for all of them. SQLite's CPU time per record and audit row of a 100k import (the
+ * tables of sqlite-schema.ts, 10k rows a transaction): 21.7-25.4 us one row a statement,
+ * 17.2-18.9 us 64 rows a statement (test/bench/sqlite-floor.ts; 32 to 128 rows measured alike).
+ */
+const ROWS_PER_STATEMENT = 64;
+
+/** The upsert of `rows` records: a new key is inserted, a stored one has every column but its key replaced. */
+function upsertRecords(rows: number): string {
+  const columns = RECORD_COLUMNS.split(', ');
+  const tuple = `(${columns.map(() => '?').join(', ')})`;
+  const update = columns
     .filter((column) => column !== 'ns' && column !== 'id')
     .map((column) => `${column} = excluded.${column}`)
-    .join(', ')}`;
+    .join(', ');
+  return `INSERT INTO records (${RECORD_COLUMNS}) VALUES ${Array.from({ length: rows }, () => tuple).join(', ')} ON CONFLICT (ns, id) DO UPDATE SET ${update}`;
+}
+
+/** The insert of `rows` audit rows (their seq given by the table). */
+function insertAudit(rows: number): string {
+  return `INSERT INTO audit (ns, op, id, at, actor, rest) VALUES ${Array.from({ length: rows }, () => '(?, ?, ?, ?, ?, ?)').join(', ')}`;
+}
+
+/** A statement's SQL for one row and for a batch of {@link ROWS_PER_STATEMENT}. */
+interface BatchSql {
+  one: string;
+  batch: string;
+}
+
+/**
+ * The records of `rows` (content hash, namespace key) pairs. INDEXED BY: without statistics
+ * SQLite would rather walk the namespace in id order (no sort), row by row.
+ */
+function byHash(rows: number): string {
+  if (rows === 1) return `${SELECT_RECORDS} INDEXED BY records_by_hash WHERE content_hash = ? AND ns = ? ORDER BY id`;
+  return `${SELECT_RECORDS} INDEXED BY records_by_hash WHERE (content_hash, ns) IN (VALUES ${Array.from({ length: rows }, () => '(?, ?)').join(', ')}) ORDER BY content_hash, ns, id`;
+}
+
+const BY_HASH: BatchSql = { one: byHash(1), batch: byHash(ROWS_PER_STATEMENT) };
+const UPSERT_RECORDS: BatchSql = { one: upsertRecords(1), batch: upsertRecords(ROWS_PER_STATEMENT) };
+const INSERT_AUDIT: BatchSql = { one: insertAudit(1), batch: insertAudit(ROWS_PER_STATEMENT) };
+
+/**
+ * Writes `rows` with the statements of `sql`: {@link ROWS_PER_STATEMENT} at a
+ * time, then the rest one by one (two prepared statements in all), each row's parameters
+ * put by `put`. Returns the row id each row got, in order, for a table rows are only
+ * inserted into (the audit; an upsert's updated rows get none): the rows of one INSERT get
+ * ascending ids one after the other (the writer holds the file's lock; `audit.seq` is
+ * AUTOINCREMENT, so each is the largest so far plus one), so a batch's are its last one's
+ * and the ones before it.
+ */
+function inBatches<R>(connection: Connection, rows: readonly R[], width: number, sql: BatchSql, put: (row: R, into: unknown[], at: number) => void): number[] {
+  const ids = new Array<number>(rows.length);
+  let i = 0;
+  if (rows.length >= ROWS_PER_STATEMENT) {
+    const batch = connection.statement(sql.batch);
+    const params = new Array<unknown>(ROWS_PER_STATEMENT * width);
+    for (; i + ROWS_PER_STATEMENT <= rows.length; i += ROWS_PER_STATEMENT) {
+      for (let j = 0; j < ROWS_PER_STATEMENT; j++) put(rows[i + j]!, params, j * width);
+      const last = Number(batch.run(params).lastInsertRowid);
+      for (let j = 0; j < ROWS_PER_STATEMENT; j++) ids[i + j] = last - ROWS_PER_STATEMENT + 1 + j;
+    }
+  }
+  if (i < rows.length) {
+    const one = connection.statement(sql.one);
+    const params = new Array<unknown>(width);
+    for (; i < rows.length; i++) {
+      put(rows[i]!, params, 0);
+      ids[i] = Number(one.run(params).lastInsertRowid);
+    }
+  }
+  return ids;
+}
 
 /**
  * The SQL of an ordered query: one namespace's rows by (time, id) from the index of the
