@@ -2,9 +2,11 @@
  * Where sync's time goes (issue 32's sync aims): a CPU profile of one path of sync-ab.ts
  * (same relay, records and replicas, SQLite files), summed by function and by file.
  *
- *   node --conditions=development --import tsx test/bench/sync-profile.ts [initial|visible|raw] [--records 10000] [--samples 100] [--out x.cpuprofile]
+ *   node --conditions=development --import tsx test/bench/sync-profile.ts [initial|apply|visible|raw] [--records 10000] [--samples 100] [--out x.cpuprofile]
  *
  * - `initial`: from opening a fresh replica to its `synced` (N memories to apply).
+ * - `apply`: core's part of it alone, `replicaOf(memory).apply` of the N records' states
+ *   into a fresh memory, as sync calls it (with a document update to log).
  * - `visible`: `--samples` writes, each `remember()` on one replica until the other's `get()` finds it.
  * - `raw`: raw Yjs's initial sync of N map entries through the same relay, for comparison.
  * Shares are counted in samples (each the same slice of this process's CPU), not in the
@@ -20,13 +22,14 @@ import WebSocket from 'ws';
 import { WebsocketProvider } from 'y-websocket';
 import * as Y from 'yjs';
 import { namespaceKey, openMemory, type Memory, type Namespace } from '@zeromem/core';
+import { replicaOf, replicatedState, type ReplicatedChange } from '@zeromem/core/internal';
 import { issueToken, startRelay } from '@zeromem/relay';
 import { shareNamespace } from '@zeromem/sync';
 import { mulberry32 as prng } from '../kit/mulberry32.ts';
 
 const { values: args, positionals } = parseArgs({ allowPositionals: true, options: { records: { type: 'string', default: '10000' }, samples: { type: 'string', default: '100' }, out: { type: 'string' } } });
 const path = positionals[0] ?? 'initial';
-if (!['initial', 'visible', 'raw'].includes(path)) throw new Error('usage: sync-profile.ts [initial|visible|raw] [--records N] [--samples N] [--out file]');
+if (!['initial', 'apply', 'visible', 'raw'].includes(path)) throw new Error('usage: sync-profile.ts [initial|apply|visible|raw] [--records N] [--samples N] [--out file]');
 const N = Number(args.records);
 const SECRET = 'bench-secret-0123456789-abcdefghijklmnopqrstuvwxyz';
 const NS = { userId: 'bench-user', scope: path };
@@ -68,17 +71,30 @@ if (path === 'raw') {
   const b = client();
   await b.synced;
   while (b.map.size < N) await sleep(1);
-} else if (path === 'initial') {
+} else if (path === 'initial' || path === 'apply') {
   const a = await open('a');
   await a.rememberMany(Array.from({ length: N }, (_, i) => ({ namespace: NS, content: content(i), tags: [WORDS[i % WORDS.length]!, 'bench'], metadata: { ticket: i, channel: 'chat' }, importance: 0.5 })));
-  const aShare = await share(a, NS);
-  await aShare.synced;
-  await aShare.flush();
-  await sleep(1000);
-  await start();
-  const b = await open('b');
-  await (await share(b, NS)).synced;
-  if ((await b.count(NS)) !== N) throw new Error('the fresh replica does not hold every memory');
+  if (path === 'apply') {
+    const changes: ReplicatedChange[] = [];
+    for (let cursor: string | undefined, first = true; first || cursor; first = false) {
+      const page = await a.list(NS, { limit: 1000, ...(cursor ? { cursor } : {}) });
+      changes.push(...page.items.map((record) => ({ put: replicatedState(record) })));
+      cursor = page.nextCursor ?? undefined;
+    }
+    const b = await open('b');
+    await start();
+    const result = await replicaOf(b).apply(NS, changes, { after: 0, actor: 'sync', docLog: { room: namespaceKey(NS), updates: [new Uint8Array(1024)] } });
+    if (result.written.length !== N) throw new Error('the apply did not write every memory');
+  } else {
+    const aShare = await share(a, NS);
+    await aShare.synced;
+    await aShare.flush();
+    await sleep(1000);
+    await start();
+    const b = await open('b');
+    await (await share(b, NS)).synced;
+    if ((await b.count(NS)) !== N) throw new Error('the fresh replica does not hold every memory');
+  }
 } else {
   const [writer, reader] = [await open('w'), await open('r')];
   const shares = [await share(writer, NS), await share(reader, NS)];
