@@ -8,7 +8,9 @@
  * next, which serves every commit made meanwhile (group commit across transactions). The
  * WAL is one file whose frames are appended in commit order, and a sync covers every frame
  * written before it, whichever descriptor asks (what SQLite's own sync at `FULL` does:
- * `fdatasync` of the WAL).
+ * `fdatasync` of the WAL). On macOS libuv's `fdatasync` is `F_FULLFSYNC`, which also empties
+ * the drive's cache (SQLite's `FULL` does not unless `fullfsync` is on): slower there, and
+ * safer.
  *
  * What changes for others: the commit is readable before it is acknowledged (at `FULL`,
  * only after its sync). A reader that sees it and a power cut before the sync lose it
