@@ -135,6 +135,8 @@ function checkDocLog(value: unknown): { room: string; updates: readonly Uint8Arr
  * replica's namespace, the hash taken here, and this device's own access statistics and
  * tier. Built in one object literal rather than a record spread and then `toRow`'s rest
  * and spread (three objects of ~25 fields per record; an initial sync applies thousands).
+ * The literal is checked against `RecordRow`: a new required field of a record fails to
+ * compile here.
  */
 function replicatedRow(put: ReplicatedRecord, ns: { key: string; namespace: Namespace }, contentHash: string, existing: RecordRow | undefined): RecordRow {
   const row: RecordRow = {
