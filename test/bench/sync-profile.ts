@@ -109,7 +109,7 @@ if (path === 'raw') {
 const used = process.cpuUsage(cpu);
 const { profile } = await session.post('Profiler.stop');
 if (args.out) writeFileSync(args.out, JSON.stringify(profile));
-console.log(`${path}, ${N} records: CPU ${((used.user + used.system) / 1000).toFixed(0)} ms (user + system, every thread)`);
+console.log(`${path}, ${path === 'visible' ? `${args.samples} writes` : `${N} records`}: CPU ${((used.user + used.system) / 1000).toFixed(0)} ms (user + system, every thread)`);
 summarize(profile);
 await relay.close().catch(() => undefined);
 rmSync(dataDir, { recursive: true, force: true });
