@@ -22,9 +22,9 @@
  *   (default `pollMs`).
  * Prints a Markdown table of medians over rounds and every round's figures, with each
  * ratio to raw taken within its child; the initial syncs also as the child's CPU time
- * (`process.cpuUsage`, every thread), which other processes' load does not stretch. The other checkout needs the same dependencies
- * (e.g. `git archive` of main whose node_modules link to this one's). Timing is never a
- * pass/fail test.
+ * (`process.cpuUsage`, every thread), which other processes' load does not stretch. The
+ * other checkout needs the same dependencies (e.g. `git archive` of main whose
+ * node_modules link to this one's). Timing is never a pass/fail test.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

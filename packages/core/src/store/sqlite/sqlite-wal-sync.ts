@@ -1,6 +1,6 @@
 /**
  * Durable commits without blocking the event loop. better-sqlite3 runs SQLite on the
- * event loop, so at `synchronous=FULL` each commit's sync of the WAL (1-16 ms under load)
+ * event loop, so at `synchronous=FULL` each commit's sync of the WAL (1-60 ms on a loaded disk)
  * stopped everything else of the process: other verbs, sync's sockets, a relay in the same
  * process. Instead the writer commits at `NORMAL` (the WAL frames written, not synced) and
  * a durable write is acknowledged once `fdatasync` of the WAL, run on libuv's threads, is
