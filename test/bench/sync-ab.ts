@@ -21,9 +21,10 @@
  *   Write-to-visible: A `remember()`s at a random moment, B polls `get()` every 1 ms
  *   (default `pollMs`).
  * Prints a Markdown table of medians over rounds and every round's figures, with each
- * ratio to raw taken within its child. The other checkout needs the same dependencies
- * (e.g. `git archive` of main whose node_modules link to this one's). Timing is never a
- * pass/fail test.
+ * ratio to raw taken within its child; the initial syncs also as the child's CPU time
+ * (`process.cpuUsage`, every thread), which other processes' load does not stretch. The
+ * other checkout needs the same dependencies (e.g. `git archive` of main whose
+ * node_modules link to this one's). Timing is never a pass/fail test.
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -55,9 +56,12 @@ const here = resolve(import.meta.dirname, '../..');
 
 interface ChildResult {
   rawInitialMs: number;
+  /** CPU time of the child process (every thread: user + system) over the same span: what the load of other processes does not change. */
+  rawInitialCpuMs: number;
   rawP50: number;
   rawP95: number;
   initialMs: number;
+  initialCpuMs: number;
   p50: number;
   p95: number;
 }
@@ -90,6 +94,9 @@ async function drive(): Promise<void> {
 ${line(`raw Yjs: initial sync of ${N} (ms)`, (r) => r.rawInitialMs)}
 ${line(`zeromem: initial sync of ${N} (ms)`, (r) => r.initialMs)}
 ${line('zeromem / raw, initial sync', (r) => r.initialMs / r.rawInitialMs)}
+${line(`raw Yjs: CPU time of the initial sync of ${N} (ms)`, (r) => r.rawInitialCpuMs)}
+${line(`zeromem: CPU time of the initial sync of ${N} (ms)`, (r) => r.initialCpuMs)}
+${line('zeromem / raw, initial sync CPU time', (r) => r.initialCpuMs / r.rawInitialCpuMs)}
 ${line('raw Yjs: write-to-visible p50 (ms)', (r) => r.rawP50)}
 ${line('zeromem: write-to-visible p50 (ms)', (r) => r.p50)}
 ${line('zeromem / raw, write-to-visible p50', (r) => r.p50 / r.rawP50)}
@@ -152,11 +159,17 @@ async function child(root: string): Promise<ChildResult> {
     });
   }
   await settled(rooms[1]!); // the relay has it all
+  const cpuMs = (since: NodeJS.CpuUsage) => {
+    const used = process.cpuUsage(since);
+    return (used.user + used.system) / 1000;
+  };
   let t = performance.now();
+  let cpu = process.cpuUsage();
   const rawB = provider(rooms[1]!);
   await synced(rawB.provider);
   while (rawB.map.size < N) await sleep(1);
   const rawInitialMs = performance.now() - t;
+  const rawInitialCpuMs = cpuMs(cpu);
   const rawSamples: number[] = [];
   for (let i = 0; i < SAMPLES + 20; i++) {
     await sleep(random() * 60);
@@ -188,10 +201,12 @@ async function child(root: string): Promise<ChildResult> {
   await aShare.flush();
   await settled(rooms[0]!);
   t = performance.now();
+  cpu = process.cpuUsage();
   const b = await open('b');
   const bShare = await share(b, NS);
   await bShare.synced;
   const initialMs = performance.now() - t;
+  const initialCpuMs = cpuMs(cpu);
   const count = await b.count(NS);
   if (count !== N) throw new Error(`replica B holds ${count} memories, expected ${N}`);
   await Promise.all([aShare.close(), bShare.close()]);
@@ -215,5 +230,5 @@ async function child(root: string): Promise<ChildResult> {
   await relay.close();
   rmSync(dataDir, { recursive: true, force: true });
   const ours = summarize(samples);
-  return { rawInitialMs, rawP50: raw.p50, rawP95: raw.p95, initialMs, p50: ours.p50, p95: ours.p95 };
+  return { rawInitialMs, rawInitialCpuMs, rawP50: raw.p50, rawP95: raw.p95, initialMs, initialCpuMs, p50: ours.p50, p95: ours.p95 };
 }

@@ -13,8 +13,10 @@
  *   transaction whose snapshot is taken at its start: a read never sees a write that has
  *   not committed (this process's running one included), and sees every write committed
  *   before it began, of any process.
- * - `synchronous=FULL` syncs every commit (durability `default`, `strict`); `relaxed` is
- *   `NORMAL`: a process crash loses nothing acknowledged, a power cut may lose the last
+ * - Durability `default`, `strict`: a write is acknowledged once its commit is synced to
+ *   disk, by a sync of the WAL off the event loop (sqlite-wal-sync.ts; the commit itself is
+ *   written at `synchronous=NORMAL`, so the loop goes on meanwhile); `relaxed` never syncs
+ *   a commit: a process crash loses nothing acknowledged, a power cut may lose the last
  *   commits.
  *
  * Many processes. Reads read the file, so another process's commit is seen by the next
@@ -34,6 +36,7 @@ import { NEW_FILE } from './sqlite-schema.ts';
 import { SqliteReadTransaction, SqliteWriteTransaction, watchTextReplacements, type SnapshotLimits } from './sqlite-transactions.ts';
 import { SNAPSHOT_PIECE_BYTES } from './snapshot-pieces.ts';
 import { keepReserve, releaseReserve } from './sqlite-reserve.ts';
+import { WalSync } from './sqlite-wal-sync.ts';
 import { CHECKPOINT_WAIT_MS, prepareStoreFile, storageError } from './sqlite-file.ts';
 import type BetterSqlite3 from 'better-sqlite3';
 
@@ -101,11 +104,28 @@ export async function openSqliteStore(directory: string, name: string, options: 
     await openFormat(writer, { Database, syncDocuments: syncDocumentsFile(directory, name) }, options.onMigration);
     watchTextReplacements(writer);
     keepReserve(path);
-    return new SqliteStore(name, Database, writer, synchronous, options.checkContentHashes ?? true, { maxBytes: options.maxSnapshotBytes ?? MAX_SNAPSHOT_BYTES, pieceBytes: options.snapshotPieceBytes ?? SNAPSHOT_PIECE_BYTES });
+    const walSync = synchronous === 'FULL' ? walSyncOf(writer) : undefined;
+    return new SqliteStore(name, Database, writer, synchronous, options.checkContentHashes ?? true, { maxBytes: options.maxSnapshotBytes ?? MAX_SNAPSHOT_BYTES, pieceBytes: options.snapshotPieceBytes ?? SNAPSHOT_PIECE_BYTES }, walSync);
   } catch (err) {
     writer?.close();
     throw storageError(err, path, 'open');
   }
+}
+
+/**
+ * The syncs of the writer's WAL off the event loop (sqlite-wal-sync.ts), the writer then
+ * committing at `NORMAL`; `undefined` (the writer keeps syncing each commit at `FULL`) when
+ * the store has no `-wal` file to sync, which WAL mode creates at open.
+ */
+function walSyncOf(writer: Connection): WalSync | undefined {
+  let walSync: WalSync;
+  try {
+    walSync = new WalSync(`${writer.path}-wal`);
+  } catch {
+    return undefined;
+  }
+  writer.db.pragma('synchronous = NORMAL');
+  return walSync;
 }
 
 /** A store on a SQLite file, see the module comment. */
@@ -130,9 +150,12 @@ export class SqliteStore implements StoragePort {
   #staleIndex = false;
   readonly #checkContentHashes: boolean;
   readonly #snapshotLimits: SnapshotLimits;
+  /** Durable writes wait for it after their commit (`undefined`: each commit syncs, or none does when relaxed). */
+  readonly #walSync: WalSync | undefined;
 
-  constructor(name: string, Database: typeof BetterSqlite3, writer: Connection, synchronous: Synchronous, checkContentHashes: boolean, snapshotLimits: SnapshotLimits) {
+  constructor(name: string, Database: typeof BetterSqlite3, writer: Connection, synchronous: Synchronous, checkContentHashes: boolean, snapshotLimits: SnapshotLimits, walSync?: WalSync) {
     this.name = name;
+    this.#walSync = walSync;
     this.#checkContentHashes = checkContentHashes;
     this.#snapshotLimits = snapshotLimits;
     this.#Database = Database;
@@ -203,12 +226,15 @@ export class SqliteStore implements StoragePort {
    * in the order they were asked for. A write whose function fails rolls back only its
    * savepoint and gets its error; the others are acknowledged once the transaction is committed.
    * `reserve`: the group runs again on the space of the reserve (see {@link #full}).
-   * A group of writes that are all not `durable` commits without syncing the file
-   * (`synchronous=NORMAL` for that commit: SQLite allows the change only outside a
-   * transaction); any durable write in the group syncs it all.
+   * With a {@link WalSync} every commit is written unsynced and only the durable writes
+   * wait for the WAL's sync before they are acknowledged (see {@link #acknowledge}), while
+   * the next group already runs. Without one (no `-wal` file at open), a group of writes
+   * that are all not `durable` commits without syncing the file (`synchronous=NORMAL` for
+   * that commit: SQLite allows the change only outside a transaction); any durable write in
+   * the group syncs it all.
    */
   async #commitGroup(group: PendingWrite[], reserve = false): Promise<void> {
-    const relaxed = this.#synchronous === 'FULL' && group.every((job) => !job.durable);
+    const relaxed = !this.#walSync && this.#synchronous === 'FULL' && group.every((job) => !job.durable);
     if (!relaxed) return this.#commitGroupNow(group, reserve);
     const db = this.#writer.db;
     db.pragma('synchronous = NORMAL');
@@ -276,7 +302,34 @@ export class SqliteStore implements StoragePort {
       keepReserve(this.path);
     }
     if (done.length > 0) this.#changes.committed(effects.audited);
-    for (const { job, result } of done) job.resolve(result);
+    this.#acknowledge(done);
+  }
+
+  /**
+   * Acknowledges committed writes: at once when not durable or without a {@link WalSync},
+   * else once the WAL's sync after the commit is done. A failed sync rejects them with
+   * STORAGE_FAILED and refuses every later write: what reached the disk is unknown (Linux
+   * may drop the pages that failed to write and report the error once), so nothing more
+   * is acknowledged into this file by this process.
+   */
+  #acknowledge(done: Array<{ job: PendingWrite; result: unknown }>): void {
+    const walSync = this.#walSync;
+    const durable = walSync ? done.filter(({ job }) => job.durable) : [];
+    for (const write of done) if (!durable.includes(write)) write.job.resolve(write.result);
+    if (!walSync || durable.length === 0) return;
+    walSync.synced().then(
+      () => {
+        for (const { job, result } of durable) job.resolve(result);
+      },
+      (err: unknown) => {
+        this.#refusal ??= new ZeromemError(
+          'STORAGE_FAILED',
+          `Syncing this memory's file to disk failed, so its last writes may not be on disk and it takes no more writes (${this.path}: ${err instanceof Error ? err.message : String(err)}). Close the memory and open it again.`,
+          { cause: err, storage: { reason: 'unavailable', path: this.path } },
+        );
+        for (const { job } of durable) job.reject(this.#refusal);
+      },
+    );
   }
 
   /**
@@ -361,6 +414,7 @@ export class SqliteStore implements StoragePort {
     if (this.#staleIndex) dropStaleIndex(this.path);
     for (const reader of this.#idleReaders.splice(0)) reader.close();
     this.#writer.close();
+    this.#walSync?.close();
   }
 
   /**
