@@ -253,6 +253,17 @@ describe('zeromem reindex', () => {
     expect([missing.code, missing.summary.error.code]).toEqual([1, 'EMBEDDER_UNAVAILABLE']);
   });
 
+  it('with a model whose calls take a while (--embedder minilm) the bar ends at 100% of what was embedded', { timeout: 180_000 }, async () => {
+    // The embed queue stores the vectors of the calls it made within 250 ms together: a poll
+    // between a call and that write counted its texts twice (the bar ended at 300/364).
+    const lines = Array.from({ length: 300 }, (_, i) => ({ namespace: { userId: 'u1' }, content: `The customer asked about order ${i} and the green tea` }));
+    const dir = await storeWith(lines);
+    const run = await runBuilt(['reindex', '--embedder', 'minilm'], dir);
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.summary).toMatchObject({ ok: true, embedded: 300, pending: 0 });
+    expect(run.stderr).toMatch(/^reindex \[.*\] 100% \| 300\/300 records \| minilm/m);
+  });
+
   it('Ctrl-C stops it cleanly; a rerun embeds the rest', { timeout: 180_000 }, async () => {
     const lines = Array.from({ length: 4000 }, (_, i) => ({ namespace: { userId: 'u1' }, content: `Order ${i}: the customer asked about the charging port and battery ${i * 3}` }));
     const dir = await storeWith(lines);

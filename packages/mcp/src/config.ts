@@ -45,7 +45,7 @@ Recall:
                                        for English and bge-small-zh-v1.5 for text with Chinese
                                        characters; recall is hybrid: words and meaning),
                                        minilm (the same with all-MiniLM-L6-v2 for English:
-                                       better English recall, far slower), none (BM25 only),
+                                       better on short texts, far slower), none (BM25 only),
                                        or a local model folder
 
 Transport (default stdio):

@@ -22,7 +22,7 @@ Options:
   --embedder <choice>      bundled (default: the offline models, bge-small-zh-v1.5 for
                            Chinese text, zeromem-static-en for the rest; recall is
                            hybrid), minilm (the same with all-MiniLM-L6-v2 for
-                           English: better English recall, far slower), none (BM25
+                           English: better on short English texts, slower), none (BM25
                            only), a bundled model's name, or a local model folder
   --host <host>            address to bind (default 127.0.0.1: this machine only)
   --port <port>            port (default 8788; 0 picks a free one)

@@ -84,7 +84,9 @@ export async function runReindex(args: readonly string[], io: JobIo): Promise<nu
     while (state === 'waiting' && !interrupt.requested) {
       state = await Promise.race([whenDone, new Promise<'waiting'>((resolve) => setTimeout(() => resolve('waiting'), POLL_MS))]);
       const done = state === 'done' ? counted.texts() : counted.stored();
-      total = Math.max(total, done + memory.pendingEmbeddings());
+      // Done, the total is what was embedded. Before, it may count up to a flush's texts twice
+      // (embedded, not yet stored, so still pending: see countingEmbedder).
+      total = state === 'done' ? done : Math.max(total, done + memory.pendingEmbeddings());
       progress.update(done, describeEmbedderSpec(spec), total);
     }
     progress.stop();
@@ -116,9 +118,12 @@ export async function runReindex(args: readonly string[], io: JobIo): Promise<nu
 
 /**
  * The embedder, counting texts: `texts()` embedded so far, and `stored()`, those embedded
- * before the latest call began. The queue embeds a batch, stores its vectors, then asks for
- * the next, so `stored()` is never more than what is stored, and `stored() + pending`
- * never more than what this run embeds: the bar's total only grows.
+ * before the latest call began. The queue stores the vectors of the calls it made within
+ * 250 ms together (core's embed queue, FLUSH_MS), so `stored()` may run ahead of what is
+ * stored by the texts of one flush, and `stored() + pending` ahead of what this run embeds
+ * by as many: seen with `--embedder minilm`, whose calls of 64 take a few hundred ms (the
+ * static model's all finished between two polls). The bar's total only grows, and is set to
+ * what was embedded at the end.
  */
 function countingEmbedder(inner: Embedder): Embedder & { texts(): number; stored(): number } {
   let texts = 0;

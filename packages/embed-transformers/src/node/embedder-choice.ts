@@ -10,7 +10,7 @@ import { createTransformersEmbedder } from './create-transformers-embedder.ts';
  * What an `--embedder <value>` option of a zeromem door (the CLI, `zeromem serve`,
  * `zeromem-mcp`) asks for: `bundled` (the bundled models routed by script: Chinese text to
  * bge-small-zh-v1.5, other text to the static English model zeromem-static-en), `minilm`
- * (the same with the sentence model all-MiniLM-L6-v2 for English: better English recall,
+ * (the same with the sentence model all-MiniLM-L6-v2 for English: better on short English texts,
  * far slower; opt-in, see MODEL.md), `none` (BM25 only), a local model folder, or a model id (a folder name under this
  * package's `models/`, such as `zeromem-static-en`, or a hub id already in the
  * transformers.js cache).
