@@ -5,7 +5,8 @@
 export type * from './public/types.ts';
 export { Memory } from './memory.ts';
 export type { OpenMemoryOptions } from './memory-options.ts';
-export { ZeromemError, isZeromemError, ERROR_CODES } from './model/errors.ts';
+export { isZeromemError } from './model/errors.ts';
+export { ZeromemError, ERROR_CODES } from './public/errors.ts';
 export { DEFAULT_LIMITS } from './model/limits.ts';
 export { systemClock } from './model/clock.ts';
 export { namespaceKey } from './model/namespace.ts';

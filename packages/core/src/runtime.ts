@@ -2,7 +2,7 @@ import { backfillVectors } from './embed/backfill.ts';
 import { EmbedQueue } from './embed/embed-queue.ts';
 import { IndexManager } from './search/index-manager.ts';
 import { systemClock } from './model/clock.ts';
-import { ZeromemError } from './model/errors.ts';
+import { ZeromemError } from './public/errors.ts';
 import { createUlidGenerator } from './model/ids.ts';
 import { readInputs } from './model/read-input.ts';
 import type { StoragePort } from './store/port.ts';

@@ -1,5 +1,6 @@
 import { IssueList, checkKnownKeys, checkName, checkTime, describe, isPlainObject, join } from '../model/checks.ts';
-import { ZeromemError, invalidInput } from '../model/errors.ts';
+import { invalidInput } from '../model/errors.ts';
+import { ZeromemError } from '../public/errors.ts';
 import type { Limits } from '../model/limits.ts';
 import { checkNamespace, requireNamespace } from '../model/namespace.ts';
 import type { Namespace, TimeInput } from '../model/types.ts';

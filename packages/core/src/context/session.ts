@@ -1,5 +1,6 @@
 import { IssueList, checkEnum, checkKnownKeys, checkName, checkTtl, describe, isPlainObject } from '../model/checks.ts';
-import { ZeromemError, invalidInput } from '../model/errors.ts';
+import { invalidInput } from '../model/errors.ts';
+import { ZeromemError } from '../public/errors.ts';
 import type { Limits } from '../model/limits.ts';
 import { readInputs } from '../model/read-input.ts';
 import { requireNamespace } from '../model/namespace.ts';

@@ -1,4 +1,4 @@
-import { ZeromemError } from '../model/errors.ts';
+import { ZeromemError } from '../public/errors.ts';
 import type { StoragePort } from '../store/port.ts';
 import { toUnitVector, type Embedder } from './embedder.ts';
 

@@ -1,5 +1,6 @@
 import { IssueList, checkKnownKeys, checkName, describe, isPlainObject } from '../model/checks.ts';
-import { ZeromemError, invalidInput } from '../model/errors.ts';
+import { invalidInput } from '../model/errors.ts';
+import { ZeromemError } from '../public/errors.ts';
 import { requireNamespace, type ResolvedNamespace } from '../model/namespace.ts';
 import { fromRow, isExpired, type RecordRow } from '../store/row.ts';
 import { readOptions } from '../write/verb-context.ts';

@@ -2,7 +2,7 @@ import { contentHashes } from '../model/content-hash.ts';
 import { turnTaker } from '../model/next-macrotask.ts';
 import { IssueList, describe } from '../model/checks.ts';
 import { probe } from '../model/read-input.ts';
-import { ZeromemError, type LineFailure } from '../model/errors.ts';
+import { ZeromemError, type LineFailure } from '../public/errors.ts';
 import type { AuditRow } from '../store/port.ts';
 import { deleteRows } from '../store/delete-rows.ts';
 import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';

@@ -1,4 +1,5 @@
-import { ZeromemError, invalidInput } from './errors.ts';
+import { invalidInput } from './errors.ts';
+import { ZeromemError } from '../public/errors.ts';
 import { IssueList, checkKnownKeys, checkName, isPlainObject } from './checks.ts';
 import type { Namespace } from './types.ts';
 

@@ -1,4 +1,4 @@
-import type { InputIssue } from './errors.ts';
+import type { InputIssue } from '../public/errors.ts';
 import {
   IssueList,
   checkContent,

@@ -6,7 +6,7 @@
  * report (`packages/core/api/core.api.md`, checked by `pnpm run api:check`) is what this
  * surface is held to: a name added or changed here changes the report on purpose.
  */
-export type { ErrorCode, ErrorDetails, InputIssue, ItemFailure, LineFailure, StorageProblem } from '../model/errors.ts';
+export type { ErrorCode, ErrorDetails, InputIssue, ItemFailure, LineFailure, StorageProblem } from './errors.ts';
 export type { Limits } from '../model/limits.ts';
 export type { Clock } from '../model/clock.ts';
 export type {

@@ -1,4 +1,4 @@
-import type { ZeromemError } from '../model/errors.ts';
+import type { ZeromemError } from '../public/errors.ts';
 import type { MemoryRecord } from '../model/types.ts';
 import type { QuerySignals } from './query-signals.ts';
 import type { RelevanceEvidence } from './relevance.ts';

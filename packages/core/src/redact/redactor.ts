@@ -1,5 +1,5 @@
 import { IssueList, checkKnownKeys, describe, isPlainObject, join } from '../model/checks.ts';
-import type { InputIssue } from '../model/errors.ts';
+import type { InputIssue } from '../public/errors.ts';
 import type { Limits } from '../model/limits.ts';
 import { utf8ByteLength } from '../model/utf8.ts';
 import type { JsonObject, JsonValue, RedactionCount } from '../model/types.ts';

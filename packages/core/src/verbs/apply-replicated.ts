@@ -1,6 +1,7 @@
 import { checkId, IssueList, isPlainObject, describe } from '../model/checks.ts';
 import { contentHashes } from '../model/content-hash.ts';
-import { invalidInput, type ItemFailure } from '../model/errors.ts';
+import { invalidInput } from '../model/errors.ts';
+import type { ItemFailure } from '../public/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { ApplyReplicatedResult, MemoryRecord, ReplicatedRecord } from '../model/types.ts';
 import { changesText } from '../model/changes-text.ts';

@@ -1,4 +1,4 @@
-import { ZeromemError } from '../model/errors.ts';
+import { ZeromemError } from '../public/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { RecordVersion } from '../model/types.ts';
 import { isExpired } from '../store/row.ts';

@@ -1,7 +1,7 @@
 import type { Embedder } from '../embed/embedder.ts';
 import { toUnitVector } from '../embed/embedder.ts';
 import { embedderFailure } from '../embed/embed-queue.ts';
-import type { ZeromemError } from '../model/errors.ts';
+import type { ZeromemError } from '../public/errors.ts';
 import type { IndexManager } from '../search/index-manager.ts';
 import type { NamespaceIndex } from '../search/namespace-index.ts';
 import { requireNamespace } from '../model/namespace.ts';

@@ -1,6 +1,7 @@
 import { contentHash, contentHashes } from '../model/content-hash.ts';
 import { describe } from '../model/checks.ts';
-import { ZeromemError, invalidInput, type ItemFailure } from '../model/errors.ts';
+import { invalidInput } from '../model/errors.ts';
+import { ZeromemError, type ItemFailure } from '../public/errors.ts';
 import type { LatestVersion, MemoryRecord, RedactionCount, RememberManyResult, RememberResult } from '../model/types.ts';
 import { validateRemember, type PreparedRemember } from '../model/validate-remember.ts';
 import type { AuditRow } from '../store/port.ts';

@@ -1,5 +1,6 @@
 import { contentHash } from '../model/content-hash.ts';
-import { ZeromemError, invalidInput } from '../model/errors.ts';
+import { invalidInput } from '../model/errors.ts';
+import { ZeromemError } from '../public/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { MemoryRecord } from '../model/types.ts';
 import { canonicalJson } from '../model/canonical-json.ts';

@@ -1,7 +1,8 @@
 import { requireNamespace } from '../model/namespace.ts';
 import type { ListPage } from '../model/types.ts';
 import { validateListOptions } from '../model/validate-filter.ts';
-import { invalidInput, type ZeromemError } from '../model/errors.ts';
+import { invalidInput } from '../model/errors.ts';
+import type { ZeromemError } from '../public/errors.ts';
 import { list } from './list.ts';
 import type { VerbContext } from '../write/verb-context.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ZeromemError } from '../../src/model/errors.ts';
+import { ZeromemError } from '../../src/public/errors.ts';
 import { namespaceKey } from '../../src/model/namespace.ts';
 import type { Layer, Namespace } from '../../src/model/types.ts';
 import { heatKey, type AuditRow, type OrderedQuery, type StoragePort } from '../../src/store/port.ts';

@@ -4,7 +4,7 @@ import { MemoryDatabase, storedVectorRow, vectorRowOf, type DatabaseOptions, typ
 import { heatKey, type AuditRow, type DocLog, type OrderedQuery, type ReadTransaction, type RecordKey, type StoragePort, type StoredSnapshot, type VectorRow, type WriteTransaction } from '../port.ts';
 import { withSortKeys, type RecordRow } from '../row.ts';
 import { position, streamPrefix, streamRange } from '../sort-keys.ts';
-import { ZeromemError } from '../../model/errors.ts';
+import { ZeromemError } from '../../public/errors.ts';
 import { withStorage } from './storage-errors.ts';
 
 /**

@@ -21,7 +21,7 @@
  * read. `observe` and `onAuditWrites` learn of other processes' commits by polling
  * `PRAGMA data_version` (a read of shared memory) while anyone listens (sqlite-changes.ts).
  */
-import { ZeromemError } from '../../model/errors.ts';
+import { ZeromemError } from '../../public/errors.ts';
 import type { ReadTransaction, StoragePort, WriteOptions, WriteTransaction } from '../port.ts';
 import { ChangeFeed } from './sqlite-changes.ts';
 import { Connection, beginImmediate, type Synchronous } from './sqlite-connection.ts';

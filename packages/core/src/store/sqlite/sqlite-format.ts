@@ -9,7 +9,7 @@
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
-import { ZeromemError } from '../../model/errors.ts';
+import { ZeromemError } from '../../public/errors.ts';
 import { migrateLegacyFile } from './legacy/memory-file.ts';
 import { hasSyncDocumentsFile, moveSyncDocuments, removeSyncDocumentsFile } from './legacy/sync-documents.ts';
 import { beginImmediate, type Connection } from './sqlite-connection.ts';

@@ -3,7 +3,7 @@
  * SQLite transaction they run in). Every method is one or a few prepared statements on
  * the tables of sqlite-schema.ts; pages of ordered rows are index range scans.
  */
-import { ZeromemError } from '../../model/errors.ts';
+import { ZeromemError } from '../../public/errors.ts';
 import { LAYERS, type Namespace } from '../../model/types.ts';
 import { heatKey, type AuditRow, type DocLog, type OrderedQuery, type ReadTransaction, type RecordKey, type StoredSnapshot, type VectorRow, type WriteTransaction } from '../port.ts';
 import type { RecordRow } from '../row.ts';
