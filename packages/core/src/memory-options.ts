@@ -1,11 +1,12 @@
 import type { Embedder } from './embed/embedder.ts';
 import type { IndexSnapshotOptions } from './search/index-manager.ts';
-import type { Clock } from './model/clock.ts';
+import type { Clock } from './public/clock.ts';
 import { IssueList, checkKnownKeys, checkName, describe, isPlainObject } from './model/checks.ts';
 import { invalidInput } from './model/errors.ts';
 import type { ZeromemError } from './public/errors.ts';
 import { probe, readInput } from './model/read-input.ts';
-import { DEFAULT_LIMITS, type Limits } from './model/limits.ts';
+import { DEFAULT_LIMITS } from './model/limits.ts';
+import type { Limits } from './public/limits.ts';
 import type { DatabaseOptions } from './store/dexie/database.ts';
 import { isTokenizer, type Tokenizer } from './context/tokenizer.ts';
 import { checkLifecycle, type LifecycleOptions, type LifecyclePolicy } from './lifecycle/policy.ts';

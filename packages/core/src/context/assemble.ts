@@ -1,6 +1,6 @@
 import { normalizeContent } from '../model/content-hash.ts';
 import { invalidInput } from '../model/errors.ts';
-import type { Limits } from '../model/limits.ts';
+import type { Limits } from '../public/limits.ts';
 import { fetchCandidates } from './candidates.ts';
 import { cachedCount } from './count-cache.ts';
 import { Fill, type Candidate } from './fill.ts';
@@ -151,7 +151,6 @@ function checkSystemFits(opts: PreparedContext, tokenizer: Tokenizer, count: (te
     throw invalidInput('buildContext options', [{ path: 'layers.system.maxTokens', message: `the system instructions take ${section} tokens, more than the system quota of ${opts.systemMaxTokens}` }]);
   }
 }
-
 
 /** Best score first; unscored candidates (latest memories, no query) keep their order. */
 function byScore(a: Candidate, b: Candidate): number {

@@ -1,4 +1,4 @@
-import type { Clock } from '../model/clock.ts';
+import type { Clock } from '../public/clock.ts';
 import type { Layer } from '../model/types.ts';
 import type { StoragePort } from '../store/port.ts';
 import { isExpired, type RecordRow } from '../store/row.ts';

@@ -1,7 +1,7 @@
 import { IssueList, checkKnownKeys, checkName, checkTime, describe, isPlainObject, join } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
 import { ZeromemError } from '../public/errors.ts';
-import type { Limits } from '../model/limits.ts';
+import type { Limits } from '../public/limits.ts';
 import { checkNamespace, requireNamespace } from '../model/namespace.ts';
 import type { Namespace, TimeInput } from '../model/types.ts';
 import { validateRecall, type ConversationTurn } from '../rank/validate-recall.ts';

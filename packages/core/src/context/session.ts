@@ -1,7 +1,7 @@
 import { IssueList, checkEnum, checkKnownKeys, checkName, checkTtl, describe, isPlainObject } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
 import { ZeromemError } from '../public/errors.ts';
-import type { Limits } from '../model/limits.ts';
+import type { Limits } from '../public/limits.ts';
 import { readInputs } from '../model/read-input.ts';
 import { requireNamespace } from '../model/namespace.ts';
 import type { Duration, ListOptions, ListPage, MemoryRecord, Namespace, RememberInput, RememberResult, UpdatePatch } from '../model/types.ts';

@@ -1,5 +1,5 @@
 import { IssueList, checkEnum, checkIdList, checkKnownKeys, checkName, describe, isPlainObject, join } from '../model/checks.ts';
-import type { Limits } from '../model/limits.ts';
+import type { Limits } from '../public/limits.ts';
 import { checkNamespace, namespaceKey } from '../model/namespace.ts';
 import { TIERS, type MemoryRecord } from '../model/types.ts';
 import { validateRemember } from '../model/validate-remember.ts';

@@ -1,6 +1,6 @@
 import { canonicalJson } from './canonical-json.ts';
 import { IssueList, checkKnownKeys, checkMetadata, describe, isPlainObject, join } from './checks.ts';
-import type { Limits } from './limits.ts';
+import type { Limits } from '../public/limits.ts';
 import type { JsonObject, JsonValue } from './types.ts';
 
 /**

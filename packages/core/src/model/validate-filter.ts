@@ -11,7 +11,7 @@ import {
   isPlainObject,
   join,
 } from './checks.ts';
-import type { Limits } from './limits.ts';
+import type { Limits } from '../public/limits.ts';
 import { FACT_KEY_RULE, isFactKey } from './validity.ts';
 import { checkMetadataQuery, type MetadataPredicate } from './metadata-query.ts';
 import { LAYERS, SOURCES, type Layer, type Source } from './types.ts';

@@ -12,7 +12,7 @@ import {
   describe,
   isPlainObject,
 } from './checks.ts';
-import type { Limits } from './limits.ts';
+import type { Limits } from '../public/limits.ts';
 import { LAYERS, SOURCES, type JsonObject, type Layer, type Source } from './types.ts';
 
 const PATCH_FIELDS = ['content', 'source', 'layer', 'tags', 'metadata', 'importance', 'expiresAt', 'ttl'] as const;

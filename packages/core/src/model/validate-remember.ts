@@ -13,7 +13,7 @@ import {
   describe,
   isPlainObject,
 } from './checks.ts';
-import type { Limits } from './limits.ts';
+import type { Limits } from '../public/limits.ts';
 import { checkNamespace } from './namespace.ts';
 import { FACT_KEY_RULE, isFactKey } from './validity.ts';
 import { LAYERS, SOURCES, type JsonObject, type Layer, type Namespace, type Source } from './types.ts';

@@ -7,8 +7,8 @@
  * surface is held to: a name added or changed here changes the report on purpose.
  */
 export type { ErrorCode, ErrorDetails, InputIssue, ItemFailure, LineFailure, StorageProblem } from './errors.ts';
-export type { Limits } from '../model/limits.ts';
-export type { Clock } from '../model/clock.ts';
+export type { Limits } from './limits.ts';
+export type { Clock } from './clock.ts';
 export type {
   Source,
   Layer,

@@ -2,7 +2,7 @@ import { DEFAULT_WEIGHTS, type RankingWeights } from './ranking.ts';
 import { DEFAULT_MIN_RELEVANCE } from './relevance.ts';
 import { IssueList, checkEnum, checkKnownKeys, checkTime, describe, isPlainObject, join } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
-import type { Limits } from '../model/limits.ts';
+import type { Limits } from '../public/limits.ts';
 import { LAYERS, type Layer } from '../model/types.ts';
 import { VALIDITY_FIELDS, checkValidity, validateFilter, type PreparedFilter } from '../model/validate-filter.ts';
 

@@ -1,6 +1,6 @@
 import { IssueList, checkKnownKeys, describe, isPlainObject, join } from '../model/checks.ts';
 import type { InputIssue } from '../public/errors.ts';
-import type { Limits } from '../model/limits.ts';
+import type { Limits } from '../public/limits.ts';
 import { utf8ByteLength } from '../model/utf8.ts';
 import type { JsonObject, JsonValue, RedactionCount } from '../model/types.ts';
 import { DETECTORS, findAll, type CustomDetector, type DetectorName, type Found } from './detectors.ts';
