@@ -3,8 +3,6 @@ import type {
   AuditEntry,
   ListOptions,
   ListPage,
-  MemoryRecord,
-  Namespace,
   RecordVersion,
   NamespaceStats,
   RecordFilter,
@@ -19,6 +17,7 @@ import type {
   WriteOptions,
   RememberOptions,
 } from './model/types.ts';
+import type { MemoryRecord, Namespace } from './public/memory-record.ts';
 import type { ConversationTurn } from './rank/validate-recall.ts';
 import type { BuildContextOptions } from './context/options.ts';
 import type { BuiltContext } from './context/report.ts';

@@ -1,4 +1,4 @@
-import type { MemoryRecord } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import type { Fill, Candidate } from './fill.ts';
 import { MAX_LAYER_ITEMS, type PreparedContext, type PreparedLayer } from './options.ts';
 import { itemLine, profileLine, turnRole } from './render.ts';

@@ -1,5 +1,5 @@
 import type { Clock } from '../public/clock.ts';
-import type { Layer } from '../model/types.ts';
+import type { Layer } from '../public/memory-record.ts';
 import type { StoragePort } from '../store/port.ts';
 import { isExpired, type RecordRow } from '../store/row.ts';
 import { cachedCount } from './count-cache.ts';

@@ -3,7 +3,7 @@ import { invalidInput } from '../model/errors.ts';
 import { ZeromemError } from '../public/errors.ts';
 import type { Limits } from '../public/limits.ts';
 import { checkNamespace, requireNamespace } from '../model/namespace.ts';
-import type { Namespace, TimeInput } from '../model/types.ts';
+import type { Namespace, TimeInput } from '../public/memory-record.ts';
 import { validateRecall, type ConversationTurn } from '../rank/validate-recall.ts';
 
 /**

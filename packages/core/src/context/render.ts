@@ -1,5 +1,5 @@
 import type { MemoryLayer } from './options.ts';
-import type { MemoryRecord } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import type { ChatMessage } from './tokenizer.ts';
 
 /** Section headers of the recalled layers and the conversation. */

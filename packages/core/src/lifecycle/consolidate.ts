@@ -1,7 +1,7 @@
 import { IssueList, describe } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
-import type { MemoryRecord } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import { deleteRows } from '../store/delete-rows.ts';
 import { withHistory } from '../store/history.ts';
 import { fromRow, isExpired, toRow } from '../store/row.ts';

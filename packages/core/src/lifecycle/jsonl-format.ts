@@ -1,4 +1,4 @@
-import type { MemoryRecord, Namespace } from '../model/types.ts';
+import type { MemoryRecord, Namespace } from '../public/memory-record.ts';
 
 /** The `format` of a zeromem export's header line. */
 export const EXPORT_FORMAT = 'zeromem-export';

@@ -1,6 +1,6 @@
 import { IssueList, checkKnownKeys, checkUnitInterval, describe, isPlainObject, join } from '../model/checks.ts';
 import { parseDuration } from '../model/duration.ts';
-import type { Duration } from '../model/types.ts';
+import type { Duration } from '../public/memory-record.ts';
 
 const DAY = 86_400_000;
 

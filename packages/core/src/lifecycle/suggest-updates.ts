@@ -1,4 +1,5 @@
-import type { MemoryRecord, SuggestedUpdate } from '../model/types.ts';
+import type { SuggestedUpdate } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import { isValidAt } from '../model/validity.ts';
 import { isExpired } from '../store/row.ts';
 import type { RecallContext } from '../write/verb-context.ts';

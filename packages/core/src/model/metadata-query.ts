@@ -1,7 +1,7 @@
 import { canonicalJson } from './canonical-json.ts';
 import { IssueList, checkKnownKeys, checkMetadata, describe, isPlainObject, join } from './checks.ts';
 import type { Limits } from '../public/limits.ts';
-import type { JsonObject, JsonValue } from './types.ts';
+import type { JsonObject, JsonValue } from '../public/memory-record.ts';
 
 /**
  * A condition on metadata, for the `where` filter of `list`, `count`, `forgetWhere` and

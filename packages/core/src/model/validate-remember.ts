@@ -16,7 +16,8 @@ import {
 import type { Limits } from '../public/limits.ts';
 import { checkNamespace } from './namespace.ts';
 import { FACT_KEY_RULE, isFactKey } from './validity.ts';
-import { LAYERS, SOURCES, type JsonObject, type Layer, type Namespace, type Source } from './types.ts';
+import { LAYERS, SOURCES } from './types.ts';
+import type { JsonObject, Layer, Namespace, Source } from '../public/memory-record.ts';
 
 const REMEMBER_FIELDS = [
   'namespace',

@@ -10,15 +10,6 @@ export type { ErrorCode, ErrorDetails, InputIssue, ItemFailure, LineFailure, Sto
 export type { Limits } from './limits.ts';
 export type { Clock } from './clock.ts';
 export type {
-  Source,
-  Layer,
-  Tier,
-  JsonValue,
-  JsonObject,
-  Namespace,
-  TimeInput,
-  Duration,
-  MemoryRecord,
   RememberInput,
   UpdatePatch,
   RecordFilter,
@@ -40,6 +31,7 @@ export type {
   SuggestedUpdate,
   RedactionCount,
 } from '../model/types.ts';
+export type { Source, Layer, Tier, JsonValue, JsonObject, Namespace, TimeInput, Duration, MemoryRecord } from './memory-record.ts';
 export type { MetadataCondition, MetadataQuery } from '../model/metadata-query.ts';
 export type { WatchListener } from '../verbs/watch.ts';
 export type { ProfileOptions } from '../verbs/profile.ts';

@@ -1,4 +1,4 @@
-import type { MemoryRecord } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import { foldHan } from '../search/fold-han.ts';
 import { questionFocus } from './question-focus.ts';
 import type { RankingWeights } from './ranking.ts';

@@ -1,4 +1,4 @@
-import type { MemoryRecord } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 
 const DAY = 86_400_000;
 

@@ -1,5 +1,5 @@
 import type { ZeromemError } from '../public/errors.ts';
-import type { MemoryRecord } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import type { QuerySignals } from './query-signals.ts';
 import type { RelevanceEvidence } from './relevance.ts';
 

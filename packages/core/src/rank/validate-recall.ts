@@ -3,7 +3,8 @@ import { DEFAULT_MIN_RELEVANCE } from './relevance.ts';
 import { IssueList, checkEnum, checkKnownKeys, checkTime, describe, isPlainObject, join } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
 import type { Limits } from '../public/limits.ts';
-import { LAYERS, type Layer } from '../model/types.ts';
+import { LAYERS } from '../model/types.ts';
+import type { Layer } from '../public/memory-record.ts';
 import { VALIDITY_FIELDS, checkValidity, validateFilter, type PreparedFilter } from '../model/validate-filter.ts';
 
 const RECALL_FIELDS = ['k', 'filters', 'layers', 'now', 'weights', 'trackAccess', 'includeCold', 'minScore', 'minRelevance', ...VALIDITY_FIELDS] as const;

@@ -2,7 +2,8 @@ import { IssueList, checkKnownKeys, describe, isPlainObject, join } from '../mod
 import type { InputIssue } from '../public/errors.ts';
 import type { Limits } from '../public/limits.ts';
 import { utf8ByteLength } from '../model/utf8.ts';
-import type { JsonObject, JsonValue, RedactionCount } from '../model/types.ts';
+import type { RedactionCount } from '../model/types.ts';
+import type { JsonObject, JsonValue } from '../public/memory-record.ts';
 import { DETECTORS, findAll, type CustomDetector, type DetectorName, type Found } from './detectors.ts';
 
 /**

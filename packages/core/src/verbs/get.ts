@@ -1,7 +1,7 @@
 import { IssueList, checkId, describe } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
-import type { MemoryRecord } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import { fromRow, isExpired } from '../store/row.ts';
 import { readOptions, type VerbContext } from '../write/verb-context.ts';
 import type { LifecycleContext } from '../lifecycle/lifecycle-context.ts';

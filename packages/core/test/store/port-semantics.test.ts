@@ -8,7 +8,7 @@ import { ZeromemError } from '../../src/public/errors.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-engine.ts';
 import type { AuditRow, StoragePort } from '../../src/store/port.ts';
 import { toRow, type RecordRow } from '../../src/store/row.ts';
-import type { MemoryRecord } from '../../src/model/types.ts';
+import type { MemoryRecord } from '../../src/public/memory-record.ts';
 import { expectCode } from '../helpers.ts';
 
 /**

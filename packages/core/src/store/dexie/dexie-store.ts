@@ -1,5 +1,5 @@
 import { Dexie, liveQuery, type Collection, type ObservabilitySet, type Table, type Transaction } from 'dexie';
-import type { Layer, Namespace } from '../../model/types.ts';
+import type { Layer, Namespace } from '../../public/memory-record.ts';
 import { MemoryDatabase, storedVectorRow, vectorRowOf, type DatabaseOptions, type DocCursorRow, type DocUpdateRow, type StoredVectorRow } from './database.ts';
 import { heatKey, type AuditRow, type DocLog, type OrderedQuery, type ReadTransaction, type RecordKey, type StoragePort, type StoredSnapshot, type VectorRow, type WriteTransaction } from '../port.ts';
 import { withSortKeys, type RecordRow } from '../row.ts';

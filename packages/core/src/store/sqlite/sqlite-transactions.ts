@@ -4,7 +4,8 @@
  * the tables of sqlite-schema.ts; pages of ordered rows are index range scans.
  */
 import { ZeromemError } from '../../public/errors.ts';
-import { LAYERS, type Namespace } from '../../model/types.ts';
+import { LAYERS } from '../../model/types.ts';
+import type { Namespace } from '../../public/memory-record.ts';
 import { heatKey, type AuditRow, type DocLog, type OrderedQuery, type ReadTransaction, type RecordKey, type StoredSnapshot, type VectorRow, type WriteTransaction } from '../port.ts';
 import type { RecordRow } from '../row.ts';
 import type { Connection } from './sqlite-connection.ts';
