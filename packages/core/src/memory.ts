@@ -1,13 +1,9 @@
 import { readInput, readInputs } from './model/read-input.ts';
 import type {
   AuditEntry,
-  ListOptions,
-  ListPage,
   RecordVersion,
   NamespaceStats,
-  RecordFilter,
   ProfileEntry,
-  ValidityOptions,
   RememberInput,
   RememberManyOptions,
   RememberManyResult,
@@ -17,6 +13,8 @@ import type {
   WriteOptions,
   RememberOptions,
 } from './model/types.ts';
+import type { ListOptions, ListPage, RecordFilter } from './public/list.ts';
+import type { ValidityOptions } from './public/validity.ts';
 import type { MemoryRecord, Namespace } from './public/memory-record.ts';
 import type { ConversationTurn } from './rank/validate-recall.ts';
 import type { BuildContextOptions } from './context/options.ts';

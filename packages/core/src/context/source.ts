@@ -1,4 +1,5 @@
-import type { ListOptions, ListPage, ProfileEntry } from '../model/types.ts';
+import type { ProfileEntry } from '../model/types.ts';
+import type { ListOptions, ListPage } from '../public/list.ts';
 import type { Layer, Namespace } from '../public/memory-record.ts';
 import type { ConversationTurn } from '../rank/validate-recall.ts';
 import type { RecallResult } from '../rank/recall-result.ts';

@@ -12,9 +12,6 @@ export type { Clock } from './clock.ts';
 export type {
   RememberInput,
   UpdatePatch,
-  RecordFilter,
-  ListOptions,
-  ListPage,
   RememberResult,
   WriteOptions,
   RememberOptions,
@@ -26,13 +23,14 @@ export type {
   AuditOp,
   AuditEntry,
   RecordVersion,
-  ValidityOptions,
   ProfileEntry,
   SuggestedUpdate,
   RedactionCount,
 } from '../model/types.ts';
+export type { RecordFilter, ListOptions, ListPage } from './list.ts';
+export type { ValidityOptions } from './validity.ts';
 export type { Source, Layer, Tier, JsonValue, JsonObject, Namespace, TimeInput, Duration, MemoryRecord } from './memory-record.ts';
-export type { MetadataCondition, MetadataQuery } from '../model/metadata-query.ts';
+export type { MetadataCondition, MetadataQuery } from './metadata-query.ts';
 export type { WatchListener } from '../verbs/watch.ts';
 export type { ProfileOptions } from '../verbs/profile.ts';
 export type { GetOptions } from '../verbs/get.ts';

@@ -5,7 +5,7 @@ import type { ZeromemError } from '../public/errors.ts';
 import type { IndexManager } from '../search/index-manager.ts';
 import type { NamespaceIndex } from '../search/namespace-index.ts';
 import { requireNamespace } from '../model/namespace.ts';
-import type { RecordFilter } from '../model/types.ts';
+import type { RecordFilter } from '../public/list.ts';
 import type { Layer, MemoryRecord, TimeInput } from '../public/memory-record.ts';
 import type { RankingWeights } from '../rank/ranking.ts';
 import { validateRecall } from '../rank/validate-recall.ts';

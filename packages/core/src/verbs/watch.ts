@@ -1,5 +1,5 @@
 import { requireNamespace } from '../model/namespace.ts';
-import type { ListPage } from '../model/types.ts';
+import type { ListPage } from '../public/list.ts';
 import { validateListOptions } from '../model/validate-filter.ts';
 import { invalidInput } from '../model/errors.ts';
 import type { ZeromemError } from '../public/errors.ts';
