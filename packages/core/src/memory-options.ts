@@ -11,7 +11,8 @@ import type { DatabaseOptions } from './store/dexie/database.ts';
 import { isTokenizer, type Tokenizer } from './context/tokenizer.ts';
 import { checkLifecycle, type LifecycleOptions, type LifecyclePolicy } from './lifecycle/policy.ts';
 import { DEFAULT_HISTORY_DEPTH, MAX_HISTORY_DEPTH } from './store/history.ts';
-import { checkRedaction, type RedactionOptions, type Redactor } from './redact/redactor.ts';
+import { checkRedaction, type Redactor } from './redact/redactor.ts';
+import type { RedactionOptions } from './public/redaction.ts';
 
 /** Options of {@link openMemory}. Everything is optional. */
 export interface OpenMemoryOptions extends DatabaseOptions {

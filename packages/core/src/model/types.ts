@@ -1,4 +1,5 @@
 import type { Source, Layer, Tier, Namespace, JsonObject, TimeInput, Duration, MemoryRecord } from '../public/memory-record.ts';
+import type { RedactionCount } from '../public/redaction.ts';
 /** All {@link Source} values. */
 export const SOURCES: readonly Source[] = ['user', 'assistant', 'tool', 'system', 'memory'];
 
@@ -266,9 +267,3 @@ export interface ApplyReplicatedResult {
   docLogSize?: number;
 }
 
-/** What one write's redaction did: per detector and action, how many values (never the values). */
-export interface RedactionCount {
-  detector: string;
-  action: 'mask' | 'hash';
-  count: number;
-}

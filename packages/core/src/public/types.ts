@@ -25,8 +25,8 @@ export type {
   RecordVersion,
   ProfileEntry,
   SuggestedUpdate,
-  RedactionCount,
 } from '../model/types.ts';
+export type { RedactionCount } from './redaction.ts';
 export type { RecordFilter, ListOptions, ListPage } from './list.ts';
 export type { ValidityOptions } from './validity.ts';
 export type { Source, Layer, Tier, JsonValue, JsonObject, Namespace, TimeInput, Duration, MemoryRecord } from './memory-record.ts';
@@ -54,5 +54,5 @@ export type { RetierOptions, RetierResult } from '../lifecycle/retier.ts';
 export type { ExportOptions } from '../lifecycle/export-jsonl.ts';
 export type { ExportHeader, ExportLine, ExportScope } from '../lifecycle/jsonl-format.ts';
 export type { ImportOptions, ImportResult } from '../lifecycle/import-jsonl.ts';
-export type { DetectorName } from '../redact/detectors.ts';
-export type { RedactAction, RedactionOptions } from '../redact/redactor.ts';
+export type { DetectorName } from './redaction.ts';
+export type { RedactAction, RedactionOptions } from './redaction.ts';
