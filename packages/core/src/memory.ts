@@ -4,15 +4,9 @@ import type {
   RecordVersion,
   NamespaceStats,
   ProfileEntry,
-  RememberInput,
-  RememberManyOptions,
-  RememberManyResult,
-  RememberResult,
-  UpdateOptions,
-  UpdatePatch,
-  WriteOptions,
-  RememberOptions,
 } from './model/types.ts';
+import type { RememberInput, RememberManyOptions, RememberManyResult, RememberResult, WriteOptions, RememberOptions } from './public/remember.ts';
+import type { UpdateOptions, UpdatePatch } from './public/update.ts';
 import type { ListOptions, ListPage, RecordFilter } from './public/list.ts';
 import type { ValidityOptions } from './public/validity.ts';
 import type { MemoryRecord, Namespace } from './public/memory-record.ts';

@@ -1,4 +1,4 @@
-import type { SuggestedUpdate } from '../model/types.ts';
+import type { SuggestedUpdate } from '../public/remember.ts';
 import type { MemoryRecord } from '../public/memory-record.ts';
 import { isValidAt } from '../model/validity.ts';
 import { isExpired } from '../store/row.ts';

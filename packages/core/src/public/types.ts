@@ -10,22 +10,14 @@ export type { ErrorCode, ErrorDetails, InputIssue, ItemFailure, LineFailure, Sto
 export type { Limits } from './limits.ts';
 export type { Clock } from './clock.ts';
 export type {
-  RememberInput,
-  UpdatePatch,
-  RememberResult,
-  WriteOptions,
-  RememberOptions,
-  LatestVersion,
-  RememberManyOptions,
-  RememberManyResult,
-  UpdateOptions,
   NamespaceStats,
   AuditOp,
   AuditEntry,
   RecordVersion,
   ProfileEntry,
-  SuggestedUpdate,
 } from '../model/types.ts';
+export type { RememberInput, RememberResult, WriteOptions, RememberOptions, LatestVersion, RememberManyOptions, RememberManyResult, SuggestedUpdate } from './remember.ts';
+export type { UpdatePatch, UpdateOptions } from './update.ts';
 export type { RedactionCount } from './redaction.ts';
 export type { RecordFilter, ListOptions, ListPage } from './list.ts';
 export type { ValidityOptions } from './validity.ts';

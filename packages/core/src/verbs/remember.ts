@@ -2,7 +2,7 @@ import { contentHash, contentHashes } from '../model/content-hash.ts';
 import { describe } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
 import { ZeromemError, type ItemFailure } from '../public/errors.ts';
-import type { LatestVersion, RememberManyResult, RememberResult } from '../model/types.ts';
+import type { LatestVersion, RememberManyResult, RememberResult } from '../public/remember.ts';
 import type { RedactionCount } from '../public/redaction.ts';
 import type { MemoryRecord } from '../public/memory-record.ts';
 import { validateRemember, type PreparedRemember } from '../model/validate-remember.ts';
