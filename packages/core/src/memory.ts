@@ -1,10 +1,8 @@
 import { readInput, readInputs } from './model/read-input.ts';
-import type {
-  AuditEntry,
-  RecordVersion,
-  NamespaceStats,
-  ProfileEntry,
-} from './model/types.ts';
+import type { AuditEntry } from './public/audit.ts';
+import type { RecordVersion } from './public/history.ts';
+import type { NamespaceStats } from './public/stats.ts';
+import type { ProfileEntry } from './public/profile.ts';
 import type { RememberInput, RememberManyOptions, RememberManyResult, RememberResult, WriteOptions, RememberOptions } from './public/remember.ts';
 import type { UpdateOptions, UpdatePatch } from './public/update.ts';
 import type { ListOptions, ListPage, RecordFilter } from './public/list.ts';
@@ -21,25 +19,29 @@ import { importJsonl, type ImportOptions, type ImportResult } from './lifecycle/
 import type { ExportScope } from './lifecycle/jsonl-format.ts';
 import { markUsed } from './lifecycle/mark-used.ts';
 import { retier, type RetierOptions, type RetierResult } from './lifecycle/retier.ts';
-import { audit, type AuditOptions } from './verbs/audit.ts';
+import { audit } from './verbs/audit.ts';
+import type { AuditOptions } from './public/audit.ts';
 import { buildContext } from './verbs/build-context.ts';
 import { count } from './verbs/count.ts';
 import { forgetNamespace } from './verbs/forget-namespace.ts';
 import { forgetUser } from './verbs/forget-user.ts';
 import { forgetWhere } from './verbs/forget-where.ts';
 import { forget } from './verbs/forget.ts';
-import { get, type GetOptions } from './verbs/get.ts';
+import { get } from './verbs/get.ts';
+import type { GetOptions } from './public/get.ts';
 import { history } from './verbs/history.ts';
 import { list } from './verbs/list.ts';
 import { listNamespaces } from './verbs/list-namespaces.ts';
 import type { MemoryContext } from './verbs/memory-context.ts';
-import { profile, type ProfileOptions } from './verbs/profile.ts';
+import { profile } from './verbs/profile.ts';
+import type { ProfileOptions } from './public/profile.ts';
 import { recall, type RecallOptions, type RecallResult } from './verbs/recall.ts';
 import { remember, rememberMany } from './verbs/remember.ts';
 import { stats } from './verbs/stats.ts';
 import { sweep } from './lifecycle/sweep.ts';
 import { update } from './verbs/update.ts';
-import { watch, type WatchListener } from './verbs/watch.ts';
+import { watch } from './verbs/watch.ts';
+import type { WatchListener } from './public/watch.ts';
 
 /**
  * A memory: durable, namespaced records on this device. Every verb validates its input

@@ -1,4 +1,4 @@
-import type { ProfileEntry } from '../model/types.ts';
+import type { ProfileEntry } from '../public/profile.ts';
 import type { ListOptions, ListPage } from '../public/list.ts';
 import type { Layer, Namespace } from '../public/memory-record.ts';
 import type { ConversationTurn } from '../rank/validate-recall.ts';

@@ -9,13 +9,10 @@
 export type { ErrorCode, ErrorDetails, InputIssue, ItemFailure, LineFailure, StorageProblem } from './errors.ts';
 export type { Limits } from './limits.ts';
 export type { Clock } from './clock.ts';
-export type {
-  NamespaceStats,
-  AuditOp,
-  AuditEntry,
-  RecordVersion,
-  ProfileEntry,
-} from '../model/types.ts';
+export type { NamespaceStats } from './stats.ts';
+export type { AuditOp, AuditEntry } from './audit.ts';
+export type { RecordVersion } from './history.ts';
+export type { ProfileEntry } from './profile.ts';
 export type { RememberInput, RememberResult, WriteOptions, RememberOptions, LatestVersion, RememberManyOptions, RememberManyResult, SuggestedUpdate } from './remember.ts';
 export type { UpdatePatch, UpdateOptions } from './update.ts';
 export type { RedactionCount } from './redaction.ts';
@@ -23,10 +20,10 @@ export type { RecordFilter, ListOptions, ListPage } from './list.ts';
 export type { ValidityOptions } from './validity.ts';
 export type { Source, Layer, Tier, JsonValue, JsonObject, Namespace, TimeInput, Duration, MemoryRecord } from './memory-record.ts';
 export type { MetadataCondition, MetadataQuery } from './metadata-query.ts';
-export type { WatchListener } from '../verbs/watch.ts';
-export type { ProfileOptions } from '../verbs/profile.ts';
-export type { GetOptions } from '../verbs/get.ts';
-export type { AuditOptions } from '../verbs/audit.ts';
+export type { WatchListener } from './watch.ts';
+export type { ProfileOptions } from './profile.ts';
+export type { GetOptions } from './get.ts';
+export type { AuditOptions } from './audit.ts';
 export type { RecallExplain, RecallHit, RecallOptions, RecallResult, VectorMode } from '../verbs/recall.ts';
 export type { Embedder, EmbedKind } from '../embed/embedder.ts';
 export type { ConversationTurn } from '../rank/validate-recall.ts';

@@ -1,4 +1,4 @@
-import type { RecordVersion } from '../model/types.ts';
+import type { RecordVersion } from '../public/history.ts';
 import type { MemoryRecord } from '../public/memory-record.ts';
 import { sortKeys } from './sort-keys.ts';
 

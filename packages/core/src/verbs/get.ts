@@ -7,12 +7,6 @@ import { readOptions, type VerbContext } from '../write/verb-context.ts';
 import type { LifecycleContext } from '../lifecycle/lifecycle-context.ts';
 import { rewarmRead } from '../lifecycle/rewarm.ts';
 
-/** Options of `get(namespace, id, options)`. */
-export interface GetOptions {
-  /** Reading a cold record re-warms it. Default true; `false` reads without touching (sync, tools). */
-  rewarm?: boolean;
-}
-
 /** Validates a record id argument; throws INVALID_INPUT. */
 export function requireId(ctx: VerbContext, id: unknown): string {
   const issues = new IssueList();

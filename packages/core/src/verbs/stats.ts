@@ -1,5 +1,6 @@
 import { requireNamespace } from '../model/namespace.ts';
-import { LAYERS, SOURCES, type NamespaceStats } from '../model/types.ts';
+import { LAYERS, SOURCES } from '../model/types.ts';
+import type { NamespaceStats } from '../public/stats.ts';
 import type { Layer, Source } from '../public/memory-record.ts';
 import { utf8ByteLength } from '../model/utf8.ts';
 import { isExpired } from '../store/row.ts';
