@@ -1,4 +1,4 @@
-import type { Embedder } from './embed/embedder.ts';
+import type { Embedder } from './public/embedder.ts';
 import type { IndexSnapshotOptions } from './search/index-manager.ts';
 import type { Clock } from './public/clock.ts';
 import { IssueList, checkKnownKeys, checkName, describe, isPlainObject } from './model/checks.ts';

@@ -25,7 +25,7 @@ export type { ProfileOptions } from './profile.ts';
 export type { GetOptions } from './get.ts';
 export type { AuditOptions } from './audit.ts';
 export type { RecallExplain, RecallHit, RecallOptions, RecallResult, VectorMode } from '../verbs/recall.ts';
-export type { Embedder, EmbedKind } from '../embed/embedder.ts';
+export type { Embedder, EmbedKind } from './embedder.ts';
 export type { ConversationTurn } from '../rank/validate-recall.ts';
 export type { RankingWeights } from '../rank/ranking.ts';
 export type { LexicalEvidence, RelevanceEvidence, SemanticEvidence } from '../rank/relevance.ts';

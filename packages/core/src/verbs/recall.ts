@@ -1,4 +1,4 @@
-import type { Embedder } from '../embed/embedder.ts';
+import type { Embedder } from '../public/embedder.ts';
 import { toUnitVector } from '../embed/embedder.ts';
 import { embedderFailure } from '../embed/embed-queue.ts';
 import type { ZeromemError } from '../public/errors.ts';
