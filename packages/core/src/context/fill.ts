@@ -1,4 +1,5 @@
-import { MAX_QUERY_LENGTH, type ConversationTurn } from '../rank/validate-recall.ts';
+import { MAX_QUERY_LENGTH } from '../rank/validate-recall.ts';
+import type { ConversationTurn } from '../public/recall.ts';
 import type { ContextLayer, MemoryLayer, PreparedContext } from './options.ts';
 import { SECTION_HEADERS, renderMessages, renderSection, renderText, type ContextParts, type RenderItem } from './render.ts';
 import type { DropReason } from './report.ts';

@@ -4,7 +4,8 @@ import { ZeromemError } from '../public/errors.ts';
 import type { Limits } from '../public/limits.ts';
 import { checkNamespace, requireNamespace } from '../model/namespace.ts';
 import type { Namespace, TimeInput } from '../public/memory-record.ts';
-import { validateRecall, type ConversationTurn } from '../rank/validate-recall.ts';
+import { validateRecall } from '../rank/validate-recall.ts';
+import type { ConversationTurn } from '../public/recall.ts';
 
 /**
  * The layers of a context, in the order they are filled: system first, then the profile

@@ -8,7 +8,7 @@ import type { RememberInput, RememberResult } from '../public/remember.ts';
 import type { UpdatePatch } from '../public/update.ts';
 import type { ListOptions, ListPage } from '../public/list.ts';
 import type { Duration, MemoryRecord, Namespace } from '../public/memory-record.ts';
-import type { ConversationTurn } from '../rank/validate-recall.ts';
+import type { ConversationTurn } from '../public/recall.ts';
 import { addSpend, noSpend, type LlmHook, type LlmSpend } from './llm-hook.ts';
 import type { BuildContextOptions } from './options.ts';
 import { turnRole } from './render.ts';

@@ -1,5 +1,5 @@
 import { invalidInput } from '../model/errors.ts';
-import type { ConversationTurn } from '../rank/validate-recall.ts';
+import type { ConversationTurn } from '../public/recall.ts';
 
 /** A chat message as LLM chat APIs take it (the same shape recall takes a conversation in). */
 export type ChatMessage = ConversationTurn;
