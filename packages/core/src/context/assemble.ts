@@ -5,11 +5,13 @@ import { fetchCandidates } from './candidates.ts';
 import { cachedCount } from './count-cache.ts';
 import { Fill, type Candidate } from './fill.ts';
 import { fullHistoryTokens } from './full-history.ts';
-import { CONTEXT_LAYERS, validateContextOptions, type ContextLayer, type MemoryLayer, type PreparedContext } from './options.ts';
+import { CONTEXT_LAYERS, validateContextOptions, type MemoryLayer, type PreparedContext } from './options.ts';
+import type { ContextLayer } from '../public/context.ts';
 import { itemLine, renderMessages, renderText, type ContextParts } from './render.ts';
-import type { BuiltContext, DropReason, DroppedItem, IncludedItem, LayerUsage } from './report.ts';
+import type { BuiltContext, DropReason, DroppedItem, IncludedItem, LayerUsage } from '../public/context.ts';
 import type { ContextSource } from './source.ts';
-import { countChatTokens, type Tokenizer } from './tokenizer.ts';
+import { countChatTokens } from './tokenizer.ts';
+import type { Tokenizer } from '../public/tokenizer.ts';
 
 /**
  * Builds a layered context within a token budget, in two passes. First each layer takes

@@ -4,7 +4,7 @@ import type { StoragePort } from '../store/port.ts';
 import { isExpired, type RecordRow } from '../store/row.ts';
 import { cachedCount } from './count-cache.ts';
 import { itemLine, turnRole } from './render.ts';
-import type { Tokenizer } from './tokenizer.ts';
+import type { Tokenizer } from '../public/tokenizer.ts';
 
 /** The full-history part of one layer: tokens of its item lines (each with its newline) and how many items. */
 export interface HistoryTally {
