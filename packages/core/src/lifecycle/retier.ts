@@ -5,27 +5,12 @@ import { fromRow, isExpired, type RecordRow } from '../store/row.ts';
 import { readOptions } from '../write/verb-context.ts';
 import { decayImportance, lastTouch } from './importance.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
-import type { LifecyclePolicy } from './policy.ts';
+import type { LifecyclePolicy } from '../public/lifecycle.ts';
 import { dropUnloadedSnapshots } from './stale-snapshots.ts';
+import type { RetierResult } from '../public/lifecycle.ts';
 
 /** Records read and written per transaction. */
 const BATCH = 2000;
-
-/** Options of `retier(options)`. */
-export interface RetierOptions {
-  /** Only this namespace. Default: every record of the database. */
-  namespace?: Namespace;
-}
-
-/** What `retier()` did. */
-export interface RetierResult {
-  /** Live records looked at. */
-  scanned: number;
-  /** Records whose importance decayed. */
-  decayed: number;
-  /** Records moved from hot to cold. */
-  cooled: number;
-}
 
 /**
  * Ages records by the clock: importance of untouched records decays toward the floor,

@@ -36,10 +36,10 @@ export type { BuildContextOptions, ContextLayer, LayerQuota } from './context.ts
 export type { BuiltContext, ContextReport, DropReason, DroppedItem, IncludedItem, LayerUsage } from './context.ts';
 export type { SessionOptions, SessionEndReport, TurnOptions } from './session.ts';
 export type { LlmHook, LlmSpend, LlmUsage } from './llm-hook.ts';
-export type { LifecycleOptions, LifecyclePolicy } from '../lifecycle/policy.ts';
-export type { ConsolidateOptions, ConsolidateResult, ConsolidationGroup } from '../lifecycle/consolidate.ts';
-export type { ConsolidateSuggestion } from '../lifecycle/suggest-updates.ts';
-export type { RetierOptions, RetierResult } from '../lifecycle/retier.ts';
+export type { LifecycleOptions, LifecyclePolicy } from './lifecycle.ts';
+export type { ConsolidateOptions, ConsolidateResult, ConsolidationGroup } from './consolidate.ts';
+export type { ConsolidateSuggestion } from './consolidate.ts';
+export type { RetierOptions, RetierResult } from './lifecycle.ts';
 export type { ExportOptions } from '../lifecycle/export-jsonl.ts';
 export type { ExportHeader, ExportLine, ExportScope } from '../lifecycle/jsonl-format.ts';
 export type { ImportOptions, ImportResult } from '../lifecycle/import-jsonl.ts';
