@@ -24,6 +24,6 @@ export { CONTEXT_LAYERS, DEFAULT_BUDGET, DEFAULT_MAX_ITEMS, MAX_BUDGET } from '.
 export { Session } from './context/session.ts';
 export { DEFAULT_LIFECYCLE } from './lifecycle/policy.ts';
 export { DEFAULT_CONSOLIDATE_THRESHOLD } from './lifecycle/consolidate.ts';
-export { EXPORT_FORMAT, EXPORT_VERSION } from './lifecycle/jsonl-format.ts';
+export { EXPORT_FORMAT, EXPORT_VERSION } from './public/export-format.ts';
 export { MAX_REPORTED_LINES } from './lifecycle/import-jsonl.ts';
 export { DETECTORS } from './redact/detectors.ts';

@@ -5,7 +5,8 @@ import { TIERS } from '../model/types.ts';
 import type { MemoryRecord } from '../public/memory-record.ts';
 import { validateRemember } from '../model/validate-remember.ts';
 import { toUnitVector } from '../embed/embedder.ts';
-import { EXPORT_FORMAT, EXPORT_VERSION, decodeVector, type ExportHeader } from './jsonl-format.ts';
+import { decodeVector } from './jsonl-format.ts';
+import { EXPORT_FORMAT, EXPORT_VERSION, type ExportHeader } from '../public/export-format.ts';
 
 const RECORD_KEYS = [
   'id', 'namespace', 'namespaceKey', 'content', 'source', 'layer', 'tags', 'metadata', 'importance', 'createdAt',
