@@ -4,7 +4,7 @@
 // types are listed in public/types.ts.
 export type * from './public/types.ts';
 export { Memory } from './memory.ts';
-export type { OpenMemoryOptions } from './memory-options.ts';
+export type { OpenMemoryOptions } from './public/options.ts';
 export { isZeromemError } from './model/errors.ts';
 export { ZeromemError, ERROR_CODES } from './public/errors.ts';
 export { DEFAULT_LIMITS } from './model/limits.ts';

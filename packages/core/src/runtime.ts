@@ -15,7 +15,8 @@ import { applyReplicated } from './verbs/apply-replicated.ts';
 import type { MemoryContext } from './verbs/memory-context.ts';
 import { sweep } from './lifecycle/sweep.ts';
 import { Memory } from './memory.ts';
-import { readMemoryOptions, type MemorySettings, type OpenMemoryOptions } from './memory-options.ts';
+import { readMemoryOptions, type MemorySettings } from './memory-options.ts';
+import type { OpenMemoryOptions } from './public/options.ts';
 import { historyInternals, memoryInternals } from './test-hooks.ts';
 import { docLogOf, registerReplica } from './replica.ts';
 

@@ -28,7 +28,7 @@ import { Connection, beginImmediate, type Synchronous } from './sqlite-connectio
 import { syncDocumentsFile } from './legacy/sync-documents.ts';
 import { changedCompanion, checkWalNotLost, companionError, companionsOf, dropStaleIndex, type Companions } from './sqlite-companions.ts';
 import { checkFormat, checkHeader, openFormat } from './sqlite-format.ts';
-import type { MigrationProgress } from './sqlite-migration-progress.ts';
+import type { MigrationProgress } from '../../public/node-options.ts';
 import { NEW_FILE } from './sqlite-schema.ts';
 import { SqliteReadTransaction, SqliteWriteTransaction, watchTextReplacements } from './sqlite-transactions.ts';
 import { keepReserve, releaseReserve } from './sqlite-reserve.ts';
