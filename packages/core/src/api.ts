@@ -1,7 +1,8 @@
 // Every export of @zeromem/core but `openMemory`, which each entry takes from its own
 // storage engine (index.ts: IndexedDB; index.node.ts: SQLite on disk, IndexedDB only when
 // given one), so that Node never loads Dexie for a store on disk. The values are here; the
-// types are listed in public/types.ts.
+// types are listed in public/types.ts and defined in public/ (with the few values a public type
+// is made of: ZeromemError, ERROR_CODES, EXPORT_FORMAT, EXPORT_VERSION).
 export type * from './public/types.ts';
 export { Memory } from './memory.ts';
 export type { OpenMemoryOptions } from './public/options.ts';

@@ -1,5 +1,7 @@
 import type { Source, Layer, Tier, Namespace, JsonObject, TimeInput, Duration, MemoryRecord } from '../public/memory-record.ts';
 import type { RedactionCount } from '../public/redaction.ts';
+import type { ItemFailure } from '../public/errors.ts';
+
 /** All {@link Source} values. */
 export const SOURCES: readonly Source[] = ['user', 'assistant', 'tool', 'system', 'memory'];
 
@@ -65,7 +67,7 @@ export interface ApplyReplicatedResult {
   /** Ids deleted. */
   deleted: string[];
   /** Changes that failed validation, by position; nothing of them was written. */
-  rejected: import('./errors.ts').ItemFailure[];
+  rejected: ItemFailure[];
   /** The namespace's last audit seq after the call. */
   lastSeq: number;
   /** With the `docLog` option: how many updates the room's document log holds after the call. */

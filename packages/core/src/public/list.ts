@@ -11,7 +11,7 @@ export interface RecordFilter {
   /** Top-level metadata keys that must equal these values (deep equality). */
   metadata?: JsonObject;
   /** A query on metadata with operators and `and` / `or` / `not`; see {@link MetadataQuery}. */
-  where?: import('./metadata-query.ts').MetadataQuery;
+  where?: MetadataQuery;
   source?: Source | Source[];
   layer?: Layer | Layer[];
   /** `from` inclusive, `to` exclusive. */

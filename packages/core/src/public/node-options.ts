@@ -1,6 +1,8 @@
 // `openMemory`'s options in Node (the Node entry): a directory on disk, and the progress of a
 // one-time migration.
 
+import type { OpenMemoryOptions as BaseOpenMemoryOptions } from './options.ts';
+
 /** What an opener hears of a migration: this process's, or another's it waits for. */
 export interface MigrationProgress {
   /** The store file. */

@@ -15,5 +15,5 @@ export interface ProfileEntry {
 /** Options of `profile(namespace, options)`. */
 export interface ProfileOptions {
   /** The facts that held at this time. Default: now. */
-  asOf?: import('../model/types.ts').TimeInput;
+  asOf?: TimeInput;
 }

@@ -110,5 +110,5 @@ export interface RememberManyResult {
   /** One per written (or deduplicated) item, in input order, each with its input position. */
   results: Array<RememberResult & { index: number }>;
   /** Only with `skipInvalid`: the items that were not written. */
-  failures: import('./errors.ts').ItemFailure[];
+  failures: ItemFailure[];
 }

@@ -1,4 +1,5 @@
 import type { DetectorName } from '../public/redaction.ts';
+
 /** All built-in detector names, in the order overlapping matches are decided (first wins). */
 export const DETECTORS: readonly DetectorName[] = ['cn_id', 'iban', 'card', 'email', 'phone'];
 

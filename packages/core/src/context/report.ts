@@ -1,3 +1,0 @@
-import type { ContextLayer } from '../public/context.ts';
-import type { ChatMessage } from '../public/tokenizer.ts';
-
