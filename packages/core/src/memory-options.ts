@@ -1,5 +1,5 @@
 import type { Embedder } from './public/embedder.ts';
-import type { IndexSnapshotOptions } from './public/options.ts';
+import type { IndexSnapshotOptions, DatabaseOptions, OpenMemoryOptions } from './public/options.ts';
 import type { Clock } from './public/clock.ts';
 import { IssueList, checkKnownKeys, checkName, describe, isPlainObject } from './model/checks.ts';
 import { invalidInput } from './model/errors.ts';
@@ -7,7 +7,6 @@ import type { ZeromemError } from './public/errors.ts';
 import { probe, readInput } from './model/read-input.ts';
 import { DEFAULT_LIMITS } from './model/limits.ts';
 import type { Limits } from './public/limits.ts';
-import type { DatabaseOptions } from './public/options.ts';
 import { isTokenizer } from './context/tokenizer.ts';
 import type { Tokenizer } from './public/tokenizer.ts';
 import { checkLifecycle } from './lifecycle/policy.ts';
@@ -15,7 +14,6 @@ import type { LifecycleOptions, LifecyclePolicy } from './public/lifecycle.ts';
 import { DEFAULT_HISTORY_DEPTH, MAX_HISTORY_DEPTH } from './store/history.ts';
 import { checkRedaction, type Redactor } from './redact/redactor.ts';
 import type { RedactionOptions } from './public/redaction.ts';
-import type { OpenMemoryOptions } from './public/options.ts';
 
 /** Options that are providers or host objects: used as given, not copied (their methods may rely on `this`). */
 const PROVIDER_FIELDS = ['clock', 'embedder', 'tokenizer', 'indexedDB', 'IDBKeyRange'];

@@ -4,9 +4,8 @@ import { openMemoryOnStore } from './runtime.ts';
 import { describe } from './model/checks.ts';
 import { invalidInput } from './model/errors.ts';
 import { defaultDirectory } from './store/sqlite/default-directory.ts';
-import type { MigrationProgress } from './public/node-options.ts';
+import type { MigrationProgress, OpenMemoryOptions } from './public/node-options.ts';
 import { openSqliteStore } from './store/sqlite/sqlite-engine.ts';
-import type { OpenMemoryOptions } from './public/node-options.ts';
 
 /**
  * Opens (creating if needed) a memory and resolves once it is ready. In Node its memories

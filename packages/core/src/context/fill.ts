@@ -1,9 +1,8 @@
 import { MAX_QUERY_LENGTH } from '../rank/validate-recall.ts';
 import type { ConversationTurn } from '../public/recall.ts';
 import type { MemoryLayer, PreparedContext } from './options.ts';
-import type { ContextLayer } from '../public/context.ts';
+import type { ContextLayer, DropReason } from '../public/context.ts';
 import { SECTION_HEADERS, renderMessages, renderSection, renderText, type ContextParts, type RenderItem } from './render.ts';
-import type { DropReason } from '../public/context.ts';
 import { chatMessageTokens, countChatTokens } from './tokenizer.ts';
 import type { Tokenizer } from '../public/tokenizer.ts';
 

@@ -11,9 +11,8 @@ import type { Duration, MemoryRecord, Namespace } from '../public/memory-record.
 import type { ConversationTurn } from '../public/recall.ts';
 import { addSpend, noSpend } from './llm-hook.ts';
 import type { LlmHook, LlmSpend } from '../public/llm-hook.ts';
-import type { BuildContextOptions } from '../public/context.ts';
+import type { BuildContextOptions, BuiltContext } from '../public/context.ts';
 import { turnRole } from './render.ts';
-import type { BuiltContext } from '../public/context.ts';
 import type { ChatMessage, Tokenizer } from '../public/tokenizer.ts';
 import type { SessionOptions, TurnOptions, SessionEndReport } from '../public/session.ts';
 

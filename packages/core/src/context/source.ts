@@ -1,8 +1,7 @@
 import type { ProfileEntry } from '../public/profile.ts';
 import type { ListOptions, ListPage } from '../public/list.ts';
 import type { Layer, Namespace } from '../public/memory-record.ts';
-import type { ConversationTurn } from '../public/recall.ts';
-import type { RecallResult } from '../public/recall.ts';
+import type { ConversationTurn, RecallResult } from '../public/recall.ts';
 import type { HistoryTally } from './history-counts.ts';
 
 /**

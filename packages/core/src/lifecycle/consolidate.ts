@@ -10,8 +10,7 @@ import type { LifecycleContext } from './lifecycle-context.ts';
 import { mergeRecords } from './merge-records.ts';
 import { groupNearDuplicates, type Candidate } from './near-duplicates.ts';
 import { suggestAmong } from './suggest-updates.ts';
-import type { ConsolidateResult, ConsolidationGroup } from '../public/consolidate.ts';
-import type { ConsolidateSuggestion } from '../public/consolidate.ts';
+import type { ConsolidateResult, ConsolidationGroup, ConsolidateSuggestion } from '../public/consolidate.ts';
 
 /**
  * Default cosine threshold. Measured with the bundled `zeromem-static-en` model

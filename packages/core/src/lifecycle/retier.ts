@@ -5,9 +5,8 @@ import { fromRow, isExpired, type RecordRow } from '../store/row.ts';
 import { readOptions } from '../write/verb-context.ts';
 import { decayImportance, lastTouch } from './importance.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
-import type { LifecyclePolicy } from '../public/lifecycle.ts';
+import type { LifecyclePolicy, RetierResult } from '../public/lifecycle.ts';
 import { dropUnloadedSnapshots } from './stale-snapshots.ts';
-import type { RetierResult } from '../public/lifecycle.ts';
 
 /** Records read and written per transaction. */
 const BATCH = 2000;

@@ -3,8 +3,7 @@ import { foldHan } from '../search/fold-han.ts';
 import { questionFocus } from './question-focus.ts';
 import type { RankingWeights } from '../public/ranking.ts';
 import { timeCloseness, timeWindows } from './time-expressions.ts';
-import type { QuerySignals } from '../public/query-signals.ts';
-import type { TimeWindow } from '../public/query-signals.ts';
+import type { QuerySignals, TimeWindow } from '../public/query-signals.ts';
 
 /** "I", "my", "me" ... and 我: the user speaks of themself. */
 const FIRST_PERSON = /(?:^|[^\p{L}\p{N}])(?:i|i['’]m|i['’]ve|i['’]d|i['’]ll|me|my|mine|myself)(?=$|[^\p{L}\p{N}])|我/iu;

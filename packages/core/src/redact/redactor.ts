@@ -2,11 +2,9 @@ import { IssueList, checkKnownKeys, describe, isPlainObject, join } from '../mod
 import type { InputIssue } from '../public/errors.ts';
 import type { Limits } from '../public/limits.ts';
 import { utf8ByteLength } from '../model/utf8.ts';
-import type { RedactionCount } from '../public/redaction.ts';
+import type { RedactionCount, RedactAction, DetectorName } from '../public/redaction.ts';
 import type { JsonObject, JsonValue } from '../public/memory-record.ts';
 import { DETECTORS, findAll, type CustomDetector, type Found } from './detectors.ts';
-import type { RedactAction } from '../public/redaction.ts';
-import type { DetectorName } from '../public/redaction.ts';
 
 const ACTIONS: readonly RedactAction[] = ['mask', 'hash', 'reject', 'maskInContext'];
 

@@ -24,9 +24,7 @@ import type { RecallContext } from '../write/verb-context.ts';
 import { rewarmHits } from '../lifecycle/rewarm.ts';
 import type { Redactor } from '../redact/redactor.ts';
 import type { MemoryContext } from './memory-context.ts';
-
-import type { RecallHit, RecallResult, VectorMode } from '../public/recall.ts';
-import type { RecallOptions } from '../public/recall.ts';
+import type { RecallHit, RecallResult, VectorMode, RecallOptions } from '../public/recall.ts';
 
 /** Text hits whose conversation neighbours become candidates too. */
 const NEIGHBOUR_SEEDS = 20;
