@@ -22,7 +22,7 @@ export interface DatabaseOptions {
   durability?: 'default' | 'strict' | 'relaxed';
 }
 
-/** When indexes are snapshotted to the store (see {@link SnapshotWriter}). */
+/** When indexes are snapshotted to the store (see search/snapshot-writer.ts). */
 export interface IndexSnapshotOptions {
   /** Namespaces with fewer records are rebuilt on open instead (quick enough). Default 2,000. */
   minRecords?: number;

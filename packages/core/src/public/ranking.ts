@@ -4,7 +4,7 @@
  * How recall weighs what. Relevance is `text * bm25 + vector * cosine` (BM25 divided by
  * the best candidate's, cosine divided by the best candidate's with 0 as the floor); the
  * final score multiplies it by importance, recency and heat factors and by the factors of
- * the query's signals (speaker, time, focus; see query-signals.ts).
+ * the query's signals (speaker, time, focus; see rank/query-signals.ts).
  */
 export interface RankingWeights {
   /** Weight of the normalized BM25 score. Default 0.5. */

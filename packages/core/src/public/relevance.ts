@@ -35,7 +35,7 @@ export interface RelevanceEvidence {
   /**
    * How much the lexical share counts, 0..1: `semantic.above`, or 1 when the meaning cannot
    * judge the words (no semantic evidence, no background, cosine 0: another embedding
-   * space, or a conversation as the query). See the module's comment.
+   * space, or a conversation as the query). See the module comment of rank/relevance.ts.
    */
   agreement: number;
   /** `1 − (1 − lexical.share × agreement)(1 − semantic.share)`, 0..1. */
