@@ -1,11 +1,13 @@
 // Every export of @zeromem/core but `openMemory`, which each entry takes from its own
 // storage engine (index.ts: IndexedDB; index.node.ts: SQLite on disk, IndexedDB only when
 // given one), so that Node never loads Dexie for a store on disk. The values are here; the
-// types are listed in public/types.ts.
+// types are listed in public/types.ts and defined in public/ (with the few values a public type
+// is made of: ZeromemError, ERROR_CODES, EXPORT_FORMAT, EXPORT_VERSION).
 export type * from './public/types.ts';
 export { Memory } from './memory.ts';
-export type { OpenMemoryOptions } from './memory-options.ts';
-export { ZeromemError, isZeromemError, ERROR_CODES } from './model/errors.ts';
+export type { OpenMemoryOptions } from './public/options.ts';
+export { isZeromemError } from './model/errors.ts';
+export { ZeromemError, ERROR_CODES } from './public/errors.ts';
 export { DEFAULT_LIMITS } from './model/limits.ts';
 export { systemClock } from './model/clock.ts';
 export { namespaceKey } from './model/namespace.ts';
@@ -23,6 +25,6 @@ export { CONTEXT_LAYERS, DEFAULT_BUDGET, DEFAULT_MAX_ITEMS, MAX_BUDGET } from '.
 export { Session } from './context/session.ts';
 export { DEFAULT_LIFECYCLE } from './lifecycle/policy.ts';
 export { DEFAULT_CONSOLIDATE_THRESHOLD } from './lifecycle/consolidate.ts';
-export { EXPORT_FORMAT, EXPORT_VERSION } from './lifecycle/jsonl-format.ts';
+export { EXPORT_FORMAT, EXPORT_VERSION } from './public/export-format.ts';
 export { MAX_REPORTED_LINES } from './lifecycle/import-jsonl.ts';
 export { DETECTORS } from './redact/detectors.ts';

@@ -1,66 +1,19 @@
-import type { Embedder } from './embed/embedder.ts';
-import type { IndexSnapshotOptions } from './search/index-manager.ts';
-import type { Clock } from './model/clock.ts';
+import type { Embedder } from './public/embedder.ts';
+import type { IndexSnapshotOptions, DatabaseOptions, OpenMemoryOptions } from './public/options.ts';
+import type { Clock } from './public/clock.ts';
 import { IssueList, checkKnownKeys, checkName, describe, isPlainObject } from './model/checks.ts';
-import { invalidInput, type ZeromemError } from './model/errors.ts';
+import { invalidInput } from './model/errors.ts';
+import type { ZeromemError } from './public/errors.ts';
 import { probe, readInput } from './model/read-input.ts';
-import { DEFAULT_LIMITS, type Limits } from './model/limits.ts';
-import type { DatabaseOptions } from './store/dexie/database.ts';
-import { isTokenizer, type Tokenizer } from './context/tokenizer.ts';
-import { checkLifecycle, type LifecycleOptions, type LifecyclePolicy } from './lifecycle/policy.ts';
+import { DEFAULT_LIMITS } from './model/limits.ts';
+import type { Limits } from './public/limits.ts';
+import { isTokenizer } from './context/tokenizer.ts';
+import type { Tokenizer } from './public/tokenizer.ts';
+import { checkLifecycle } from './lifecycle/policy.ts';
+import type { LifecycleOptions, LifecyclePolicy } from './public/lifecycle.ts';
 import { DEFAULT_HISTORY_DEPTH, MAX_HISTORY_DEPTH } from './store/history.ts';
-import { checkRedaction, type RedactionOptions, type Redactor } from './redact/redactor.ts';
-
-/** Options of {@link openMemory}. Everything is optional. */
-export interface OpenMemoryOptions extends DatabaseOptions {
-  /** IndexedDB database name. Default `"zeromem"`. Two memories with one name share the data (like two tabs). */
-  name?: string;
-  /** Where time comes from. Default: the wall clock. */
-  clock?: Clock;
-  /** Size limits; unspecified ones keep their defaults. */
-  limits?: Partial<Limits>;
-  /** Who acts, for the audit log, unless a call says otherwise. Default `"local"`. */
-  actor?: string;
-  /** Run `sweep()` this often (ms). Default: never (call `sweep()` yourself). */
-  sweepEveryMs?: number;
-  /**
-   * Receives errors of background work: the sweep timer, access counts after a recall,
-   * embeddings, index snapshots. Default: the first error of each code is a warning
-   * (`process.emitWarning` in Node, `console.warn` elsewhere) and the work goes on; the
-   * process is never ended by it.
-   */
-  onBackgroundError?: (err: ZeromemError) => void;
-  /**
-   * Embeds memories on the device for semantic recall (e.g. from `@zeromem/embed-transformers`).
-   * Without one, recall is lexical (BM25) only.
-   */
-  embedder?: Embedder;
-  /**
-   * Search-index snapshots: a namespace of `minRecords` (default 2,000) or more has its
-   * search index stored after it is built, `delayMs` (default 5,000) after enough changes,
-   * and on `close()`, so the next open restores it instead of re-reading every memory.
-   * `false` turns them off (every open rebuilds from the memories).
-   */
-  indexSnapshots?: IndexSnapshotOptions | false;
-  /** Counts the tokens of built contexts. Default: OpenAI's `o200k_base` BPE (see {@link createTokenizer}), loaded on first use. */
-  tokenizer?: Tokenizer;
-  /** How records age: importance decay, use gain, when they go cold. See {@link LifecycleOptions}. */
-  lifecycle?: LifecycleOptions;
-  /**
-   * Earlier versions each record keeps for `history()` (0 to 1000, default 20). An update
-   * keeps the replaced content there until the record is forgotten; 0 keeps none, so an
-   * update erases the old content at once.
-   */
-  historyDepth?: number;
-  /**
-   * Redaction of personal data on every `remember`, `rememberMany` and `update`, on the
-   * device and without an LLM: e-mail addresses, phone numbers, payment cards, IBANs,
-   * Chinese resident IDs and your own patterns, each masked, hashed (keyed), rejected, or
-   * masked only in built contexts. See {@link RedactionOptions}. Default: off. `limits`
-   * apply to the redacted form: a write that only fits before redaction is INVALID_INPUT.
-   */
-  redaction?: RedactionOptions;
-}
+import { checkRedaction, type Redactor } from './redact/redactor.ts';
+import type { RedactionOptions } from './public/redaction.ts';
 
 /** Options that are providers or host objects: used as given, not copied (their methods may rely on `this`). */
 const PROVIDER_FIELDS = ['clock', 'embedder', 'tokenizer', 'indexedDB', 'IDBKeyRange'];

@@ -1,54 +1,48 @@
 import { readInput, readInputs } from './model/read-input.ts';
-import type {
-  AuditEntry,
-  ListOptions,
-  ListPage,
-  MemoryRecord,
-  Namespace,
-  RecordVersion,
-  NamespaceStats,
-  RecordFilter,
-  ProfileEntry,
-  ValidityOptions,
-  RememberInput,
-  RememberManyOptions,
-  RememberManyResult,
-  RememberResult,
-  UpdateOptions,
-  UpdatePatch,
-  WriteOptions,
-  RememberOptions,
-} from './model/types.ts';
-import type { ConversationTurn } from './rank/validate-recall.ts';
-import type { BuildContextOptions } from './context/options.ts';
-import type { BuiltContext } from './context/report.ts';
-import { Session, type SessionOptions } from './context/session.ts';
-import type { Tokenizer } from './context/tokenizer.ts';
-import { consolidate, type ConsolidateOptions, type ConsolidateResult } from './lifecycle/consolidate.ts';
-import { exportJsonl, type ExportOptions } from './lifecycle/export-jsonl.ts';
-import { importJsonl, type ImportOptions, type ImportResult } from './lifecycle/import-jsonl.ts';
-import type { ExportScope } from './lifecycle/jsonl-format.ts';
+import type { AuditEntry, AuditOptions } from './public/audit.ts';
+import type { RecordVersion } from './public/history.ts';
+import type { NamespaceStats } from './public/stats.ts';
+import type { ProfileEntry, ProfileOptions } from './public/profile.ts';
+import type { RememberInput, RememberManyOptions, RememberManyResult, RememberResult, WriteOptions, RememberOptions } from './public/remember.ts';
+import type { UpdateOptions, UpdatePatch } from './public/update.ts';
+import type { ListOptions, ListPage, RecordFilter } from './public/list.ts';
+import type { ValidityOptions } from './public/validity.ts';
+import type { MemoryRecord, Namespace } from './public/memory-record.ts';
+import type { ConversationTurn, RecallOptions, RecallResult } from './public/recall.ts';
+import type { BuildContextOptions, BuiltContext } from './public/context.ts';
+import { Session } from './context/session.ts';
+import type { SessionOptions } from './public/session.ts';
+import type { Tokenizer } from './public/tokenizer.ts';
+import { consolidate } from './lifecycle/consolidate.ts';
+import type { ConsolidateOptions, ConsolidateResult } from './public/consolidate.ts';
+import { exportJsonl } from './lifecycle/export-jsonl.ts';
+import type { ExportOptions, ExportScope } from './public/export-format.ts';
+import { importJsonl } from './lifecycle/import-jsonl.ts';
+import type { ImportOptions, ImportResult } from './public/import.ts';
 import { markUsed } from './lifecycle/mark-used.ts';
-import { retier, type RetierOptions, type RetierResult } from './lifecycle/retier.ts';
-import { audit, type AuditOptions } from './verbs/audit.ts';
+import { retier } from './lifecycle/retier.ts';
+import type { RetierOptions, RetierResult } from './public/lifecycle.ts';
+import { audit } from './verbs/audit.ts';
 import { buildContext } from './verbs/build-context.ts';
 import { count } from './verbs/count.ts';
 import { forgetNamespace } from './verbs/forget-namespace.ts';
 import { forgetUser } from './verbs/forget-user.ts';
 import { forgetWhere } from './verbs/forget-where.ts';
 import { forget } from './verbs/forget.ts';
-import { get, type GetOptions } from './verbs/get.ts';
+import { get } from './verbs/get.ts';
+import type { GetOptions } from './public/get.ts';
 import { history } from './verbs/history.ts';
 import { list } from './verbs/list.ts';
 import { listNamespaces } from './verbs/list-namespaces.ts';
 import type { MemoryContext } from './verbs/memory-context.ts';
-import { profile, type ProfileOptions } from './verbs/profile.ts';
-import { recall, type RecallOptions, type RecallResult } from './verbs/recall.ts';
+import { profile } from './verbs/profile.ts';
+import { recall } from './verbs/recall.ts';
 import { remember, rememberMany } from './verbs/remember.ts';
 import { stats } from './verbs/stats.ts';
 import { sweep } from './lifecycle/sweep.ts';
 import { update } from './verbs/update.ts';
-import { watch, type WatchListener } from './verbs/watch.ts';
+import { watch } from './verbs/watch.ts';
+import type { WatchListener } from './public/watch.ts';
 
 /**
  * A memory: durable, namespaced records on this device. Every verb validates its input

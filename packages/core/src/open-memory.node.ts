@@ -1,26 +1,11 @@
 import type { Memory } from './memory.ts';
-import type { OpenMemoryOptions as BaseOpenMemoryOptions } from './memory-options.ts';
+import type { OpenMemoryOptions as BaseOpenMemoryOptions } from './public/options.ts';
 import { openMemoryOnStore } from './runtime.ts';
 import { describe } from './model/checks.ts';
 import { invalidInput } from './model/errors.ts';
 import { defaultDirectory } from './store/sqlite/default-directory.ts';
-import type { MigrationProgress } from './store/sqlite/sqlite-migration-progress.ts';
+import type { MigrationProgress, OpenMemoryOptions } from './public/node-options.ts';
 import { openSqliteStore } from './store/sqlite/sqlite-engine.ts';
-
-/** Options of {@link openMemory} in Node: those of every platform, plus where the memories are stored. */
-export interface OpenMemoryOptions extends BaseOpenMemoryOptions {
-  /**
-   * Node: the directory the memory's file (`<name>.sqlite`) is kept in. Default:
-   * `$ZEROMEM_HOME`, else `~/.zeromem`. Not together with `indexedDB`.
-   */
-  directory?: string;
-  /**
-   * Node: hears how far the one-time migration of a store file written by a release before
-   * the SQLite engine has come (about 4,000 records a second): this process's own, or
-   * another process's that this open waits for (as long as that one makes progress).
-   */
-  onMigration?: (progress: MigrationProgress) => void;
-}
 
 /**
  * Opens (creating if needed) a memory and resolves once it is ready. In Node its memories

@@ -1,5 +1,5 @@
 import type { Memory } from './memory.ts';
-import type { OpenMemoryOptions } from './memory-options.ts';
+import type { OpenMemoryOptions } from './public/options.ts';
 import { openMemoryOnStore } from './runtime.ts';
 import { openDexieStore } from './store/dexie/dexie-store.ts';
 

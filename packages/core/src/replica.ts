@@ -1,6 +1,7 @@
 import type { Memory } from './memory.ts';
 import { invalidInput } from './model/errors.ts';
-import type { ApplyReplicatedResult, Namespace, ReplicatedChange } from './model/types.ts';
+import type { ApplyReplicatedResult, ReplicatedChange } from './model/types.ts';
+import type { Namespace } from './public/memory-record.ts';
 import type { DocLog, StoragePort, WriteOptions } from './store/port.ts';
 
 /**

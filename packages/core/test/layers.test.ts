@@ -25,6 +25,9 @@ import { describe, expect, it } from 'vitest';
  *    serves tests only: no source file of a package or app imports it.
  */
 const LAYERS: readonly (readonly string[])[] = [
+  // The public types (public/: what the entries export, one concept per file): they import
+  // nothing from the implementation, which imports them from here.
+  ['public'],
   ['model'],
   ['store'],
   ['embed'],
@@ -37,8 +40,6 @@ const LAYERS: readonly (readonly string[])[] = [
   ['verbs'],
   // The storage engines: only the entries pick one (open-memory.ts, open-memory.node.ts).
   ['store/dexie', 'store/sqlite'],
-  // The public types (public/types.ts): a list of what the entries export, imported by api.ts only.
-  ['public'],
 ];
 
 /**

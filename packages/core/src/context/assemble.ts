@@ -1,15 +1,16 @@
 import { normalizeContent } from '../model/content-hash.ts';
 import { invalidInput } from '../model/errors.ts';
-import type { Limits } from '../model/limits.ts';
+import type { Limits } from '../public/limits.ts';
 import { fetchCandidates } from './candidates.ts';
 import { cachedCount } from './count-cache.ts';
 import { Fill, type Candidate } from './fill.ts';
 import { fullHistoryTokens } from './full-history.ts';
-import { CONTEXT_LAYERS, validateContextOptions, type ContextLayer, type MemoryLayer, type PreparedContext } from './options.ts';
+import { CONTEXT_LAYERS, validateContextOptions, type MemoryLayer, type PreparedContext } from './options.ts';
+import type { ContextLayer, BuiltContext, DropReason, DroppedItem, IncludedItem, LayerUsage } from '../public/context.ts';
 import { itemLine, renderMessages, renderText, type ContextParts } from './render.ts';
-import type { BuiltContext, DropReason, DroppedItem, IncludedItem, LayerUsage } from './report.ts';
 import type { ContextSource } from './source.ts';
-import { countChatTokens, type Tokenizer } from './tokenizer.ts';
+import { countChatTokens } from './tokenizer.ts';
+import type { Tokenizer } from '../public/tokenizer.ts';
 
 /**
  * Builds a layered context within a token budget, in two passes. First each layer takes
@@ -151,7 +152,6 @@ function checkSystemFits(opts: PreparedContext, tokenizer: Tokenizer, count: (te
     throw invalidInput('buildContext options', [{ path: 'layers.system.maxTokens', message: `the system instructions take ${section} tokens, more than the system quota of ${opts.systemMaxTokens}` }]);
   }
 }
-
 
 /** Best score first; unscored candidates (latest memories, no query) keep their order. */
 function byScore(a: Candidate, b: Candidate): number {

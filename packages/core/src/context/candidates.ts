@@ -1,9 +1,10 @@
-import type { MemoryRecord } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import type { Fill, Candidate } from './fill.ts';
 import { MAX_LAYER_ITEMS, type PreparedContext, type PreparedLayer } from './options.ts';
 import { itemLine, profileLine, turnRole } from './render.ts';
 import type { ContextSource } from './source.ts';
-import { chatMessageTokens, type Tokenizer } from './tokenizer.ts';
+import { chatMessageTokens } from './tokenizer.ts';
+import type { Tokenizer } from '../public/tokenizer.ts';
 
 /** Candidates of one layer, best first: session turns newest first, recall hits by score (without a query: newest first). */
 export async function fetchCandidates(

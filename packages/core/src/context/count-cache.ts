@@ -1,4 +1,4 @@
-import type { Tokenizer } from './tokenizer.ts';
+import type { Tokenizer } from '../public/tokenizer.ts';
 
 /** Characters of counted text kept per tokenizer: bounded so a long-running agent does not grow it forever. */
 const MAX_CHARS = 16_000_000;

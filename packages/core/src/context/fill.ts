@@ -1,8 +1,10 @@
-import { MAX_QUERY_LENGTH, type ConversationTurn } from '../rank/validate-recall.ts';
-import type { ContextLayer, MemoryLayer, PreparedContext } from './options.ts';
+import { MAX_QUERY_LENGTH } from '../rank/validate-recall.ts';
+import type { ConversationTurn } from '../public/recall.ts';
+import type { MemoryLayer, PreparedContext } from './options.ts';
+import type { ContextLayer, DropReason } from '../public/context.ts';
 import { SECTION_HEADERS, renderMessages, renderSection, renderText, type ContextParts, type RenderItem } from './render.ts';
-import type { DropReason } from './report.ts';
-import { chatMessageTokens, countChatTokens, type Tokenizer } from './tokenizer.ts';
+import { chatMessageTokens, countChatTokens } from './tokenizer.ts';
+import type { Tokenizer } from '../public/tokenizer.ts';
 
 /** A memory that may go into the context. */
 export interface Candidate {

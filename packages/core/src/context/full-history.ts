@@ -3,7 +3,7 @@ import { cachedCount } from './count-cache.ts';
 import type { PreparedContext } from './options.ts';
 import { SECTION_HEADERS } from './render.ts';
 import type { ContextSource } from './source.ts';
-import type { Tokenizer } from './tokenizer.ts';
+import type { Tokenizer } from '../public/tokenizer.ts';
 
 /**
  * Tokens of the full history a context replaces: the system instructions and every live

@@ -1,10 +1,10 @@
-import type { Clock } from '../model/clock.ts';
-import type { Layer } from '../model/types.ts';
+import type { Clock } from '../public/clock.ts';
+import type { Layer } from '../public/memory-record.ts';
 import type { StoragePort } from '../store/port.ts';
 import { isExpired, type RecordRow } from '../store/row.ts';
 import { cachedCount } from './count-cache.ts';
 import { itemLine, turnRole } from './render.ts';
-import type { Tokenizer } from './tokenizer.ts';
+import type { Tokenizer } from '../public/tokenizer.ts';
 
 /** The full-history part of one layer: tokens of its item lines (each with its newline) and how many items. */
 export interface HistoryTally {

@@ -1,5 +1,5 @@
 import type { ContextSource } from './source.ts';
-import type { MemoryRecord } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import type { Redactor } from '../redact/redactor.ts';
 
 /**

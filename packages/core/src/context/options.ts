@@ -1,15 +1,13 @@
 import { IssueList, checkKnownKeys, checkName, checkTime, describe, isPlainObject, join } from '../model/checks.ts';
-import { ZeromemError, invalidInput } from '../model/errors.ts';
-import type { Limits } from '../model/limits.ts';
+import { invalidInput } from '../model/errors.ts';
+import { ZeromemError } from '../public/errors.ts';
+import type { Limits } from '../public/limits.ts';
 import { checkNamespace, requireNamespace } from '../model/namespace.ts';
-import type { Namespace, TimeInput } from '../model/types.ts';
-import { validateRecall, type ConversationTurn } from '../rank/validate-recall.ts';
+import type { Namespace, TimeInput } from '../public/memory-record.ts';
+import { validateRecall } from '../rank/validate-recall.ts';
+import type { ConversationTurn } from '../public/recall.ts';
+import type { ContextLayer } from '../public/context.ts';
 
-/**
- * The layers of a context, in the order they are filled: system first, then the profile
- * (the namespace's current keyed facts), knowledge last.
- */
-export type ContextLayer = 'system' | 'profile' | 'session' | 'long_term' | 'knowledge';
 /** All {@link ContextLayer} values, in fill order. */
 export const CONTEXT_LAYERS: readonly ContextLayer[] = ['system', 'profile', 'session', 'long_term', 'knowledge'];
 /** The layers filled from stored memories. */
@@ -24,66 +22,6 @@ export const MAX_LAYER_ITEMS = 1000;
 export const DEFAULT_BUDGET = 2000;
 /** Default item quotas: a profile's facts, enough turns for a conversation, a screenful of recalled facts. */
 export const DEFAULT_MAX_ITEMS: Readonly<Record<MemoryLayer, number>> = Object.freeze({ profile: 20, session: 50, long_term: 20, knowledge: 20 });
-
-/**
- * A memory layer's share of the context. Unset quotas are the defaults; tokens default to
- * the whole budget. A share, not a cap: the layer takes it first, and what the layers leave
- * unused (items and tokens) goes to the candidates of any layer still out while the total
- * budget, the only hard cap, has room.
- */
-export interface LayerQuota {
-  /** Most items, 0..1000. Defaults: profile 20, session 50, long_term 20, knowledge 20. */
-  maxItems?: number;
-  /** Most tokens of the layer's rendered section, header included. Default: the total budget. */
-  maxTokens?: number;
-  /** Read this layer from another namespace (e.g. the user's own while the agent's is `namespace`). */
-  namespace?: Namespace;
-}
-
-/** Options of `memory.buildContext`. Only `namespace` is required. */
-export interface BuildContextOptions {
-  /** The namespace the layers read from (each layer can name another one). */
-  namespace: Namespace;
-  /** What the context is for: a text, or the conversation so far. Default: the session turns that were selected; with none, the long-term and knowledge layers hold their latest memories. */
-  query?: string | ConversationTurn[];
-  /** The time recency is measured from. Default: the clock. */
-  now?: TimeInput;
-  /** Most tokens of the whole rendered context, as text and as chat messages. Default 2000. */
-  budget?: number;
-  /** Fixed instructions, always included first. A budget too small for them is INVALID_INPUT. */
-  system?: string | string[];
-  /** Only this session's turns (`metadata.session`) form the session layer. Default: every live session-layer memory. */
-  sessionId?: string;
-  /**
-   * Per-layer quotas; `false` leaves a memory layer out. `system` takes only `maxTokens`.
-   * `profile` holds the namespace's current keyed facts (`key: content (since date)`), first;
-   * a fact in it is never repeated in a lower layer.
-   */
-  layers?: {
-    system?: { maxTokens?: number };
-    profile?: LayerQuota | false;
-    session?: LayerQuota | false;
-    long_term?: LayerQuota | false;
-    knowledge?: LayerQuota | false;
-  };
-  /** Longer memories are cut to this many tokens (marked with "…"). Default: never cut. */
-  maxItemTokens?: number;
-  /** Count the full history this context replaces (one pass over the layers' namespaces). Default true. */
-  fullHistory?: boolean;
-  /** Count the long-term and knowledge memories that made it into the context as accesses (heat), as recall hits are. Default true. */
-  trackAccess?: boolean;
-  /** Keyed facts as they held at this time (profile and recalled layers). Default: now. */
-  asOf?: TimeInput;
-  /** Closed versions of keyed facts may be recalled too (the profile stays current). Default false. */
-  includeClosed?: boolean;
-  /**
-   * The recalled layers (long-term, knowledge) take only memories at least this relevant
-   * (recall's `minRelevance`, 0..1). Default: recall's: a query nothing is about (no
-   * candidate reaches `DEFAULT_MIN_RELEVANCE`, 0.01) adds no memory to the context, else the
-   * best candidates fill them; 0 fills them whatever the relevance.
-   */
-  minRelevance?: number;
-}
 
 /** A memory layer after validation. */
 export interface PreparedLayer {

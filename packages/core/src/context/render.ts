@@ -1,6 +1,6 @@
 import type { MemoryLayer } from './options.ts';
-import type { MemoryRecord } from '../model/types.ts';
-import type { ChatMessage } from './tokenizer.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
+import type { ChatMessage } from '../public/tokenizer.ts';
 
 /** Section headers of the recalled layers and the conversation. */
 export const SECTION_HEADERS: Readonly<Record<MemoryLayer, string>> = Object.freeze({

@@ -1,15 +1,20 @@
 import { IssueList, checkEnum, checkKnownKeys, checkName, checkTtl, describe, isPlainObject } from '../model/checks.ts';
-import { ZeromemError, invalidInput } from '../model/errors.ts';
-import type { Limits } from '../model/limits.ts';
+import { invalidInput } from '../model/errors.ts';
+import { ZeromemError } from '../public/errors.ts';
+import type { Limits } from '../public/limits.ts';
 import { readInputs } from '../model/read-input.ts';
 import { requireNamespace } from '../model/namespace.ts';
-import type { Duration, ListOptions, ListPage, MemoryRecord, Namespace, RememberInput, RememberResult, UpdatePatch } from '../model/types.ts';
-import type { ConversationTurn } from '../rank/validate-recall.ts';
-import { addSpend, noSpend, type LlmHook, type LlmSpend } from './llm-hook.ts';
-import type { BuildContextOptions } from './options.ts';
+import type { RememberInput, RememberResult } from '../public/remember.ts';
+import type { UpdatePatch } from '../public/update.ts';
+import type { ListOptions, ListPage } from '../public/list.ts';
+import type { Duration, MemoryRecord, Namespace } from '../public/memory-record.ts';
+import type { ConversationTurn } from '../public/recall.ts';
+import { addSpend, noSpend } from './llm-hook.ts';
+import type { LlmHook, LlmSpend } from '../public/llm-hook.ts';
+import type { BuildContextOptions, BuiltContext } from '../public/context.ts';
 import { turnRole } from './render.ts';
-import type { BuiltContext } from './report.ts';
-import type { ChatMessage, Tokenizer } from './tokenizer.ts';
+import type { ChatMessage, Tokenizer } from '../public/tokenizer.ts';
+import type { SessionOptions, TurnOptions, SessionEndReport } from '../public/session.ts';
 
 /** What a session reads and writes through: public verbs of Memory. */
 export interface SessionMemory {
@@ -17,42 +22,6 @@ export interface SessionMemory {
   update(namespace: Namespace, id: string, patch: UpdatePatch): Promise<MemoryRecord>;
   list(namespace: Namespace, options: ListOptions): Promise<ListPage>;
   buildContext(options: BuildContextOptions): Promise<BuiltContext>;
-}
-
-/** Options of `memory.session()`. Only `namespace` is required. */
-export interface SessionOptions {
-  namespace: Namespace;
-  /** Names the conversation (stored as `metadata.session` on each turn). Default: a random UUID. */
-  id?: string;
-  /** How long a turn lives unless promoted. Default `"1d"`. */
-  ttl?: Duration;
-  /** Defaults for every `context()` call (budget, system, layers, ...). */
-  context?: Omit<BuildContextOptions, 'namespace' | 'query' | 'sessionId'>;
-  /** An LLM for `end({ extractFacts, summarize })`. Without it, nothing ever calls an LLM. */
-  llm?: LlmHook;
-}
-
-/** Options of `addTurn`. */
-export interface TurnOptions {
-  /** Keep this turn: `end()` moves it to long-term memory instead of letting it expire. */
-  durable?: boolean;
-  tags?: string[];
-  /** 0..1; matters once promoted. */
-  importance?: number;
-}
-
-/** What `session.end()` did. */
-export interface SessionEndReport {
-  /** Turns marked durable, now long-term memories without expiry. */
-  promoted: string[];
-  /** Turns left to expire with their TTL. */
-  expiring: number;
-  /** Long-term memories written from facts the LLM hook extracted. */
-  extracted: string[];
-  /** The long-term memory holding the LLM hook's summary, when asked for. */
-  summaryId: string | null;
-  /** What the LLM hook spent (all zero unless asked for). */
-  llm: LlmSpend;
 }
 
 /** What `end()` has done so far: a retry after a failure (e.g. of the LLM hook) repeats no completed step. */

@@ -1,6 +1,7 @@
-import type { Layer, ListOptions, ListPage, Namespace, ProfileEntry } from '../model/types.ts';
-import type { ConversationTurn } from '../rank/validate-recall.ts';
-import type { RecallResult } from '../rank/recall-result.ts';
+import type { ProfileEntry } from '../public/profile.ts';
+import type { ListOptions, ListPage } from '../public/list.ts';
+import type { Layer, Namespace } from '../public/memory-record.ts';
+import type { ConversationTurn, RecallResult } from '../public/recall.ts';
 import type { HistoryTally } from './history-counts.ts';
 
 /**

@@ -1,6 +1,7 @@
-import { ZeromemError } from '../model/errors.ts';
+import { ZeromemError } from '../public/errors.ts';
 import type { StoragePort, VectorRow } from '../store/port.ts';
-import { toUnitVector, type Embedder } from './embedder.ts';
+import { toUnitVector } from './embedder.ts';
+import type { Embedder } from '../public/embedder.ts';
 
 /** A record waiting for its embedding. */
 export interface EmbedJob {

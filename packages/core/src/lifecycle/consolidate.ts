@@ -1,7 +1,7 @@
 import { IssueList, describe } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
-import type { MemoryRecord } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import { deleteRows } from '../store/delete-rows.ts';
 import { withHistory } from '../store/history.ts';
 import { fromRow, isExpired, toRow } from '../store/row.ts';
@@ -9,7 +9,8 @@ import { readOptions, resolveActor } from '../write/verb-context.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
 import { mergeRecords } from './merge-records.ts';
 import { groupNearDuplicates, type Candidate } from './near-duplicates.ts';
-import { suggestAmong, type ConsolidateSuggestion } from './suggest-updates.ts';
+import { suggestAmong } from './suggest-updates.ts';
+import type { ConsolidateResult, ConsolidationGroup, ConsolidateSuggestion } from '../public/consolidate.ts';
 
 /**
  * Default cosine threshold. Measured with the bundled `zeromem-static-en` model
@@ -19,43 +20,6 @@ import { suggestAmong, type ConsolidateSuggestion } from './suggest-updates.ts';
  * over e-mail" and "prefers e-mail over calls" score 1 at any threshold.
  */
 export const DEFAULT_CONSOLIDATE_THRESHOLD = 0.8;
-
-/** Options of `consolidate(namespace, options)`. */
-export interface ConsolidateOptions {
-  /** Cosine similarity from which two records are one fact, 0..1. Default {@link DEFAULT_CONSOLIDATE_THRESHOLD}. */
-  threshold?: number;
-  /** Only plan: return the groups, write nothing. Default false. */
-  dryRun?: boolean;
-  /** Who acts, for the audit log. Default: the memory's `actor`. */
-  actor?: string;
-}
-
-/** One merge: `keepId` survives as `record`; `mergedIds` are forgotten into it. */
-export interface ConsolidationGroup {
-  keepId: string;
-  /** Oldest first. */
-  mergedIds: string[];
-  /** Lowest cosine similarity within the group, or `null` when some members had no vector and matched by text. */
-  similarity: number | null;
-  /** The record after the merge (with `dryRun`, what it would be). */
-  record: MemoryRecord;
-}
-
-/** What `consolidate()` returns. */
-export interface ConsolidateResult {
-  dryRun: boolean;
-  threshold: number;
-  /** The merges, in the order of their oldest member. */
-  groups: ConsolidationGroup[];
-  /** Groups not merged because a member changed or went away while planning (merge again to retry). */
-  skipped: ConsolidationGroup[];
-  /**
-   * Pairs that read as one statement with another value (a number, date, name or
-   * negation): never merged, only reported; `by` may be a new value of `id`. Confirm by
-   * writing it as a keyed fact, or update or forget the old one.
-   */
-  suggestedUpdates: ConsolidateSuggestion[];
-}
 
 /**
  * Merges near-duplicate records of one namespace (see `groupNearDuplicates`): the newest

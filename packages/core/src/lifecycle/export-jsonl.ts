@@ -1,16 +1,12 @@
 import { IssueList, checkKnownKeys, checkName, describe, isPlainObject } from '../model/checks.ts';
-import { ZeromemError, invalidInput } from '../model/errors.ts';
+import { invalidInput } from '../model/errors.ts';
+import { ZeromemError } from '../public/errors.ts';
 import { requireNamespace, type ResolvedNamespace } from '../model/namespace.ts';
 import { fromRow, isExpired, type RecordRow } from '../store/row.ts';
 import { readOptions } from '../write/verb-context.ts';
-import { EXPORT_FORMAT, EXPORT_VERSION, encodeVector, type ExportHeader, type ExportLine } from './jsonl-format.ts';
+import { encodeVector } from './jsonl-format.ts';
+import { EXPORT_FORMAT, EXPORT_VERSION, type ExportHeader, type ExportLine } from '../public/export-format.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
-
-/** Options of `exportJsonl(scope, options)`. */
-export interface ExportOptions {
-  /** Include the current embedder's vectors. Default false. */
-  vectors?: boolean;
-}
 
 /**
  * Exports a namespace (`{ namespace }`) or all of a user's namespaces (`{ userId }`) as

@@ -2,7 +2,7 @@ import { contentHashes } from '../model/content-hash.ts';
 import { turnTaker } from '../model/next-macrotask.ts';
 import { IssueList, describe } from '../model/checks.ts';
 import { probe } from '../model/read-input.ts';
-import { ZeromemError, type LineFailure } from '../model/errors.ts';
+import { ZeromemError, type LineFailure } from '../public/errors.ts';
 import type { AuditRow } from '../store/port.ts';
 import { deleteRows } from '../store/delete-rows.ts';
 import { fromRow, isExpired, toRow, type RecordRow } from '../store/row.ts';
@@ -10,36 +10,10 @@ import { readOptions, resolveActor } from '../write/verb-context.ts';
 import { raiseOnDuplicate } from '../write/duplicate.ts';
 import { enforceQuota } from '../write/quota.ts';
 import { factKeysOf, settleKeys } from '../write/settle-keys.ts';
-import type { ExportHeader } from './jsonl-format.ts';
+import type { ExportHeader } from '../public/export-format.ts';
 import { parseHeader, parseRecordLine, type ParsedLine } from './import-line.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
-
-/** Options of `importJsonl(source, options)`. */
-export interface ImportOptions {
-  /** Write the good lines and return the bad ones as `failures`, instead of writing nothing. Default false. */
-  skipInvalid?: boolean;
-  /** Who acts, for the audit log. Default: the memory's `actor`. */
-  actor?: string;
-}
-
-/** What `importJsonl()` did. */
-export interface ImportResult {
-  /** Records written as new. */
-  imported: number;
-  /** Records whose content was already stored in their namespace: the stored record stays (higher importance and later expiry kept). */
-  deduplicated: number;
-  /** Records already expired now: not written. */
-  expired: number;
-  /**
-   * The first lines not imported ({@link MAX_REPORTED_LINES} at most), by line number (only
-   * with `skipInvalid`; otherwise the import throws). `failed` counts them all.
-   */
-  failures: LineFailure[];
-  /** How many lines were not imported (bad, or CONFLICT); `failures` lists the first of them. */
-  failed: number;
-  /** Ids of the records written as new, in file order. */
-  ids: string[];
-}
+import type { ImportResult } from '../public/import.ts';
 
 interface Item extends ParsedLine {
   line: number;

@@ -1,10 +1,12 @@
 import { IssueList, checkEnum, checkIdList, checkKnownKeys, checkName, describe, isPlainObject, join } from '../model/checks.ts';
-import type { Limits } from '../model/limits.ts';
+import type { Limits } from '../public/limits.ts';
 import { checkNamespace, namespaceKey } from '../model/namespace.ts';
-import { TIERS, type MemoryRecord } from '../model/types.ts';
+import { TIERS } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import { validateRemember } from '../model/validate-remember.ts';
 import { toUnitVector } from '../embed/embedder.ts';
-import { EXPORT_FORMAT, EXPORT_VERSION, decodeVector, type ExportHeader } from './jsonl-format.ts';
+import { decodeVector } from './jsonl-format.ts';
+import { EXPORT_FORMAT, EXPORT_VERSION, type ExportHeader } from '../public/export-format.ts';
 
 const RECORD_KEYS = [
   'id', 'namespace', 'namespaceKey', 'content', 'source', 'layer', 'tags', 'metadata', 'importance', 'createdAt',

@@ -1,4 +1,4 @@
-import type { LifecyclePolicy } from './policy.ts';
+import type { LifecyclePolicy } from '../public/lifecycle.ts';
 
 /** The time a record was last touched: written, changed, recalled or marked used. */
 export function lastTouch(record: { createdAt: number; updatedAt: number; lastAccessedAt: number | null }): number {

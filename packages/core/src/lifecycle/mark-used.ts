@@ -1,7 +1,7 @@
 import { IssueList, checkId, describe, join } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
-import type { MemoryRecord } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
 import { touchRecords } from './touch.ts';
 

@@ -1,4 +1,4 @@
-import type { MemoryRecord } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 
 /** Newest first: the record whose content was written last leads. */
 function newestFirst(a: MemoryRecord, b: MemoryRecord): number {

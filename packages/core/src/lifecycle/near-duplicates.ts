@@ -1,4 +1,4 @@
-import type { MemoryRecord } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import { statedValues, valueDifferences } from './value-differences.ts';
 
 /** A record and its stored unit vector (`null`/`undefined`: none, compared by loose text instead). */

@@ -1,36 +1,9 @@
 import { IssueList, checkKnownKeys, checkUnitInterval, describe, isPlainObject, join } from '../model/checks.ts';
 import { parseDuration } from '../model/duration.ts';
-import type { Duration } from '../model/types.ts';
+import type { Duration } from '../public/memory-record.ts';
+import type { LifecyclePolicy } from '../public/lifecycle.ts';
 
 const DAY = 86_400_000;
-
-/** How records age: importance decay, use gain and when they go cold (resolved, in milliseconds). */
-export interface LifecyclePolicy {
-  /** A record not recalled, used or changed for this long may go cold. */
-  coldAfterMs: number;
-  /** ...if its importance (after decay) is below this. */
-  coldBelowImportance: number;
-  /** Importance of untouched records decays toward this floor, never below it. */
-  importanceFloor: number;
-  /** Half-life of the part of importance above the floor, counted while a record is untouched. */
-  decayHalfLifeMs: number;
-  /** `markUsed` adds this share of the distance to 1: `importance + useGain * (1 - importance)`. */
-  useGain: number;
-}
-
-/** The lifecycle options of `openMemory`: every field optional, durations as ms or `"30d"`. */
-export interface LifecycleOptions {
-  /** Default `"30d"`. */
-  coldAfter?: Duration;
-  /** 0..1, default 0.3. */
-  coldBelowImportance?: number;
-  /** 0..1, default 0.1. */
-  importanceFloor?: number;
-  /** Default `"30d"`. */
-  decayHalfLife?: Duration;
-  /** 0..1, default 0.2. */
-  useGain?: number;
-}
 
 /** The defaults: a record at the default importance 0.5, untouched for 30 days, decays to 0.3 and may go cold after that. */
 export const DEFAULT_LIFECYCLE: Readonly<LifecyclePolicy> = Object.freeze({

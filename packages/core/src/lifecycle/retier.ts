@@ -1,31 +1,15 @@
 import { requireNamespace } from '../model/namespace.ts';
-import type { Namespace } from '../model/types.ts';
+import type { Namespace } from '../public/memory-record.ts';
 import type { AuditRow } from '../store/port.ts';
 import { fromRow, isExpired, type RecordRow } from '../store/row.ts';
 import { readOptions } from '../write/verb-context.ts';
 import { decayImportance, lastTouch } from './importance.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
-import type { LifecyclePolicy } from './policy.ts';
+import type { LifecyclePolicy, RetierResult } from '../public/lifecycle.ts';
 import { dropUnloadedSnapshots } from './stale-snapshots.ts';
 
 /** Records read and written per transaction. */
 const BATCH = 2000;
-
-/** Options of `retier(options)`. */
-export interface RetierOptions {
-  /** Only this namespace. Default: every record of the database. */
-  namespace?: Namespace;
-}
-
-/** What `retier()` did. */
-export interface RetierResult {
-  /** Live records looked at. */
-  scanned: number;
-  /** Records whose importance decayed. */
-  decayed: number;
-  /** Records moved from hot to cold. */
-  cooled: number;
-}
 
 /**
  * Ages records by the clock: importance of untouched records decays toward the floor,

@@ -1,5 +1,5 @@
-import type { MemoryRecord, Namespace } from '../model/types.ts';
-import type { RecallResult } from '../rank/recall-result.ts';
+import type { MemoryRecord, Namespace } from '../public/memory-record.ts';
+import type { RecallResult } from '../public/recall.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
 import { touchRecords } from './touch.ts';
 

@@ -1,9 +1,11 @@
-import type { MemoryRecord, SuggestedUpdate } from '../model/types.ts';
+import type { SuggestedUpdate } from '../public/remember.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import { isValidAt } from '../model/validity.ts';
 import { isExpired } from '../store/row.ts';
 import type { RecallContext } from '../write/verb-context.ts';
 import { tagsOverlap } from './near-duplicates.ts';
 import { statedValues, valueDifferences, wordOverlap, type StatedValues } from './value-differences.ts';
+import type { ConsolidateSuggestion } from '../public/consolidate.ts';
 
 /**
  * Word overlap (Jaccard of BM25 tokens, values left out) from which two memories read as
@@ -64,12 +66,6 @@ export async function suggestUpdates(ctx: RecallContext, record: MemoryRecord): 
     if (update) found.push(update);
   }
   return found;
-}
-
-/** A suggestion of `consolidate()`: `by` (the newer memory) may be a new value of `id`. */
-export interface ConsolidateSuggestion extends SuggestedUpdate {
-  /** The newer memory, which may replace `id`. */
-  by: string;
 }
 
 /** A word in more memories than this finds no pairs (it says nothing about which two belong together). */

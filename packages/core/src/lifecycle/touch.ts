@@ -1,6 +1,6 @@
 import type { AuditRow } from '../store/port.ts';
 import { fromRow, isExpired, type RecordRow } from '../store/row.ts';
-import type { MemoryRecord, Namespace } from '../model/types.ts';
+import type { MemoryRecord, Namespace } from '../public/memory-record.ts';
 import { gainImportance } from './importance.ts';
 import type { LifecycleContext } from './lifecycle-context.ts';
 import { dropUnloadedSnapshots } from './stale-snapshots.ts';

@@ -1,4 +1,4 @@
-import type { MemoryRecord } from './types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import { canonicalJson } from './canonical-json.ts';
 
 /** True when a change touches what a record says (content, tags, metadata), not just how it ranks or expires. */

@@ -1,7 +1,7 @@
 import { parseDuration } from './duration.ts';
-import type { InputIssue } from './errors.ts';
+import type { InputIssue } from '../public/errors.ts';
 import { UnreadableInput } from './read-input.ts';
-import type { JsonObject, JsonValue, TimeInput } from './types.ts';
+import type { JsonObject, JsonValue, TimeInput } from '../public/memory-record.ts';
 import { isWellFormedText, utf8ByteLength } from './utf8.ts';
 
 /** Collects the problems of one input, each with its path. */

@@ -1,8 +1,4 @@
-/** Where zeromem reads the time. Inject a fake one to test TTLs and decay without sleeping. */
-export interface Clock {
-  /** Epoch milliseconds. */
-  now(): number;
-}
+import type { Clock } from '../public/clock.ts';
 
 /** The wall clock. */
 export const systemClock: Clock = { now: () => Date.now() };

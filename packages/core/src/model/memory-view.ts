@@ -1,4 +1,4 @@
-import type { JsonObject, Layer, MemoryRecord } from './types.ts';
+import type { JsonObject, Layer, MemoryRecord } from '../public/memory-record.ts';
 
 /**
  * A memory as the agent integrations show it to a model (`@zeromem/ai`, `@zeromem/mcp`):

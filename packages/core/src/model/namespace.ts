@@ -1,6 +1,7 @@
-import { ZeromemError, invalidInput } from './errors.ts';
+import { invalidInput } from './errors.ts';
+import { ZeromemError } from '../public/errors.ts';
 import { IssueList, checkKnownKeys, checkName, isPlainObject } from './checks.ts';
-import type { Namespace } from './types.ts';
+import type { Namespace } from '../public/memory-record.ts';
 
 const NAMESPACE_FIELDS = ['userId', 'agentId', 'scope'] as const;
 

@@ -1,4 +1,5 @@
-import type { MemoryRecord, ReplicatedRecord } from './types.ts';
+import type { ReplicatedRecord } from './types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 
 /** The fields of a {@link ReplicatedRecord}, all required: the one list replicas agree on. */
 export const REPLICATED_FIELDS = ['id', 'content', 'source', 'layer', 'tags', 'metadata', 'importance', 'createdAt', 'updatedAt', 'expiresAt', 'version', 'mergedFrom', 'key', 'validFrom', 'statedUntil'] as const satisfies ReadonlyArray<keyof ReplicatedRecord>;

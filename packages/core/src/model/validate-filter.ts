@@ -11,10 +11,11 @@ import {
   isPlainObject,
   join,
 } from './checks.ts';
-import type { Limits } from './limits.ts';
+import type { Limits } from '../public/limits.ts';
 import { FACT_KEY_RULE, isFactKey } from './validity.ts';
 import { checkMetadataQuery, type MetadataPredicate } from './metadata-query.ts';
-import { LAYERS, SOURCES, type Layer, type Source } from './types.ts';
+import { LAYERS, SOURCES } from './types.ts';
+import type { Layer, Source } from '../public/memory-record.ts';
 
 const FILTER_FIELDS = ['tags', 'metadata', 'where', 'source', 'layer', 'createdAt', 'updatedAt', 'key'] as const;
 /** The fields of {@link ValidityOptions}, which reads take and forgets do not. */

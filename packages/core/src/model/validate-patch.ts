@@ -12,8 +12,9 @@ import {
   describe,
   isPlainObject,
 } from './checks.ts';
-import type { Limits } from './limits.ts';
-import { LAYERS, SOURCES, type JsonObject, type Layer, type Source } from './types.ts';
+import type { Limits } from '../public/limits.ts';
+import { LAYERS, SOURCES } from './types.ts';
+import type { JsonObject, Layer, Source } from '../public/memory-record.ts';
 
 const PATCH_FIELDS = ['content', 'source', 'layer', 'tags', 'metadata', 'importance', 'expiresAt', 'ttl'] as const;
 

@@ -1,4 +1,4 @@
-import type { InputIssue } from './errors.ts';
+import type { InputIssue } from '../public/errors.ts';
 import {
   IssueList,
   checkContent,
@@ -13,10 +13,11 @@ import {
   describe,
   isPlainObject,
 } from './checks.ts';
-import type { Limits } from './limits.ts';
+import type { Limits } from '../public/limits.ts';
 import { checkNamespace } from './namespace.ts';
 import { FACT_KEY_RULE, isFactKey } from './validity.ts';
-import { LAYERS, SOURCES, type JsonObject, type Layer, type Namespace, type Source } from './types.ts';
+import { LAYERS, SOURCES } from './types.ts';
+import type { JsonObject, Layer, Namespace, Source } from '../public/memory-record.ts';
 
 const REMEMBER_FIELDS = [
   'namespace',

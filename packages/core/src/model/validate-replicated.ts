@@ -1,10 +1,9 @@
-import type { InputIssue } from './errors.ts';
+import type { InputIssue } from '../public/errors.ts';
 import { IssueList, checkIdList, checkContent, checkEnum, checkId, checkKnownKeys, checkMetadata, checkTags, checkTime, checkUnitInterval, describe, isPlainObject } from './checks.ts';
-import type { Limits } from './limits.ts';
+import type { Limits } from '../public/limits.ts';
 import { OPTIONAL_REPLICATED_FIELDS, REPLICATED_FIELDS } from './replicated-state.ts';
 import { FACT_KEY_RULE, isFactKey } from './validity.ts';
 import { LAYERS, SOURCES, type ReplicatedRecord } from './types.ts';
-
 
 /**
  * Validates a record state that came from another replica. Unlike `remember`, nothing is

@@ -1,25 +1,12 @@
-import type { MemoryRecord } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import { foldHan } from '../search/fold-han.ts';
 import { questionFocus } from './question-focus.ts';
-import type { RankingWeights } from './ranking.ts';
-import { timeCloseness, timeWindows, type TimeWindow } from './time-expressions.ts';
+import type { RankingWeights } from '../public/ranking.ts';
+import { timeCloseness, timeWindows } from './time-expressions.ts';
+import type { QuerySignals, TimeWindow } from '../public/query-signals.ts';
 
 /** "I", "my", "me" ... and 我: the user speaks of themself. */
 const FIRST_PERSON = /(?:^|[^\p{L}\p{N}])(?:i|i['’]m|i['’]ve|i['’]d|i['’]ll|me|my|mine|myself)(?=$|[^\p{L}\p{N}])|我/iu;
-
-/**
- * What a query says beyond its words, read once per recall from its last user text:
- * whether the user speaks of themself, which time windows it names, which words it asks
- * about. Each becomes a soft factor on a memory's score (never a filter).
- */
-export interface QuerySignals {
-  /** The query speaks in the first person: the user's own statements are preferred. */
-  firstPerson: boolean;
-  /** Time windows named in the query, relative to the recall's `now`. */
-  timeWindows: TimeWindow[];
-  /** The words a question asks about ("which courier" -> courier). */
-  focus: string[];
-}
 
 /** The factors a memory's score gets from the query's signals; 1 where a signal does not fire. */
 export interface SignalFactors {

@@ -1,14 +1,7 @@
 import type { ParsedResult } from 'chrono-node';
+import type { TimeWindow } from '../public/query-signals.ts';
 
 const DAY = 86_400_000;
-
-/** A span of time a query speaks of ("last Saturday", "two months ago", 上周), in epoch ms. */
-export interface TimeWindow {
-  /** The words of the query it was read from. */
-  text: string;
-  from: number;
-  to: number;
-}
 
 /** Words chrono reads as a time that say nothing about when a memory was made (English and Chinese alike: 现在 now, 今天 today, 晚上 tonight, 明天 tomorrow). */
 const NOT_A_PAST =

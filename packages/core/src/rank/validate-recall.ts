@@ -1,10 +1,13 @@
-import { DEFAULT_WEIGHTS, type RankingWeights } from './ranking.ts';
+import { DEFAULT_WEIGHTS } from './ranking.ts';
+import type { RankingWeights } from '../public/ranking.ts';
 import { DEFAULT_MIN_RELEVANCE } from './relevance.ts';
 import { IssueList, checkEnum, checkKnownKeys, checkTime, describe, isPlainObject, join } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
-import type { Limits } from '../model/limits.ts';
-import { LAYERS, type Layer } from '../model/types.ts';
+import type { Limits } from '../public/limits.ts';
+import { LAYERS } from '../model/types.ts';
+import type { Layer } from '../public/memory-record.ts';
 import { VALIDITY_FIELDS, checkValidity, validateFilter, type PreparedFilter } from '../model/validate-filter.ts';
+import type { ConversationTurn } from '../public/recall.ts';
 
 const RECALL_FIELDS = ['k', 'filters', 'layers', 'now', 'weights', 'trackAccess', 'includeCold', 'minScore', 'minRelevance', ...VALIDITY_FIELDS] as const;
 
@@ -12,12 +15,6 @@ const RECALL_FIELDS = ['k', 'filters', 'layers', 'now', 'weights', 'trackAccess'
 export const MAX_RECALL_K = 1000;
 /** Longest query, in characters. */
 export const MAX_QUERY_LENGTH = 32 * 1024;
-
-/** One turn of a conversation used as a query. */
-export interface ConversationTurn {
-  role: 'user' | 'assistant' | 'system' | 'tool';
-  content: string;
-}
 
 const ROLES = ['user', 'assistant', 'system', 'tool'] as const;
 

@@ -1,5 +1,5 @@
-/** The built-in detectors of personal data, by name. */
-export type DetectorName = 'email' | 'phone' | 'card' | 'iban' | 'cn_id';
+import type { DetectorName } from '../public/redaction.ts';
+
 /** All built-in detector names, in the order overlapping matches are decided (first wins). */
 export const DETECTORS: readonly DetectorName[] = ['cn_id', 'iban', 'card', 'email', 'phone'];
 

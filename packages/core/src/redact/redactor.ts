@@ -1,33 +1,12 @@
 import { IssueList, checkKnownKeys, describe, isPlainObject, join } from '../model/checks.ts';
-import type { InputIssue } from '../model/errors.ts';
-import type { Limits } from '../model/limits.ts';
+import type { InputIssue } from '../public/errors.ts';
+import type { Limits } from '../public/limits.ts';
 import { utf8ByteLength } from '../model/utf8.ts';
-import type { JsonObject, JsonValue, RedactionCount } from '../model/types.ts';
-import { DETECTORS, findAll, type CustomDetector, type DetectorName, type Found } from './detectors.ts';
+import type { RedactionCount, RedactAction, DetectorName } from '../public/redaction.ts';
+import type { JsonObject, JsonValue } from '../public/memory-record.ts';
+import { DETECTORS, findAll, type CustomDetector, type Found } from './detectors.ts';
 
-/**
- * What happens to a detected value on write: `mask` stores `[email]`; `hash` stores
- * `[email:<12 hex>]`, a keyed hash (HMAC-SHA-256 with `hashKey`) of the normalized value, so
- * equal values still match each other; `reject` refuses the write (INVALID_INPUT);
- * `maskInContext` stores the value as given and masks it only in built contexts.
- */
-export type RedactAction = 'mask' | 'hash' | 'reject' | 'maskInContext';
 const ACTIONS: readonly RedactAction[] = ['mask', 'hash', 'reject', 'maskInContext'];
-
-/** The `redaction` option of `openMemory`: on-device detection of personal data on every write, no LLM. */
-export interface RedactionOptions {
-  /**
-   * Per built-in detector (`email`, `phone` (international with +, Chinese mobile), `card`
-   * (Luhn-checked), `iban` (mod-97-checked), `cn_id` (Chinese resident ID, checksum and
-   * birth date checked)) what to do. Default: every one `mask`. A detector left out of a
-   * given object is off.
-   */
-  detectors?: Partial<Record<DetectorName, RedactAction>>;
-  /** Your own patterns (e.g. order or employee numbers), each with a name (`[a-z][a-z0-9_-]*`) and an action. */
-  patterns?: Array<{ name: string; pattern: RegExp | string; action: RedactAction }>;
-  /** Key of the `hash` action (16 characters or more); required when a detector hashes. Keep it secret and stable. */
-  hashKey?: string;
-}
 
 /** The fields of a write that redaction reads. */
 export interface RedactableFields {

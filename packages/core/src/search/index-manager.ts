@@ -2,12 +2,11 @@ import type { EmbedJob } from '../embed/embed-queue.ts';
 import { heatKey, type StoragePort } from '../store/port.ts';
 import { fromRow, type RecordRow } from '../store/row.ts';
 import { changesText } from '../model/changes-text.ts';
-import type { MemoryRecord } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import { restoreSnapshot, type HeatRow, type IndexSnapshotRow } from './index-snapshot.ts';
 import { NamespaceIndex } from './namespace-index.ts';
-import { SnapshotWriter, type IndexSnapshotOptions } from './snapshot-writer.ts';
-
-export type { IndexSnapshotOptions } from './snapshot-writer.ts';
+import { SnapshotWriter } from './snapshot-writer.ts';
+import type { IndexSnapshotOptions } from '../public/options.ts';
 
 /** Records held in loaded indexes before the least recently searched namespaces are dropped. */
 const DEFAULT_MAX_INDEXED_RECORDS = 250_000;

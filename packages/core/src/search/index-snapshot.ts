@@ -1,4 +1,4 @@
-import type { MemoryRecord } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import { nextMacrotask } from '../model/next-macrotask.ts';
 import { heatKey } from '../store/port.ts';
 import { Bm25Index, type Bm25State } from './bm25-index.ts';

@@ -1,4 +1,4 @@
-import type { MemoryRecord } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import { Bm25Index } from './bm25-index.ts';
 import type { ColumnReader } from './record-columns.ts';
 import { RecordTable } from './record-table.ts';

@@ -1,4 +1,4 @@
-import type { MemoryRecord, Namespace } from '../model/types.ts';
+import type { MemoryRecord, Namespace } from '../public/memory-record.ts';
 import { isWellFormedText } from '../model/utf8.ts';
 
 /**

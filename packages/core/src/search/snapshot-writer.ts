@@ -1,14 +1,7 @@
 import { heatKey, type StoragePort } from '../store/port.ts';
 import { captureHeat, captureSnapshot, emptyHeat, heatCovered, type HeatRow } from './index-snapshot.ts';
 import type { NamespaceIndex } from './namespace-index.ts';
-
-/** When indexes are snapshotted to the store (see {@link SnapshotWriter}). */
-export interface IndexSnapshotOptions {
-  /** Namespaces with fewer records are rebuilt on open instead (quick enough). Default 2,000. */
-  minRecords?: number;
-  /** How long after the changes that call for a snapshot it is written. Default 5,000 ms. */
-  delayMs?: number;
-}
+import type { IndexSnapshotOptions } from '../public/options.ts';
 
 const DEFAULTS = { minRecords: 2000, delayMs: 5000 };
 

@@ -1,4 +1,4 @@
-import type { MemoryRecord } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 
 /**
  * Where each conversation turn sits: user and assistant memories with a `metadata.session`

@@ -1,4 +1,4 @@
-import type { AuditOp } from '../model/types.ts';
+import type { AuditOp } from '../public/audit.ts';
 import type { WriteTransaction } from './port.ts';
 import type { RecordRow } from './row.ts';
 

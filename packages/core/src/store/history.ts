@@ -1,4 +1,4 @@
-import type { RecordVersion } from '../model/types.ts';
+import type { RecordVersion } from '../public/history.ts';
 import type { RecordRow } from './row.ts';
 
 /** Earlier versions one record keeps by default; older ones are dropped as new ones arrive. */

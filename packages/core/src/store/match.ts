@@ -1,6 +1,6 @@
 import { canonicalJson } from '../model/canonical-json.ts';
 import type { PreparedFilter } from '../model/validate-filter.ts';
-import type { MemoryRecord } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import { isValidAt } from '../model/validity.ts';
 import { isExpired, type RecordRow } from './row.ts';
 

@@ -1,4 +1,5 @@
-import type { AuditEntry, Layer, Namespace } from '../model/types.ts';
+import type { AuditEntry } from '../public/audit.ts';
+import type { Layer, Namespace } from '../public/memory-record.ts';
 import type { RecordRow } from './row.ts';
 
 /**

@@ -1,4 +1,5 @@
-import type { MemoryRecord, RecordVersion } from '../model/types.ts';
+import type { RecordVersion } from '../public/history.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import { sortKeys } from './sort-keys.ts';
 
 /** The keyed-fact fields of a record: absent from the rows of unkeyed records (see {@link toRow}). */

@@ -1,8 +1,10 @@
 import { checkId, IssueList, isPlainObject, describe } from '../model/checks.ts';
 import { contentHashes } from '../model/content-hash.ts';
-import { invalidInput, type ItemFailure } from '../model/errors.ts';
+import { invalidInput } from '../model/errors.ts';
+import type { ItemFailure } from '../public/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
-import type { ApplyReplicatedResult, Namespace, ReplicatedRecord } from '../model/types.ts';
+import type { ApplyReplicatedResult, ReplicatedRecord } from '../model/types.ts';
+import type { Namespace } from '../public/memory-record.ts';
 import { changesText } from '../model/changes-text.ts';
 import { canonicalJson } from '../model/canonical-json.ts';
 import { replicatedState } from '../model/replicated-state.ts';

@@ -1,15 +1,7 @@
 import { invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
-import type { AuditEntry } from '../model/types.ts';
+import type { AuditEntry } from '../public/audit.ts';
 import { readOptions, type VerbContext } from '../write/verb-context.ts';
-
-/** Options of `audit(namespace, options)`. */
-export interface AuditOptions {
-  /** Entries after this `seq` (paging). Default 0: from the start. */
-  after?: number;
-  /** At most this many entries, 1..10000. Default 1000. */
-  limit?: number;
-}
 
 /**
  * The namespace's audit log, oldest first: every write, update, forget and expiry as

@@ -1,6 +1,6 @@
 import { buildContext as assemble } from '../context/assemble.ts';
 import { maskingSource } from '../context/mask-context.ts';
-import type { BuiltContext } from '../context/report.ts';
+import type { BuiltContext } from '../public/context.ts';
 import type { ContextSource } from '../context/source.ts';
 import { namespaceKey } from '../model/namespace.ts';
 import { countAccess } from './count-access.ts';

@@ -1,5 +1,5 @@
 import { requireNamespace } from '../model/namespace.ts';
-import type { Namespace } from '../model/types.ts';
+import type { Namespace } from '../public/memory-record.ts';
 import type { RecallContext } from '../write/verb-context.ts';
 
 /**

@@ -1,17 +1,11 @@
 import { IssueList, checkId, describe } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
-import type { MemoryRecord } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import { fromRow, isExpired } from '../store/row.ts';
 import { readOptions, type VerbContext } from '../write/verb-context.ts';
 import type { LifecycleContext } from '../lifecycle/lifecycle-context.ts';
 import { rewarmRead } from '../lifecycle/rewarm.ts';
-
-/** Options of `get(namespace, id, options)`. */
-export interface GetOptions {
-  /** Reading a cold record re-warms it. Default true; `false` reads without touching (sync, tools). */
-  rewarm?: boolean;
-}
 
 /** Validates a record id argument; throws INVALID_INPUT. */
 export function requireId(ctx: VerbContext, id: unknown): string {

@@ -1,6 +1,6 @@
-import { ZeromemError } from '../model/errors.ts';
+import { ZeromemError } from '../public/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
-import type { RecordVersion } from '../model/types.ts';
+import type { RecordVersion } from '../public/history.ts';
 import { isExpired } from '../store/row.ts';
 import { requireId } from './get.ts';
 import type { VerbContext } from '../write/verb-context.ts';

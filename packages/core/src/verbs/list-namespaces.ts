@@ -1,7 +1,7 @@
 import { IssueList, checkName } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
 import { namespaceKey } from '../model/namespace.ts';
-import type { Namespace } from '../model/types.ts';
+import type { Namespace } from '../public/memory-record.ts';
 import type { ReadTransaction } from '../store/port.ts';
 import { readOptions, type VerbContext } from '../write/verb-context.ts';
 

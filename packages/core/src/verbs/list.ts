@@ -1,5 +1,6 @@
 import { requireNamespace } from '../model/namespace.ts';
-import type { Layer, ListPage } from '../model/types.ts';
+import type { ListPage } from '../public/list.ts';
+import type { Layer } from '../public/memory-record.ts';
 import type { PreparedFilter } from '../model/validate-filter.ts';
 import { encodeCursor, validateListOptions, type PreparedList } from '../model/validate-filter.ts';
 import { matchesFilter } from '../store/match.ts';

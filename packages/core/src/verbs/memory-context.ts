@@ -1,5 +1,5 @@
 import type { HistoryCounts } from '../context/history-counts.ts';
-import type { Tokenizer } from '../context/tokenizer.ts';
+import type { Tokenizer } from '../public/tokenizer.ts';
 import type { LifecycleContext } from '../lifecycle/lifecycle-context.ts';
 
 /**

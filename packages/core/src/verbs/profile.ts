@@ -1,16 +1,10 @@
 import { IssueList, checkTime } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
-import type { ProfileEntry } from '../model/types.ts';
+import type { ProfileEntry } from '../public/profile.ts';
 import { isValidAt } from '../model/validity.ts';
 import { isExpired } from '../store/row.ts';
 import { readOptions, type VerbContext } from '../write/verb-context.ts';
-
-/** Options of `profile(namespace, options)`. */
-export interface ProfileOptions {
-  /** The facts that held at this time. Default: now. */
-  asOf?: import('../model/types.ts').TimeInput;
-}
 
 /**
  * The namespace's current keyed facts (at `asOf`, default now), one per key, sorted by

@@ -1,18 +1,21 @@
-import type { Embedder } from '../embed/embedder.ts';
+import type { Embedder } from '../public/embedder.ts';
 import { toUnitVector } from '../embed/embedder.ts';
 import { embedderFailure } from '../embed/embed-queue.ts';
-import type { ZeromemError } from '../model/errors.ts';
+import type { ZeromemError } from '../public/errors.ts';
 import type { IndexManager } from '../search/index-manager.ts';
 import type { NamespaceIndex } from '../search/namespace-index.ts';
 import { requireNamespace } from '../model/namespace.ts';
-import type { Layer, MemoryRecord, RecordFilter, TimeInput } from '../model/types.ts';
-import type { RankingWeights } from '../rank/ranking.ts';
+import type { RecordFilter } from '../public/list.ts';
+import type { Layer, MemoryRecord, TimeInput } from '../public/memory-record.ts';
+import type { RankingWeights } from '../public/ranking.ts';
 import { validateRecall } from '../rank/validate-recall.ts';
 import type { PreparedFilter } from '../model/validate-filter.ts';
 import type { AccessTracker } from '../rank/access-tracker.ts';
-import { readQuerySignals, signalFactors, type QuerySignals, type SignalFactors } from '../rank/query-signals.ts';
+import { readQuerySignals, signalFactors, type SignalFactors } from '../rank/query-signals.ts';
+import type { QuerySignals } from '../public/query-signals.ts';
 import { rankFactors, type RankFactors } from '../rank/ranking.ts';
-import { combineEvidence, lexicalEvidence, semanticEvidence, type RelevanceEvidence } from '../rank/relevance.ts';
+import { combineEvidence, lexicalEvidence, semanticEvidence } from '../rank/relevance.ts';
+import type { RelevanceEvidence } from '../public/relevance.ts';
 import { SUBJECT_TOKENS } from '../rank/subject-words.ts';
 import { isValidAt } from '../model/validity.ts';
 import type { CosineBackground } from '../search/vector-index.ts';
@@ -21,42 +24,7 @@ import type { RecallContext } from '../write/verb-context.ts';
 import { rewarmHits } from '../lifecycle/rewarm.ts';
 import type { Redactor } from '../redact/redactor.ts';
 import type { MemoryContext } from './memory-context.ts';
-
-/** Options of `recall(namespace, query, options)`. */
-export interface RecallOptions {
-  /** How many hits, 1..1000. Default 10. */
-  k?: number;
-  /** Only records that match (tags, metadata, times, source). */
-  filters?: RecordFilter;
-  /** Only records of these layers. */
-  layers?: Layer[];
-  /** The time recency and heat are measured from. Default: the clock. */
-  now?: TimeInput;
-  /** How text and vector relevance, importance, recency and heat weigh. */
-  weights?: Partial<RankingWeights>;
-  /** Count these hits as accesses (heat). Default true. A cold hit counted so re-warms. */
-  trackAccess?: boolean;
-  /** Recall cold-tier records too. Default false. */
-  includeCold?: boolean;
-  /** Leave out hits scoring below this (scores are those of `explain`). Default 0: keep all. */
-  minScore?: number;
-  /**
-   * Leave out hits whose absolute relevance (`hit.relevance`, 0..1, the same scale in every
-   * namespace and store) is below this (0.01: some evidence of its own; 0.5: only what the
-   * evidence vouches for). Unset, the floor is the answer's: when no hit reaches
-   * `DEFAULT_MIN_RELEVANCE` (0.01, see rank/relevance.ts), recall answers `hits: []` and
-   * says why in `reason`, and otherwise keeps the whole page. 0 keeps every candidate, as
-   * before relevance had a floor.
-   */
-  minRelevance?: number;
-  /** Keyed facts that held at this time only. Default: now (the clock's, whatever `now` says). */
-  asOf?: TimeInput;
-  /** Every version of keyed facts, closed ones too (not with `asOf`). Default false. */
-  includeClosed?: boolean;
-}
-
-export type { RecallExplain, RecallHit, RecallResult, VectorMode } from '../rank/recall-result.ts';
-import type { RecallHit, RecallResult, VectorMode } from '../rank/recall-result.ts';
+import type { RecallHit, RecallResult, VectorMode, RecallOptions } from '../public/recall.ts';
 
 /** Text hits whose conversation neighbours become candidates too. */
 const NEIGHBOUR_SEEDS = 20;

@@ -1,7 +1,9 @@
 import { contentHash, contentHashes } from '../model/content-hash.ts';
 import { describe } from '../model/checks.ts';
-import { ZeromemError, invalidInput, type ItemFailure } from '../model/errors.ts';
-import type { LatestVersion, RedactionCount, RememberManyResult, RememberResult } from '../model/types.ts';
+import { invalidInput } from '../model/errors.ts';
+import { ZeromemError, type ItemFailure } from '../public/errors.ts';
+import type { LatestVersion, RememberManyResult, RememberResult } from '../public/remember.ts';
+import type { RedactionCount } from '../public/redaction.ts';
 import { validateRemember, type PreparedRemember } from '../model/validate-remember.ts';
 import type { AuditRow } from '../store/port.ts';
 import { keepHistory } from '../store/history.ts';

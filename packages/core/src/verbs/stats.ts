@@ -1,5 +1,7 @@
 import { requireNamespace } from '../model/namespace.ts';
-import { LAYERS, SOURCES, type Layer, type NamespaceStats, type Source } from '../model/types.ts';
+import { LAYERS, SOURCES } from '../model/types.ts';
+import type { NamespaceStats } from '../public/stats.ts';
+import type { Layer, Source } from '../public/memory-record.ts';
 import { utf8ByteLength } from '../model/utf8.ts';
 import { isExpired } from '../store/row.ts';
 import type { VerbContext } from '../write/verb-context.ts';

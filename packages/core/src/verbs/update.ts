@@ -1,7 +1,8 @@
 import { contentHash } from '../model/content-hash.ts';
-import { ZeromemError, invalidInput } from '../model/errors.ts';
+import { invalidInput } from '../model/errors.ts';
+import { ZeromemError } from '../public/errors.ts';
 import { requireNamespace } from '../model/namespace.ts';
-import type { MemoryRecord } from '../model/types.ts';
+import type { MemoryRecord } from '../public/memory-record.ts';
 import { canonicalJson } from '../model/canonical-json.ts';
 import { validatePatch, type PreparedPatch } from '../model/validate-patch.ts';
 import { changesText } from '../model/changes-text.ts';

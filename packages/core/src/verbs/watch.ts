@@ -1,16 +1,11 @@
 import { requireNamespace } from '../model/namespace.ts';
-import type { ListPage } from '../model/types.ts';
+import type { ListPage } from '../public/list.ts';
 import { validateListOptions } from '../model/validate-filter.ts';
-import { invalidInput, type ZeromemError } from '../model/errors.ts';
+import { invalidInput } from '../model/errors.ts';
+import type { ZeromemError } from '../public/errors.ts';
 import { list } from './list.ts';
 import type { VerbContext } from '../write/verb-context.ts';
-
-/** Receives the current page of a watched list, then again after every change to it. */
-export interface WatchListener {
-  next: (page: ListPage) => void;
-  /** A failed re-query; the watch goes on. */
-  error?: (err: ZeromemError) => void;
-}
+import type { WatchListener } from '../public/watch.ts';
 
 /**
  * Calls `listener.next` with the page `list(namespace, options)` returns now and again

@@ -1,4 +1,4 @@
-import { ZeromemError } from '../model/errors.ts';
+import { ZeromemError } from '../public/errors.ts';
 import type { ReadTransaction } from '../store/port.ts';
 import type { RecordRow } from '../store/row.ts';
 import type { VerbContext } from './verb-context.ts';

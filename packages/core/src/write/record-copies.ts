@@ -1,6 +1,6 @@
 import { clearCountCache } from '../context/count-cache.ts';
 import type { HistoryCounts } from '../context/history-counts.ts';
-import type { Tokenizer } from '../context/tokenizer.ts';
+import type { Tokenizer } from '../public/tokenizer.ts';
 import type { EmbedJob, EmbedQueue } from '../embed/embed-queue.ts';
 import type { IndexManager } from '../search/index-manager.ts';
 import type { DeletedRecord } from './deleted-record.ts';

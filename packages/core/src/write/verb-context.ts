@@ -1,9 +1,9 @@
-import type { Embedder } from '../embed/embedder.ts';
+import type { Embedder } from '../public/embedder.ts';
 import type { IndexManager } from '../search/index-manager.ts';
-import type { Clock } from '../model/clock.ts';
+import type { Clock } from '../public/clock.ts';
 import { IssueList, checkKnownKeys, checkName, describe, isPlainObject } from '../model/checks.ts';
 import { invalidInput } from '../model/errors.ts';
-import type { Limits } from '../model/limits.ts';
+import type { Limits } from '../public/limits.ts';
 import type { StoragePort } from '../store/port.ts';
 import type { AccessTracker } from '../rank/access-tracker.ts';
 import type { Redactor } from '../redact/redactor.ts';

@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openDexieStore } from '../../src/store/dexie/dexie-store.ts';
-import { ZeromemError } from '../../src/model/errors.ts';
+import { ZeromemError } from '../../src/public/errors.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-engine.ts';
 import type { AuditRow, StoragePort } from '../../src/store/port.ts';
 import { toRow, type RecordRow } from '../../src/store/row.ts';
-import type { MemoryRecord } from '../../src/model/types.ts';
+import type { MemoryRecord } from '../../src/public/memory-record.ts';
 import { expectCode } from '../helpers.ts';
 
 /**

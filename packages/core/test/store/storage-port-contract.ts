@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { ZeromemError } from '../../src/model/errors.ts';
+import { ZeromemError } from '../../src/public/errors.ts';
 import { namespaceKey } from '../../src/model/namespace.ts';
-import type { Layer, Namespace } from '../../src/model/types.ts';
+import type { Layer, Namespace } from '../../src/public/memory-record.ts';
 import { heatKey, type AuditRow, type OrderedQuery, type StoragePort } from '../../src/store/port.ts';
 import { toRow, type RecordRow } from '../../src/store/row.ts';
 import { expectCode } from '../helpers.ts';

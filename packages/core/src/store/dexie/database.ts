@@ -2,20 +2,7 @@ import { Dexie, type Table } from 'dexie';
 import type { AuditRow, StoredSnapshot, VectorRow } from '../port.ts';
 import { trimVector, untrimVector } from '../trimmed-vector.ts';
 import type { RecordRow } from '../row.ts';
-
-/** Options to open the IndexedDB database. */
-export interface DatabaseOptions {
-  /** An IndexedDB factory (e.g. from fake-indexeddb); the global one otherwise. */
-  indexedDB?: IDBFactory;
-  /** The IDBKeyRange that goes with `indexedDB`. */
-  IDBKeyRange?: typeof IDBKeyRange;
-  /**
-   * IndexedDB transaction durability; see the README on what "acknowledged" means. On a
-   * Node store on disk, `relaxed` commits without syncing the file (a process crash loses
-   * nothing, a power cut may lose the last writes); the others sync every commit.
-   */
-  durability?: 'default' | 'strict' | 'relaxed';
-}
+import type { DatabaseOptions } from '../../public/options.ts';
 
 /**
  * The Dexie database: the source of truth on a device.

@@ -1,10 +1,11 @@
 import { Dexie, liveQuery, type Collection, type ObservabilitySet, type Table, type Transaction } from 'dexie';
-import type { Layer, Namespace } from '../../model/types.ts';
-import { MemoryDatabase, storedVectorRow, vectorRowOf, type DatabaseOptions, type DocCursorRow, type DocUpdateRow, type StoredVectorRow } from './database.ts';
+import type { Layer, Namespace } from '../../public/memory-record.ts';
+import { MemoryDatabase, storedVectorRow, vectorRowOf, type DocCursorRow, type DocUpdateRow, type StoredVectorRow } from './database.ts';
+import type { DatabaseOptions } from '../../public/options.ts';
 import { heatKey, type AuditRow, type DocLog, type OrderedQuery, type ReadTransaction, type RecordKey, type StoragePort, type StoredSnapshot, type VectorRow, type WriteTransaction } from '../port.ts';
 import { withSortKeys, type RecordRow } from '../row.ts';
 import { position, streamPrefix, streamRange } from '../sort-keys.ts';
-import { ZeromemError } from '../../model/errors.ts';
+import { ZeromemError } from '../../public/errors.ts';
 import { withStorage } from './storage-errors.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { ZeromemError } from '../../model/errors.ts';
+import { ZeromemError } from '../../public/errors.ts';
 
 /**
  * Runs a storage operation and turns IndexedDB/Dexie failures into coded errors:

@@ -11,7 +11,7 @@
 import { closeSync, existsSync, openSync, readdirSync, readlinkSync, readSync, realpathSync, statSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { endianness } from 'node:os';
-import { ZeromemError } from '../../model/errors.ts';
+import { ZeromemError } from '../../public/errors.ts';
 
 /** Which file is which, by device and inode. */
 export interface Companions {

@@ -24,14 +24,14 @@
  * `PRAGMA data_version` (a read of shared memory) while anyone listens (sqlite-changes.ts).
  */
 import { constants } from 'node:buffer';
-import { ZeromemError } from '../../model/errors.ts';
+import { ZeromemError } from '../../public/errors.ts';
 import type { ReadTransaction, StoragePort, WriteOptions, WriteTransaction } from '../port.ts';
 import { ChangeFeed } from './sqlite-changes.ts';
 import { Connection, beginImmediate, type Synchronous } from './sqlite-connection.ts';
 import { syncDocumentsFile } from './legacy/sync-documents.ts';
 import { changedCompanion, checkWalNotLost, companionError, companionsOf, dropStaleIndex, type Companions } from './sqlite-companions.ts';
 import { checkFormat, checkHeader, openFormat } from './sqlite-format.ts';
-import type { MigrationProgress } from './sqlite-migration-progress.ts';
+import type { MigrationProgress } from '../../public/node-options.ts';
 import { NEW_FILE } from './sqlite-schema.ts';
 import { SqliteReadTransaction, SqliteWriteTransaction, watchTextReplacements, type SnapshotLimits } from './sqlite-transactions.ts';
 import { SNAPSHOT_PIECE_BYTES } from './snapshot-pieces.ts';

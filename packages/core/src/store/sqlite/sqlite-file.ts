@@ -7,7 +7,8 @@ import { accessSync, constants, existsSync, linkSync, mkdirSync, rmSync, statSyn
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type BetterSqlite3 from 'better-sqlite3';
-import { ZeromemError, invalidInput, type StorageProblem } from '../../model/errors.ts';
+import { invalidInput } from '../../model/errors.ts';
+import { ZeromemError, type StorageProblem } from '../../public/errors.ts';
 
 const require = createRequire(import.meta.url);
 let driver: typeof BetterSqlite3 | undefined;

@@ -10,11 +10,12 @@
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
-import { ZeromemError } from '../../model/errors.ts';
+import { ZeromemError } from '../../public/errors.ts';
 import { migrateLegacyFile } from './legacy/memory-file.ts';
 import { hasSyncDocumentsFile, moveSyncDocuments, removeSyncDocumentsFile } from './legacy/sync-documents.ts';
 import { beginImmediate, type Connection } from './sqlite-connection.ts';
-import { MigrationReport, runningMigration, type MigrationProgress } from './sqlite-migration-progress.ts';
+import { MigrationReport, runningMigration } from './sqlite-migration-progress.ts';
+import type { MigrationProgress } from '../../public/node-options.ts';
 import { vectorBlobOfWhole } from './sqlite-rows.ts';
 import { FORMAT_BEFORE_DOC_LOGS, FORMAT_BEFORE_SNAPSHOT_PIECES, FORMAT_BEFORE_TRIMMED_VECTORS, FORMAT_BEFORE_VECTOR_MODELS, FORMAT_VERSION, TABLES, VECTOR_MODELS_TABLE, vectorsTable } from './sqlite-schema.ts';
 

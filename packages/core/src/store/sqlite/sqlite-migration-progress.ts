@@ -7,18 +7,7 @@
  * opener waits as long as that file is fresh, and hears its progress.
  */
 import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-
-/** What an opener hears of a migration: this process's, or another's it waits for. */
-export interface MigrationProgress {
-  /** The store file. */
-  path: string;
-  /** `migrating`: this process migrates the file; `waiting`: another process (`pid`) does, and this one waits for it. */
-  state: 'migrating' | 'waiting';
-  pid: number;
-  /** Rows of the old tables copied so far, and in all. */
-  done: number;
-  total: number;
-}
+import type { MigrationProgress } from '../../public/node-options.ts';
 
 /** A progress file not written for this long belongs to a process that died: the lock it held is free. */
 const FRESH_MS = 10_000;

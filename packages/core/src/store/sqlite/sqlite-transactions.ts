@@ -3,8 +3,9 @@
  * SQLite transaction they run in). Every method is one or a few prepared statements on
  * the tables of sqlite-schema.ts; pages of ordered rows are index range scans.
  */
-import { ZeromemError } from '../../model/errors.ts';
-import { LAYERS, type Namespace } from '../../model/types.ts';
+import { ZeromemError } from '../../public/errors.ts';
+import { LAYERS } from '../../model/types.ts';
+import type { Namespace } from '../../public/memory-record.ts';
 import { heatKey, type AuditRow, type DocLog, type OrderedQuery, type ReadTransaction, type RecordKey, type StoredSnapshot, type VectorRow, type WriteTransaction } from '../port.ts';
 import type { RecordRow } from '../row.ts';
 import type { Connection } from './sqlite-connection.ts';

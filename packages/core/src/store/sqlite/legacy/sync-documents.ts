@@ -10,7 +10,7 @@
  */
 import { existsSync, rmSync } from 'node:fs';
 import type BetterSqlite3 from 'better-sqlite3';
-import { ZeromemError } from '../../../model/errors.ts';
+import { ZeromemError } from '../../../public/errors.ts';
 import type { Connection } from '../sqlite-connection.ts';
 import { storeFilePath } from '../sqlite-file.ts';
 import { eachValue, oldStores } from './idb-rows.ts';

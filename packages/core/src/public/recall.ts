@@ -1,7 +1,50 @@
-import type { ZeromemError } from '../model/errors.ts';
-import type { MemoryRecord } from '../model/types.ts';
+// `recall`: its query, options and result (hits, their explanation, why nothing came back).
+
+import type { Layer, MemoryRecord, TimeInput } from './memory-record.ts';
 import type { QuerySignals } from './query-signals.ts';
+import type { RankingWeights } from './ranking.ts';
+import type { RecordFilter } from './list.ts';
 import type { RelevanceEvidence } from './relevance.ts';
+import type { ZeromemError } from './errors.ts';
+
+/** One turn of a conversation used as a query. */
+export interface ConversationTurn {
+  role: 'user' | 'assistant' | 'system' | 'tool';
+  content: string;
+}
+
+/** Options of `recall(namespace, query, options)`. */
+export interface RecallOptions {
+  /** How many hits, 1..1000. Default 10. */
+  k?: number;
+  /** Only records that match (tags, metadata, times, source). */
+  filters?: RecordFilter;
+  /** Only records of these layers. */
+  layers?: Layer[];
+  /** The time recency and heat are measured from. Default: the clock. */
+  now?: TimeInput;
+  /** How text and vector relevance, importance, recency and heat weigh. */
+  weights?: Partial<RankingWeights>;
+  /** Count these hits as accesses (heat). Default true. A cold hit counted so re-warms. */
+  trackAccess?: boolean;
+  /** Recall cold-tier records too. Default false. */
+  includeCold?: boolean;
+  /** Leave out hits scoring below this (scores are those of `explain`). Default 0: keep all. */
+  minScore?: number;
+  /**
+   * Leave out hits whose absolute relevance (`hit.relevance`, 0..1, the same scale in every
+   * namespace and store) is below this (0.01: some evidence of its own; 0.5: only what the
+   * evidence vouches for). Unset, the floor is the answer's: when no hit reaches
+   * `DEFAULT_MIN_RELEVANCE` (0.01, see rank/relevance.ts), recall answers `hits: []` and
+   * says why in `reason`, and otherwise keeps the whole page. 0 keeps every candidate, as
+   * before relevance had a floor.
+   */
+  minRelevance?: number;
+  /** Keyed facts that held at this time only. Default: now (the clock's, whatever `now` says). */
+  asOf?: TimeInput;
+  /** Every version of keyed facts, closed ones too (not with `asOf`). Default false. */
+  includeClosed?: boolean;
+}
 
 /** Why a score came out as it did. `contributions.text + contributions.vector === score`. */
 export interface RecallExplain {
