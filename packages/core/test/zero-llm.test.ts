@@ -172,8 +172,8 @@ describe('zero LLM, statically', () => {
    */
   const ALLOWED = ['chrono-node', 'dexie', 'gpt-tokenizer', 'opencc-js', 'stemmer'];
   const OPTIONAL = ['better-sqlite3'];
-  /** Node's file APIs, only in the Node store (src/store/sqlite); no net, http, dns or child_process. */
-  const NODE_STORE_BUILTINS = ['node:fs', 'node:os', 'node:path', 'node:v8', 'node:module'];
+  /** Node's file APIs (and `node:buffer`'s size limit), only in the Node store (src/store/sqlite); no net, http, dns or child_process. */
+  const NODE_STORE_BUILTINS = ['node:buffer', 'node:fs', 'node:os', 'node:path', 'node:v8', 'node:module'];
 
   it('package.json depends on exactly the on-device libraries', () => {
     const pkg = JSON.parse(readFileSync(join(CORE, 'package.json'), 'utf8')) as Record<string, Record<string, string> | undefined>;
