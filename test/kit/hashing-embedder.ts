@@ -1,4 +1,6 @@
-import { tokenize, type Embedder } from '../../packages/core/src/index.ts';
+import type { Embedder } from '../../packages/core/src/index.ts';
+import { tokenize } from '../../packages/core/src/search/tokenize.ts';
+import { mulberry32 } from './mulberry32.ts';
 
 /** How {@link hashingEmbedder} embeds, and what it does besides. */
 export interface HashingEmbedderOptions {
@@ -12,20 +14,41 @@ export interface HashingEmbedderOptions {
    * any other text into the first `dimension - hanDimensions` (the other block stays zero).
    */
   hanDimensions?: number;
+  /**
+   * One {@link textVector} per whole text instead of token hashing: no two texts alike, the
+   * same text always the same vector (for benchmarks that measure storage, not meaning).
+   */
+  perText?: boolean;
   /** Called with each batch before it is embedded (also when {@link failWith} is set): counts or records calls. */
   onEmbed?: (texts: readonly string[]) => void;
   /** Every batch fails with an `Error` of this message: a model that fell over. */
   failWith?: string;
 }
 
+/** 32-bit FNV-1a of a string's UTF-16 code units. */
+function fnv1a(text: string): number {
+  let h = 2166136261;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 16777619);
+  return h >>> 0;
+}
+
 /**
- * A token's bucket of `n` (32-bit FNV-1a of its UTF-16 code units, modulo `n`): where
- * {@link hashingEmbedder}, and toy embedders built on the same idea, put a token.
+ * A token's bucket of `n` (its FNV-1a hash modulo `n`): where {@link hashingEmbedder}, and
+ * toy embedders built on the same idea, put a token.
  */
 export function tokenBucket(token: string, n: number): number {
-  let h = 2166136261;
-  for (let i = 0; i < token.length; i++) h = Math.imul(h ^ token.charCodeAt(i), 16777619);
-  return (h >>> 0) % n;
+  return fnv1a(token) % n;
+}
+
+/**
+ * A seeded random unit vector of `dimension` numbers for a text (its FNV-1a hash seeds
+ * {@link mulberry32}): for other libraries' embedder hooks in benchmarks, which take plain arrays.
+ */
+export function textVector(text: string, dimension: number): number[] {
+  const random = mulberry32(fnv1a(text));
+  const v = Array.from({ length: dimension }, () => random() * 2 - 1);
+  const norm = Math.hypot(...v);
+  return v.map((x) => x / norm);
 }
 
 /**
@@ -44,6 +67,7 @@ export function hashingEmbedder(options: HashingEmbedderOptions = {}): Embedder 
     async embed(texts) {
       options.onEmbed?.(texts);
       if (options.failWith !== undefined) throw new Error(options.failWith);
+      if (options.perText) return texts.map((text) => Float32Array.from(textVector(text, dimension)));
       return texts.map((text) => {
         const vector = new Float32Array(dimension);
         const inHan = han > 0 && /\p{Script=Han}/u.test(text);
