@@ -15,18 +15,18 @@ describe('the hashing test embedder', () => {
   it('counts each of core\'s tokens in its bucket: 64 dimensions and a model id by default, zeros for a text without tokens', async () => {
     const embedder = hashingEmbedder();
     expect([embedder.modelId, embedder.dimension]).toEqual(['test-hashing-64', 64]);
-    const [piano, sundays, none] = await embedder.embed(['Plays the piano on Sundays', 'piano', '!!!']);
-    expect(piano).toHaveLength(64);
-    expect(sum(piano!)).toBe(tokenize('Plays the piano on Sundays').length);
-    expect(sundays![tokenBucket('piano', 64)]).toBe(1);
-    expect(piano![tokenBucket('piano', 64)]).toBeGreaterThanOrEqual(1);
+    const [sentence, piano, none] = await embedder.embed(['Plays the piano on Sundays', 'piano', '!!!'], 'document');
+    expect(sentence).toHaveLength(64);
+    expect(sum(sentence!)).toBe(tokenize('Plays the piano on Sundays').length);
+    expect(piano![tokenBucket('piano', 64)]).toBe(1);
+    expect(sentence![tokenBucket('piano', 64)]).toBeGreaterThanOrEqual(1);
     expect(sum(none!)).toBe(0);
     expect(hashingEmbedder({ dimension: 16, modelId: 'm' })).toMatchObject({ modelId: 'm', dimension: 16 });
   });
 
   it('puts Han text in the last block and other text in the first, the other block zero', async () => {
     const embedder = hashingEmbedder({ dimension: 640, hanDimensions: 512 });
-    const [en, zh] = await embedder.embed(['Plays the piano on Sundays', '每周日弹钢琴']);
+    const [en, zh] = await embedder.embed(['Plays the piano on Sundays', '每周日弹钢琴'], 'document');
     expect([sum(en!, 0, 128), sum(en!, 128)]).toEqual([tokenize('Plays the piano on Sundays').length, 0]);
     expect([sum(zh!, 0, 128), sum(zh!, 128)]).toEqual([0, tokenize('每周日弹钢琴').length]);
     expect(zh![128 + tokenBucket('钢琴', 512)]).toBeGreaterThanOrEqual(1);
@@ -35,13 +35,13 @@ describe('the hashing test embedder', () => {
   it('fails every batch with the message given, after telling onEmbed', async () => {
     const seen: string[][] = [];
     const embedder = hashingEmbedder({ failWith: 'the model fell over', onEmbed: (texts) => seen.push([...texts]) });
-    await expect(embedder.embed(['a', 'b'])).rejects.toThrow('the model fell over');
+    await expect(embedder.embed(['a', 'b'], 'document')).rejects.toThrow('the model fell over');
     expect(seen).toEqual([['a', 'b']]);
   });
 
   it('per text: a unit vector seeded by the text, the same each time, textVector\'s numbers as float32', async () => {
     const embedder = hashingEmbedder({ dimension: 384, perText: true });
-    const [a, again, b] = await embedder.embed(['same text', 'same text', 'other text']);
+    const [a, again, b] = await embedder.embed(['same text', 'same text', 'other text'], 'document');
     expect(Math.hypot(...a!)).toBeCloseTo(1, 5);
     expect(again).toEqual(a);
     expect(b).not.toEqual(a);
