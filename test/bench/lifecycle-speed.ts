@@ -18,28 +18,15 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { openMemory, tokenize, type Embedder, type RememberInput } from '@zeromem/core';
+import { openMemory, type RememberInput } from '@zeromem/core';
+import { hashingEmbedder } from '../kit/hashing-embedder.ts';
 import { mulberry32 as prng } from '../kit/mulberry32.ts';
 
 const SIZES = [1_000, 10_000];
 const DAY = 86_400_000;
 
 /** Feature hashing of the tokens into 128 dimensions. */
-const embedder: Embedder = {
-  modelId: 'bench-hashing-128',
-  dimension: 128,
-  async embed(texts) {
-    return texts.map((text) => {
-      const vector = new Float32Array(128);
-      for (const token of tokenize(text)) {
-        let h = 2166136261;
-        for (let i = 0; i < token.length; i++) h = Math.imul(h ^ token.charCodeAt(i), 16777619);
-        vector[(h >>> 0) % 128]! += 1;
-      }
-      return vector;
-    });
-  },
-};
+const embedder = hashingEmbedder({ modelId: 'bench-hashing-128', dimension: 128 });
 
 function inputs(n: number, start: number): RememberInput[] {
   const random = prng(n);

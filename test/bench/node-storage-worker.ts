@@ -21,7 +21,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { openMemory, type Embedder, type Memory } from '../../packages/core/src/index.node.ts';
-import { mulberry32 as prng } from '../kit/mulberry32.ts';
+import { hashingEmbedder, textVector } from '../kit/hashing-embedder.ts';
 import { dataset, datasetTexts } from './recall-data.ts';
 import { summarize } from './stats.ts';
 
@@ -31,17 +31,8 @@ const WARMUP = 100;
 const TIMED = 1000;
 
 /** The same deterministic embedder for every library: a seeded random unit vector per text. */
-export function hashVector(text: string, dim: number): number[] {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
-  const random = prng(h >>> 0);
-  const v = Array.from({ length: dim }, () => random() * 2 - 1);
-  const norm = Math.hypot(...v);
-  return v.map((x) => x / norm);
-}
-
 function embedder(dim: number): Embedder {
-  return { modelId: `bench-hash-${dim}`, dimension: dim, embed: async (texts) => texts.map((t) => Float32Array.from(hashVector(t, dim))) };
+  return hashingEmbedder({ modelId: `bench-hash-${dim}`, dimension: dim, perText: true });
 }
 
 const texts = (n: number, seed = 0x5eed) => datasetTexts(n, seed, 0).texts;
@@ -295,7 +286,7 @@ async function peer(): Promise<unknown> {
   } else {
     const require = createRequire(join(peersDir!, 'package.json'));
     const load$ = async (specifier: string) => import(pathToFileURL(require.resolve(specifier)).href);
-    const embed = (t: string) => hashVector(t, DIM);
+    const embed = (t: string) => textVector(t, DIM);
     if (kind === 'mem0') {
       process.env.MEM0_TELEMETRY = 'false';
       process.env.MEM0_DIR = dir!;

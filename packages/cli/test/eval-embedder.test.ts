@@ -1,35 +1,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tokenize, type Embedder } from '@zeromem/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runEval } from '../src/eval/run-eval.ts';
+import { hashingEmbedder } from '../../../test/kit/hashing-embedder.ts';
 import { EXPECTED_RUN, writeFixture } from './fixture.ts';
 
 const fixture = writeFixture();
 afterAll(() => fixture.cleanup());
-
-/** Feature hashing of core's tokens into 32 dimensions: deterministic, no model files. */
-function hashingEmbedder(fail = false): Embedder & { calls: number } {
-  const embedder = {
-    modelId: 'test-hashing-32',
-    dimension: 32,
-    calls: 0,
-    async embed(texts: readonly string[]) {
-      embedder.calls++;
-      if (fail) throw new Error('the model fell over');
-      return texts.map((text) => {
-        const vector = new Float32Array(32);
-        for (const token of tokenize(text)) {
-          let h = 2166136261;
-          for (let i = 0; i < token.length; i++) h = Math.imul(h ^ token.charCodeAt(i), 16777619);
-          vector[(h >>> 0) % 32]! += 1;
-        }
-        return vector;
-      });
-    },
-  };
-  return embedder;
-}
 
 const sink = () => {
   let text = '';
@@ -38,7 +15,8 @@ const sink = () => {
 
 describe('zeromem eval with an embedder (a stand-in for @zeromem/embed-transformers)', () => {
   it('waits for every embedding, then recalls with vectors', { timeout: 60_000 }, async () => {
-    const embedder = hashingEmbedder();
+    let calls = 0;
+    const embedder = hashingEmbedder({ dimension: 32, onEmbed: () => calls++ });
     const out = join(fixture.dir, 'run-vectors.jsonl');
     const stderr = sink();
     const code = await runEval({
@@ -53,7 +31,7 @@ describe('zeromem eval with an embedder (a stand-in for @zeromem/embed-transform
       loadEmbedderModule: async () => ({ createEmbedderFromChoice: async () => embedder }),
     });
     expect(code).toBe(0);
-    expect(embedder.calls).toBeGreaterThan(0);
+    expect(calls).toBeGreaterThan(0);
     expect(stderr.text).toContain('embedded everything');
     const metrics = JSON.parse(readFileSync(`${out}.metrics.json`, 'utf8'));
     expect(metrics.counts.vectorModes).toEqual({ used: 6 });
@@ -74,7 +52,7 @@ describe('zeromem eval with an embedder (a stand-in for @zeromem/embed-transform
         embedder: { kind: 'bundled' },
                 stdout: sink(),
         stderr: sink(),
-        loadEmbedderModule: async () => ({ createEmbedderFromChoice: async () => hashingEmbedder(true) }),
+        loadEmbedderModule: async () => ({ createEmbedderFromChoice: async () => hashingEmbedder({ dimension: 32, failWith: 'the model fell over' }) }),
       }),
     ).rejects.toThrow(/the embedder failed while embedding the memories \(7 left\): .*the model fell over/);
   });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULT_CONSOLIDATE_THRESHOLD, type MemoryRecord, type Namespace, type RememberInput } from '../src/index.ts';
 import { mergeRecords } from '../src/lifecycle/merge-records.ts';
 import { groupNearDuplicates, looseText, tagsOverlap } from '../src/lifecycle/near-duplicates.ts';
-import { hashingEmbedder } from './hashing-embedder.ts';
+import { hashingEmbedder } from '../../../test/kit/hashing-embedder.ts';
 import { expectCode, fcSeed, openTestMemory } from './helpers.ts';
 
 const ns: Namespace = { userId: 'u1' };

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { EXPORT_FORMAT, EXPORT_VERSION, type ExportHeader, type JsonObject, type Memory, type MemoryRecord, type Namespace, type RememberInput } from '../src/index.ts';
 import { decodeVector, encodeVector } from '../src/lifecycle/jsonl-format.ts';
-import { hashingEmbedder } from './hashing-embedder.ts';
+import { hashingEmbedder } from '../../../test/kit/hashing-embedder.ts';
 import { expectCode, fakeClock, fcSeed, openTestMemory, rowCount, type TestMemory } from './helpers.ts';
 
 const user = 'u1';

@@ -8,7 +8,7 @@ import { historyInternals, memoryInternals } from '../src/test-hooks.ts';
 import { replicaOf } from '../src/internal.ts';
 import { contentHash } from '../src/model/content-hash.ts';
 import { MemoryDatabase } from '../src/store/dexie/database.ts';
-import { hashingEmbedder } from './hashing-embedder.ts';
+import { hashingEmbedder } from '../../../test/kit/hashing-embedder.ts';
 import { expectCode, openTestMemory, type TestMemory } from './helpers.ts';
 import { databaseTraces, indexTraces, recordingTokenizer } from './traces.ts';
 

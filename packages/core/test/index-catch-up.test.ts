@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { memoryInternals } from '../src/test-hooks.ts';
-import { hashingEmbedder } from './hashing-embedder.ts';
+import { hashingEmbedder } from '../../../test/kit/hashing-embedder.ts';
 import { openTestMemory } from './helpers.ts';
 
 const ns = { userId: 'u1' };

@@ -6,7 +6,7 @@ import { memoryInternals } from '../src/test-hooks.ts';
 import { captureSnapshot, restoreSnapshot, type IndexSnapshotRow } from '../src/search/index-snapshot.ts';
 import { NamespaceIndex } from '../src/search/namespace-index.ts';
 import type { StoredSnapshot } from '../src/store/port.ts';
-import { hashingEmbedder } from './hashing-embedder.ts';
+import { hashingEmbedder } from '../../../test/kit/hashing-embedder.ts';
 import { expectCode, fakeClock, fcSeed, openMemoryAt, openStoreAt, openTestMemory, readStores, type FakeClock, type StorePlace } from './helpers.ts';
 import { replaying } from '../../../test/kit/seed.ts';
 

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { type AuditEntry, type ListPage, type Memory, type Namespace } from '../src/index.ts';
-import { hashingEmbedder } from './hashing-embedder.ts';
+import { hashingEmbedder } from '../../../test/kit/hashing-embedder.ts';
 import { expectCode, openTestMemory, type TestMemory } from './helpers.ts';
 
 const ns: Namespace = { userId: 'u1' };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Bm25Index } from '../src/search/bm25-index.ts';
 import { VectorIndex } from '../src/search/vector-index.ts';
 import { DEFAULT_MIN_RELEVANCE, tokenize, type Embedder } from '../src/index.ts';
-import { hashingEmbedder } from './hashing-embedder.ts';
+import { hashingEmbedder, tokenBucket } from '../../../test/kit/hashing-embedder.ts';
 import { expectCode, fakeClock, openTestMemory } from './helpers.ts';
 
 const ns = { userId: 'u1' };
@@ -308,7 +308,7 @@ function twoSpaces(): Embedder {
         const han = /\p{Script=Han}/u.test(text);
         for (const token of tokenize(text)) {
           const word = concept[token] ?? token;
-          vector[han ? 64 + bucket(word, 8) : bucket(word, 64)]! += 1;
+          vector[han ? 64 + tokenBucket(word, 8) : tokenBucket(word, 64)]! += 1;
         }
         return vector;
       });
@@ -351,17 +351,10 @@ function topics(): Embedder {
             vector[topic[token]!]! += 1;
             continue;
           }
-          vector[2 + bucket(token, 16)]! += 0.5;
+          vector[2 + tokenBucket(token, 16)]! += 0.5;
         }
         return vector;
       });
     },
   };
-}
-
-/** A word's bucket of `n` (FNV-1a): where the toy embedders above put a word they hash. */
-function bucket(word: string, n: number): number {
-  let h = 2166136261;
-  for (let i = 0; i < word.length; i++) h = Math.imul(h ^ word.charCodeAt(i), 16777619);
-  return (h >>> 0) % n;
 }

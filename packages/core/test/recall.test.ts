@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { IDBFactory, IDBKeyRange } from 'fake-indexeddb';
 import { describe, expect, it, vi } from 'vitest';
 import { ZeromemError, openMemory, type Embedder } from '../src/index.ts';
-import { hashingEmbedder } from './hashing-embedder.ts';
+import { hashingEmbedder } from '../../../test/kit/hashing-embedder.ts';
 import { fakeClock, fcSeed, openTestMemory } from './helpers.ts';
 
 const ns = { userId: 'u1' };

@@ -8,7 +8,7 @@ import { get } from '../src/verbs/get.ts';
 import { recall } from '../src/verbs/recall.ts';
 import { remember, rememberMany } from '../src/verbs/remember.ts';
 import { update } from '../src/verbs/update.ts';
-import { hashingEmbedder } from './hashing-embedder.ts';
+import { hashingEmbedder } from '../../../test/kit/hashing-embedder.ts';
 import { expectCode, openTestMemory } from './helpers.ts';
 
 const ns: Namespace = { userId: 'u1', agentId: 'support' };

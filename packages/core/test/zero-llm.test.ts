@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { Memory, type ListPage, type ZeromemError } from '../src/index.ts';
 import { replicaOf } from '../src/internal.ts';
-import { hashingEmbedder } from './hashing-embedder.ts';
+import { hashingEmbedder } from '../../../test/kit/hashing-embedder.ts';
 import { openTestMemory } from './helpers.ts';
 
 /**

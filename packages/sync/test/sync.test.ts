@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { IDBFactory } from 'fake-indexeddb';
 import { namespaceKey } from '@zeromem/core';
 import { replicaOf, type DocLogAccess } from '@zeromem/core/internal';
-import { hashingEmbedder } from '../../core/test/hashing-embedder.ts';
+import { hashingEmbedder } from '../../../test/kit/hashing-embedder.ts';
 import { cleanup, countingSocket, device, directoryContains, dumpAll, records, testRelay, token, twoSyncedDevices, until } from './helpers.ts';
 
 const SHARED = { userId: 'alice', scope: 'shared' };

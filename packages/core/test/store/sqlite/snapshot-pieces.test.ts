@@ -9,7 +9,7 @@ import { openSqliteStore } from '../../../src/store/sqlite/sqlite-engine.ts';
 import { SNAPSHOT_PIECE_BYTES } from '../../../src/store/sqlite/snapshot-pieces.ts';
 import { snapshotBody } from '../../../src/store/sqlite/sqlite-rows.ts';
 import { memoryInternals } from '../../../src/test-hooks.ts';
-import { hashingEmbedder } from '../../hashing-embedder.ts';
+import { hashingEmbedder } from '../../../../../test/kit/hashing-embedder.ts';
 import { fakeClock } from '../../helpers.ts';
 
 const Database = createRequire(import.meta.url)('better-sqlite3') as typeof import('better-sqlite3');

@@ -3,8 +3,9 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { openMemory, tokenize, type Embedder } from '../../../src/index.node.ts';
+import { openMemory } from '../../../src/index.node.ts';
 import { fakeClock } from '../../helpers.ts';
+import { hashingEmbedder } from '../../../../../test/kit/hashing-embedder.ts';
 import { vectorOf } from '../../../src/store/sqlite/sqlite-rows.ts';
 import { FORMAT_VERSION } from '../../../src/store/sqlite/sqlite-schema.ts';
 
@@ -17,24 +18,7 @@ const ZH = 512;
 const ns = { userId: 'u1' };
 
 /** The bundled embedder's shape with feature hashing: Han text into the last 512 columns, other text into the first 128. */
-function sideBySide(): Embedder {
-  return {
-    modelId: 'test-side-by-side',
-    dimension: EN + ZH,
-    async embed(texts) {
-      return texts.map((text) => {
-        const han = /\p{Script=Han}/u.test(text);
-        const vector = new Float32Array(EN + ZH);
-        for (const token of tokenize(text)) {
-          let h = 2166136261;
-          for (let i = 0; i < token.length; i++) h = Math.imul(h ^ token.charCodeAt(i), 16777619);
-          vector[han ? EN + ((h >>> 0) % ZH) : (h >>> 0) % EN]! += 1;
-        }
-        return vector;
-      });
-    },
-  };
-}
+const sideBySide = () => hashingEmbedder({ modelId: 'test-side-by-side', dimension: EN + ZH, hanDimensions: ZH });
 
 const CONTENTS = ['Prefers phone calls over e-mail', 'Plays the piano on Sundays', 'Allergic to peanuts and shellfish', '用户偏好圆通快递', '每周日弹钢琴', '对花生过敏'];
 const QUERIES = ['phone calls', 'piano', 'peanuts', '快递', '钢琴', '花生过敏'];
