@@ -53,7 +53,7 @@ it('an earlier release\'s <name>-sync.sqlite moves into the memory\'s file once:
 
   // Opened again: nothing left to move, the format is this release's.
   const db = new Database(join(dir, 'laptop.sqlite'), { readonly: true });
-  expect(db.prepare("SELECT v FROM meta WHERE k = 'version'").pluck().get()).toBe(1004);
+  expect(db.prepare("SELECT v FROM meta WHERE k = 'version'").pluck().get()).toBe(1005);
   db.close();
   const again = await openMemory({ name: 'laptop', directory: dir });
   expect(await again.count(NS)).toBe(2);
