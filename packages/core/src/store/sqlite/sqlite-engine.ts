@@ -314,8 +314,11 @@ export class SqliteStore implements StoragePort {
    */
   #acknowledge(done: Array<{ job: PendingWrite; result: unknown }>): void {
     const walSync = this.#walSync;
-    const durable = walSync ? done.filter(({ job }) => job.durable) : [];
-    for (const write of done) if (!durable.includes(write)) write.job.resolve(write.result);
+    const durable: typeof done = [];
+    for (const write of done) {
+      if (walSync && write.job.durable) durable.push(write);
+      else write.job.resolve(write.result);
+    }
     if (!walSync || durable.length === 0) return;
     walSync.synced().then(
       () => {

@@ -381,15 +381,23 @@ export class SqliteWriteTransaction extends SqliteReadTransaction implements Wri
   }
 }
 
-/** Keys of one `IN (...)` lookup: one statement (and one call into SQLite) for many keys, not one each. */
-const LOOKUP_BATCH = 64;
-const LOOKUP_PARAMS = Array(LOOKUP_BATCH).fill('?').join(', ');
+/**
+ * Rows per statement of a bulk write ({@link inBatches}): a multi-row INSERT binds and steps
+ * once for all of them. SQLite's CPU time per record and audit row of a 100k import (the
+ * tables of sqlite-schema.ts, 10k rows a transaction): 21.7-25.4 us one row a statement,
+ * 17.2-18.9 us 64 rows a statement (test/bench/sqlite-floor.ts; 32 to 128 rows measured alike).
+ * Look-ups of many keys ({@link lookupBatches}) take as many a statement.
+ */
+const ROWS_PER_STATEMENT = 64;
 
-/** `keys` in batches of {@link LOOKUP_BATCH}, the last one filled up with its own last key (one prepared statement for every batch; a repeat in `IN` finds nothing more). */
+/** Keys of one `IN (...)` lookup: one statement (and one call into SQLite) for many keys, not one each. */
+const LOOKUP_PARAMS = Array(ROWS_PER_STATEMENT).fill('?').join(', ');
+
+/** `keys` in batches of {@link ROWS_PER_STATEMENT}, the last one filled up with its own last key (one prepared statement for every batch; a repeat in `IN` finds nothing more). */
 function* lookupBatches<K>(keys: readonly K[]): Generator<K[]> {
-  for (let i = 0; i < keys.length; i += LOOKUP_BATCH) {
-    const batch = keys.slice(i, i + LOOKUP_BATCH);
-    while (batch.length < LOOKUP_BATCH) batch.push(batch[batch.length - 1]!);
+  for (let i = 0; i < keys.length; i += ROWS_PER_STATEMENT) {
+    const batch = keys.slice(i, i + ROWS_PER_STATEMENT);
+    while (batch.length < ROWS_PER_STATEMENT) batch.push(batch[batch.length - 1]!);
     yield batch;
   }
 }
@@ -442,14 +450,6 @@ function checkedRecordOf(columns: RecordColumns, path: string): RecordRow {
   }
   return recordOf(columns);
 }
-
-/**
- * Rows per statement of a bulk write ({@link inBatches}): a multi-row INSERT binds and steps
- * once for all of them. SQLite's CPU time per record and audit row of a 100k import (the
- * tables of sqlite-schema.ts, 10k rows a transaction): 21.7-25.4 us one row a statement,
- * 17.2-18.9 us 64 rows a statement (test/bench/sqlite-floor.ts; 32 to 128 rows measured alike).
- */
-const ROWS_PER_STATEMENT = 64;
 
 /** The upsert of `rows` records: a new key is inserted, a stored one has every column but its key replaced. */
 function upsertRecords(rows: number): string {
