@@ -500,9 +500,9 @@ export class VectorIndex {
     const coarse = this.#coarse(query, pool, span, accept);
     if (!coarse) return this.#exact(query, k, accept); // a zero query: every score is 0
     const top = new TopK(k);
-    // In row order, as the exact scan pushes them: of rows with equal scores the first pushed
-    // stays, so the k kept are the scan's, ties included (coarse.rows come in heap order).
-    for (const row of coarse.rows.slice().sort()) top.push(row, this.#score(row, query, span.start, span.floatEnd));
+    // TopK breaks ties by row, whatever order rows come in: the k kept are the exact scan's,
+    // ties included, though coarse.rows come in heap order and the near rows after them.
+    for (const row of coarse.rows) top.push(row, this.#score(row, query, span.start, span.floatEnd));
     let reranked = coarse.rows.length;
     // Fewer accepted rows than the pool: the coarse pass kept them all, nothing can be missing.
     if (coarse.rows.length === pool && top.size === k) {
