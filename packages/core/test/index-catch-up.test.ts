@@ -45,3 +45,58 @@ describe('the loaded index and the writes after it', () => {
     await memory.close();
   }, 60_000);
 });
+
+describe('a catch-up and the writes that commit while it reads', () => {
+  it('keeps a fact version open when the version that closed it came and was forgotten between its reads', async () => {
+    // The race a seeded facts property met one run in a few dozen (seeds 1950144078, 316220618):
+    // a catch-up read the audit log, a new version B of the key committed (closing A), the
+    // catch-up then read A's row closed by B without B; B's forget came with B's own entry,
+    // so the index never knew B's key and kept A closed while the store had it open again.
+    // Here each write of B runs right after a read of the log that found entries (A's, then
+    // B's own), so the interleaving is the same in every run.
+    const { memory } = await openTestMemory({ embedder: hashingEmbedder() });
+    const { store } = memoryInternals.get(memory)!;
+    const key = 'contact.channel';
+    await memory.remember({ namespace: ns, content: 'an unrelated note' });
+    await memory.recall(ns, 'note', { trackAccess: false }); // loads the index
+    const read = store.read.bind(store);
+    let b: string | undefined;
+    let forgotten: Promise<boolean> | undefined;
+    const between: Array<() => Promise<unknown>> = [
+      async () => (b = (await memory.remember({ namespace: ns, content: 'prefers phone calls', key })).id),
+      // Up to its commit only: the forget then waits for the loaded index, which waits for this read.
+      async () => {
+        forgotten = memory.forget(ns, b!);
+        while ((await read((tx) => tx.getRecords([[nsKey, b!]])))[0] !== undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+      },
+    ];
+    store.read = async (fn) => {
+      let foundEntries = false;
+      const result = await read((tx) =>
+        fn(
+          new Proxy(tx, {
+            get(target, name, receiver) {
+              const value = Reflect.get(target, name, receiver);
+              if (name !== 'auditAfter' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
+              return async (...args: unknown[]) => {
+                const entries = await value.apply(target, args);
+                foundEntries ||= entries.length > 0;
+                return entries;
+              };
+            },
+          }),
+        ),
+      );
+      if (foundEntries) await between.shift()?.();
+      return result;
+    };
+    const { id: a } = await memory.remember({ namespace: ns, content: 'prefers e-mail', key }); // the background catch-up reads its entry
+    for (let waited = 0; between.length > 0 && waited < 10_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(between).toHaveLength(0);
+    store.read = read;
+    expect(await forgotten).toBe(true);
+    const hits = (await memory.recall(ns, 'prefers', { filters: { key }, trackAccess: false, minRelevance: 0 })).hits.map((hit) => hit.id);
+    expect(hits).toEqual([a]);
+    await memory.close();
+  }, 30_000);
+});

@@ -198,11 +198,15 @@ export class IndexManager {
   }
 
   async #catchUp(ns: string, index: NamespaceIndex): Promise<NamespaceIndex> {
-    const entries = await this.#store.read((tx) => tx.auditAfter(ns, index.lastSeq));
-    if (entries.length === 0) return index;
-    const ids = [...new Set(entries.map((entry) => entry.id))];
     const model = this.#modelId();
-    const { rows, live, vectors, siblings } = await this.#store.read(async (tx) => {
+    // The log's entries and the rows in one read: the rows then show exactly the writes of
+    // the entries read. In two, a version of a key committed between them could show in
+    // its sibling's row (closed by it) without its own entry; forgotten before the next
+    // catch-up, its key was never known, and the sibling stayed closed in the index.
+    const caughtUp = await this.#store.read(async (tx) => {
+      const entries = await tx.auditAfter(ns, index.lastSeq);
+      if (entries.length === 0) return undefined;
+      const ids = [...new Set(entries.map((entry) => entry.id))];
       const rows = await tx.getRecords(ids.map((id) => [ns, id] as const));
       const live = rows.filter((row): row is RecordRow => row !== undefined);
       const vectors = model ? await tx.getVectors(model, live.map((row) => row.contentHash)) : [];
@@ -215,8 +219,10 @@ export class IndexManager {
       });
       const siblings: RecordRow[] = [];
       for (const factKey of keys) siblings.push(...(await tx.recordsByKey(ns, factKey)));
-      return { rows, live, vectors, siblings };
+      return { entries, ids, rows, live, vectors, siblings };
     });
+    if (!caughtUp) return index;
+    const { entries, ids, rows, live, vectors, siblings } = caughtUp;
     for (const row of siblings) if (index.records.has(row.id)) index.upsert(fromRow(row));
     const changedIds = new Set<string>();
     let snapshotDropped = false; // a forget, expiry or content change deletes the stored snapshot
